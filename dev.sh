@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# gpuvp developer entry point. On a fresh Debian 12 machine:
+#   ./dev.sh demo    install what is missing, build, run the embedded demo workload
+#   ./dev.sh test    install what is missing, build, run the whole test suite (normal and ASan+UBSan builds)
+#   ./dev.sh bench   install what is missing, build, run the benchmarks
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian 12 packages the build needs (see README).
+PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+          googletest libgtest-dev libgmock-dev libbenchmark-dev)
+JOBS=$(nproc)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "dev.sh: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# build DIR [cmake options...]
+build() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+}
+
+run_tests() {
+  local dir=$1
+  ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
+}
+
+case "${1:-}" in
+  demo)
+    install_missing
+    build build/release
+    shift
+    ./build/release/platform/gpuvp "$@"
+    ;;
+  test)
+    install_missing
+    build build/release -DGPUVP_WERROR=ON
+    run_tests build/release
+    # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer. SystemC switches coroutine stacks, which
+    # ASan's stack-use-after-return detection cannot follow.
+    build build/sanitize -DGPUVP_SANITIZE=ON -DGPUVP_BUILD_BENCHMARKS=OFF
+    ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+      run_tests build/sanitize
+    ;;
+  bench)
+    install_missing
+    build build/release
+    for b in build/release/tb/bench/bench_*; do
+      [ -x "$b" ] && "$b" --benchmark_counters_tabular=true
+    done
+    ;;
+  *)
+    echo "usage: ./dev.sh demo [gpuvp run options] | test | bench" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,152 @@
+#include "platform/line_channel.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "tlm/core/config.h"
+
+namespace gpuvp::platform {
+
+StreamChannel::StreamChannel(std::unique_ptr<std::istream> in, std::string label, bool echo_answers)
+    : in_(std::move(in)), label_(std::move(label)), echo_(echo_answers) {}
+
+std::unique_ptr<StreamChannel> StreamChannel::open_file(const std::string& path, bool echo_answers) {
+  auto in = std::make_unique<std::ifstream>(path);
+  if (!*in) throw std::runtime_error("script file '" + path + "' cannot be read");
+  return std::make_unique<StreamChannel>(std::move(in), path, echo_answers);
+}
+
+std::unique_ptr<StreamChannel> StreamChannel::from_text(const std::string& text, const std::string& label,
+                                                        bool echo_answers) {
+  return std::make_unique<StreamChannel>(std::make_unique<std::istringstream>(text), label, echo_answers);
+}
+
+bool StreamChannel::next(std::string& line) {
+  if (!std::getline(*in_, line)) return false;
+  ++line_number_;
+  return true;
+}
+
+void StreamChannel::answer(const std::string& text) {
+  if (echo_) std::cout << text << '\n';
+}
+
+SocketChannel::SocketChannel(const std::string& spec) : spec_(spec) {
+  // A peer that goes away must end the session, not kill the simulator.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto fail = [&](const std::string& what) {
+    const std::string reason = std::strerror(errno);
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    throw std::runtime_error("qtest '" + spec + "': " + what + ": " + reason);
+  };
+  if (spec.rfind("tcp:", 0) == 0) {
+    const std::string rest = spec.substr(4);
+    const std::size_t colon = rest.rfind(':');
+    std::uint64_t port = 0;
+    if (colon == std::string::npos || !core::parse_u64(rest.substr(colon + 1), port) || port > 65535) {
+      throw std::runtime_error("qtest '" + spec + "': expected tcp:HOST:PORT");
+    }
+    const std::string host = rest.substr(0, colon);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+      throw std::runtime_error("qtest '" + spec + "': '" + host + "' is not an IPv4 address");
+    }
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (listen_fd_ < 0) fail("socket");
+    int one = 1;
+    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind");
+    socklen_t len = sizeof addr;
+    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    bound_port_ = ntohs(addr.sin_port);
+  } else if (spec.rfind("unix:", 0) == 0) {
+    unix_path_ = spec.substr(5);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (unix_path_.empty() || unix_path_.size() >= sizeof addr.sun_path) {
+      throw std::runtime_error("qtest '" + spec + "': bad socket path");
+    }
+    std::memcpy(addr.sun_path, unix_path_.c_str(), unix_path_.size() + 1);
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (listen_fd_ < 0) fail("socket");
+    ::unlink(unix_path_.c_str());
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind");
+  } else {
+    throw std::runtime_error("qtest '" + spec + "': expected tcp:HOST:PORT or unix:PATH");
+  }
+  if (::listen(listen_fd_, 1) < 0) fail("listen");
+}
+
+SocketChannel::~SocketChannel() {
+  if (peer_fd_ >= 0) ::close(peer_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (!unix_path_.empty()) ::unlink(unix_path_.c_str());
+}
+
+void SocketChannel::accept_peer() {
+  std::cerr << "gpuvp: qtest listening on " << spec_;
+  if (bound_port_) std::cerr << " (port " << bound_port_ << ")";
+  std::cerr << std::endl;
+  do {
+    peer_fd_ = ::accept(listen_fd_, nullptr, nullptr);
+  } while (peer_fd_ < 0 && errno == EINTR);
+  if (peer_fd_ < 0) throw std::runtime_error("qtest '" + spec_ + "': accept: " + std::strerror(errno));
+}
+
+bool SocketChannel::next(std::string& line) {
+  for (;;) {
+    const std::size_t nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      line = buffer_.substr(0, nl);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      buffer_.erase(0, nl + 1);
+      ++line_number_;
+      return true;
+    }
+    char chunk[4096];
+    ssize_t n;
+    do {
+      n = ::recv(peer_fd_, chunk, sizeof chunk, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      // Peer closed: a last line without newline still counts.
+      if (buffer_.empty()) return false;
+      line.swap(buffer_);
+      buffer_.clear();
+      ++line_number_;
+      return true;
+    }
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+    // Guard against a peer that never sends a newline.
+    if (buffer_.size() > (4u << 20)) {
+      buffer_.clear();
+      line = "overlong_line_rejected";
+      return true;
+    }
+  }
+}
+
+void SocketChannel::answer(const std::string& text) {
+  const std::string out = text + "\n";
+  std::size_t sent = 0;
+  while (sent < out.size()) {
+    ssize_t n = ::send(peer_fd_, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // peer gone; next() will see the end
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace gpuvp::platform

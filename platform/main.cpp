@@ -1,0 +1,79 @@
+// gpuvp: the command line. `gpuvp` alone runs the embedded demo; `gpuvp run` runs a script, a qtest session or the
+// demo on a configured platform; `gpuvp info` prints the platform.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <systemc>
+
+#include "platform/simulation.h"
+#include "tlm/core/config.h"
+
+namespace {
+
+constexpr const char* kExamples = R"(examples:
+  gpuvp                                   run the embedded demo workload on the default platform
+  gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
+  gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
+  gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
+  gpuvp info --json                       memory map, blocks and register tables for machines
+)";
+
+int gpuvp_main(int argc, char** argv) {
+  CLI::App app{"gpuvp: a SystemC/TLM-2.0 virtual platform of Intel Gen8/Gen9 and VideoCore IV GPUs"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("gpuvp ") + GPUVP_VERSION);
+  app.require_subcommand(0, 1);
+
+  gpuvp::platform::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script or --qtest)");
+  run_cmd->add_option("--config", run.config_file, "platform configuration (YAML)")->check(CLI::ExistingFile);
+  run_cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value");
+  run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
+  run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
+  run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file");
+  run_cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
+  run_cmd->add_flag("--quiet", run.quiet, "no summary");
+
+  std::string info_config;
+  std::vector<std::string> info_overrides;
+  bool info_json = false;
+  auto* info_cmd = app.add_subcommand("info", "print the platform: memory map, blocks, register tables");
+  info_cmd->add_option("--config", info_config, "platform configuration (YAML)")->check(CLI::ExistingFile);
+  info_cmd->add_option("--set", info_overrides, "override a configuration key");
+  info_cmd->add_flag("--json", info_json, "machine-readable output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << '\n';
+    return 0;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    std::cerr << "gpuvp: error: " << what.substr(0, what.find('\n')) << " (see gpuvp --help)\n";
+    return gpuvp::platform::kExitBadInput;
+  }
+
+  try {
+    if (*info_cmd) return gpuvp::platform::print_platform_info(info_config, info_overrides, info_json, std::cout);
+    return gpuvp::platform::run_simulation(run, std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "gpuvp: error: " << e.what() << '\n';
+    return gpuvp::platform::kExitBadInput;
+  }
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) { return gpuvp_main(argc, argv); }
+
+// Our own main: the SystemC banner is printed before sc_main runs unless this variable is set, and it would mix with
+// script answers and summaries.
+int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

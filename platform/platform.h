@@ -1,0 +1,55 @@
+// The SoC: builds a platform from PlatformParams. DRAM, the Gen GTTMMADR BAR and the V3D register block sit on one
+// bus; the host CPU (scripts, the qtest server, testbenches) reaches them through its own bus initiator.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "platform/platform_params.h"
+#include "tlm/core/bus.h"
+#include "tlm/core/bus_initiator.h"
+#include "tlm/core/interrupt_line.h"
+#include "tlm/core/memory.h"
+#include "tlm/core/register_block.h"
+#include "tlm/vc4/v3d.h"
+
+namespace gpuvp::platform {
+
+class Platform : public sc_core::sc_module {
+ public:
+  Platform(sc_core::sc_module_name name, const PlatformParams& params);
+
+  const PlatformParams& params() const { return params_; }
+  core::Bus& bus() { return bus_; }
+  core::Memory& dram() { return dram_; }
+  core::BusInitiator& host() { return host_; }
+  vc4::V3d* v3d() { return v3d_.get(); }
+
+  // Interrupt lines to the host by name ("gen", "vc4"), in a stable order; index = position.
+  const std::vector<std::pair<std::string, core::InterruptLine*>>& host_irqs() const { return host_irqs_; }
+  // By name or by decimal index; nullptr if there is no such line.
+  core::InterruptLine* find_irq(const std::string& name_or_index) const;
+
+  // Memory map, blocks and their register tables.
+  nlohmann::json describe() const;
+
+ private:
+  PlatformParams params_;
+  core::Bus bus_;
+  core::Memory dram_;
+  core::BusInitiator host_;
+  // Until the Gen blocks land (GTT, command streamers), the BAR is a register block with no registers: every access
+  // is answered as unmapped (reads 0) with a warning naming the offset.
+  std::unique_ptr<core::RegisterBlock> gen_bar_;
+  std::unique_ptr<core::InterruptLine> gen_irq_;
+  std::unique_ptr<vc4::V3d> v3d_;
+  std::vector<std::pair<std::string, core::InterruptLine*>> host_irqs_;
+  std::vector<core::RegisterBlock*> register_blocks_;
+};
+
+}  // namespace gpuvp::platform

@@ -1,0 +1,17 @@
+#include "platform/platform_params.h"
+
+namespace gpuvp::platform {
+
+PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides) {
+  core::ConfigTree tree;
+  if (!config_file.empty()) tree.load_file(config_file);
+  for (const auto& o : overrides) tree.apply_override(o);
+  PlatformParams params;
+  tree.bind(params);
+  if ((params.dram.memory.page_size & (params.dram.memory.page_size - 1)) != 0) {
+    throw core::ConfigError("config key 'dram.page_size': must be a power of two");
+  }
+  return params;
+}
+
+}  // namespace gpuvp::platform

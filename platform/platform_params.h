@@ -1,0 +1,110 @@
+// Parameters of a whole platform: what the YAML config and --set fill. The defaults here are the embedded default
+// platform; platform/configs/default.yaml spells the same values out (a test keeps the two equal).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tlm/core/config.h"
+#include "tlm/core/memory.h"
+#include "tlm/vc4/v3d.h"
+
+namespace gpuvp::platform {
+
+struct SimParams {
+  std::uint64_t quantum_ns = 1000;
+  std::uint64_t seed = 1;
+  std::uint64_t time_limit_ns = 0;
+  std::string progress = "auto";
+
+  void visit(core::ParamVisitor& v) {
+    v.param("quantum_ns", quantum_ns, "temporal decoupling quantum; 0 synchronises at every access", 0,
+            1'000'000'000);
+    v.param("seed", seed, "seed of every random choice in the model and workloads");
+    v.param("time_limit_ns", time_limit_ns, "stop the run after this much simulated time; 0 = no limit");
+    v.param("progress", progress, "progress line on stderr", {"auto", "on", "off"});
+  }
+};
+
+struct BusParams {
+  std::uint64_t clock_hz = 1'000'000'000;
+  std::uint32_t hop_latency_cycles = 2;
+  std::uint32_t dram_port_bytes_per_cycle = 32;
+  std::uint32_t mmio_port_bytes_per_cycle = 4;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("clock_hz", clock_hz, "interconnect clock in Hz", 1'000'000, 10'000'000'000ULL);
+    v.param("hop_latency_cycles", hop_latency_cycles, "latency of one hop through the bus", 0, 1000);
+    v.param("dram_port_bytes_per_cycle", dram_port_bytes_per_cycle, "width of the DRAM port; 0 = no contention", 0,
+            4096);
+    v.param("mmio_port_bytes_per_cycle", mmio_port_bytes_per_cycle, "width of MMIO ports; 0 = no contention", 0,
+            4096);
+  }
+};
+
+struct DramParams {
+  std::uint64_t base = 0;
+  core::MemoryParams memory;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("base", base, "physical base address");
+    v.param("size", memory.size, "bytes of DRAM (sparse: only touched pages cost host memory)", 4096,
+            1ULL << 40);
+    v.param("page_size", memory.page_size, "host allocation and DMI granule in bytes (power of two)", 4096, 1ULL << 30);
+    v.param("clock_hz", memory.clock_hz, "DRAM controller clock in Hz", 1'000'000, 10'000'000'000ULL);
+    v.param("read_latency_cycles", memory.read_latency_cycles, "read latency", 0, 100000);
+    v.param("write_latency_cycles", memory.write_latency_cycles, "write latency", 0, 100000);
+    v.param("bytes_per_cycle", memory.bytes_per_cycle, "sustained bandwidth", 1, 4096);
+    v.param("dmi", memory.dmi, "grant direct memory interface pointers");
+  }
+};
+
+struct GenParams {
+  bool enabled = true;
+  std::uint64_t base = 0xE000'0000;
+  std::uint64_t clock_hz = 1'000'000'000;
+  std::uint32_t mmio_latency_cycles = 2;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("enabled", enabled, "instantiate the Intel Gen GPU");
+    v.param("base", base, "physical address of the GTTMMADR BAR (16 MiB)");
+    v.param("clock_hz", clock_hz, "GPU clock in Hz", 1'000'000, 10'000'000'000ULL);
+    v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
+  }
+};
+
+struct Vc4Params {
+  bool enabled = true;
+  std::uint64_t base = 0xE100'0000;
+  vc4::V3dParams v3d;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("enabled", enabled, "instantiate the VideoCore IV 3D block");
+    v.param("base", base, "physical address of the V3D register block (4 KiB)");
+    v.group("v3d", v3d, "V3D core");
+  }
+};
+
+struct PlatformParams {
+  SimParams sim;
+  BusParams bus;
+  DramParams dram;
+  GenParams gen;
+  Vc4Params vc4;
+
+  void visit(core::ParamVisitor& v) {
+    v.group("sim", sim, "simulation control");
+    v.group("bus", bus, "system interconnect");
+    v.group("dram", dram, "main memory");
+    v.group("gen", gen, "Intel Gen8/Gen9 GPU");
+    v.group("vc4", vc4, "Broadcom VideoCore IV");
+  }
+};
+
+// Size of the Gen GTTMMADR BAR: 8 MiB of registers then 8 MiB of GGTT entries on Gen8/Gen9.
+constexpr std::uint64_t kGenBarSize = 16ULL << 20;
+
+// Loads the configuration: defaults, then the file (if any), then each --set in order. Throws core::ConfigError.
+PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides);
+
+}  // namespace gpuvp::platform

@@ -1,0 +1,46 @@
+// The host script protocol, modelled on QEMU's qtest: one command per line, answered with "OK", "OK 0xVALUE" or
+// "ERR message". Every access goes through the platform bus as a timed transaction from the host initiator, exactly
+// as a CPU would issue it. Commands:
+//   writeb|writew|writel|writeq ADDR VALUE      readb|readw|readl|readq ADDR      -> OK 0x%016x
+//   write ADDR SIZE 0xHEXBYTES                  read ADDR SIZE                     -> OK 0xHEXBYTES
+//   memset ADDR SIZE BYTE                       load ADDR FILE
+//   clock_step [NS]                             -> OK TIME_NS
+//   irq_wait LINE TIMEOUT_NS                    -> OK TIME_NS, or ERR on time-out
+//   expectb|expectw|expectl|expectq ADDR VALUE [MASK]  -> OK 0xACTUAL, or ERR when (actual & MASK) != VALUE
+// '#' starts a comment; numbers are 0x hex or decimal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "platform/platform.h"
+
+namespace gpuvp::platform {
+
+struct ScriptAnswer {
+  std::string text;    // the answer line; empty for blank and comment lines
+  bool error = false;  // the answer is ERR
+};
+
+class ScriptInterpreter {
+ public:
+  // Relative FILE arguments of `load` are resolved against base_dir (the script's directory; empty = cwd).
+  ScriptInterpreter(Platform& platform, std::string base_dir);
+
+  // Executes one line. Must be called from a SystemC thread process (accesses and waits consume simulated time).
+  ScriptAnswer execute(const std::string& line);
+  std::uint64_t commands() const { return commands_; }
+
+  // Largest SIZE accepted by read/write (answers must stay a sensible line length).
+  static constexpr std::uint64_t kMaxTransferBytes = 1 << 20;
+
+ private:
+  ScriptAnswer run(const std::vector<std::string>& words);
+  ScriptAnswer access_error(const char* what, std::uint64_t addr, int status) const;
+
+  Platform& platform_;
+  std::string base_dir_;
+  std::uint64_t commands_ = 0;
+};
+
+}  // namespace gpuvp::platform

@@ -1,0 +1,236 @@
+#include "platform/simulation.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "platform/demo_workload.h"
+#include "platform/platform.h"
+#include "platform/progress_monitor.h"
+#include "platform/script_runner.h"
+#include "tlm/core/report.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timeline.h"
+
+namespace gpuvp::platform {
+
+namespace {
+
+std::string human_time(core::Picoseconds ps) {
+  char buf[48];
+  const double v = static_cast<double>(ps);
+  if (ps >= 1000 * core::kPsPerUs * 1000) {
+    std::snprintf(buf, sizeof buf, "%.3f s", v / 1e12);
+  } else if (ps >= 1000 * core::kPsPerUs) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e9);
+  } else if (ps >= core::kPsPerUs) {
+    std::snprintf(buf, sizeof buf, "%.3f us", v / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ns", v / 1e3);
+  }
+  return buf;
+}
+
+std::string human_count(const std::string& key, std::uint64_t v) {
+  if (key.find("bytes") != std::string::npos) {
+    char buf[32];
+    if (v >= (1u << 20)) {
+      std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(v) / (1 << 20));
+    } else if (v >= (1u << 10)) {
+      std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(v) / (1 << 10));
+    } else {
+      std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(v));
+    }
+    return buf;
+  }
+  if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ps") == 0) return human_time(v);
+  return std::to_string(v);
+}
+
+// Per-block activity: the non-zero counters and busy times of every block, grouped by the block's path.
+void print_activity(std::ostream& out, const std::string& root, core::Picoseconds sim_ps) {
+  std::map<std::string, std::vector<std::string>> groups;
+  auto split = [&](const std::string& path, std::string& block, std::string& key) {
+    const std::size_t dot = path.rfind('.');
+    block = path.substr(0, dot);
+    key = path.substr(dot + 1);
+    if (block.rfind(root + ".", 0) == 0) block = block.substr(root.size() + 1);
+  };
+  for (const auto& [path, value] : core::stats().counters_with_prefix(root + ".")) {
+    if (value == 0) continue;
+    std::string block, key;
+    split(path, block, key);
+    groups[block].push_back(key + " " + human_count(key, value));
+  }
+  for (const auto& [path, busy] : core::stats().busy_times()) {
+    if (busy == 0 || path.rfind(root + ".", 0) != 0) continue;
+    std::string block, key;
+    split(path, block, key);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %.1f%%", key.c_str(),
+                  sim_ps ? 100.0 * static_cast<double>(busy) / static_cast<double>(sim_ps) : 0.0);
+    groups[block].push_back(buf);
+  }
+  out << "  activity:\n";
+  if (groups.empty()) out << "    (none)\n";
+  for (const auto& [block, items] : groups) {
+    out << "    " << std::left << std::setw(14) << block;
+    for (std::size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << items[i];
+    out << '\n';
+  }
+}
+
+bool progress_wanted(const std::string& setting) {
+  if (setting == "on") return true;
+  if (setting == "off") return false;
+  return ::isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr;
+}
+
+void prepare_kernel() {
+  core::ensure_picosecond_resolution();
+  core::ReportLog::install(true);
+  // "Simulation stopped by user" is how every run ends: not news.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+}
+
+}  // namespace
+
+int run_simulation(const RunOptions& options, std::ostream& out) {
+  if (!options.script.empty() && !options.qtest.empty()) {
+    throw std::runtime_error("--script and --qtest cannot be used together");
+  }
+  PlatformParams params = load_platform_params(options.config_file, options.overrides);
+  prepare_kernel();
+
+  // Open every host file before building anything, so a bad path fails fast with exit code 2.
+  std::unique_ptr<LineChannel> channel;
+  std::string workload, base_dir;
+  if (!options.script.empty()) {
+    channel = StreamChannel::open_file(options.script, true);
+    workload = "script " + options.script;
+    base_dir = std::filesystem::path(options.script).parent_path().string();
+  } else if (!options.qtest.empty()) {
+    auto socket = std::make_unique<SocketChannel>(options.qtest);
+    socket->accept_peer();
+    channel = std::move(socket);
+    workload = "qtest " + options.qtest;
+  } else {
+    channel = StreamChannel::from_text(demo_script(params), "demo", false);
+    workload = "demo (embedded default workload)";
+  }
+  if (!options.trace_file.empty()) core::timeline().open(options.trace_file);
+
+  Platform platform("gpuvp", params);
+  ScriptRunner runner("host_cpu", platform, std::move(channel), base_dir);
+  std::unique_ptr<ProgressMonitor> progress;
+  if (progress_wanted(params.sim.progress)) progress = std::make_unique<ProgressMonitor>("progress");
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (params.sim.time_limit_ns) {
+    sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
+  } else {
+    sc_core::sc_start();
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (progress) progress->finish();
+  const core::Picoseconds sim_ps = core::now_ps();
+  core::timeline().close();
+
+  if (!options.stats_file.empty()) {
+    // Record the configuration next to the numbers so a sweep's results say what produced them.
+    core::JsonParamWriter config;
+    params.visit(config);
+    nlohmann::json doc;
+    doc["sim_time_ps"] = sim_ps;
+    doc["config"] = config.json();
+    doc["stats"] = core::stats().to_json(sim_ps);
+    std::ofstream f(options.stats_file);
+    if (!f || !(f << doc.dump(2) << '\n')) {
+      throw std::runtime_error("cannot write statistics file '" + options.stats_file + "'");
+    }
+  }
+
+  const std::size_t errors = core::ReportLog::count(sc_core::SC_ERROR);
+  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING);
+  int status = kExitOk;
+  std::string outcome = "completed";
+  if (runner.failed()) {
+    status = kExitRunFailed;
+    outcome = "FAILED: " + runner.failure();
+  } else if (!runner.finished()) {
+    outcome = "stopped at the time limit";
+    status = kExitRunFailed;
+  } else if (errors) {
+    status = kExitRunFailed;
+    outcome = "completed with model errors";
+  }
+
+  if (!options.quiet) {
+    out << "gpuvp run summary\n"
+        << "  workload:       " << workload << " (" << runner.commands() << " commands)\n"
+        << "  outcome:        " << outcome << '\n'
+        << "  simulated time: " << human_time(sim_ps) << '\n';
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.3f s", wall_s);
+    out << "  wall time:      " << buf << '\n';
+    std::snprintf(buf, sizeof buf, "%.3f simulated us per host second",
+                  wall_s > 0 ? static_cast<double>(sim_ps) / 1e6 / wall_s : 0.0);
+    out << "  speed:          " << buf << '\n';
+    print_activity(out, platform.name(), sim_ps);
+    out << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
+    if (!options.stats_file.empty()) out << "  statistics:     " << options.stats_file << '\n';
+    if (!options.trace_file.empty()) {
+      out << "  trace:          " << options.trace_file << " (open in ui.perfetto.dev or chrome://tracing)\n";
+    }
+  }
+  if (runner.failed()) std::cerr << "gpuvp: " << runner.failure() << '\n';
+  return status;
+}
+
+int print_platform_info(const std::string& config_file, const std::vector<std::string>& overrides, bool json,
+                        std::ostream& out) {
+  PlatformParams params = load_platform_params(config_file, overrides);
+  prepare_kernel();
+  Platform platform("gpuvp", params);
+  const nlohmann::json info = platform.describe();
+  if (json) {
+    out << info.dump(2) << '\n';
+    return kExitOk;
+  }
+  out << "gpuvp platform\n\nmemory map (" << info["memory_map"]["name"].get<std::string>() << ", "
+      << info["memory_map"]["clock_hz"].get<std::uint64_t>() / 1'000'000 << " MHz):\n";
+  for (const auto& w : info["memory_map"]["windows"]) {
+    out << "  " << std::left << std::setw(26) << (w["base"].get<std::string>() + "-" + w["end"].get<std::string>())
+        << std::setw(8) << w["name"].get<std::string>() << " size " << w["size"].get<std::string>() << ", hop "
+        << w["hop_latency_cycles"] << " cycles, " << w["bytes_per_cycle"] << " B/cycle\n";
+  }
+  out << "\ninterrupt lines to the host:\n";
+  for (const auto& irq : info["interrupts"]) {
+    out << "  " << irq["index"] << " " << irq["name"].get<std::string>() << '\n';
+  }
+  for (const auto& block : info["blocks"]) {
+    out << "\nblock " << block["name"].get<std::string>() << " (" << block["size"].get<std::string>() << " bytes, "
+        << block["clock_hz"].get<std::uint64_t>() / 1'000'000 << " MHz):\n";
+    if (block["registers"].empty()) out << "  no registers modelled yet: accesses read 0 and warn\n";
+    for (const auto& r : block["registers"]) {
+      out << "  " << std::left << std::setw(8) << r["offset"].get<std::string>() << std::setw(16)
+          << r["name"].get<std::string>() << std::setw(7) << r["access"].get<std::string>() << " reset "
+          << r["reset"].get<std::string>() << "  " << r["description"].get<std::string>() << '\n';
+    }
+  }
+  core::YamlDocWriter doc;
+  params.visit(doc);
+  out << "\nconfiguration (YAML, current values):\n" << doc.text();
+  return kExitOk;
+}
+
+}  // namespace gpuvp::platform

@@ -1,0 +1,70 @@
+#include <cstdlib>
+
+#include "tests/support/sc_test.h"
+#include "tlm/core/timing.h"
+
+namespace gpuvp::test {
+
+namespace {
+
+class Stimulus : public sc_core::sc_module {
+ public:
+  Stimulus(sc_core::sc_module_name name, std::function<void()> body) : sc_module(name), body_(std::move(body)) {
+    SC_HAS_PROCESS(Stimulus);
+    SC_THREAD(run);
+  }
+  bool done = false;
+
+ private:
+  void run() {
+    body_();
+    done = true;
+    sc_core::sc_stop();
+  }
+  std::function<void()> body_;
+};
+
+}  // namespace
+
+void run_thread(std::function<void()> body, const sc_core::sc_time& limit) {
+  auto* stimulus = new Stimulus(sc_core::sc_gen_unique_name("stimulus"), std::move(body));
+  sc_core::sc_start(limit);
+  EXPECT_TRUE(stimulus->done) << "the test body did not finish within " << limit;
+}
+
+std::vector<core::ReportRecord> take_reports(sc_core::sc_severity severity, const std::string& text) {
+  return core::ReportLog::take(severity, text);
+}
+
+void expect_no_unexpected_reports() {
+  for (const auto& r : core::ReportLog::records()) {
+    ADD_FAILURE() << "unexpected SystemC " << (r.severity == sc_core::SC_ERROR ? "error" : "warning") << " from "
+                  << r.msg_type << ": " << r.message;
+  }
+  core::ReportLog::clear();
+}
+
+}  // namespace gpuvp::test
+
+int sc_main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  gpuvp::core::ensure_picosecond_resolution();
+  gpuvp::core::ReportLog::install(true);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  const int result = RUN_ALL_TESTS();
+  // SystemC warnings and errors that no test took fail the process; CTest runs one test per process, so this is a
+  // per-test check. Tests may also call expect_no_unexpected_reports() themselves to fail at a precise point.
+  if (!gpuvp::core::ReportLog::records().empty()) {
+    for (const auto& r : gpuvp::core::ReportLog::records()) {
+      std::fprintf(stderr, "FAILED: unexpected SystemC %s from %s: %s\n",
+                   r.severity == sc_core::SC_ERROR ? "error" : "warning", r.msg_type.c_str(), r.message.c_str());
+    }
+    return 1;
+  }
+  return result;
+}
+
+int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

@@ -1,0 +1,250 @@
+// Bus: decode, address translation, latency accumulation, contention, DMI forwarding and invalidation, errors.
+#include <gtest/gtest.h>
+
+#include <tlm_utils/simple_target_socket.h>
+
+#include "tests/support/sc_test.h"
+#include "tlm/core/bus.h"
+#include "tlm/core/bus_initiator.h"
+#include "tlm/core/memory.h"
+
+using namespace gpuvp;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+
+// A target that records the local address it saw and adds a fixed latency.
+class ProbeTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<ProbeTarget> socket;
+  std::uint64_t last_address = ~0ULL;
+  unsigned calls = 0;
+  sc_time latency;
+
+  ProbeTarget(sc_core::sc_module_name name, sc_time latency_) : sc_module(name), socket("socket"), latency(latency_) {
+    socket.register_b_transport(this, &ProbeTarget::b_transport);
+    socket.register_transport_dbg(this, &ProbeTarget::transport_dbg);
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
+    last_address = t.get_address();
+    ++calls;
+    delay += latency;
+    if (t.is_read()) std::memset(t.get_data_ptr(), 0xA5, t.get_data_length());
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  unsigned transport_dbg(tlm::tlm_generic_payload& t) {
+    last_address = t.get_address();
+    return t.get_data_length();
+  }
+};
+
+core::MemoryParams small_memory() {
+  core::MemoryParams p;
+  p.size = 1 << 20;
+  p.read_latency_cycles = 10;
+  p.write_latency_cycles = 5;
+  p.bytes_per_cycle = 8;
+  p.clock_hz = 1'000'000'000;  // 1 ns cycles
+  return p;
+}
+
+}  // namespace
+
+TEST(Bus, DecodesWindowsAndTranslatesToTargetLocalAddresses) {
+  core::Bus bus("bus");  // 1 GHz: 1 cycle = 1 ns
+  core::BusInitiator cpu("cpu");
+  ProbeTarget a("a", sc_time(3, SC_NS)), b("b", sc_time(7, SC_NS));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(a.socket, "a", 0x1000, 0x1000, {2, 0});
+  bus.attach_target(b.socket, "b", 0x8000, 0x100, {5, 0});
+  test::run_thread([&] {
+    std::uint32_t v = 0;
+    EXPECT_EQ(cpu.read(0x1234, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(a.last_address, 0x234u);
+    EXPECT_EQ(v, 0xA5A5A5A5u);
+    EXPECT_EQ(cpu.read(0x80FC, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(b.last_address, 0xFCu);
+    EXPECT_EQ(a.calls, 1u);
+    EXPECT_EQ(b.calls, 1u);
+  });
+  ASSERT_NE(bus.decode(0x1FFF), nullptr);
+  EXPECT_EQ(bus.decode(0x1FFF)->name, "a");
+  EXPECT_EQ(bus.decode(0x2000), nullptr);
+  EXPECT_EQ(bus.decode(0xFFF), nullptr);
+}
+
+TEST(Bus, LatencyIsHopPlusTargetAndAccumulatesInTheInitiatorsLocalTime) {
+  core::set_global_quantum(1'000'000);  // 1 us: no sync during the test body
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  ProbeTarget a("a", sc_time(3, SC_NS));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(a.socket, "a", 0, 0x1000, {2, 0});
+  test::run_thread([&] {
+    std::uint32_t v;
+    cpu.read(0, &v, 4);
+    EXPECT_EQ(cpu.local_time().offset_ps(), 5'000u);  // 2 hop cycles at 1 GHz + 3 ns target
+    cpu.read(4, &v, 4);
+    EXPECT_EQ(cpu.local_time().offset_ps(), 10'000u);
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::SC_ZERO_TIME);  // decoupled: the kernel has not moved
+    cpu.sync();
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_time(10, SC_NS));
+  });
+}
+
+TEST(Bus, QuantumOfZeroSynchronisesAfterEveryAccess) {
+  core::set_global_quantum(0);
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  ProbeTarget a("a", sc_time(3, SC_NS));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(a.socket, "a", 0, 0x1000, {2, 0});
+  test::run_thread([&] {
+    std::uint32_t v;
+    cpu.read(0, &v, 4);
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_time(5, SC_NS));
+    EXPECT_EQ(cpu.local_time().offset_ps(), 0u);
+  });
+}
+
+TEST(Bus, AccessToAHoleIsAnAddressErrorCountedAndReported) {
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  ProbeTarget a("a", sc_time(1, SC_NS));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(a.socket, "a", 0x1000, 0x1000, {});
+  test::run_thread([&] {
+    std::uint64_t v = 0;
+    EXPECT_EQ(cpu.read(0x5000, &v, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    // Starts inside the window but runs past its end.
+    EXPECT_EQ(cpu.write(0x1FFC, &v, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(a.calls, 0u);
+  });
+  EXPECT_EQ(bus.address_errors(), 2u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at 0x5000").size(), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "crosses the end of window 'a' at 0x1ffc").size(), 1u);
+  std::uint32_t d = 0;
+  EXPECT_EQ(cpu.debug_read(0x9000, &d, 4), 0u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at 0x9000").size(), 1u);
+}
+
+TEST(Bus, OverlappingWindowsAreRejectedAtConstruction) {
+  core::Bus bus("bus");
+  ProbeTarget a("a", sc_time(1, SC_NS)), b("b", sc_time(1, SC_NS));
+  bus.attach_target(a.socket, "a", 0x1000, 0x1000, {});
+  EXPECT_THROW(bus.attach_target(b.socket, "b", 0x1800, 0x1000, {}), std::invalid_argument);
+}
+
+TEST(Bus, DebugTransportIsTranslatedAndTakesNoTime) {
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  ProbeTarget a("a", sc_time(1, SC_NS));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(a.socket, "a", 0x4000, 0x1000, {});
+  test::run_thread([&] {
+    std::uint32_t v;
+    EXPECT_EQ(cpu.debug_read(0x4010, &v, 4), 4u);
+    EXPECT_EQ(a.last_address, 0x10u);
+    EXPECT_EQ(a.calls, 0u);  // b_transport untouched
+    EXPECT_EQ(cpu.local_time().offset_ps(), 0u);
+  });
+}
+
+namespace {
+struct Worker : sc_core::sc_module {
+  std::function<void()> body;
+  Worker(sc_core::sc_module_name n, std::function<void()> b) : sc_module(n), body(std::move(b)) {
+    SC_HAS_PROCESS(Worker);
+    SC_THREAD(run);
+  }
+  void run() { body(); }
+};
+}  // namespace
+
+TEST(Bus, TwoInitiatorsHammeringOneTargetTakeLongerThanOne) {
+  // The port moves 8 bytes per cycle at 1 GHz, so a 64-byte write occupies it for 8 ns. Memory adds no latency and
+  // one transfer cycle. Alone, an access costs 1 hop + 8 occupancy + 1 = 10 ns and the port is free again when the
+  // next one arrives: 100 writes take 1000 ns. Two initiators need the port for 200 x 8 ns = 1600 ns in total, so
+  // the last one cannot finish before 1600 ns, and somebody must have queued.
+  core::set_global_quantum(0);
+  core::MemoryParams mp = small_memory();
+  mp.write_latency_cycles = 0;
+  mp.bytes_per_cycle = 64;
+  core::Bus bus("bus");
+  core::Memory mem("mem", mp);
+  bus.attach_target(mem.socket, "mem", 0, 1 << 20, {1, 8});
+  core::BusInitiator cpu0("cpu0"), cpu1("cpu1");
+  bus.attach_initiator(cpu0.socket, "cpu0");
+  bus.attach_initiator(cpu1.socket, "cpu1");
+  sc_time finish[2];
+  int done = 0;
+  auto hammer = [&](core::BusInitiator& cpu, int index) {
+    unsigned char line[64] = {};
+    for (int n = 0; n < 100; ++n) ASSERT_EQ(cpu.write(0x1000 * index + 64 * n, line, 64), tlm::TLM_OK_RESPONSE);
+    finish[index] = sc_core::sc_time_stamp();
+    if (++done == 2) sc_core::sc_stop();
+  };
+  Worker w0("w0", [&] { hammer(cpu0, 0); });
+  Worker w1("w1", [&] { hammer(cpu1, 1); });
+  sc_core::sc_start();
+  ASSERT_EQ(done, 2);
+  EXPECT_GE(std::max(finish[0], finish[1]), sc_time(1600, SC_NS));
+  EXPECT_GT(core::stats().counter_value("bus.mem.contention_wait_ps"), 0u);
+  EXPECT_EQ(core::stats().counter_value("bus.mem.transactions"), 200u);
+  EXPECT_EQ(core::stats().busy_times().at("bus.mem.busy"), 1600u * 1000u);
+}
+
+TEST(Bus, OneInitiatorAloneIsNotSlowedByTheContentionModel) {
+  core::set_global_quantum(0);
+  core::MemoryParams mp = small_memory();
+  mp.write_latency_cycles = 0;
+  mp.bytes_per_cycle = 64;
+  core::Bus bus("bus");
+  core::Memory mem("mem", mp);
+  bus.attach_target(mem.socket, "mem", 0, 1 << 20, {1, 8});
+  core::BusInitiator cpu("cpu");
+  bus.attach_initiator(cpu.socket, "cpu");
+  test::run_thread([&] {
+    unsigned char line[64] = {};
+    for (int n = 0; n < 100; ++n) cpu.write(64 * n, line, 64);
+    EXPECT_EQ(sc_core::sc_time_stamp(), sc_time(1000, SC_NS));
+  });
+  EXPECT_EQ(core::stats().counter_value("bus.mem.contention_wait_ps"), 0u);
+}
+
+TEST(Bus, ForwardsDmiWithGlobalAddressesAndInvalidatesIt) {
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  core::Memory mem("mem", small_memory());
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
+  cpu.set_use_dmi(true);
+  test::run_thread([&] {
+    std::uint32_t v = 0x11223344;
+    ASSERT_EQ(cpu.write(0x4000'1000, &v, 4), tlm::TLM_OK_RESPONSE);  // b_transport, then the DMI grant
+    ASSERT_EQ(cpu.dmi_cache().size(), 1u);
+    const tlm::tlm_dmi* region = cpu.dmi_cache().region_for(0x4000'1000);
+    ASSERT_NE(region, nullptr);
+    // Memory grants its 64 KiB page; the bus hands it out in global addresses.
+    EXPECT_EQ(region->get_start_address(), 0x4000'0000u);
+    EXPECT_EQ(region->get_end_address(), 0x4000'FFFFu);
+    // The pointer really is the memory: what DMI writes, b_transport/debug reads back.
+    unsigned char* p = region->get_dmi_ptr() + 0x2000;
+    p[0] = 0x5A;
+    unsigned char back = 0;
+    mem.store().read(0x2000, &back, 1);
+    EXPECT_EQ(back, 0x5A);
+    // Latency includes the hop (2 ns) on top of the memory's 10-cycle read latency.
+    EXPECT_EQ(region->get_read_latency(), sc_time(12, SC_NS));
+    const auto before = core::stats().counter_value("cpu.dmi_accesses");
+    std::uint32_t r = 0;
+    cpu.read(0x4000'1000, &r, 4);
+    EXPECT_EQ(r, 0x11223344u);
+    EXPECT_EQ(core::stats().counter_value("cpu.dmi_accesses"), before + 1);
+    mem.invalidate_dmi();
+    EXPECT_EQ(cpu.dmi_cache().size(), 0u);
+  });
+}

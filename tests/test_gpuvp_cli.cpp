@@ -1,0 +1,128 @@
+// End-to-end: the gpuvp executable as a user runs it.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(GPUVP_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST(GpuvpCli, NoArgumentsRunsTheDemoAndPrintsASummary) {
+  Result r = run("");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("gpuvp run summary"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 errors, 0 warnings"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("SystemC 2.3"), std::string::npos) << "banner leaked: " << r.out;
+}
+
+TEST(GpuvpCli, ScriptAnswersEveryCommandOnStdout) {
+  const std::string script = write_temp("ok.gpuvp",
+                                        "# identify the V3D block\n"
+                                        "readl 0xe1000000\n"
+                                        "writel 0x1000 0xdeadbeef\n"
+                                        "readw 0x1002\n"
+                                        "expectl 0x1000 0xdeadbeef\n"
+                                        "clock_step 500\n");
+  Result r = run("run --quiet --script " + script);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  // clock_step answers the absolute simulated time, as qtest does. The four accesses take 191 ns with the default
+  // platform: V3D read 2 hop + 1 port + 4 V3D cycles at 250 MHz = 19 ns; DRAM write 2 + 1 + 40 latency + 1 = 44 ns;
+  // each DRAM read 2 + 1 + 60 + 1 = 64 ns. Then 500 ns of stepping.
+  EXPECT_EQ(r.out,
+            "OK 0x0000000002443356\n"
+            "OK\n"
+            "OK 0x000000000000dead\n"
+            "OK 0x00000000deadbeef\n"
+            "OK 691\n")
+      << r.out;
+}
+
+TEST(GpuvpCli, FailedExpectEndsTheRunNonZeroNamingLineAddressAndValues) {
+  const std::string script = write_temp("bad.gpuvp", "writel 0x2000 0x12345678\nexpectl 0x2000 0x12340000 0xffff\nreadl 0\n");
+  Result r = run("run --quiet --script " + script);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("bad.gpuvp:2: expect failed at 0x2000: expected 0x12340000, actual 0x12345678 (mask 0xffff)"),
+            std::string::npos)
+      << r.out;
+  // The run stopped at the failing line: readl 0 never ran.
+  EXPECT_EQ(r.out.find("OK 0x0000000000000000"), std::string::npos) << r.out;
+}
+
+TEST(GpuvpCli, MalformedCommandAnswersErrAndEndsTheScript) {
+  const std::string script = write_temp("malformed.gpuvp", "writel 0x10\n");
+  Result r = run("run --quiet --script " + script);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("ERR usage: writel ADDR VALUE"), std::string::npos) << r.out;
+}
+
+TEST(GpuvpCli, BadCommandLineIsAOneLineErrorWithExitCode2) {
+  for (const char* args : {"--bogus", "run --script /nonexistent/file", "run --set nodot", "frobnicate"}) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << args << ": not one line: " << r.out;
+    EXPECT_EQ(r.out.rfind("gpuvp: error: ", 0), 0u) << args << ": " << r.out;
+  }
+}
+
+TEST(GpuvpCli, ConfigErrorsNameTheFullKeyPath) {
+  Result unknown = run("run --set vc4.v3d.slicez=2");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out, "gpuvp: error: config key 'vc4.v3d.slicez': unknown key\n");
+  Result type = run("run --set sim.quantum_ns=fast");
+  EXPECT_EQ(type.out, "gpuvp: error: config key 'sim.quantum_ns': expected an unsigned integer, got 'fast'\n");
+  Result range = run("run --set vc4.v3d.slices=16");
+  EXPECT_EQ(range.out, "gpuvp: error: config key 'vc4.v3d.slices': value 16 is out of range [1, 15]\n");
+  const std::string file = write_temp("bad.yaml", "dram:\n  size: 1GiB\n  latency: 3\n");
+  Result yaml = run("run --config " + file);
+  EXPECT_EQ(yaml.out, "gpuvp: error: config key 'dram.latency': unknown key\n");
+}
+
+TEST(GpuvpCli, ShippedDefaultConfigRunsTheDemo) {
+  Result r = run(std::string("run --quiet --config ") + GPUVP_SOURCE_DIR + "/platform/configs/default.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST(GpuvpCli, VersionAndHelp) {
+  Result v = run("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind("gpuvp ", 0), 0u) << v.out;
+  Result h = run("--help");
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("examples:"), std::string::npos) << h.out;
+}
+
+TEST(GpuvpCli, InfoJsonListsTheMemoryMap) {
+  Result r = run("info --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"base\": \"0xe0000000\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"base\": \"0xe1000000\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"name\": \"IDENT0\""), std::string::npos) << r.out;
+}

@@ -1,0 +1,172 @@
+#include "tlm/core/bus.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "tlm/core/report.h"
+
+namespace gpuvp::core {
+
+Bus::Bus(sc_core::sc_module_name name, std::uint64_t clock_hz)
+    : sc_module(name),
+      upstream("upstream"),
+      downstream("downstream"),
+      clock_(std::string(this->name()) + ".clock", clock_hz),
+      address_errors_(stats().counter(std::string(this->name()) + ".address_errors",
+                                      "accesses that hit no target or crossed the end of a window")),
+      transactions_(stats().counter(std::string(this->name()) + ".transactions")) {
+  upstream.register_b_transport(this, &Bus::b_transport);
+  upstream.register_transport_dbg(this, &Bus::transport_dbg);
+  upstream.register_get_direct_mem_ptr(this, &Bus::get_direct_mem_ptr);
+  downstream.register_invalidate_direct_mem_ptr(this, &Bus::invalidate_direct_mem_ptr);
+}
+
+void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing) {
+  if (size == 0 || base + (size - 1) < base) {
+    throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' has an invalid size");
+  }
+  BusMapping m{name, base, size, port, timing};
+  for (const auto& other : map_) {
+    if (m.base <= other.end() && other.base <= m.end()) {
+      throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' [" + format_hex(m.base) +
+                                  ", " + format_hex(m.end()) + "] overlaps '" + other.name + "' [" +
+                                  format_hex(other.base) + ", " + format_hex(other.end()) + "]");
+    }
+  }
+  auto pos = std::lower_bound(map_.begin(), map_.end(), m,
+                              [](const BusMapping& a, const BusMapping& b) { return a.base < b.base; });
+  map_.insert(pos, m);
+  last_hit_ = 0;
+}
+
+void Bus::end_of_elaboration() {
+  port_state_.assign(map_.size(), {});
+  const std::string prefix = std::string(name()) + ".";
+  for (std::size_t i = 0; i < map_.size(); ++i) {
+    const std::string p = prefix + map_[i].name;
+    port_state_[i].transactions = &stats().counter(p + ".transactions");
+    port_state_[i].bytes = &stats().counter(p + ".bytes");
+    port_state_[i].wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
+    port_state_[i].busy = &stats().busy_time(p + ".busy");
+  }
+}
+
+const BusMapping* Bus::decode(std::uint64_t addr) const {
+  if (last_hit_ < map_.size()) {
+    const BusMapping& m = map_[last_hit_];
+    if (addr >= m.base && addr <= m.end()) return &m;
+  }
+  auto it = std::upper_bound(map_.begin(), map_.end(), addr,
+                             [](std::uint64_t a, const BusMapping& m) { return a < m.base; });
+  if (it == map_.begin()) return nullptr;
+  --it;
+  if (addr > it->end()) return nullptr;
+  last_hit_ = static_cast<std::size_t>(it - map_.begin());
+  return &*it;
+}
+
+const BusMapping* Bus::route(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
+  const BusMapping* m = decode(addr);
+  if (m == nullptr || len == 0 || len - 1 > m->end() - addr) {
+    ++address_errors_;
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    report_warning(name(), std::string(m ? "access crosses the end of window '" + m->name + "'"
+                                         : std::string("no target")) +
+                               " at " + format_hex(addr) + " (" + std::to_string(len) + " bytes, " +
+                               (trans.is_write() ? "write" : "read") + ")");
+    return nullptr;
+  }
+  return m;
+}
+
+void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  ++transactions_;
+  const BusMapping* m = route(trans);
+  if (m == nullptr) return;
+  const std::size_t index = static_cast<std::size_t>(m - map_.data());
+  PortState& port = port_state_[index];
+  const unsigned len = trans.get_data_length();
+
+  // Contention: the access starts when the port is free, occupies it for len / width cycles, and the initiator sees
+  // queueing + hop latency + occupancy on top of what the target adds.
+  Picoseconds arrival = now_ps() + to_ps(delay);
+  Picoseconds start = std::max(arrival, port.next_free_ps);
+  Picoseconds occupancy = 0;
+  if (m->timing.bytes_per_cycle) {
+    occupancy = clock_.cycles((len + m->timing.bytes_per_cycle - 1) / m->timing.bytes_per_cycle);
+    port.next_free_ps = start + occupancy;
+  }
+  const Picoseconds wait = start - arrival;
+  *port.wait_ps += wait;
+  ++*port.transactions;
+  *port.bytes += len;
+  port.busy->add(occupancy);
+
+  const std::uint64_t global = trans.get_address();
+  trans.set_address(global - m->base);
+  delay += to_sc_time(wait + clock_.cycles(m->timing.hop_latency_cycles) + occupancy);
+  downstream[static_cast<int>(m->port)]->b_transport(trans, delay);
+  trans.set_address(global);
+}
+
+unsigned int Bus::transport_dbg(int /*initiator*/, tlm::tlm_generic_payload& trans) {
+  const BusMapping* m = route(trans);
+  if (m == nullptr) return 0;
+  const std::uint64_t global = trans.get_address();
+  trans.set_address(global - m->base);
+  unsigned int n = downstream[static_cast<int>(m->port)]->transport_dbg(trans);
+  trans.set_address(global);
+  return n;
+}
+
+bool Bus::get_direct_mem_ptr(int /*initiator*/, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
+  const std::uint64_t global = trans.get_address();
+  const BusMapping* m = decode(global);
+  if (m == nullptr) return false;
+  trans.set_address(global - m->base);
+  bool granted = downstream[static_cast<int>(m->port)]->get_direct_mem_ptr(trans, dmi);
+  trans.set_address(global);
+  // Back into global addresses, clipped to the window (a target may be larger than its window).
+  std::uint64_t start = dmi.get_start_address();
+  std::uint64_t end = dmi.get_end_address();
+  if (end > m->size - 1) end = m->size - 1;
+  if (granted && start > end) return false;
+  if (granted) {
+    dmi.set_start_address(m->base + start);
+    dmi.set_end_address(m->base + end);
+    dmi.set_read_latency(dmi.get_read_latency() + to_sc_time(clock_.cycles(m->timing.hop_latency_cycles)));
+    dmi.set_write_latency(dmi.get_write_latency() + to_sc_time(clock_.cycles(m->timing.hop_latency_cycles)));
+  } else {
+    dmi.set_start_address(m->base + std::min(start, m->size - 1));
+    dmi.set_end_address(m->base + end);
+  }
+  return granted;
+}
+
+void Bus::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end) {
+  // Every window onto this port that overlaps the range, translated back to global addresses.
+  for (const auto& m : map_) {
+    if (m.port != static_cast<unsigned>(port)) continue;
+    if (start > m.size - 1) continue;
+    std::uint64_t g_start = m.base + start;
+    std::uint64_t g_end = m.base + std::min<std::uint64_t>(end, m.size - 1);
+    for (unsigned i = 0; i < upstream.size(); ++i) upstream[static_cast<int>(i)]->invalidate_direct_mem_ptr(g_start, g_end);
+  }
+}
+
+nlohmann::json Bus::describe() const {
+  nlohmann::json windows = nlohmann::json::array();
+  for (const auto& m : map_) {
+    windows.push_back({{"name", m.name},
+                       {"base", format_hex(m.base)},
+                       {"size", format_hex(m.size)},
+                       {"end", format_hex(m.end())},
+                       {"hop_latency_cycles", m.timing.hop_latency_cycles},
+                       {"bytes_per_cycle", m.timing.bytes_per_cycle}});
+  }
+  return {{"name", name()}, {"clock_hz", clock_.frequency_hz()}, {"windows", windows}, {"initiators", initiator_names_}};
+}
+
+}  // namespace gpuvp::core

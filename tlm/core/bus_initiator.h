@@ -1,0 +1,66 @@
+// BusInitiator: a bus master that issues timed transactions for a host CPU, a testbench or a benchmark. It keeps its
+// own local time (temporal decoupling up to the global quantum) and can use DMI for plain memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "tlm/core/dmi_cache.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+
+namespace gpuvp::core {
+
+class BusInitiator : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<BusInitiator> socket;
+
+  explicit BusInitiator(sc_core::sc_module_name name);
+
+  // Timed accesses; call from a thread process. They return the TLM response status (TLM_OK_RESPONSE on success).
+  tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len);
+  tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len);
+  // Untimed debug accesses (transport_dbg); return the bytes transferred.
+  unsigned debug_read(std::uint64_t addr, void* data, unsigned len);
+  unsigned debug_write(std::uint64_t addr, const void* data, unsigned len);
+
+  template <typename T>
+  T read_value(std::uint64_t addr, tlm::tlm_response_status* status = nullptr) {
+    T v{};
+    auto s = read(addr, &v, sizeof v);
+    if (status) *status = s;
+    return v;
+  }
+  template <typename T>
+  tlm::tlm_response_status write_value(std::uint64_t addr, T v) {
+    return write(addr, &v, sizeof v);
+  }
+
+  // DMI is used for accesses to targets that grant it (memory) when enabled.
+  void set_use_dmi(bool use) { use_dmi_ = use; }
+  bool use_dmi() const { return use_dmi_; }
+  // Synchronise after every access regardless of the quantum ("quantum off").
+  LocalTime& local_time() { return local_time_; }
+  // Brings the kernel up to this initiator's local time.
+  void sync() { local_time_.sync(); }
+  const DmiCache& dmi_cache() const { return dmi_; }
+
+ private:
+  tlm::tlm_response_status transport(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len);
+  void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
+  void start_of_simulation() override { local_time_.refresh_quantum(); }
+
+  LocalTime local_time_;
+  DmiCache dmi_;
+  bool use_dmi_ = false;
+  tlm::tlm_generic_payload payload_;
+  Counter& transactions_;
+  Counter& dmi_accesses_;
+  Counter& errors_;
+};
+
+}  // namespace gpuvp::core

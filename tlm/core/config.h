@@ -1,0 +1,154 @@
+// Configuration: typed parameter structs filled from YAML. Each params struct lists its parameters once in a
+// visit(ParamVisitor&) member; the same list drives loading (with full-key-path errors for unknown keys, wrong types
+// and out-of-range values), `--set a.b.c=value` overrides, the documented defaults and the echo of the values used.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+namespace gpuvp::core {
+
+// Any problem with host-provided configuration; what() is one line naming the full key path.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ParamVisitor {
+ public:
+  virtual ~ParamVisitor() = default;
+  virtual void param(const char* key, std::uint64_t& value, const char* doc,
+                     std::uint64_t min = 0, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) = 0;
+  virtual void param(const char* key, bool& value, const char* doc) = 0;
+  virtual void param(const char* key, double& value, const char* doc, double min, double max) = 0;
+  // choices empty = any string.
+  virtual void param(const char* key, std::string& value, const char* doc,
+                     const std::vector<std::string>& choices = {}) = 0;
+  void param(const char* key, std::uint32_t& value, const char* doc, std::uint32_t min = 0,
+             std::uint32_t max = std::numeric_limits<std::uint32_t>::max()) {
+    std::uint64_t wide = value;
+    param(key, wide, doc, min, max);
+    value = static_cast<std::uint32_t>(wide);
+  }
+
+  template <typename Params>
+  void group(const char* key, Params& params, const char* doc) {
+    begin_group(key, doc);
+    params.visit(*this);
+    end_group();
+  }
+
+ protected:
+  virtual void begin_group(const char* key, const char* doc) = 0;
+  virtual void end_group() = 0;
+};
+
+// Parses a number as written in configs, scripts and the CLI: decimal or 0x hex, '_' separators allowed, and the
+// binary size suffixes K/KiB, M/MiB, G/GiB. Returns false if the text is not such a number or overflows.
+bool parse_u64(const std::string& text, std::uint64_t& value);
+
+// Fills a params struct from a YAML tree. Throws ConfigError on the first problem.
+class YamlBinder : public ParamVisitor {
+ public:
+  explicit YamlBinder(const YAML::Node& root);
+
+  template <typename Params>
+  void bind(Params& params) {
+    params.visit(*this);
+    check_unknown(stack_.front());
+  }
+
+  using ParamVisitor::param;
+  void param(const char* key, std::uint64_t& value, const char* doc, std::uint64_t min, std::uint64_t max) override;
+  void param(const char* key, bool& value, const char* doc) override;
+  void param(const char* key, double& value, const char* doc, double min, double max) override;
+  void param(const char* key, std::string& value, const char* doc, const std::vector<std::string>& choices) override;
+
+ protected:
+  void begin_group(const char* key, const char* doc) override;
+  void end_group() override;
+
+ private:
+  struct Level {
+    YAML::Node node;  // null when the group is absent from the YAML
+    std::string path;
+    std::vector<std::string> declared;
+  };
+  // The scalar for key in the current group, or an undefined node if absent.
+  YAML::Node lookup(const char* key);
+  std::string path_of(const char* key) const;
+  void check_unknown(const Level& level);
+
+  YAML::Node root_;
+  std::vector<Level> stack_;
+};
+
+// Writes the parameters as commented YAML (the documented defaults when run on a default-constructed struct).
+class YamlDocWriter : public ParamVisitor {
+ public:
+  using ParamVisitor::param;
+  void param(const char* key, std::uint64_t& value, const char* doc, std::uint64_t min, std::uint64_t max) override;
+  void param(const char* key, bool& value, const char* doc) override;
+  void param(const char* key, double& value, const char* doc, double min, double max) override;
+  void param(const char* key, std::string& value, const char* doc, const std::vector<std::string>& choices) override;
+  std::string text() const { return out_; }
+
+ protected:
+  void begin_group(const char* key, const char* doc) override;
+  void end_group() override;
+
+ private:
+  void line(const char* key, const std::string& value, const std::string& doc);
+  std::string out_;
+  int depth_ = 0;
+};
+
+// The values as a JSON object (recorded with statistics so a sweep's results name their configuration).
+class JsonParamWriter : public ParamVisitor {
+ public:
+  using ParamVisitor::param;
+  void param(const char* key, std::uint64_t& value, const char* doc, std::uint64_t min, std::uint64_t max) override;
+  void param(const char* key, bool& value, const char* doc) override;
+  void param(const char* key, double& value, const char* doc, double min, double max) override;
+  void param(const char* key, std::string& value, const char* doc, const std::vector<std::string>& choices) override;
+  const nlohmann::json& json() const { return root_; }
+
+ protected:
+  void begin_group(const char* key, const char* doc) override;
+  void end_group() override;
+
+ private:
+  nlohmann::json& current();
+  nlohmann::json root_ = nlohmann::json::object();
+  std::vector<std::string> path_;
+};
+
+// A configuration document: a YAML file (or text) plus --set overrides, applied in order.
+class ConfigTree {
+ public:
+  ConfigTree() : root_(YAML::NodeType::Map) {}
+  // Throws ConfigError naming the file and the YAML problem.
+  void load_file(const std::string& path);
+  void load_text(const std::string& text, const std::string& origin);
+  // "a.b.c=value": creates the path as needed; the value is kept as text and typed when bound.
+  void apply_override(const std::string& assignment);
+  const YAML::Node& root() const { return root_; }
+
+  template <typename Params>
+  void bind(Params& params) const {
+    YamlBinder binder(root_);
+    binder.bind(params);
+  }
+
+ private:
+  static void merge(YAML::Node target, const YAML::Node& source);
+  YAML::Node root_;
+};
+
+}  // namespace gpuvp::core

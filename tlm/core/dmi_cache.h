@@ -1,0 +1,45 @@
+// DMI regions an initiator holds: looked up before every access, dropped on invalidation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tlm>
+
+namespace gpuvp::core {
+
+class DmiCache {
+ public:
+  // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr.
+  unsigned char* lookup(std::uint64_t addr, unsigned len, bool write) {
+    if (last_ < regions_.size()) {
+      if (unsigned char* p = try_region(regions_[last_], addr, len, write)) return p;
+    }
+    for (std::size_t i = 0; i < regions_.size(); ++i) {
+      if (unsigned char* p = try_region(regions_[i], addr, len, write)) {
+        last_ = i;
+        return p;
+      }
+    }
+    return nullptr;
+  }
+  const tlm::tlm_dmi* region_for(std::uint64_t addr) const;
+  void insert(const tlm::tlm_dmi& dmi);
+  // Drops every region overlapping [start, end].
+  void invalidate(std::uint64_t start, std::uint64_t end);
+  void clear() { regions_.clear(); }
+  std::size_t size() const { return regions_.size(); }
+
+ private:
+  static unsigned char* try_region(const tlm::tlm_dmi& r, std::uint64_t addr, unsigned len, bool write) {
+    if (addr < r.get_start_address() || addr + len - 1 > r.get_end_address() || len == 0) return nullptr;
+    if (write ? !r.is_write_allowed() : !r.is_read_allowed()) return nullptr;
+    return r.get_dmi_ptr() + (addr - r.get_start_address());
+  }
+
+  static constexpr std::size_t kMaxRegions = 64;
+  std::vector<tlm::tlm_dmi> regions_;
+  std::size_t last_ = 0;
+};
+
+}  // namespace gpuvp::core

@@ -1,0 +1,207 @@
+#include "tlm/core/memory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "tlm/core/report.h"
+
+namespace gpuvp::core {
+
+SparseStore::SparseStore(std::uint64_t size, std::uint64_t page_size) : size_(size), page_size_(page_size) {
+  if (page_size_ < 4096 || (page_size_ & (page_size_ - 1)) != 0) {
+    throw std::invalid_argument("memory page size must be a power of two of at least 4096 bytes");
+  }
+  if (size_ == 0) throw std::invalid_argument("memory size must not be zero");
+  page_shift_ = static_cast<unsigned>(__builtin_ctzll(page_size_));
+  pages_.resize(static_cast<std::size_t>((size_ + page_size_ - 1) >> page_shift_));
+}
+
+void SparseStore::read(std::uint64_t offset, unsigned char* out, std::uint64_t len) const {
+  while (len) {
+    std::uint64_t in_page = offset & (page_size_ - 1);
+    std::uint64_t chunk = std::min(len, page_size_ - in_page);
+    const auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)];
+    if (page) {
+      std::memcpy(out, page.get() + in_page, chunk);
+    } else {
+      std::memset(out, 0, chunk);
+    }
+    out += chunk;
+    offset += chunk;
+    len -= chunk;
+  }
+}
+
+unsigned char* SparseStore::page_for(std::uint64_t offset) {
+  auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)];
+  if (!page) {
+    page.reset(new unsigned char[page_size_]());
+    ++pages_allocated_;
+  }
+  return page.get();
+}
+
+void SparseStore::write(std::uint64_t offset, const unsigned char* in, std::uint64_t len) {
+  while (len) {
+    std::uint64_t in_page = offset & (page_size_ - 1);
+    std::uint64_t chunk = std::min(len, page_size_ - in_page);
+    std::memcpy(page_for(offset) + in_page, in, chunk);
+    in += chunk;
+    offset += chunk;
+    len -= chunk;
+  }
+}
+
+void SparseStore::fill(std::uint64_t offset, unsigned char byte, std::uint64_t len) {
+  while (len) {
+    std::uint64_t in_page = offset & (page_size_ - 1);
+    std::uint64_t chunk = std::min(len, page_size_ - in_page);
+    auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)];
+    // Zero-filling an untouched page changes nothing: keep it unallocated.
+    if (page || byte != 0) std::memset(page_for(offset) + in_page, byte, chunk);
+    offset += chunk;
+    len -= chunk;
+  }
+}
+
+Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
+    : sc_module(name),
+      socket("socket"),
+      params_(params),
+      store_(params.size, params.page_size),
+      clock_(std::string(this->name()) + ".clock", params.clock_hz),
+      reads_(stats().counter(std::string(this->name()) + ".reads", "read transactions")),
+      writes_(stats().counter(std::string(this->name()) + ".writes", "write transactions")),
+      bytes_read_(stats().counter(std::string(this->name()) + ".bytes_read")),
+      bytes_written_(stats().counter(std::string(this->name()) + ".bytes_written")),
+      dmi_grants_(stats().counter(std::string(this->name()) + ".dmi_grants")),
+      errors_(stats().counter(std::string(this->name()) + ".errors", "transactions answered with an error")),
+      busy_(stats().busy_time(std::string(this->name()) + ".busy")) {
+  if (params_.bytes_per_cycle == 0) throw std::invalid_argument(std::string(this->name()) + ": bytes_per_cycle must not be zero");
+  socket.register_b_transport(this, &Memory::b_transport);
+  socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
+  socket.register_transport_dbg(this, &Memory::transport_dbg);
+}
+
+bool Memory::access(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
+  if (!store_.contains(addr, len)) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  if (trans.get_streaming_width() < len) {
+    trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return false;
+  }
+  unsigned char* data = trans.get_data_ptr();
+  const unsigned char* be = trans.get_byte_enable_ptr();
+  const unsigned be_len = trans.get_byte_enable_length();
+  if (trans.is_read()) {
+    store_.read(addr, data, len);
+    if (be && be_len) {
+      for (unsigned i = 0; i < len; ++i) {
+        if (!be[i % be_len]) data[i] = 0;
+      }
+    }
+  } else if (trans.is_write()) {
+    if (be && be_len) {
+      for (unsigned i = 0; i < len; ++i) {
+        if (be[i % be_len]) store_.write(addr + i, data + i, 1);
+      }
+    } else {
+      store_.write(addr, data, len);
+    }
+  } else {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return false;
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  return true;
+}
+
+void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  if (!access(trans)) {
+    ++errors_;
+    return;
+  }
+  const unsigned len = trans.get_data_length();
+  const std::uint64_t transfer_cycles = (len + params_.bytes_per_cycle - 1) / params_.bytes_per_cycle;
+  std::uint64_t cycles;
+  if (trans.is_read()) {
+    ++reads_;
+    bytes_read_ += len;
+    cycles = params_.read_latency_cycles + transfer_cycles;
+  } else {
+    ++writes_;
+    bytes_written_ += len;
+    cycles = params_.write_latency_cycles + transfer_cycles;
+  }
+  busy_.add(clock_.cycles(transfer_cycles));
+  delay += to_sc_time(clock_.cycles(cycles));
+  trans.set_dmi_allowed(params_.dmi);
+}
+
+bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
+  const std::uint64_t addr = trans.get_address();
+  if (!params_.dmi || addr >= store_.size()) return false;
+  // One page per grant: pages are not contiguous in host memory.
+  const std::uint64_t base = store_.page_base(addr);
+  const std::uint64_t end = std::min(base + store_.page_size(), store_.size()) - 1;
+  dmi.set_dmi_ptr(store_.page_for(addr));
+  dmi.set_start_address(base);
+  dmi.set_end_address(end);
+  dmi.allow_read_write();
+  dmi.set_read_latency(to_sc_time(clock_.cycles(params_.read_latency_cycles)));
+  dmi.set_write_latency(to_sc_time(clock_.cycles(params_.write_latency_cycles)));
+  ++dmi_grants_;
+  return true;
+}
+
+unsigned int Memory::transport_dbg(tlm::tlm_generic_payload& trans) {
+  return access(trans) ? trans.get_data_length() : 0;
+}
+
+void Memory::invalidate_dmi() { socket->invalidate_direct_mem_ptr(0, ~0ULL); }
+
+void Memory::load_image(const std::string& path, std::uint64_t offset) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw std::runtime_error("cannot read image file '" + path + "'");
+  const std::uint64_t len = static_cast<std::uint64_t>(in.tellg());
+  if (!store_.contains(offset, len)) {
+    throw std::runtime_error("image file '" + path + "' (" + std::to_string(len) + " bytes) does not fit in " +
+                             name() + " at offset " + format_hex(offset));
+  }
+  in.seekg(0);
+  std::vector<unsigned char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(len, 1 << 20)));
+  std::uint64_t done = 0;
+  while (done < len) {
+    std::uint64_t chunk = std::min<std::uint64_t>(buf.size(), len - done);
+    in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(chunk));
+    if (!in) throw std::runtime_error("error reading image file '" + path + "'");
+    store_.write(offset + done, buf.data(), chunk);
+    done += chunk;
+  }
+}
+
+void Memory::dump_image(const std::string& path, std::uint64_t offset, std::uint64_t len) const {
+  if (!store_.contains(offset, len)) {
+    throw std::runtime_error(std::string("dump range ") + format_hex(offset) + "+" + format_hex(len) +
+                             " is outside " + name());
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot write dump file '" + path + "'");
+  std::vector<unsigned char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(len, 1 << 20)));
+  std::uint64_t done = 0;
+  while (done < len) {
+    std::uint64_t chunk = std::min<std::uint64_t>(buf.size(), len - done);
+    store_.read(offset + done, buf.data(), chunk);
+    out.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(chunk));
+    done += chunk;
+  }
+  if (!out) throw std::runtime_error("error writing dump file '" + path + "'");
+}
+
+}  // namespace gpuvp::core

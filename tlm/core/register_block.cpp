@@ -1,0 +1,63 @@
+#include "tlm/core/register_block.h"
+
+namespace gpuvp::core {
+
+RegisterBlock::RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, ClockDomain clock,
+                             std::uint32_t access_latency_cycles)
+    : sc_module(name),
+      socket("socket"),
+      regs_(this->name()),
+      size_(size),
+      clock_(std::move(clock)),
+      access_latency_cycles_(access_latency_cycles),
+      reads_(stats().counter(std::string(this->name()) + ".mmio_reads")),
+      writes_(stats().counter(std::string(this->name()) + ".mmio_writes")),
+      unmapped_(stats().counter(std::string(this->name()) + ".unmapped_accesses")) {
+  socket.register_b_transport(this, &RegisterBlock::b_transport);
+  socket.register_transport_dbg(this, &RegisterBlock::transport_dbg);
+}
+
+void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
+  delay += to_sc_time(clock_.cycles(access_latency_cycles_));
+  if (len == 0 || len > size_ || addr > size_ - len) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (trans.get_byte_enable_ptr() != nullptr || trans.get_streaming_width() < len) {
+    // Registers take plain accesses only; the host and GPU blocks never issue anything else to MMIO.
+    trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (unmapped_access(trans)) return;
+  const auto offset = static_cast<std::uint32_t>(addr);
+  bool complete;
+  if (trans.is_read()) {
+    ++reads_;
+    complete = regs_.read(offset, trans.get_data_ptr(), len);
+  } else if (trans.is_write()) {
+    ++writes_;
+    complete = regs_.write(offset, trans.get_data_ptr(), len);
+  } else {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  if (!complete) ++unmapped_;
+}
+
+unsigned int RegisterBlock::transport_dbg(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
+  if (len == 0 || len > size_ || addr > size_ - len) return 0;
+  const auto offset = static_cast<std::uint32_t>(addr);
+  if (trans.is_read()) {
+    regs_.debug_read(offset, trans.get_data_ptr(), len);
+  } else {
+    regs_.debug_write(offset, trans.get_data_ptr(), len);
+  }
+  return len;
+}
+
+}  // namespace gpuvp::core

@@ -1,0 +1,127 @@
+#include "tlm/core/stats.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace gpuvp::core {
+
+void Histogram::sample(std::uint64_t v) {
+  ++count_;
+  sum_ += v;
+  if (v < min_) min_ = v;
+  if (v > max_) max_ = v;
+  int bucket = v == 0 ? 0 : 64 - __builtin_clzll(v);
+  ++buckets_[static_cast<std::size_t>(bucket)];
+}
+
+nlohmann::json Histogram::to_json() const {
+  nlohmann::json j;
+  j["count"] = count_;
+  j["sum"] = sum_;
+  j["min"] = min();
+  j["max"] = max_;
+  j["mean"] = count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
+  // Only non-empty buckets, keyed by their lower bound.
+  nlohmann::json buckets = nlohmann::json::object();
+  for (int i = 0; i < kBuckets; ++i) {
+    if (buckets_[static_cast<std::size_t>(i)] == 0) continue;
+    std::uint64_t low = i == 0 ? 0 : (1ULL << (i - 1));
+    buckets[std::to_string(low)] = buckets_[static_cast<std::size_t>(i)];
+  }
+  j["buckets"] = buckets;
+  return j;
+}
+
+StatsRegistry::Entry& StatsRegistry::find_or_add(const std::string& path, Kind kind, const std::string& description) {
+  auto it = entries_.find(path);
+  if (it != entries_.end()) {
+    if (it->second.kind != kind) {
+      throw std::logic_error("statistic '" + path + "' registered twice with different kinds");
+    }
+    return it->second;
+  }
+  void* stat = nullptr;
+  switch (kind) {
+    case Kind::kCounter: stat = &counters_.emplace_back(); break;
+    case Kind::kHistogram: stat = &histograms_.emplace_back(); break;
+    case Kind::kBusy: stat = &busy_.emplace_back(); break;
+  }
+  return entries_.emplace(path, Entry{kind, stat, description}).first->second;
+}
+
+Counter& StatsRegistry::counter(const std::string& path, const std::string& description) {
+  return *static_cast<Counter*>(find_or_add(path, Kind::kCounter, description).stat);
+}
+
+Histogram& StatsRegistry::histogram(const std::string& path, const std::string& description) {
+  return *static_cast<Histogram*>(find_or_add(path, Kind::kHistogram, description).stat);
+}
+
+BusyTime& StatsRegistry::busy_time(const std::string& path, const std::string& description) {
+  return *static_cast<BusyTime*>(find_or_add(path, Kind::kBusy, description).stat);
+}
+
+std::uint64_t StatsRegistry::counter_value(const std::string& path) const {
+  auto it = entries_.find(path);
+  if (it == entries_.end() || it->second.kind != Kind::kCounter) return 0;
+  return static_cast<const Counter*>(it->second.stat)->value;
+}
+
+nlohmann::json StatsRegistry::to_json(Picoseconds sim_time_ps) const {
+  nlohmann::json root = nlohmann::json::object();
+  for (const auto& [path, entry] : entries_) {
+    nlohmann::json value;
+    switch (entry.kind) {
+      case Kind::kCounter: value = static_cast<const Counter*>(entry.stat)->value; break;
+      case Kind::kHistogram: value = static_cast<const Histogram*>(entry.stat)->to_json(); break;
+      case Kind::kBusy: {
+        Picoseconds busy = static_cast<const BusyTime*>(entry.stat)->busy_ps;
+        value["busy_ps"] = busy;
+        value["idle_ps"] = sim_time_ps > busy ? sim_time_ps - busy : 0;
+        value["utilisation"] = sim_time_ps ? static_cast<double>(busy) / static_cast<double>(sim_time_ps) : 0.0;
+        break;
+      }
+    }
+    // "a.b.c" becomes root["a"]["b"]["c"]; json_pointer does the nesting.
+    std::string pointer = "/" + path;
+    for (auto& c : pointer) {
+      if (c == '.') c = '/';
+    }
+    root[nlohmann::json::json_pointer(pointer)] = value;
+  }
+  return root;
+}
+
+void StatsRegistry::write_json(const std::string& path, Picoseconds sim_time_ps) const {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write statistics file '" + path + "'");
+  nlohmann::json doc;
+  doc["sim_time_ps"] = sim_time_ps;
+  doc["stats"] = to_json(sim_time_ps);
+  out << doc.dump(2) << '\n';
+  if (!out) throw std::runtime_error("error writing statistics file '" + path + "'");
+}
+
+std::map<std::string, std::uint64_t> StatsRegistry::counters_with_prefix(const std::string& prefix) const {
+  std::map<std::string, std::uint64_t> result;
+  for (auto it = entries_.lower_bound(prefix); it != entries_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    if (it->second.kind == Kind::kCounter) result[it->first] = static_cast<const Counter*>(it->second.stat)->value;
+  }
+  return result;
+}
+
+std::map<std::string, Picoseconds> StatsRegistry::busy_times() const {
+  std::map<std::string, Picoseconds> result;
+  for (const auto& [path, entry] : entries_) {
+    if (entry.kind == Kind::kBusy) result[path] = static_cast<const BusyTime*>(entry.stat)->busy_ps;
+  }
+  return result;
+}
+
+StatsRegistry& stats() {
+  static StatsRegistry registry;
+  return registry;
+}
+
+}  // namespace gpuvp::core

@@ -1,0 +1,91 @@
+// Statistics registry: named counters, histograms and busy-time trackers that every block registers once and the run
+// writes as JSON. Updating a statistic is a plain integer add, so keeping them always on costs next to nothing; only
+// writing them out is optional.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tlm/core/timing.h"
+
+namespace gpuvp::core {
+
+struct Counter {
+  std::uint64_t value = 0;
+  Counter& operator+=(std::uint64_t n) {
+    value += n;
+    return *this;
+  }
+  Counter& operator++() {
+    ++value;
+    return *this;
+  }
+};
+
+// Histogram with power-of-two buckets: bucket i counts samples in [2^(i-1), 2^i), bucket 0 counts zeros.
+class Histogram {
+ public:
+  static constexpr int kBuckets = 65;
+  void sample(std::uint64_t v);
+  std::uint64_t count() const { return count_; }
+  std::uint64_t sum() const { return sum_; }
+  std::uint64_t min() const { return count_ ? min_ : 0; }
+  std::uint64_t max() const { return max_; }
+  std::uint64_t bucket(int i) const { return buckets_.at(static_cast<std::size_t>(i)); }
+  nlohmann::json to_json() const;
+
+ private:
+  std::uint64_t count_ = 0, sum_ = 0, min_ = UINT64_MAX, max_ = 0;
+  std::array<std::uint64_t, kBuckets> buckets_{};
+};
+
+// Busy time of a block; idle time is the rest of the simulated time.
+struct BusyTime {
+  Picoseconds busy_ps = 0;
+  void add(Picoseconds ps) { busy_ps += ps; }
+};
+
+class StatsRegistry {
+ public:
+  // Registering the same path twice returns the same statistic, so blocks may look theirs up again.
+  Counter& counter(const std::string& path, const std::string& description = {});
+  Histogram& histogram(const std::string& path, const std::string& description = {});
+  BusyTime& busy_time(const std::string& path, const std::string& description = {});
+
+  // Value of a counter, or 0 if it was never registered.
+  std::uint64_t counter_value(const std::string& path) const;
+  bool has(const std::string& path) const { return entries_.count(path) != 0; }
+
+  // Nested JSON object keyed by the dotted path; busy times also report utilisation over sim_time_ps.
+  nlohmann::json to_json(Picoseconds sim_time_ps) const;
+  // Writes to_json() to a file; throws std::runtime_error naming the file on failure.
+  void write_json(const std::string& path, Picoseconds sim_time_ps) const;
+
+  // Paths and values of all counters whose path starts with prefix, in path order.
+  std::map<std::string, std::uint64_t> counters_with_prefix(const std::string& prefix) const;
+  std::map<std::string, Picoseconds> busy_times() const;
+
+ private:
+  enum class Kind { kCounter, kHistogram, kBusy };
+  struct Entry {
+    Kind kind;
+    void* stat;
+    std::string description;
+  };
+  Entry& find_or_add(const std::string& path, Kind kind, const std::string& description);
+
+  std::deque<Counter> counters_;
+  std::deque<Histogram> histograms_;
+  std::deque<BusyTime> busy_;
+  std::map<std::string, Entry> entries_;
+};
+
+// The registry of this simulation (one SystemC kernel per process, so one registry).
+StatsRegistry& stats();
+
+}  // namespace gpuvp::core

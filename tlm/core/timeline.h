@@ -1,0 +1,59 @@
+// Timeline writer: Chrome-trace / Perfetto JSON with one track per block. Off by default; every recording call is a
+// single branch when off.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "tlm/core/timing.h"
+
+namespace gpuvp::core {
+
+class Timeline {
+ public:
+  ~Timeline();
+
+  // Starts writing to a file; throws std::runtime_error naming the file when it cannot be opened.
+  void open(const std::string& path);
+  // Finishes the JSON document and closes the file (also done by the destructor).
+  void close();
+  bool enabled() const { return enabled_; }
+
+  // A track is a named row in the viewer (a thread of the "gpuvp" process). Returns a small id; the same name gives
+  // the same id. Works while disabled too, so blocks can register at construction.
+  int track(const std::string& name);
+
+  // A span of activity on a track, [start, start + duration).
+  void span(int track, const char* name, Picoseconds start, Picoseconds duration) {
+    if (enabled_) write_span(track, name, start, duration);
+  }
+  // A point event.
+  void instant(int track, const char* name, Picoseconds at) {
+    if (enabled_) write_instant(track, name, at);
+  }
+  // A counter sample drawn as a graph.
+  void value(int track, const char* name, Picoseconds at, double v) {
+    if (enabled_) write_value(track, name, at, v);
+  }
+
+  std::uint64_t events_written() const { return events_; }
+
+ private:
+  void write_span(int track, const char* name, Picoseconds start, Picoseconds duration);
+  void write_instant(int track, const char* name, Picoseconds at);
+  void write_value(int track, const char* name, Picoseconds at, double v);
+  void write_track_name(int track, const std::string& name);
+  void begin_event();
+
+  bool enabled_ = false;
+  std::ofstream out_;
+  std::map<std::string, int> tracks_;
+  std::uint64_t events_ = 0;
+};
+
+// The timeline of this simulation.
+Timeline& timeline();
+
+}  // namespace gpuvp::core

@@ -1,0 +1,76 @@
+// Timing helpers: clock domains and an integer local-time keeper for temporal decoupling.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+namespace gpuvp::core {
+
+// Simulated time in hot paths is an integer count of picoseconds; the kernel's resolution is set to 1 ps so that
+// sc_time::value() is picoseconds too (see ensure_picosecond_resolution()).
+using Picoseconds = std::uint64_t;
+
+constexpr Picoseconds kPsPerNs = 1000;
+constexpr Picoseconds kPsPerUs = 1000 * kPsPerNs;
+
+// Checks (once) that the SystemC time resolution is 1 ps; the integer conversions below rely on it.
+void ensure_picosecond_resolution();
+
+inline sc_core::sc_time to_sc_time(Picoseconds ps) { return sc_core::sc_time::from_value(ps); }
+inline Picoseconds to_ps(const sc_core::sc_time& t) { return t.value(); }
+inline Picoseconds now_ps() { return sc_core::sc_time_stamp().value(); }
+
+// A clock domain: a name and a frequency. Blocks annotate delays in their own cycles through it.
+class ClockDomain {
+ public:
+  ClockDomain() : ClockDomain("default", 1'000'000'000ULL) {}
+  ClockDomain(std::string name, std::uint64_t frequency_hz);
+
+  const std::string& name() const { return name_; }
+  std::uint64_t frequency_hz() const { return frequency_hz_; }
+  Picoseconds period_ps() const { return period_ps_; }
+  Picoseconds cycles(std::uint64_t n) const { return n * period_ps_; }
+  // Whole cycles elapsed in a span (rounded down).
+  std::uint64_t cycles_in(Picoseconds span) const { return span / period_ps_; }
+
+ private:
+  std::string name_;
+  std::uint64_t frequency_hz_;
+  Picoseconds period_ps_;
+};
+
+// Local time of one initiator under temporal decoupling: it runs ahead of the kernel by offset_ps() and yields to the
+// kernel once the offset reaches the global quantum (tlm::tlm_global_quantum). A quantum of zero synchronises at every
+// access, which is the "quantum off" mode used to measure what decoupling buys.
+class LocalTime {
+ public:
+  LocalTime();
+
+  Picoseconds offset_ps() const { return offset_ps_; }
+  void advance(Picoseconds ps) { offset_ps_ += ps; }
+  void set_offset(Picoseconds ps) { offset_ps_ = ps; }
+  // The initiator's notion of now.
+  Picoseconds now() const { return now_ps() + offset_ps_; }
+  bool need_sync() const { return offset_ps_ >= quantum_ps_; }
+  // Waits out the offset (must be called from a thread process).
+  void sync();
+  // Synchronises only when the quantum is used up.
+  void sync_if_needed() {
+    if (need_sync()) sync();
+  }
+  // Re-reads the global quantum (call after changing it).
+  void refresh_quantum();
+  Picoseconds quantum_ps() const { return quantum_ps_; }
+
+ private:
+  Picoseconds offset_ps_ = 0;
+  Picoseconds quantum_ps_ = 0;
+};
+
+// Sets the global quantum used by every LocalTime.
+void set_global_quantum(Picoseconds ps);
+Picoseconds global_quantum_ps();
+
+}  // namespace gpuvp::core
