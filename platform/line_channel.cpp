@@ -89,8 +89,13 @@ SocketChannel::SocketChannel(const std::string& spec) : spec_(spec) {
   if (::listen(listen_fd_, 1) < 0) fail("listen");
 }
 
-SocketChannel::~SocketChannel() {
+void SocketChannel::close_peer() {
   if (peer_fd_ >= 0) ::close(peer_fd_);
+  peer_fd_ = -1;
+}
+
+SocketChannel::~SocketChannel() {
+  close_peer();
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (!unix_path_.empty()) ::unlink(unix_path_.c_str());
 }
@@ -115,6 +120,7 @@ bool SocketChannel::next(std::string& line) {
       ++line_number_;
       return true;
     }
+    if (peer_fd_ < 0) return false;
     char chunk[4096];
     ssize_t n;
     do {

@@ -55,6 +55,8 @@ class SocketChannel : public LineChannel {
   void answer(const std::string& text) override;
   std::string where() const override { return spec_ + ":" + std::to_string(line_number_); }
   bool stop_on_error() const override { return false; }
+  // Ends the session with the peer (it sees end of file).
+  void close_peer();
   // The TCP port actually bound (useful with port 0).
   int bound_port() const { return bound_port_; }
 

@@ -1,5 +1,7 @@
 #include "platform/script_runner.h"
 
+#include "tlm/core/timeline.h"
+
 namespace gpuvp::platform {
 
 ScriptRunner::ScriptRunner(sc_core::sc_module_name name, Platform& platform, std::unique_ptr<LineChannel> channel,
@@ -10,10 +12,16 @@ ScriptRunner::ScriptRunner(sc_core::sc_module_name name, Platform& platform, std
 }
 
 void ScriptRunner::run() {
+  const int track = core::timeline().track(name());
   std::string line;
   while (channel_->next(line)) {
+    const core::Picoseconds started = core::now_ps();
     ScriptAnswer answer = interpreter_.execute(line);
     if (answer.text.empty()) continue;
+    if (core::timeline().enabled()) {
+      const std::string command = line.substr(0, line.find_first_of(" \t#"));
+      core::timeline().span(track, command.c_str(), started, core::now_ps() - started);
+    }
     channel_->answer(answer.text);
     if (answer.error) {
       ++errors_answered_;

@@ -1,7 +1,14 @@
 // End-to-end: the gpuvp executable as a user runs it.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include <array>
 #include <cstdio>
@@ -125,4 +132,43 @@ TEST(GpuvpCli, InfoJsonListsTheMemoryMap) {
   EXPECT_NE(r.out.find("\"base\": \"0xe0000000\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"base\": \"0xe1000000\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"name\": \"IDENT0\""), std::string::npos) << r.out;
+}
+
+TEST(GpuvpCli, QtestServesAHarnessOverAUnixSocket) {
+  const std::string path = ::testing::TempDir() + "gpuvp-qtest-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  auto server = std::async(std::launch::async, [&] { return run("run --quiet --qtest unix:" + path); });
+  // Connect once the server listens.
+  int fd = -1;
+  for (int attempt = 0; attempt < 200 && fd < 0; ++attempt) {
+    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      fd = s;
+    } else {
+      ::close(s);
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  ASSERT_GE(fd, 0) << "could not connect to " << path;
+  auto ask = [&](const std::string& line) {
+    const std::string out = line + "\n";
+    EXPECT_EQ(::send(fd, out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
+    std::string answer;
+    char c;
+    while (::recv(fd, &c, 1, 0) == 1 && c != '\n') answer += c;
+    return answer;
+  };
+  EXPECT_EQ(ask("readl 0xe1000000"), "OK 0x0000000002443356");
+  EXPECT_EQ(ask("writel 0xe1000010 0x600d"), "OK");
+  EXPECT_EQ(ask("expectl 0xe1000010 0x600e"), "ERR expect failed at 0xe1000010: expected 0x600e, actual 0x600d");
+  // An interactive peer decides what an ERR means: the session goes on.
+  EXPECT_EQ(ask("expectl 0xe1000010 0x600d"), "OK 0x000000000000600d");
+  EXPECT_EQ(ask("bogus"), "ERR unknown command 'bogus'");
+  ::close(fd);
+  Result r = server.get();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("qtest listening on unix:" + path), std::string::npos) << r.out;
 }

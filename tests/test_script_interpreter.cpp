@@ -1,0 +1,219 @@
+// The host script protocol, command by command, against the default platform; and the socket transport.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "platform/line_channel.h"
+#include "platform/platform.h"
+#include "platform/script_interpreter.h"
+#include "tests/support/sc_test.h"
+
+using namespace gpuvp;
+using platform::ScriptAnswer;
+
+namespace {
+
+// Runs lines through an interpreter on a default platform and returns the answers.
+class ScriptTest : public ::testing::Test {
+ protected:
+  ScriptTest() : platform_("gpuvp", platform::PlatformParams{}), interp_(platform_, "") {}
+
+  std::vector<ScriptAnswer> run(const std::vector<std::string>& lines) {
+    std::vector<ScriptAnswer> answers;
+    test::run_thread([&] {
+      for (const auto& l : lines) answers.push_back(interp_.execute(l));
+    });
+    return answers;
+  }
+  std::string answer(const std::string& line) { return run({line}).at(0).text; }
+
+  platform::Platform platform_;
+  platform::ScriptInterpreter interp_;
+};
+
+}  // namespace
+
+TEST_F(ScriptTest, WritesAndReadsOfEveryWidthAreLittleEndian) {
+  auto a = run({"writeq 0x1000 0x0807060504030201", "readb 0x1000", "readw 0x1002", "readl 0x1004", "readq 0x1000",
+                "writeb 0x1001 0xff", "readl 0x1000", "writew 0x1006 0xbeef", "readq 0x1000"});
+  EXPECT_EQ(a[0].text, "OK");
+  EXPECT_EQ(a[1].text, "OK 0x0000000000000001");
+  EXPECT_EQ(a[2].text, "OK 0x0000000000000403");
+  EXPECT_EQ(a[3].text, "OK 0x0000000008070605");
+  EXPECT_EQ(a[4].text, "OK 0x0807060504030201");
+  EXPECT_EQ(a[6].text, "OK 0x000000000403ff01");
+  EXPECT_EQ(a[8].text, "OK 0xbeef06050403ff01");
+  for (const auto& x : a) EXPECT_FALSE(x.error) << x.text;
+}
+
+TEST_F(ScriptTest, BulkWriteReadAndMemset) {
+  auto a = run({"write 0x2000 4 0xdeadbeef", "read 0x2000 4", "readl 0x2000", "memset 0x2001 2 0x5a", "read 0x2000 4",
+                "memset 0x3000 10000 0x11", "readb 0x570f", "readb 0x5710"});
+  EXPECT_EQ(a[0].text, "OK");
+  EXPECT_EQ(a[1].text, "OK 0xdeadbeef");
+  EXPECT_EQ(a[2].text, "OK 0x00000000efbeadde");  // bytes de ad be ef, little-endian dword
+  EXPECT_EQ(a[3].text, "OK");
+  EXPECT_EQ(a[4].text, "OK 0xde5a5aef");
+  EXPECT_EQ(a[6].text, "OK 0x0000000000000011");  // 10000 = 0x2710 bytes: 0x570f is the last one set
+  EXPECT_EQ(a[7].text, "OK 0x0000000000000000");  // one past the end untouched
+}
+
+TEST_F(ScriptTest, ExpectComparesUnderMask) {
+  auto a = run({"writel 0x100 0x12345678", "expectl 0x100 0x12345678", "expectl 0x100 0x5678 0xffff",
+                "expectl 0x100 0x5679 0xffff", "expectb 0x103 0x12"});
+  EXPECT_EQ(a[1].text, "OK 0x0000000012345678");
+  EXPECT_EQ(a[2].text, "OK 0x0000000012345678");
+  EXPECT_TRUE(a[3].error);
+  EXPECT_EQ(a[3].text, "ERR expect failed at 0x100: expected 0x5679, actual 0x12345678 (mask 0xffff)");
+  EXPECT_EQ(a[4].text, "OK 0x0000000000000012");
+}
+
+TEST_F(ScriptTest, ClockStepAdvancesSimulatedTimeAndAnswersIt) {
+  auto a = run({"clock_step 250", "clock_step 1000", "clock_step"});
+  EXPECT_EQ(a[0].text, "OK 250");
+  EXPECT_EQ(a[1].text, "OK 1250");
+  // Nothing scheduled in the model: one quantum (1 us by default).
+  EXPECT_EQ(a[2].text, "OK 2250");
+}
+
+TEST_F(ScriptTest, CommentsAndBlankLinesAreNotAnswered) {
+  auto a = run({"", "   ", "# a comment", "readl 0x0 # trailing comment"});
+  EXPECT_EQ(a[0].text, "");
+  EXPECT_EQ(a[1].text, "");
+  EXPECT_EQ(a[2].text, "");
+  EXPECT_EQ(a[3].text, "OK 0x0000000000000000");
+  EXPECT_EQ(interp_.commands(), 1u);
+}
+
+TEST_F(ScriptTest, MalformedCommandsAnswerErrWithTheReason) {
+  auto a = run({"frob 1 2", "readl", "readl zz", "writeb 0x0 0x100", "writel 0x0 1 2", "write 0x0 2 0xabc",
+                "write 0x0 2 0xabzz", "read 0x0 0", "read 0x0 99999999", "memset 0x0 4 256", "expectl 0x0",
+                "clock_step -5", "irq_wait nosuchline 10", "irq_wait gen", "load 0x0 /nonexistent/image.bin",
+                "readl 0x10K"});
+  const char* expected[] = {
+      "ERR unknown command 'frob'",
+      "ERR usage: readl ADDR",
+      "ERR bad address 'zz'",
+      "ERR value does not fit in 1 bytes",
+      "ERR usage: writel ADDR VALUE",
+      "ERR data must be 0x followed by exactly 4 hex digits",
+      "ERR bad hex digit in data",
+      "ERR bad size '0' (1..1048576)",
+      "ERR bad size '99999999' (1..1048576)",
+      "ERR bad byte '256'",
+      "ERR usage: expectl ADDR VALUE [MASK]",
+      "ERR bad time '-5'",
+      "ERR no interrupt line 'nosuchline'",
+      "ERR usage: irq_wait LINE TIMEOUT_NS",
+      "ERR cannot read file '/nonexistent/image.bin'",
+      "ERR bad address '0x10K'",
+  };
+  ASSERT_EQ(a.size(), std::size(expected));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(a[i].error) << i;
+    EXPECT_EQ(a[i].text, expected[i]) << i;
+  }
+}
+
+TEST_F(ScriptTest, BusErrorsAreAnsweredNotCrashed) {
+  auto a = run({"readl 0xf0000000", "writeq 0x7ffffffc 0", "readl 0x7ffffffc"});
+  EXPECT_EQ(a[0].text, "ERR read at 0xf0000000 failed: address error");
+  EXPECT_EQ(a[1].text, "ERR write at 0x7ffffffc failed: address error");  // crosses the end of DRAM
+  EXPECT_EQ(a[2].text, "OK 0x0000000000000000");
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at 0xf0000000").size(), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "crosses the end of window 'dram'").size(), 1u);
+}
+
+TEST_F(ScriptTest, LoadCopiesAFileIntoMemoryThroughTheBus) {
+  const std::string path = ::testing::TempDir() + "image.bin";
+  {
+    std::ofstream f(path, std::ios::binary);
+    for (int i = 0; i < 5000; ++i) f.put(static_cast<char>(i & 0xFF));
+  }
+  auto a = run({"load 0x40000 " + path, "readb 0x40000", "readb 0x41387", "readl 0x41384", "readl 0x41388"});
+  EXPECT_EQ(a[0].text, "OK");
+  EXPECT_EQ(a[1].text, "OK 0x0000000000000000");
+  EXPECT_EQ(a[2].text, "OK 0x0000000000000087");  // byte 4999 = 0x1387 -> 0x87
+  EXPECT_EQ(a[3].text, "OK 0x0000000087868584");  // bytes 4996..4999 = 84 85 86 87
+  EXPECT_EQ(a[4].text, "OK 0x0000000000000000");  // nothing beyond the file
+  EXPECT_EQ(platform_.dram().store().pages_allocated(), 1u);
+}
+
+namespace {
+// Raises the vc4 line 300 ns into the simulation, lowers it 10 ns later.
+struct IrqPulser : sc_core::sc_module {
+  core::InterruptLine& line;
+  IrqPulser(sc_core::sc_module_name n, core::InterruptLine& l) : sc_module(n), line(l) {
+    SC_HAS_PROCESS(IrqPulser);
+    SC_THREAD(run);
+  }
+  void run() {
+    sc_core::wait(300, sc_core::SC_NS);
+    line.raise();
+    sc_core::wait(10, sc_core::SC_NS);
+    line.lower();
+  }
+};
+}  // namespace
+
+TEST_F(ScriptTest, IrqWaitReturnsWhenTheLineRisesAndTimesOutOtherwise) {
+  IrqPulser pulser("pulser", *platform_.find_irq("vc4"));
+  auto a = run({"irq_wait vc4 1000", "irq_wait 1 500", "clock_step 20", "irq_wait 1 500", "clock_step 0"});
+  EXPECT_EQ(a[0].text, "OK 300");
+  EXPECT_EQ(a[1].text, "OK 300");  // still high: answered at once
+  EXPECT_EQ(a[2].text, "OK 320");  // low again since 310
+  EXPECT_EQ(a[3].text, "ERR timeout: interrupt line gpuvp.v3d.irq not raised within 500 ns");
+  EXPECT_EQ(a[4].text, "OK 820");
+}
+
+TEST(SocketChannel, ServesLinesOverTcpAndAnswersThem) {
+  platform::SocketChannel channel("tcp:127.0.0.1:0");
+  ASSERT_GT(channel.bound_port(), 0);
+  std::string received;
+  std::thread client([&] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(channel.bound_port()));
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string lines = "readl 0x0\r\nclock_step 5\nlast-without-newline";
+    ::send(fd, lines.data(), lines.size(), 0);
+    ::shutdown(fd, SHUT_WR);
+    char buf[256];
+    ssize_t n;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) received.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+  });
+  channel.accept_peer();
+  std::vector<std::string> lines;
+  std::string line;
+  while (channel.next(line)) {
+    lines.push_back(line);
+    channel.answer("OK " + std::to_string(lines.size()));
+  }
+  channel.close_peer();  // lets the client's recv loop end
+  client.join();
+  EXPECT_EQ(lines, (std::vector<std::string>{"readl 0x0", "clock_step 5", "last-without-newline"}));
+  EXPECT_EQ(received, "OK 1\nOK 2\nOK 3\n");
+}
+
+TEST(SocketChannel, BadSpecsAreOneLineErrors) {
+  for (const char* spec : {"tcp:127.0.0.1", "tcp:localhost:4000", "tcp:127.0.0.1:70000", "udp:1", "unix:"}) {
+    try {
+      platform::SocketChannel c(spec);
+      ADD_FAILURE() << spec << " accepted";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos);
+      EXPECT_EQ(what.rfind(std::string("qtest '") + spec + "'", 0), 0u) << what;
+    }
+  }
+}
