@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -168,7 +169,9 @@ void Memory::invalidate_dmi() { socket->invalidate_direct_mem_ptr(0, ~0ULL); }
 
 void Memory::load_image(const std::string& path, std::uint64_t offset) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw std::runtime_error("cannot read image file '" + path + "'");
+  // A directory opens as a stream on Linux and reports a bogus size: treat it as unreadable.
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) throw std::runtime_error("cannot read image file '" + path + "'");
   const std::uint64_t len = static_cast<std::uint64_t>(in.tellg());
   if (!store_.contains(offset, len)) {
     throw std::runtime_error("image file '" + path + "' (" + std::to_string(len) + " bytes) does not fit in " +
