@@ -17,8 +17,8 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
                                                  unsigned len) {
   const bool write = cmd == tlm::TLM_WRITE_COMMAND;
   if (use_dmi_) {
-    if (unsigned char* p = dmi_.lookup(addr, len, write)) {
-      const tlm::tlm_dmi* region = dmi_.region_for(addr);
+    const tlm::tlm_dmi* region = nullptr;
+    if (unsigned char* p = dmi_.lookup(addr, len, write, &region)) {
       if (write) {
         std::memcpy(p, data, len);
         local_time_.advance(to_ps(region->get_write_latency()));

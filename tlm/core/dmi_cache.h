@@ -10,14 +10,19 @@ namespace gpuvp::core {
 
 class DmiCache {
  public:
-  // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr.
-  unsigned char* lookup(std::uint64_t addr, unsigned len, bool write) {
+  // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr. When region is given,
+  // it receives the region that served the access (saves a second search for its latencies).
+  unsigned char* lookup(std::uint64_t addr, unsigned len, bool write, const tlm::tlm_dmi** region = nullptr) {
     if (last_ < regions_.size()) {
-      if (unsigned char* p = try_region(regions_[last_], addr, len, write)) return p;
+      if (unsigned char* p = try_region(regions_[last_], addr, len, write)) {
+        if (region) *region = &regions_[last_];
+        return p;
+      }
     }
     for (std::size_t i = 0; i < regions_.size(); ++i) {
       if (unsigned char* p = try_region(regions_[i], addr, len, write)) {
         last_ = i;
+        if (region) *region = &regions_[i];
         return p;
       }
     }

@@ -1,0 +1,329 @@
+// bench_bus: host cost of one bus transaction from a core::BusInitiator through a core::Bus to a core::Memory (and to
+// a core::RegisterBlock), in four modes side by side:
+//   b_transport with a 1 us quantum | b_transport with quantum 0 (sync after every access)
+//   DMI with a 1 us quantum         | DMI with quantum 0
+// for 4-byte and 64-byte accesses (alternating write then read-back of the same address, walking a 4 KiB window
+// inside one DMI page). Counters: transactions per host second, host ns per transaction, simulated ns per host second,
+// and the fraction of accesses served by DMI. Host time is process CPU time (the rates follow the CPU column), so a
+// loaded machine skews the numbers less; wall_ns/tx gives the wall-clock view. After the run a summary prints the ratios between the modes and the
+// targets (DMI <= 2 ns, b_transport with quantum <= 10 ns per access), which are reported, not asserted.
+//
+// SystemC elaborates once per process and its thread processes only run inside sc_start(): the platform is built once
+// in sc_main, a worker SC_THREAD waits for a job, performs it and calls sc_pause(), so every benchmark batch is one
+// sc_start() round trip. The round trip itself is measured by the harness/sc_start_round_trip benchmark.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "tlm/core/bus.h"
+#include "tlm/core/bus_initiator.h"
+#include "tlm/core/memory.h"
+#include "tlm/core/register_block.h"
+#include "tlm/core/report.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+
+using namespace gpuvp;
+
+namespace {
+
+constexpr std::uint64_t kDramBase = 0x0;
+constexpr std::uint64_t kDramWindow = 0x10000;  // accesses walk [kDramWindow, kDramWindow + kWindowBytes)
+constexpr std::uint64_t kWindowBytes = 4096;
+constexpr std::uint64_t kRegsBase = 0xE100'0000;
+constexpr std::uint64_t kRegsSize = 0x1000;
+constexpr core::Picoseconds kQuantumPs = core::kPsPerUs;
+
+// One request to the worker: count transactions of len bytes, alternately a write and a read-back of the same address,
+// walking [base, base + window) (window a power of two).
+struct Job {
+  std::uint64_t base = 0;
+  std::uint64_t window = kWindowBytes;
+  unsigned len = 4;
+  std::uint64_t count = 0;
+  bool verify = false;  // compare every read with the write before it
+  bool sync = false;    // bring the kernel up to the initiator's local time at the end
+};
+
+class Worker : public sc_core::sc_module {
+ public:
+  Worker(sc_core::sc_module_name name, core::BusInitiator& cpu) : sc_module(name), cpu_(cpu) {
+    SC_HAS_PROCESS(Worker);
+    SC_THREAD(run);
+  }
+
+  // Runs one job to completion (called from the benchmark loop, outside the kernel).
+  void submit(const Job& job) {
+    job_ = job;
+    start_.notify(sc_core::SC_ZERO_TIME);
+    sc_core::sc_start();
+  }
+  std::uint64_t errors() const { return errors_; }
+  std::uint64_t mismatches() const { return mismatches_; }
+
+ private:
+  void run() {
+    alignas(64) unsigned char wbuf[64];
+    alignas(64) unsigned char rbuf[64];
+    for (;;) {
+      sc_core::wait(start_);
+      const Job j = job_;
+      const std::uint64_t mask = j.window - 1;
+      for (std::uint64_t i = 0; i < j.count; ++i) {
+        const std::uint64_t addr = j.base + (((i >> 1) * j.len) & mask);
+        tlm::tlm_response_status s;
+        if ((i & 1) == 0) {
+          std::memset(wbuf, static_cast<int>(i & 0xFF), j.len);
+          s = cpu_.write(addr, wbuf, j.len);
+        } else {
+          s = cpu_.read(addr, rbuf, j.len);
+          if (j.verify && std::memcmp(wbuf, rbuf, j.len) != 0) ++mismatches_;
+        }
+        if (s != tlm::TLM_OK_RESPONSE) ++errors_;
+      }
+      if (j.sync) cpu_.sync();
+      sc_core::sc_pause();  // sc_start() returns at the end of this delta cycle
+    }
+  }
+
+  core::BusInitiator& cpu_;
+  sc_core::sc_event start_;
+  Job job_;
+  std::uint64_t errors_ = 0;
+  std::uint64_t mismatches_ = 0;
+};
+
+// The platform under test, built once before the first sc_start().
+struct Platform {
+  core::Bus bus{"bus"};
+  core::BusInitiator cpu{"cpu"};
+  core::Memory dram{"dram", core::MemoryParams{}};  // defaults: 60/40 cycle read/write latency at 1 GHz, 64 KiB pages
+  core::RegisterBlock regs{"regs", kRegsSize, core::ClockDomain("regs.clock", 1'000'000'000), 2};
+  Worker worker{"worker", cpu};
+
+  Platform() {
+    // platform/configs/default.yaml: 2-cycle hop, 32-byte DRAM port, 1 us quantum.
+    bus.attach_initiator(cpu.socket, "cpu");
+    bus.attach_target(dram.socket, "dram", kDramBase, dram.params().size, {2, 32});
+    bus.attach_target(regs.socket, "regs", kRegsBase, kRegsSize, {2, 16});
+    regs.regs().add({"SCRATCH", 0x0, 32, 0, core::Access::kReadWrite, "scratch register", {}, ~0ULL});
+  }
+};
+
+Platform* g_platform = nullptr;
+
+enum class Mode { kBtQuantum, kBtNoQuantum, kDmiQuantum, kDmiNoQuantum };
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kBtQuantum: return "b_transport_q1us";
+    case Mode::kBtNoQuantum: return "b_transport_q0";
+    case Mode::kDmiQuantum: return "dmi_q1us";
+    case Mode::kDmiNoQuantum: return "dmi_q0";
+  }
+  return "?";
+}
+bool mode_dmi(Mode m) { return m == Mode::kDmiQuantum || m == Mode::kDmiNoQuantum; }
+bool mode_quantum(Mode m) { return m == Mode::kBtQuantum || m == Mode::kDmiQuantum; }
+// Transactions per sc_start() round trip: large enough that the round trip is a small share of the batch.
+std::uint64_t batch_for(Mode m) {
+  switch (m) {
+    case Mode::kDmiQuantum: return 1 << 16;
+    case Mode::kBtQuantum: return 1 << 14;
+    default: return 1 << 12;
+  }
+}
+
+struct Result {
+  double ns_per_tx = 0;
+  double tx_per_s = 0;
+  double sim_ns_per_host_s = 0;
+};
+std::map<std::string, Result> g_results;  // by benchmark name; the last (measured) run of each wins
+
+std::uint64_t counter(const std::string& path) { return core::stats().counter_value(path); }
+
+double cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+void configure(Mode mode) {
+  core::BusInitiator& cpu = g_platform->cpu;
+  core::set_global_quantum(mode_quantum(mode) ? kQuantumPs : 0);
+  cpu.local_time().refresh_quantum();
+  cpu.set_use_dmi(mode_dmi(mode));
+}
+
+void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::uint64_t base, std::uint64_t window,
+             unsigned len, bool expect_dmi) {
+  Platform& p = *g_platform;
+  configure(mode);
+  Job job;
+  job.base = base;
+  job.window = window;
+  job.len = len;
+  // Warm-up (untimed): obtains the DMI region, checks the data path, then synchronises so the run starts at offset 0.
+  job.count = 256;
+  job.verify = true;
+  job.sync = true;
+  p.worker.submit(job);
+  if (p.worker.errors() != 0 || p.worker.mismatches() != 0) {
+    state.SkipWithError("warm-up: error responses or read-back mismatches");
+    return;
+  }
+  job.verify = false;
+  job.sync = false;
+  job.count = batch_for(mode);
+
+  const std::uint64_t dmi0 = counter("cpu.dmi_accesses");
+  const std::uint64_t bt0 = counter("cpu.transactions");
+  const core::Picoseconds sim0 = p.cpu.local_time().now();
+  const double cpu0 = cpu_ns();
+  const auto host0 = std::chrono::steady_clock::now();
+  while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(job.count))) p.worker.submit(job);
+  const auto host1 = std::chrono::steady_clock::now();
+  const double cpu1 = cpu_ns();
+  const core::Picoseconds sim1 = p.cpu.local_time().now();
+  const std::uint64_t dmi = counter("cpu.dmi_accesses") - dmi0;
+  const std::uint64_t bt = counter("cpu.transactions") - bt0;
+
+  const double tx = static_cast<double>(state.iterations());
+  const double wall_ns = std::chrono::duration<double, std::nano>(host1 - host0).count();
+  const double host_ns = cpu1 - cpu0;
+  const double sim_ns = static_cast<double>(sim1 - sim0) / 1000.0;
+  if (p.worker.errors() != 0) {
+    state.SkipWithError("error responses during the run");
+    return;
+  }
+  const auto n = static_cast<std::uint64_t>(state.iterations());
+  if (expect_dmi ? dmi != n : (dmi != 0 || bt != n)) {
+    state.SkipWithError(expect_dmi ? "not every access took the DMI path" : "an access bypassed b_transport");
+    return;
+  }
+  state.counters["tx/s"] = benchmark::Counter(tx, benchmark::Counter::kIsRate);
+  state.counters["ns/tx"] = benchmark::Counter(host_ns / tx);
+  state.counters["sim_ns/host_s"] = benchmark::Counter(sim_ns, benchmark::Counter::kIsRate);
+  state.counters["wall_ns/tx"] = benchmark::Counter(wall_ns / tx);
+  state.counters["dmi_frac"] = benchmark::Counter(static_cast<double>(dmi) / tx);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * len);
+  g_results[name] = {host_ns / tx, tx / (host_ns * 1e-9), sim_ns / (host_ns * 1e-9)};
+}
+
+// Cost of one sc_start()/sc_pause() round trip with an empty job: the per-batch overhead included in the other rows.
+void run_round_trip(benchmark::State& state) {
+  Job job;
+  job.count = 0;
+  for (auto _ : state) g_platform->worker.submit(job);
+}
+
+void register_benchmarks() {
+  const Mode modes[] = {Mode::kBtQuantum, Mode::kBtNoQuantum, Mode::kDmiQuantum, Mode::kDmiNoQuantum};
+  for (unsigned len : {4u, 64u}) {
+    for (Mode m : modes) {
+      const std::string name = std::string("bus_mem/") + mode_name(m) + "/" + std::to_string(len) + "B";
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+        run_bus(s, name, m, kDramBase + kDramWindow, kWindowBytes, len, mode_dmi(m));
+      })->Unit(benchmark::kNanosecond);
+    }
+  }
+  // One 32-bit register behind the bus: always b_transport (register blocks grant no DMI).
+  for (Mode m : {Mode::kBtQuantum, Mode::kBtNoQuantum}) {
+    const std::string name = std::string("bus_reg/") + mode_name(m) + "/4B";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+      run_bus(s, name, m, kRegsBase, 4, 4, false);  // a 4-byte window: every access hits the register
+    })->Unit(benchmark::kNanosecond);
+  }
+  benchmark::RegisterBenchmark("harness/sc_start_round_trip", run_round_trip)->Unit(benchmark::kNanosecond);
+}
+
+void print_summary(std::FILE* out) {
+  auto ns = [](const std::string& name) -> double {
+    auto it = g_results.find(name);
+    return it == g_results.end() ? 0.0 : it->second.ns_per_tx;
+  };
+  auto ratio = [&](const char* label, const std::string& slow, const std::string& fast) {
+    const double a = ns(slow), b = ns(fast);
+    if (a > 0 && b > 0) std::fprintf(out, "  %-44s %8.2fx  (%.2f ns vs %.2f ns)\n", label, a / b, b, a);
+  };
+  std::fprintf(out, "\nRatios (speed-up of the first mode over the second, host CPU time per transaction):\n");
+  for (const char* len : {"4B", "64B"}) {
+    const std::string bq = std::string("bus_mem/b_transport_q1us/") + len;
+    const std::string b0 = std::string("bus_mem/b_transport_q0/") + len;
+    const std::string dq = std::string("bus_mem/dmi_q1us/") + len;
+    const std::string d0 = std::string("bus_mem/dmi_q0/") + len;
+    std::fprintf(out, " %s accesses:\n", len);
+    ratio("DMI vs b_transport, quantum 1 us", bq, dq);
+    ratio("DMI vs b_transport, quantum 0", b0, d0);
+    ratio("quantum 1 us vs 0, b_transport", b0, bq);
+    ratio("quantum 1 us vs 0, DMI", d0, dq);
+    ratio("DMI quantum 1 us vs b_transport quantum 0", b0, dq);
+  }
+  std::fprintf(out, " register block (4B):\n");
+  ratio("quantum 1 us vs 0, register b_transport", "bus_reg/b_transport_q0/4B", "bus_reg/b_transport_q1us/4B");
+  ratio("memory vs register b_transport, quantum 1 us", "bus_reg/b_transport_q1us/4B",
+        "bus_mem/b_transport_q1us/4B");
+
+  std::fprintf(out, "\nTargets (reported, not asserted):\n");
+  auto target = [&](const std::string& name, double limit) {
+    const double v = ns(name);
+    if (v > 0) std::fprintf(out, "  %-32s %8.2f ns  target <= %4.1f ns  %s\n", name.c_str(), v, limit,
+                            v <= limit ? "met" : "MISSED");
+  };
+  for (const char* len : {"4B", "64B"}) {
+    target(std::string("bus_mem/dmi_q1us/") + len, 2.0);
+    target(std::string("bus_mem/b_transport_q1us/") + len, 10.0);
+  }
+  std::fprintf(out, "\nInitiator counters: cpu.dmi_accesses=%llu cpu.transactions=%llu dram.dmi_grants=%llu\n",
+               static_cast<unsigned long long>(counter("cpu.dmi_accesses")),
+               static_cast<unsigned long long>(counter("cpu.transactions")),
+               static_cast<unsigned long long>(counter("dram.dmi_grants")));
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+  // The summary goes to stdout with the console format; machine-readable formats keep stdout clean.
+  bool console = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0) {
+      console = false;
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  core::ensure_picosecond_resolution();
+  core::ReportLog::install(true);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  core::set_global_quantum(kQuantumPs);
+
+  Platform platform;
+  g_platform = &platform;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration and initialisation: the worker waits for its first job
+
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  std::FILE* out = console ? stdout : stderr;
+  print_summary(out);
+  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
+  std::fprintf(out, "SystemC warnings/errors: %zu\n", warnings);
+  g_platform = nullptr;
+  return warnings == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
