@@ -1,6 +1,7 @@
 #include "platform/platform.h"
 
 #include "tlm/core/report.h"
+#include "tlm/gen/gen_regs.h"
 
 namespace gpuvp::platform {
 
@@ -16,12 +17,20 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
                      {params_.bus.hop_latency_cycles, params_.bus.dram_port_bytes_per_cycle});
   const core::PortTiming mmio_timing{params_.bus.hop_latency_cycles, params_.bus.mmio_port_bytes_per_cycle};
   if (params_.gen.enabled) {
-    gen_bar_ = std::make_unique<core::RegisterBlock>("gen", kGenBarSize, core::ClockDomain("gen", params_.gen.clock_hz),
-                                                     params_.gen.mmio_latency_cycles);
-    gen_irq_ = std::make_unique<core::InterruptLine>("gen");
-    bus_.attach_target(gen_bar_->socket, "gen", params_.gen.base, kGenBarSize, mmio_timing);
-    host_irqs_.emplace_back("gen", gen_irq_.get());
-    register_blocks_.push_back(gen_bar_.get());
+    // The GGTT entries live in graphics stolen memory, by default the top of DRAM.
+    const gen::GttParams& gtt = params_.gen.gpu.gtt;
+    const std::uint64_t pte_bytes = gtt.ggtt_size / 4096 * 8;
+    const std::uint64_t dram_end = params_.dram.base + params_.dram.memory.size;
+    const std::uint64_t gsm_base = gtt.gsm_base ? gtt.gsm_base : dram_end - pte_bytes;
+    if (pte_bytes > params_.dram.memory.size || gsm_base < params_.dram.base || gsm_base + pte_bytes > dram_end) {
+      throw core::ConfigError("config key 'gen.gtt.gsm_base': the " + std::to_string(pte_bytes >> 20) +
+                              " MiB of GGTT entries at " + core::format_hex(gsm_base) + " must lie inside DRAM");
+    }
+    gen_ = std::make_unique<gen::GenGpu>("gen", params_.gen.gpu, gsm_base);
+    bus_.attach_target(gen_->socket, "gen", params_.gen.base, gen::kBarSize, mmio_timing);
+    bus_.attach_initiator(gen_->memory.socket, "gen");
+    host_irqs_.emplace_back("gen", &gen_->irq());
+    register_blocks_.push_back(gen_.get());
   }
   if (params_.vc4.enabled) {
     v3d_ = std::make_unique<vc4::V3d>("v3d", params_.vc4.v3d);

@@ -16,6 +16,7 @@
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/register_block.h"
+#include "tlm/gen/gen_gpu.h"
 #include "tlm/vc4/v3d.h"
 
 namespace gpuvp::platform {
@@ -29,6 +30,7 @@ class Platform : public sc_core::sc_module {
   core::Memory& dram() { return dram_; }
   core::BusInitiator& host() { return host_; }
   vc4::V3d* v3d() { return v3d_.get(); }
+  gen::GenGpu* gen() { return gen_.get(); }
 
   // Interrupt lines to the host by name ("gen", "vc4"), in a stable order; index = position.
   const std::vector<std::pair<std::string, core::InterruptLine*>>& host_irqs() const { return host_irqs_; }
@@ -43,10 +45,7 @@ class Platform : public sc_core::sc_module {
   core::Bus bus_;
   core::Memory dram_;
   core::BusInitiator host_;
-  // Until the Gen blocks land (GTT, command streamers), the BAR is a register block with no registers: every access
-  // is answered as unmapped (reads 0) with a warning naming the offset.
-  std::unique_ptr<core::RegisterBlock> gen_bar_;
-  std::unique_ptr<core::InterruptLine> gen_irq_;
+  std::unique_ptr<gen::GenGpu> gen_;
   std::unique_ptr<vc4::V3d> v3d_;
   std::vector<std::pair<std::string, core::InterruptLine*>> host_irqs_;
   std::vector<core::RegisterBlock*> register_blocks_;

@@ -7,6 +7,7 @@
 
 #include "tlm/core/config.h"
 #include "tlm/core/memory.h"
+#include "tlm/gen/gen_gpu.h"
 #include "tlm/vc4/v3d.h"
 
 namespace gpuvp::platform {
@@ -62,14 +63,12 @@ struct DramParams {
 struct GenParams {
   bool enabled = true;
   std::uint64_t base = 0xE000'0000;
-  std::uint64_t clock_hz = 1'000'000'000;
-  std::uint32_t mmio_latency_cycles = 2;
+  gen::GenGpuParams gpu;
 
   void visit(core::ParamVisitor& v) {
     v.param("enabled", enabled, "instantiate the Intel Gen GPU");
     v.param("base", base, "physical address of the GTTMMADR BAR (16 MiB)");
-    v.param("clock_hz", clock_hz, "GPU clock in Hz", 1'000'000, 10'000'000'000ULL);
-    v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
+    gpu.visit(v);
   }
 };
 
@@ -100,9 +99,6 @@ struct PlatformParams {
     v.group("vc4", vc4, "Broadcom VideoCore IV");
   }
 };
-
-// Size of the Gen GTTMMADR BAR: 8 MiB of registers then 8 MiB of GGTT entries on Gen8/Gen9.
-constexpr std::uint64_t kGenBarSize = 16ULL << 20;
 
 // Loads the configuration: defaults, then the file (if any), then each --set in order. Throws core::ConfigError.
 PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides);

@@ -31,7 +31,7 @@ void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_tim
     return;
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
-  if (unmapped_access(trans)) return;
+  if (forward_access(trans, &delay)) return;
   const auto offset = static_cast<std::uint32_t>(addr);
   bool complete;
   if (trans.is_read()) {
@@ -51,6 +51,7 @@ unsigned int RegisterBlock::transport_dbg(tlm::tlm_generic_payload& trans) {
   const std::uint64_t addr = trans.get_address();
   const unsigned len = trans.get_data_length();
   if (len == 0 || len > size_ || addr > size_ - len) return 0;
+  if (forward_access(trans, nullptr)) return trans.get_response_status() == tlm::TLM_OK_RESPONSE ? len : 0;
   const auto offset = static_cast<std::uint32_t>(addr);
   if (trans.is_read()) {
     regs_.debug_read(offset, trans.get_data_ptr(), len);

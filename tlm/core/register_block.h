@@ -28,10 +28,11 @@ class RegisterBlock : public sc_core::sc_module {
   const ClockDomain& clock() const { return clock_; }
 
  protected:
-  // Handles an access the register table does not cover at all (e.g. a PTE array or a memory window inside the
-  // block). Returns true if handled; the default reports nothing and returns false.
-  virtual bool unmapped_access(tlm::tlm_generic_payload& trans) {
+  // Lets a block serve part of its window itself (e.g. the GGTT entry window of the Gen BAR) before the register
+  // table is consulted. delay is null for debug accesses. Returns true if handled (the response status set).
+  virtual bool forward_access(tlm::tlm_generic_payload& trans, sc_core::sc_time* delay) {
     (void)trans;
+    (void)delay;
     return false;
   }
 

@@ -1,0 +1,177 @@
+// GTT MMU of Gen8/Gen9: turns graphics virtual addresses into physical ones the way the hardware does, for every
+// client (engines, EU data port, GuC), each with its own TLB. Facts: reference-intel.md section 5, i915
+// gt/intel_gtt.h, gt/intel_ggtt.c, gt/intel_gt.c (fault registers), GVT-g gvt/gtt.c.
+//
+// GGTT: 64-bit PTEs (address | bit 0 present) held in graphics stolen memory (GSM) in DRAM; the host writes them
+// through the BAR at +8 MiB and the GTT reads them back through the bus on a TLB miss.
+// PPGTT: 4 KiB tables of 512 64-bit entries, 3 levels with four PDP registers (legacy 32-bit) or 4 levels with the
+// PML4 in PDP0 (48-bit). Walks are real timed bus reads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
+#include "tlm/core/interrupt_line.h"
+#include "tlm/core/register_bank.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+
+namespace gpuvp::gen {
+
+enum class AddressSpace : std::uint8_t { kGgtt, kPpgtt };
+
+// Context descriptor addressing modes that select a PPGTT layout (i915 intel_lrc.c: LEGACY_32B_CONTEXT = 1,
+// LEGACY_64B_CONTEXT = 3).
+enum class PpgttMode : std::uint8_t { kNone, kLegacy32, k48Bit };
+
+// The root of a PPGTT: the four PDP registers of the running context (PDP0 holds the PML4 in 48-bit mode).
+struct PpgttRoot {
+  PpgttMode mode = PpgttMode::kNone;
+  std::array<std::uint64_t, 4> pdp{};
+};
+
+// The two-bit fault type written to RING_FAULT_REG. No public source names the hardware's encodings (i915 only
+// prints the number), so these are the model's own, listed in the README.
+enum class FaultType : std::uint8_t {
+  kNotPresent = 0,  // an entry on the walk has bit 0 clear
+  kReadOnly = 1,    // a write through an entry without the RW bit
+  kOutOfRange = 2,  // beyond the GGTT, beyond 4 GiB in legacy mode, beyond 48 bits, or no PPGTT bound
+  kBadEntry = 3,    // reserved bits set, an unsupported page size, or the walk's memory read failed
+};
+const char* to_string(FaultType type);
+
+struct Translation {
+  bool ok = false;
+  std::uint64_t pa = 0;
+  bool writable = false;
+  std::uint8_t pat = 0;         // PAT index from PTE bits 7, 4, 3 (PPGTT); 0 for the GGTT
+  std::uint64_t page_size = 0;  // 4 KiB or 2 MiB
+  FaultType fault = FaultType::kNotPresent;
+  const char* level = "";  // which entry decided: "GGTT PTE", "PML4E", "PDPE", "PDE", "PTE", or a limit
+};
+
+struct GttParams {
+  std::uint64_t ggtt_size = 4ULL << 30;  // graphics address space of the GGTT; PTEs take ggtt_size / 512 bytes
+  std::uint64_t gsm_base = 0;            // physical address of the GGTT PTEs in DRAM; 0 = the top of DRAM
+  std::uint32_t physical_address_bits = 39;
+  std::uint32_t tlb_entries = 64;
+  std::uint32_t tlb_ways = 4;
+  std::uint32_t tlb_hit_cycles = 1;
+  std::uint32_t walk_level_cycles = 2;  // per table level on a miss, on top of the memory read
+
+  void visit(core::ParamVisitor& v) {
+    v.param("ggtt_size", ggtt_size, "GGTT address space in bytes (power of two, at most 4 GiB)", 2ULL << 20,
+            4ULL << 30);
+    v.param("gsm_base", gsm_base, "physical address of the GGTT entries in DRAM; 0 = top of DRAM");
+    v.param("physical_address_bits", physical_address_bits, "entry address bits above this are reserved", 32, 46);
+    v.param("tlb_entries", tlb_entries, "TLB entries per client", 1, 65536);
+    v.param("tlb_ways", tlb_ways, "TLB associativity (divides tlb_entries)", 1, 65536);
+    v.param("tlb_hit_cycles", tlb_hit_cycles, "cost of a TLB hit in GPU cycles", 0, 1000);
+    v.param("walk_level_cycles", walk_level_cycles, "cost per table level of a walk, plus its memory read", 0, 1000);
+  }
+};
+
+class Gtt;
+
+// One client's view: its TLB, its current PPGTT root and its statistics.
+class GttClient {
+ public:
+  GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::uint8_t engine_id);
+
+  // Translates va for a read or write of up to the rest of the page. On a fault the GTT records it (fault registers,
+  // interrupt, warning) and the result says why. delay grows by the TLB and walk cost.
+  Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
+
+  // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
+  void set_ppgtt_root(const PpgttRoot& root);
+  const PpgttRoot& ppgtt_root() const { return root_; }
+  void invalidate_tlb();       // every entry
+  void invalidate_ggtt_tlb();  // GGTT entries only
+
+  const std::string& name() const { return name_; }
+  std::uint8_t source_id() const { return source_id_; }
+  std::uint8_t engine_id() const { return engine_id_; }
+  std::uint64_t hits() const { return hits_.value; }
+  std::uint64_t misses() const { return misses_.value; }
+  std::uint64_t walk_reads() const { return walk_reads_.value; }
+  std::uint64_t faults() const { return faults_.value; }
+
+ private:
+  friend class Gtt;
+  struct TlbEntry {
+    bool valid = false;
+    bool ppgtt = false;
+    bool writable = false;
+    std::uint8_t pat = 0;
+    std::uint64_t vpn = 0;      // va >> 12
+    std::uint64_t frame = 0;    // pa >> 12
+    std::uint64_t last_use = 0;
+  };
+  TlbEntry* lookup(std::uint64_t vpn, bool ppgtt);
+  void insert(std::uint64_t vpn, bool ppgtt, const Translation& t);
+
+  Gtt& gtt_;
+  std::string name_;
+  std::uint8_t source_id_;
+  std::uint8_t engine_id_;
+  PpgttRoot root_;
+  std::vector<TlbEntry> tlb_;
+  std::uint32_t sets_;
+  std::uint32_t ways_;
+  std::uint64_t use_clock_ = 0;
+  core::Counter& lookups_;
+  core::Counter& hits_;
+  core::Counter& misses_;
+  core::Counter& walk_reads_;
+  core::Counter& faults_;
+};
+
+class Gtt : public sc_core::sc_module {
+ public:
+  // Registers its registers in the BAR's bank; reads and writes entries through memory.
+  Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gsm_base, core::RegisterBank& bar,
+      core::InitiatorPort& memory, const core::ClockDomain& clock);
+
+  // Clients are created at elaboration; source_id and engine_id are what RING_FAULT_REG reports for them.
+  GttClient& add_client(const std::string& name, std::uint8_t source_id, std::uint8_t engine_id);
+  GttClient* find_client(const std::string& name);
+
+  // Host access to the GGTT PTE window; offset is relative to BAR + 8 MiB. delay == nullptr for debug access.
+  void pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offset, sc_core::sc_time* delay);
+
+  // Raised while RING_FAULT_REG.VALID is set.
+  core::InterruptLine& fault_irq() { return fault_irq_; }
+  std::uint64_t gsm_base() const { return gsm_base_; }
+  std::uint64_t pte_bytes() const { return params_.ggtt_size / 4096 * 8; }
+  void invalidate_all_ggtt_tlbs();
+
+ private:
+  friend class GttClient;
+  Translation walk(GttClient& client, std::uint64_t va, AddressSpace space, sc_core::sc_time& delay);
+  Translation walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_time& delay);
+  // Reads one 64-bit entry; false on a bus error.
+  bool read_entry(GttClient& client, std::uint64_t addr, std::uint64_t& entry, sc_core::sc_time& delay);
+  void record_fault(GttClient& client, std::uint64_t va, AddressSpace space, bool write, const Translation& t);
+
+  GttParams params_;
+  std::uint64_t gsm_base_;
+  std::uint64_t reserved_mask_;  // entry bits 62:physical_address_bits
+  core::InitiatorPort& memory_;
+  core::ClockDomain clock_;
+  std::deque<GttClient> clients_;
+  core::InterruptLine fault_irq_;
+  core::Register* fault_reg_;
+  core::Register* fault_data0_;
+  core::Register* fault_data1_;
+  core::Counter& faults_;
+  core::Counter& ggtt_flushes_;
+};
+
+}  // namespace gpuvp::gen
