@@ -171,6 +171,20 @@ void YamlBinder::check_unknown(const Level& level) {
 
 // ---- YamlDocWriter ----
 
+namespace {
+// A string as a YAML scalar that reads back as the same text: plain when that is unambiguous, otherwise
+// double-quoted (a JSON string is a valid YAML double-quoted scalar).
+std::string yaml_scalar(const std::string& s) {
+  bool plain = !s.empty() && s.front() != '-' && s != "null" && s != "Null" && s != "NULL";
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' && c != '/' && c != '+') {
+      plain = false;
+    }
+  }
+  return plain ? s : nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
 void YamlDocWriter::line(const char* key, const std::string& value, const std::string& doc) {
   out_ += std::string(static_cast<std::size_t>(depth_ * 2), ' ') + key + ": " + value;
   if (!doc.empty()) out_ += "  # " + doc;
@@ -191,10 +205,10 @@ void YamlDocWriter::param(const char* key, std::uint64_t& value, const char* doc
 void YamlDocWriter::param(const char* key, bool& value, const char* doc) { line(key, value ? "true" : "false", doc); }
 
 void YamlDocWriter::param(const char* key, double& value, const char* doc, double min, double max) {
-  std::ostringstream v, d;
-  v << value;
+  std::ostringstream d;
   d << doc << " [" << min << ", " << max << "]";
-  line(key, v.str(), d.str());
+  // Shortest text that reads back as the same double (an ostream's default 6 digits would round).
+  line(key, nlohmann::json(value).dump(), d.str());
 }
 
 void YamlDocWriter::param(const char* key, std::string& value, const char* doc,
@@ -205,7 +219,7 @@ void YamlDocWriter::param(const char* key, std::string& value, const char* doc,
     for (std::size_t i = 0; i < choices.size(); ++i) d += (i ? " | " : "") + choices[i];
     d += ")";
   }
-  line(key, value.empty() ? "\"\"" : value, d);
+  line(key, yaml_scalar(value), d);
 }
 
 void YamlDocWriter::begin_group(const char* key, const char* doc) {

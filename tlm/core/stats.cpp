@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 namespace gpuvp::core {
 
@@ -82,12 +83,14 @@ nlohmann::json StatsRegistry::to_json(Picoseconds sim_time_ps) const {
         break;
       }
     }
-    // "a.b.c" becomes root["a"]["b"]["c"]; json_pointer does the nesting.
-    std::string pointer = "/" + path;
-    for (auto& c : pointer) {
-      if (c == '.') c = '/';
+    // "a.b.c" becomes root["a"]["b"]["c"]. Every component is an object key (a json_pointer would turn numeric
+    // components such as "eu.0" into array indices and misread '~' and '/').
+    nlohmann::json* node = &root;
+    std::size_t start = 0;
+    for (std::size_t dot; (dot = path.find('.', start)) != std::string::npos; start = dot + 1) {
+      node = &(*node)[path.substr(start, dot - start)];
     }
-    root[nlohmann::json::json_pointer(pointer)] = value;
+    (*node)[path.substr(start)] = std::move(value);
   }
   return root;
 }

@@ -1,0 +1,227 @@
+// Statistics registry: counters, histograms, busy time, JSON output.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tlm/core/stats.h"
+
+using gpuvp::core::BusyTime;
+using gpuvp::core::Counter;
+using gpuvp::core::Histogram;
+using gpuvp::core::StatsRegistry;
+
+TEST(Stats, CountersCountAndStartAtZero) {
+  StatsRegistry reg;
+  Counter& c = reg.counter("blk.reads", "reads");
+  EXPECT_EQ(c.value, 0u);
+  ++c;
+  ++c;
+  c += 40;
+  EXPECT_EQ(c.value, 42u);
+  EXPECT_EQ(reg.counter_value("blk.reads"), 42u);
+  EXPECT_TRUE(reg.has("blk.reads"));
+  EXPECT_FALSE(reg.has("blk.writes"));
+  EXPECT_EQ(reg.counter_value("blk.writes"), 0u);  // never registered
+  EXPECT_FALSE(reg.has("blk.writes"));             // and asking does not register it
+}
+
+TEST(Stats, SamePathReturnsTheSameCounter) {
+  StatsRegistry reg;
+  Counter& a = reg.counter("x.y");
+  a += 5;
+  Counter& b = reg.counter("x.y", "described later");
+  EXPECT_EQ(&a, &b);
+  ++b;
+  EXPECT_EQ(a.value, 6u);
+  // Registering many more statistics does not move the first one (blocks keep references).
+  for (int i = 0; i < 1000; ++i) reg.counter("many.c" + std::to_string(i));
+  EXPECT_EQ(&reg.counter("x.y"), &a);
+  EXPECT_EQ(reg.counter_value("x.y"), 6u);
+  EXPECT_EQ(&reg.histogram("h"), &reg.histogram("h"));
+  EXPECT_EQ(&reg.busy_time("b"), &reg.busy_time("b"));
+}
+
+TEST(Stats, SamePathWithAnotherKindIsRejected) {
+  StatsRegistry reg;
+  reg.counter("blk.x");
+  EXPECT_THROW(reg.histogram("blk.x"), std::logic_error);
+  EXPECT_THROW(reg.busy_time("blk.x"), std::logic_error);
+  // A histogram is not a counter: counter_value reports 0.
+  reg.histogram("blk.h").sample(9);
+  EXPECT_EQ(reg.counter_value("blk.h"), 0u);
+}
+
+TEST(Stats, HistogramBucketsArePowersOfTwo) {
+  Histogram h;
+  for (std::uint64_t v : {0ULL, 1ULL, 2ULL, 3ULL, 4ULL, 7ULL, 8ULL, 1023ULL, 1024ULL, 1025ULL, 2047ULL}) h.sample(v);
+  EXPECT_EQ(h.bucket(0), 1u);   // 0
+  EXPECT_EQ(h.bucket(1), 1u);   // 1
+  EXPECT_EQ(h.bucket(2), 2u);   // 2, 3
+  EXPECT_EQ(h.bucket(3), 2u);   // 4, 7
+  EXPECT_EQ(h.bucket(4), 1u);   // 8
+  EXPECT_EQ(h.bucket(10), 1u);  // 1023
+  EXPECT_EQ(h.bucket(11), 3u);  // 1024, 1025, 2047
+  EXPECT_EQ(h.bucket(12), 0u);
+  EXPECT_EQ(h.count(), 11u);
+  EXPECT_EQ(h.sum(), 0u + 1 + 2 + 3 + 4 + 7 + 8 + 1023 + 1024 + 1025 + 2047);
+  EXPECT_EQ(h.min(), 0u);
+  EXPECT_EQ(h.max(), 2047u);
+  Histogram top;
+  top.sample(~0ULL);
+  top.sample(1ULL << 63);
+  EXPECT_EQ(top.bucket(64), 2u);
+}
+
+TEST(Stats, HistogramMinMaxMeanAndJson) {
+  Histogram empty;
+  EXPECT_EQ(empty.min(), 0u);
+  EXPECT_EQ(empty.max(), 0u);
+  nlohmann::json e = empty.to_json();
+  EXPECT_EQ(e["count"], 0u);
+  EXPECT_EQ(e["min"], 0u);
+  EXPECT_DOUBLE_EQ(e["mean"].get<double>(), 0.0);
+  EXPECT_TRUE(e["buckets"].is_object());
+  EXPECT_TRUE(e["buckets"].empty());
+
+  Histogram h;
+  h.sample(5);
+  h.sample(3);
+  h.sample(1024);
+  h.sample(0);
+  EXPECT_EQ(h.min(), 0u);
+  EXPECT_EQ(h.max(), 1024u);
+  nlohmann::json j = h.to_json();
+  EXPECT_EQ(j["count"], 4u);
+  EXPECT_EQ(j["sum"], 1032u);
+  EXPECT_EQ(j["min"], 0u);
+  EXPECT_EQ(j["max"], 1024u);
+  EXPECT_DOUBLE_EQ(j["mean"].get<double>(), 258.0);
+  // Only non-empty buckets, keyed by their lower bound.
+  EXPECT_EQ(j["buckets"], nlohmann::json::parse(R"({"0": 1, "2": 1, "4": 1, "1024": 1})"));
+
+  Histogram one;
+  one.sample(7);
+  EXPECT_EQ(one.min(), 7u);
+  EXPECT_EQ(one.max(), 7u);
+  EXPECT_DOUBLE_EQ(one.to_json()["mean"].get<double>(), 7.0);
+}
+
+TEST(Stats, BusyTimeReportsUtilisation) {
+  StatsRegistry reg;
+  BusyTime& b = reg.busy_time("dram.busy");
+  b.add(250);
+  b.add(50);
+  EXPECT_EQ(b.busy_ps, 300u);
+  nlohmann::json j = reg.to_json(1200);
+  EXPECT_EQ(j["dram"]["busy"]["busy_ps"], 300u);
+  EXPECT_EQ(j["dram"]["busy"]["idle_ps"], 900u);
+  EXPECT_DOUBLE_EQ(j["dram"]["busy"]["utilisation"].get<double>(), 0.25);
+  // No simulated time: utilisation 0 rather than a division by zero.
+  nlohmann::json zero = reg.to_json(0);
+  EXPECT_EQ(zero["dram"]["busy"]["idle_ps"], 0u);
+  EXPECT_DOUBLE_EQ(zero["dram"]["busy"]["utilisation"].get<double>(), 0.0);
+  // Busy longer than the run (a span reaching past the end) never gives negative idle time.
+  EXPECT_EQ(reg.to_json(100)["dram"]["busy"]["idle_ps"], 0u);
+  EXPECT_EQ(reg.busy_times(), (std::map<std::string, gpuvp::core::Picoseconds>{{"dram.busy", 300}}));
+}
+
+TEST(Stats, JsonNestsDottedPaths) {
+  StatsRegistry reg;
+  reg.counter("platform.bus.transactions") += 3;
+  reg.counter("platform.bus.dram.bytes") += 64;
+  reg.counter("platform.host.errors") += 1;
+  reg.counter("top") += 9;
+  reg.histogram("platform.bus.latency").sample(2);
+  reg.busy_time("platform.bus.dram.busy").add(10);
+  const nlohmann::json j = reg.to_json(40);
+  EXPECT_EQ(j["platform"]["bus"]["transactions"], 3u);
+  EXPECT_EQ(j["platform"]["bus"]["dram"]["bytes"], 64u);
+  EXPECT_EQ(j["platform"]["host"]["errors"], 1u);
+  EXPECT_EQ(j["top"], 9u);
+  EXPECT_EQ(j["platform"]["bus"]["latency"]["count"], 1u);
+  EXPECT_EQ(j["platform"]["bus"]["latency"]["buckets"]["2"], 1u);
+  EXPECT_DOUBLE_EQ(j["platform"]["bus"]["dram"]["busy"]["utilisation"].get<double>(), 0.25);
+  EXPECT_EQ(j.size(), 2u);
+  EXPECT_EQ(j["platform"].size(), 2u);
+  EXPECT_EQ(j["platform"]["bus"].size(), 3u);
+}
+
+TEST(Stats, JsonPathComponentsAreObjectKeysEvenWhenNumeric) {
+  // Per-instance statistics ("eu.0", "eu.1") must nest as keyed objects like any other component.
+  StatsRegistry reg;
+  reg.counter("gpu.eu.0.cycles") += 5;
+  reg.counter("gpu.eu.1.cycles") += 6;
+  reg.counter("gpu.eu.12.cycles") += 7;
+  reg.counter("gpu.eu.total") += 18;
+  reg.counter("odd~name/x.y") += 1;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = reg.to_json(1));
+  ASSERT_TRUE(j["gpu"]["eu"].is_object()) << j.dump();
+  EXPECT_EQ(j["gpu"]["eu"]["0"]["cycles"], 5u);
+  EXPECT_EQ(j["gpu"]["eu"]["1"]["cycles"], 6u);
+  EXPECT_EQ(j["gpu"]["eu"]["12"]["cycles"], 7u);
+  EXPECT_EQ(j["gpu"]["eu"]["total"], 18u);
+  EXPECT_EQ(j["gpu"]["eu"].size(), 4u);
+  EXPECT_EQ(j["odd~name/x"]["y"], 1u);
+}
+
+TEST(Stats, CountersWithPrefix) {
+  StatsRegistry reg;
+  reg.counter("p.bus.a") += 1;
+  reg.counter("p.bus.b") += 2;
+  reg.counter("p.bus2.c") += 3;
+  reg.counter("p.busy") += 4;
+  reg.counter("q.bus.a") += 5;
+  reg.histogram("p.bus.h").sample(1);
+  reg.busy_time("p.bus.t").add(1);
+  using Map = std::map<std::string, std::uint64_t>;
+  EXPECT_EQ(reg.counters_with_prefix("p.bus."), (Map{{"p.bus.a", 1}, {"p.bus.b", 2}}));
+  EXPECT_EQ(reg.counters_with_prefix("p.bus"), (Map{{"p.bus.a", 1}, {"p.bus.b", 2}, {"p.bus2.c", 3}, {"p.busy", 4}}));
+  EXPECT_EQ(reg.counters_with_prefix("p."), (Map{{"p.bus.a", 1}, {"p.bus.b", 2}, {"p.bus2.c", 3}, {"p.busy", 4}}));
+  EXPECT_EQ(reg.counters_with_prefix("").size(), 5u);
+  EXPECT_TRUE(reg.counters_with_prefix("z.").empty());
+  EXPECT_TRUE(reg.counters_with_prefix("p.bus.a.").empty());
+}
+
+TEST(Stats, WriteJsonToAFileAndReadItBack) {
+  StatsRegistry reg;
+  reg.counter("blk.reads") += 11;
+  reg.histogram("blk.lat").sample(3);
+  reg.busy_time("blk.busy").add(500);
+  const std::string path = ::testing::TempDir() + "gpuvp_test_stats_" + std::to_string(::getpid()) + ".json";
+  reg.write_json(path, 2000);
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  EXPECT_EQ(doc["sim_time_ps"], 2000u);
+  EXPECT_EQ(doc["stats"]["blk"]["reads"], 11u);
+  EXPECT_EQ(doc["stats"]["blk"]["lat"]["max"], 3u);
+  EXPECT_EQ(doc["stats"]["blk"]["busy"]["busy_ps"], 500u);
+  EXPECT_DOUBLE_EQ(doc["stats"]["blk"]["busy"]["utilisation"].get<double>(), 0.25);
+  EXPECT_EQ(doc["stats"], reg.to_json(2000));
+}
+
+TEST(Stats, WriteJsonToAnUnwritablePathNamesTheFile) {
+  StatsRegistry reg;
+  const std::string path = "/nonexistent-gpuvp-dir/stats.json";
+  try {
+    reg.write_json(path, 1);
+    FAIL() << "writing to " << path << " succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + path + "'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Stats, GlobalRegistryIsASingleton) {
+  EXPECT_EQ(&gpuvp::core::stats(), &gpuvp::core::stats());
+  gpuvp::core::stats().counter("test_stats.global") += 3;
+  EXPECT_EQ(gpuvp::core::stats().counter_value("test_stats.global"), 3u);
+}
