@@ -192,6 +192,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       out << "  trace:          " << options.trace_file << " (open in ui.perfetto.dev or chrome://tracing)\n";
     }
   }
+  out.flush();
   if (runner.failed()) std::cerr << "gpuvp: " << runner.failure() << '\n';
   return status;
 }

@@ -23,10 +23,17 @@ constexpr std::uint64_t kDramSize = 1ULL << 30;             // 1 GiB
 constexpr std::uint64_t kGsm = kDramSize - (8ULL << 20);    // top 8 MiB: 4 GiB of GGTT
 constexpr std::uint64_t kPresent = 1, kRw = 2;
 
+// The GPU without command streamers: the tests are the GTT's only clients.
+gen::GenGpuParams no_engines() {
+  gen::GenGpuParams p;
+  p.engines = {false, false, false, false, false};
+  return p;
+}
+
 // A small SoC: host CPU and GPU on one bus with DRAM and the Gen BAR.
 class GttTest : public ::testing::Test {
  protected:
-  explicit GttTest(gen::GenGpuParams params = {})
+  explicit GttTest(gen::GenGpuParams params = no_engines())
       : bus_("bus"), dram_("dram", dram_params()), host_("host"), gpu_("gen", params, kGsm) {
     bus_.attach_initiator(host_.socket, "host");
     bus_.attach_initiator(gpu_.memory.socket, "gen");
@@ -382,7 +389,7 @@ namespace {
 class SmallGttTest : public GttTest {
  protected:
   static gen::GenGpuParams small() {
-    gen::GenGpuParams p;
+    gen::GenGpuParams p = no_engines();
     p.gtt.ggtt_size = 2ULL << 20;  // 512 entries = 4 KiB of PTEs
     p.gtt.tlb_entries = 4;
     p.gtt.tlb_ways = 2;             // 2 sets of 2

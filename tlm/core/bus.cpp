@@ -91,12 +91,19 @@ void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_cor
 
   // Contention: the access starts when the port is free, occupies it for len / width cycles, and the initiator sees
   // queueing + hop latency + occupancy on top of what the target adds.
+  // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
+  // ahead in its quantum; queueing it behind that booking would charge a wait that never happens, so only arrivals
+  // inside the current booking [last_start, next_free) queue.
   Picoseconds arrival = now_ps() + to_ps(delay);
-  Picoseconds start = std::max(arrival, port.next_free_ps);
+  Picoseconds start = arrival;
+  if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
   Picoseconds occupancy = 0;
   if (m->timing.bytes_per_cycle) {
     occupancy = clock_.cycles((len + m->timing.bytes_per_cycle - 1) / m->timing.bytes_per_cycle);
-    port.next_free_ps = start + occupancy;
+    if (start + occupancy > port.next_free_ps) {
+      port.last_start_ps = start;
+      port.next_free_ps = start + occupancy;
+    }
   }
   const Picoseconds wait = start - arrival;
   *port.wait_ps += wait;

@@ -73,6 +73,7 @@ class Bus : public sc_core::sc_module {
 
  private:
   struct PortState {
+    Picoseconds last_start_ps = 0;  // start of the latest booking
     Picoseconds next_free_ps = 0;
     Counter* transactions = nullptr;
     Counter* bytes = nullptr;

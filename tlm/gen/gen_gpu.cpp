@@ -9,12 +9,40 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
       memory("memory"),
       params_(params),
       gtt_("gtt", params.gtt, gsm_base, regs(), memory, clock()),
-      irq_(std::string(this->name()) + ".irq") {
-  // Until the GT interrupt registers arrive with the command streamers, a GTT fault drives the host line directly.
+      irq_(std::string(this->name()) + ".irq"),
+      interrupts_(regs(), irq_, this->name()) {
+  // No public source says which GT interrupt a Gen8/9 page fault raises; the faulting engine stops with a CS error,
+  // and the fault line itself is ORed into the GPU interrupt while RING_FAULT_REG.VALID is set.
   gtt_.fault_irq().on_change([this](bool) { update_irq(); });
+  for (int i = 0; i < kEngineCount; ++i) {
+    const EngineInfo& info = engine_info(static_cast<Engine>(i));
+    if (!params_.engines.has(info.id)) continue;
+    GttClient& client = gtt_.add_client(info.name, info.hw_id, info.hw_id);
+    engines_[static_cast<std::size_t>(i)] = std::make_unique<CommandStreamer>(
+        info.name, info, params_.cs,
+        EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_});
+  }
+  // GEN6_GDRST: software sets domain bits to reset engines; the hardware clears them when done (at once here).
+  regs()
+      .add({"GDRST", kGdrst, 32, 0, core::Access::kReadWrite,
+            "GEN6_GDRST: bit 0 full reset, 1 render, 2 media, 3 blitter, 4 vebox, 7 media2", {}})
+      .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
+        for (auto& engine : engines_) {
+          if (engine && (written & (kGdrstFull | engine->info().reset_domain))) engine->reset();
+        }
+        r.set(0);
+      });
 }
 
-void GenGpu::update_irq() { irq_.set(gtt_.fault_irq().level()); }
+void GenGpu::update_irq() { interrupts_.set_external(gtt_.fault_irq().level()); }
+
+std::vector<std::string> GenGpu::incidents() const {
+  std::vector<std::string> all;
+  for (const auto& engine : engines_) {
+    if (engine) all.insert(all.end(), engine->incidents().begin(), engine->incidents().end());
+  }
+  return all;
+}
 
 bool GenGpu::forward_access(tlm::tlm_generic_payload& trans, sc_core::sc_time* delay) {
   const std::uint64_t addr = trans.get_address();

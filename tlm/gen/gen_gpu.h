@@ -3,28 +3,59 @@
 // memory through one initiator port on the system bus.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_block.h"
+#include "tlm/gen/command_streamer.h"
+#include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
 
 namespace gpuvp::gen {
+
+// Which command streamers exist.
+struct EngineSelection {
+  bool rcs = true, bcs = true, vcs0 = true, vcs1 = true, vecs = true;
+  void visit(core::ParamVisitor& v) {
+    v.param("rcs", rcs, "render engine at 0x2000");
+    v.param("bcs", bcs, "blitter engine at 0x22000");
+    v.param("vcs0", vcs0, "video engine at 0x12000");
+    v.param("vcs1", vcs1, "second video engine at 0x1C000");
+    v.param("vecs", vecs, "video enhancement engine at 0x1A000");
+  }
+  bool has(Engine e) const {
+    switch (e) {
+      case Engine::kRcs: return rcs;
+      case Engine::kBcs: return bcs;
+      case Engine::kVcs0: return vcs0;
+      case Engine::kVcs1: return vcs1;
+      case Engine::kVecs: return vecs;
+    }
+    return false;
+  }
+};
 
 struct GenGpuParams {
   std::uint32_t generation = 9;
   std::uint64_t clock_hz = 1'000'000'000;
   std::uint32_t mmio_latency_cycles = 2;
   GttParams gtt;
+  EngineSelection engines;
+  CommandStreamerParams cs;
 
   void visit(core::ParamVisitor& v) {
     v.param("generation", generation, "8 (Broadwell) or 9 (Skylake)", 8, 9);
     v.param("clock_hz", clock_hz, "GPU clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
     v.group("gtt", gtt, "GTT MMU");
+    v.group("engines", engines, "command streamers present");
+    v.group("cs", cs, "command streamer timing and hang detection");
   }
 };
 
@@ -37,6 +68,11 @@ class GenGpu : public core::RegisterBlock {
   GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::uint64_t gsm_base);
 
   Gtt& gtt() { return gtt_; }
+  GtInterrupts& interrupts() { return interrupts_; }
+  // nullptr when the engine is not configured.
+  CommandStreamer* engine(Engine e) { return engines_[static_cast<int>(e)].get(); }
+  // Errors and hangs of every engine so far, for the run summary.
+  std::vector<std::string> incidents() const;
   // The GPU's interrupt to the host.
   core::InterruptLine& irq() { return irq_; }
   const GenGpuParams& params() const { return params_; }
@@ -50,6 +86,9 @@ class GenGpu : public core::RegisterBlock {
   GenGpuParams params_;
   Gtt gtt_;
   core::InterruptLine irq_;
+  GtInterrupts interrupts_;
+  sc_core::sc_event memory_written_;
+  std::array<std::unique_ptr<CommandStreamer>, kEngineCount> engines_;
 };
 
 }  // namespace gpuvp::gen

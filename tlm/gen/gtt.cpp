@@ -48,20 +48,13 @@ GttClient::GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::ui
       tlb_(gtt.params_.tlb_entries),
       sets_(gtt.params_.tlb_entries / gtt.params_.tlb_ways),
       ways_(gtt.params_.tlb_ways),
+      set_mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0),
+      hit_time_(core::to_sc_time(gtt.clock_.cycles(gtt.params_.tlb_hit_cycles))),
       lookups_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".lookups")),
       hits_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".hits")),
       misses_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".misses")),
       walk_reads_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".walk_reads")),
       faults_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".faults")) {}
-
-GttClient::TlbEntry* GttClient::lookup(std::uint64_t vpn, bool ppgtt) {
-  const std::size_t set = static_cast<std::size_t>(vpn % sets_) * ways_;
-  for (std::uint32_t w = 0; w < ways_; ++w) {
-    TlbEntry& e = tlb_[set + w];
-    if (e.valid && e.vpn == vpn && e.ppgtt == ppgtt) return &e;
-  }
-  return nullptr;
-}
 
 void GttClient::insert(std::uint64_t vpn, bool ppgtt, const Translation& t) {
   const std::size_t set = static_cast<std::size_t>(vpn % sets_) * ways_;
@@ -78,25 +71,8 @@ void GttClient::insert(std::uint64_t vpn, bool ppgtt, const Translation& t) {
   *victim = TlbEntry{true, ppgtt, t.writable, t.pat, vpn, t.pa >> 12, ++use_clock_};
 }
 
-Translation GttClient::translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay) {
-  ++lookups_;
-  const bool ppgtt = space == AddressSpace::kPpgtt;
-  const std::uint64_t vpn = va >> 12;
-  delay += core::to_sc_time(gtt_.clock_.cycles(gtt_.params_.tlb_hit_cycles));
-  if (TlbEntry* e = lookup(vpn, ppgtt)) {
-    // A cached read-only entry still faults on a write: permissions are part of what the TLB holds.
-    if (!write || e->writable) {
-      ++hits_;
-      e->last_use = ++use_clock_;
-      Translation t;
-      t.ok = true;
-      t.pa = (e->frame << 12) | (va & 0xFFF);
-      t.writable = e->writable;
-      t.pat = e->pat;
-      t.page_size = k4K;
-      return t;
-    }
-  }
+// The TLB missed (or held the page read-only for a write): walk, check the permission, fill the TLB.
+Translation GttClient::translate_miss(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay) {
   ++misses_;
   Translation t = gtt_.walk(*this, va, space, delay);
   if (t.ok && write && !t.writable) {
@@ -108,7 +84,7 @@ Translation GttClient::translate(std::uint64_t va, AddressSpace space, bool writ
     gtt_.record_fault(*this, va, space, write, t);
     return t;
   }
-  insert(vpn, ppgtt, t);
+  insert(va >> 12, space == AddressSpace::kPpgtt, t);
   return t;
 }
 

@@ -86,8 +86,9 @@ class GttClient {
   GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::uint8_t engine_id);
 
   // Translates va for a read or write of up to the rest of the page. On a fault the GTT records it (fault registers,
-  // interrupt, warning) and the result says why. delay grows by the TLB and walk cost.
-  Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
+  // interrupt, warning) and the result says why. delay grows by the TLB and walk cost. The TLB-hit path is inline
+  // (below the class); misses go to translate_miss().
+  inline Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
   // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
   void set_ppgtt_root(const PpgttRoot& root);
@@ -114,8 +115,18 @@ class GttClient {
     std::uint64_t frame = 0;    // pa >> 12
     std::uint64_t last_use = 0;
   };
-  TlbEntry* lookup(std::uint64_t vpn, bool ppgtt);
+  TlbEntry* lookup(std::uint64_t vpn, bool ppgtt) {
+    // Power-of-two set counts (the usual case) index with a mask instead of a division.
+    const std::size_t set = static_cast<std::size_t>(set_mask_ != 0 || sets_ == 1 ? vpn & set_mask_ : vpn % sets_) *
+                            ways_;
+    TlbEntry* e = tlb_.data() + set;
+    for (std::uint32_t w = 0; w < ways_; ++w, ++e) {
+      if (e->valid && e->vpn == vpn && e->ppgtt == ppgtt) return e;
+    }
+    return nullptr;
+  }
   void insert(std::uint64_t vpn, bool ppgtt, const Translation& t);
+  Translation translate_miss(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
   Gtt& gtt_;
   std::string name_;
@@ -125,6 +136,8 @@ class GttClient {
   std::vector<TlbEntry> tlb_;
   std::uint32_t sets_;
   std::uint32_t ways_;
+  std::uint64_t set_mask_;     // sets_ - 1 when sets_ is a power of two, else 0
+  sc_core::sc_time hit_time_;  // tlb_hit_cycles of the GTT's clock, charged on every lookup
   std::uint64_t use_clock_ = 0;
   core::Counter& lookups_;
   core::Counter& hits_;
@@ -132,6 +145,25 @@ class GttClient {
   core::Counter& walk_reads_;
   core::Counter& faults_;
 };
+
+Translation GttClient::translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay) {
+  ++lookups_;
+  const bool ppgtt = space == AddressSpace::kPpgtt;
+  const std::uint64_t vpn = va >> 12;
+  delay += hit_time_;
+  TlbEntry* e = lookup(vpn, ppgtt);
+  // A cached read-only entry still faults on a write: permissions are part of what the TLB holds.
+  if (e == nullptr || (write && !e->writable)) return translate_miss(va, space, write, delay);
+  ++hits_;
+  e->last_use = ++use_clock_;
+  Translation t;
+  t.ok = true;
+  t.pa = (e->frame << 12) | (va & 0xFFF);
+  t.writable = e->writable;
+  t.pat = e->pat;
+  t.page_size = 4096;
+  return t;
+}
 
 class Gtt : public sc_core::sc_module {
  public:

@@ -1,0 +1,817 @@
+#include "tlm/gen/command_streamer.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "tlm/core/report.h"
+#include "tlm/core/timeline.h"
+#include "tlm/gen/mi_atomic.h"
+#include "tlm/gen/gen_regs.h"
+#include "tlm/gen/mi_commands.h"
+
+namespace gpuvp::gen {
+
+namespace er = engine_reg;
+using core::Access;
+
+namespace {
+// i915 intel_engine_cs.c: base, HW id; intel_reset.c: GEN6_GRDOM_RENDER 1, MEDIA 2, BLT 3, VECS 4, GEN8_GRDOM_MEDIA2 7.
+const EngineInfo kEngines[kEngineCount] = {
+    {Engine::kRcs, "rcs", 0x02000, 0, 1u << 1, true},
+    {Engine::kBcs, "bcs", 0x22000, 2, 1u << 3, false},
+    {Engine::kVcs0, "vcs0", 0x12000, 1, 1u << 2, false},
+    {Engine::kVcs1, "vcs1", 0x1C000, 4, 1u << 7, false},
+    {Engine::kVecs, "vecs", 0x1A000, 3, 1u << 4, false},
+};
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+bool compare(mi::Compare op, std::uint32_t memory, std::uint32_t data) {
+  switch (op) {
+    case mi::Compare::kGreater: return memory > data;
+    case mi::Compare::kGreaterEqual: return memory >= data;
+    case mi::Compare::kLess: return memory < data;
+    case mi::Compare::kLessEqual: return memory <= data;
+    case mi::Compare::kEqual: return memory == data;
+    case mi::Compare::kNotEqual: return memory != data;
+  }
+  return false;
+}
+}  // namespace
+
+const EngineInfo& engine_info(Engine e) { return kEngines[static_cast<int>(e)]; }
+
+CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo& info,
+                                 const CommandStreamerParams& params, const EngineServices& services)
+    : sc_module(name),
+      info_(info),
+      params_(params),
+      services_(services),
+      track_(core::timeline().track(this->name())),
+      commands_(core::stats().counter(std::string(this->name()) + ".commands")),
+      batches_started_(core::stats().counter(std::string(this->name()) + ".batches")),
+      user_interrupts_(core::stats().counter(std::string(this->name()) + ".user_interrupts")),
+      semaphore_polls_(core::stats().counter(std::string(this->name()) + ".semaphore_polls")),
+      errors_(core::stats().counter(std::string(this->name()) + ".errors")),
+      hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
+      busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
+  const std::uint32_t base = info_.mmio_base;
+  const std::string prefix = std::string(info_.name) + ".";
+  auto add = [&](const char* reg, std::uint32_t offset, Access access, const char* desc,
+                 std::vector<core::RegisterField> fields = {}, unsigned width = 32) -> core::Register& {
+    return services_.bar.add({prefix + reg, base + offset, width, 0, access, desc, std::move(fields)});
+  };
+  auto kick = [this] { kick_.notify(sc_core::SC_ZERO_TIME); };
+
+  tail_ = &add("RING_TAIL", er::kTail, Access::kReadWrite, "ring tail offset (bits 20:3)", {{"TAIL", 3, 18, ""}});
+  tail_->on_write([this, kick](core::Register& r, std::uint64_t, std::uint64_t) {
+    ring_.write_tail(static_cast<std::uint32_t>(r.value()));
+    r.set(ring_.tail_reg());
+    line_gva_ = ~0ULL;  // new commands may sit in a line fetched before
+    kick();
+  });
+  head_ = &add("RING_HEAD", er::kHead, Access::kReadWrite, "ring head offset (20:2) and wrap count (31:21)",
+               {{"HEAD", 2, 19, ""}, {"WRAP", 21, 11, "incremented by hardware on wrap"}});
+  head_->on_write([this, kick](core::Register& r, std::uint64_t, std::uint64_t) {
+    ring_.write_head(static_cast<std::uint32_t>(r.value()));
+    kick();
+  });
+  head_->on_read([this](core::Register&, std::uint64_t) { return ring_.head_reg(); });
+  start_ = &add("RING_START", er::kStart, Access::kReadWrite, "ring GGTT address, 4 KiB aligned");
+  start_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t) {
+    ring_.write_start(static_cast<std::uint32_t>(r.value()));
+    r.set(ring_.start_reg());
+  });
+  ctl_ = &add("RING_CTL", er::kCtl, Access::kReadWrite, "bit 0 enable, 20:12 pages - 1, 10 waiting on semaphore",
+              {{"VALID", 0, 1, ""}, {"WAIT_SEMAPHORE", 10, 1, "status"}, {"PAGES_MINUS_1", 12, 9, ""}});
+  ctl_->on_write([this, kick](core::Register& r, std::uint64_t, std::uint64_t) {
+    ring_.write_ctl(static_cast<std::uint32_t>(r.value()));
+    r.set(ring_.ctl_reg());
+    kick();
+  });
+  ctl_->on_read([this](core::Register&, std::uint64_t) {
+    return ring_.ctl_reg() | (waiting_semaphore_ ? er::kCtlWaitSemaphore : 0u);
+  });
+  acthd_udw_ = &add("ACTHD_UDW", er::kActhdUdw, Access::kReadOnly, "active head, bits 47:32");
+  ipeir_ = &add("IPEIR", er::kIpeir, Access::kReadOnly, "instruction parser error identity");
+  ipehr_ = &add("IPEHR", er::kIpehr, Access::kReadOnly, "header of the command that failed");
+  acthd_ = &add("ACTHD", er::kActhd, Access::kReadOnly, "address of the command being executed");
+  hws_pga_ = &add("HWS_PGA", er::kHwsPga, Access::kReadWrite, "GGTT address of the hardware status page");
+  nopid_ = &add("NOPID", er::kNopid, Access::kReadOnly, "last MI_NOOP identification number");
+  add("HWSTAM", er::kHwstam, Access::kReadWrite, "status page interrupt mask");
+  mi_mode_ = &add("MI_MODE", er::kMiMode, Access::kMasked, "bit 8 STOP_RING, bit 9 MODE_IDLE (status)",
+                  {{"STOP_RING", 8, 1, ""}, {"MODE_IDLE", 9, 1, "engine not executing"}});
+  mi_mode_->on_write([kick](core::Register&, std::uint64_t, std::uint64_t) { kick(); });
+  mi_mode_->on_read([this](core::Register&, std::uint64_t v) {
+    const bool idle = state_ != State::kRunning;
+    return (v & ~std::uint64_t{er::kModeIdle}) | (idle ? er::kModeIdle : 0u);
+  });
+  eir_ = &add("EIR", er::kEir, Access::kWriteOneToClear, "error identity (bit 0 instruction, 4 page table)");
+  emr_ = &add("EMR", er::kEmr, Access::kReadWrite, "error mask");
+  esr_ = &add("ESR", er::kEsr, Access::kReadOnly, "error status");
+  add("INSTPM", er::kInstpm, Access::kMasked, "instruction parser mode");
+  reset_ctl_ = &add("RESET_CTL", er::kResetCtl, Access::kMasked, "bit 0 request reset, bit 1 ready to reset",
+                    {{"REQUEST_RESET", 0, 1, ""}, {"READY_TO_RESET", 1, 1, "status"}});
+  reset_ctl_->on_read([this](core::Register&, std::uint64_t v) {
+    // Ready once a reset was requested and the engine is not in the middle of a command.
+    const bool ready = (v & er::kRequestReset) && state_ != State::kRunning;
+    return (v & ~std::uint64_t{er::kReadyToReset}) | (ready ? er::kReadyToReset : 0u);
+  });
+  reset_ctl_->on_write([kick](core::Register&, std::uint64_t, std::uint64_t) { kick(); });
+  bb_state_ = &add("BBSTATE", er::kBbState, Access::kReadWrite, "first-level batch state (bit 5 PPGTT)");
+  sbb_addr_ = &add("SBBADDR", er::kSbbAddr, Access::kReadWrite, "second-level batch address");
+  sbb_state_ = &add("SBBSTATE", er::kSbbState, Access::kReadWrite, "second-level batch state");
+  sbb_addr_udw_ = &add("SBBADDR_UDW", er::kSbbAddrUdw, Access::kReadWrite, "second-level batch address 63:32");
+  bb_addr_ = &add("BBADDR", er::kBbAddr, Access::kReadWrite, "first-level batch address");
+  bb_addr_udw_ = &add("BBADDR_UDW", er::kBbAddrUdw, Access::kReadWrite, "first-level batch address 63:32");
+  for (unsigned n = 0; n < 4; ++n) {
+    const std::string pdp = "PDP" + std::to_string(n);
+    pdp_[2 * n] = &services_.bar.add({prefix + pdp + "_LDW", base + er::kPdp0Ldw + 8 * n, 32, 0, Access::kReadWrite,
+                                      "page directory pointer, low", {}});
+    pdp_[2 * n + 1] = &services_.bar.add({prefix + pdp + "_UDW", base + er::kPdp0Ldw + 8 * n + 4, 32, 0,
+                                          Access::kReadWrite, "page directory pointer, high", {}});
+    pdp_[2 * n]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
+    pdp_[2 * n + 1]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
+  }
+  gfx_mode_ = &add("GFX_MODE", er::kGfxMode, Access::kMasked, "bit 9 PPGTT enable, bit 7 48-bit PPGTT",
+                   {{"PPGTT_48B", 7, 1, ""}, {"PPGTT_ENABLE", 9, 1, ""}, {"RUN_LIST_ENABLE", 15, 1, ""}});
+  gfx_mode_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
+  add("TIMESTAMP", er::kTimestamp, Access::kReadOnly, "command streamer timestamp, low")
+      .on_read([this](core::Register&, std::uint64_t) { return timestamp_ticks() & 0xFFFFFFFFu; });
+  add("TIMESTAMP_UDW", er::kTimestampUdw, Access::kReadOnly, "command streamer timestamp, high")
+      .on_read([this](core::Register&, std::uint64_t) { return timestamp_ticks() >> 32; });
+  for (unsigned n = 0; n < 16; ++n) {
+    gpr_[n] = &services_.bar.add({prefix + "CS_GPR" + std::to_string(n), base + er::kGpr0 + 8 * n, 64, 0,
+                                  Access::kReadWrite, "general purpose register for MI_MATH", {}});
+  }
+
+  SC_HAS_PROCESS(CommandStreamer);
+  SC_THREAD(run);
+}
+
+// ---- state ----
+
+void CommandStreamer::set_state(State s) {
+  if (s == state_) return;
+  const core::Picoseconds now = core::now_ps() + time_.offset_ps();
+  if (state_ == State::kRunning) {
+    busy_.add(now - busy_since_ps_);
+    core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
+  }
+  if (s == State::kRunning) busy_since_ps_ = now;
+  state_ = s;
+}
+
+bool CommandStreamer::has_work() const {
+  if (state_ == State::kError || state_ == State::kHung) return false;
+  if (mi_mode_->value() & er::kStopRing) return false;
+  if (reset_ctl_->value() & er::kRequestReset) return false;
+  if (!batches_.empty()) return true;
+  return ring_.enabled() && !ring_.empty();
+}
+
+void CommandStreamer::go_idle() {
+  if (state_ == State::kRunning) {
+    const bool stopped = (mi_mode_->value() & er::kStopRing) || (reset_ctl_->value() & er::kRequestReset);
+    set_state(stopped ? State::kStopped : State::kIdle);
+  }
+  time_.sync();
+  line_gva_ = ~0ULL;
+}
+
+void CommandStreamer::run() {
+  for (;;) {
+    if (!has_work()) {
+      go_idle();
+      sc_core::wait(kick_);
+      continue;
+    }
+    if (state_ != State::kRunning) {
+      set_state(State::kRunning);
+      last_progress_ps_ = core::now_ps() + time_.offset_ps();
+    }
+    step();
+    time_.sync_if_needed();
+  }
+}
+
+void CommandStreamer::reset() {
+  ring_.reset();
+  for (core::Register* r : {tail_, head_, start_, ctl_, acthd_, acthd_udw_, ipeir_, ipehr_, mi_mode_, eir_, esr_,
+                            reset_ctl_, bb_state_, bb_addr_, bb_addr_udw_, sbb_state_, sbb_addr_, sbb_addr_udw_}) {
+    r->reset();
+  }
+  batches_.clear();
+  waiting_semaphore_ = false;
+  line_gva_ = ~0ULL;
+  if (state_ == State::kRunning) set_state(State::kIdle);
+  state_ = State::kIdle;
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CommandStreamer::update_ppgtt_root() {
+  PpgttRoot root;
+  const std::uint64_t mode = gfx_mode_->value();
+  root.mode = (mode & er::kGfxPpgtt48b) ? PpgttMode::k48Bit
+              : (mode & er::kGfxPpgttEnable) ? PpgttMode::kLegacy32
+                                              : PpgttMode::kNone;
+  for (unsigned n = 0; n < 4; ++n) root.pdp[n] = pdp_[2 * n + 1]->value() << 32 | pdp_[2 * n]->value();
+  services_.gtt.set_ppgtt_root(root);
+}
+
+std::uint64_t CommandStreamer::timestamp_ticks() const {
+  // CS timestamp: 12.5 MHz on Gen8, 12 MHz on Gen9 (i915 read_timestamp_frequency).
+  const unsigned __int128 ps = core::now_ps() + time_.offset_ps();
+  const std::uint64_t hz = services_.generation == 8 ? 12'500'000 : 12'000'000;
+  return static_cast<std::uint64_t>(ps * hz / 1'000'000'000'000ULL);
+}
+
+// ---- fetch ----
+
+bool CommandStreamer::fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
+  const std::uint64_t line = address & ~std::uint64_t{63};
+  if (line != line_gva_ || space != line_space_) {
+    sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
+    const Translation t = services_.gtt.translate(line, space, false, delay);
+    time_.set_offset(core::to_ps(delay));
+    if (!t.ok) {
+      line_gva_ = ~0ULL;
+      current_header_ = 0;
+      return false;
+    }
+    delay = core::to_sc_time(time_.offset_ps());
+    const auto status = services_.memory.read(t.pa, line_.data(), 64, delay);
+    time_.set_offset(core::to_ps(delay));
+    if (status != tlm::TLM_OK_RESPONSE) {
+      line_gva_ = ~0ULL;
+      return false;
+    }
+    line_gva_ = line;
+    line_space_ = space;
+    line_pa_ = t.pa;
+  }
+  out = line_[(address & 63) / 4];
+  return true;
+}
+
+unsigned CommandStreamer::command_length(std::uint32_t dw0, std::string& reason) const {
+  const bool gen9 = services_.generation >= 9;
+  const std::uint32_t type = mi::type_of(dw0);
+  if (type == mi::kTypeGfxPipe) {
+    if ((dw0 & 0xFFFF0000) == mi::kPipeControlDw0) {
+      if (!info_.render) {
+        reason = "PIPE_CONTROL is a render-engine command";
+        return 0;
+      }
+      if ((dw0 & 0xFF) != 4) {
+        reason = "PIPE_CONTROL with a length other than 6 dwords";
+        return 0;
+      }
+      return 6;
+    }
+    reason = "3D/media command (pipeline " + std::to_string(dw0 >> 27 & 3) + ", opcode " +
+             std::to_string(dw0 >> 24 & 7) + ", sub-opcode " + std::to_string(dw0 >> 16 & 0xFF) +
+             ") is not modelled";
+    return 0;
+  }
+  if (type != mi::kTypeMi) {
+    reason = "command type " + std::to_string(type) + " is not modelled";
+    return 0;
+  }
+  const std::uint32_t len = dw0 & 0xFF;
+  auto exactly = [&](std::initializer_list<std::uint32_t> allowed, const char* name) -> unsigned {
+    for (std::uint32_t a : allowed) {
+      if (len == a) return len + 2;
+    }
+    reason = std::string("bad length ") + std::to_string(len) + " for " + name;
+    return 0;
+  };
+  switch (mi::opcode_of(dw0)) {
+    case mi::kNoop:
+    case mi::kUserInterrupt:
+    case mi::kArbCheck:
+    case mi::kBatchBufferEnd:
+      return 1;
+    case mi::kMath: {
+      const std::uint32_t l = dw0 & (gen9 ? 0xFF : 0x3F);
+      return l + 2;
+    }
+    case mi::kSemaphoreWait: return exactly({2}, "MI_SEMAPHORE_WAIT");
+    case mi::kStoreDataImm:
+      return (dw0 & mi::kStoreQword) ? exactly({3}, "MI_STORE_DATA_IMM (qword)") : exactly({2}, "MI_STORE_DATA_IMM");
+    case mi::kStoreDataIndex:
+      return (dw0 & mi::kStoreQword) ? exactly({2}, "MI_STORE_DATA_INDEX (qword)")
+                                     : exactly({1}, "MI_STORE_DATA_INDEX");
+    case mi::kLoadRegisterImm:
+      if (len % 2 == 0 || len > 2 * 126 - 1) {
+        reason = "bad length " + std::to_string(len) + " for MI_LOAD_REGISTER_IMM (2n-1, n <= 126)";
+        return 0;
+      }
+      return len + 2;
+    case mi::kStoreRegisterMem: return exactly({2}, "MI_STORE_REGISTER_MEM");
+    case mi::kLoadRegisterMem: return exactly({2}, "MI_LOAD_REGISTER_MEM");
+    case mi::kFlushDw:
+      if (info_.render) {
+        reason = "MI_FLUSH_DW is not a render-engine command";
+        return 0;
+      }
+      return exactly({2, 3}, "MI_FLUSH_DW");
+    case mi::kAtomic: return exactly({1, 3, 5, 9}, "MI_ATOMIC");
+    case mi::kBatchBufferStart: return exactly({1}, "MI_BATCH_BUFFER_START");
+    case mi::kConditionalBatchBufferEnd:
+      // Gen9: 4 dwords. Gen8: Mesa's gen8.xml says 3 while its address field reaches into a fourth dword and the
+      // media driver emits 4; accept both.
+      return gen9 ? exactly({2}, "MI_CONDITIONAL_BATCH_BUFFER_END")
+                  : exactly({1, 2}, "MI_CONDITIONAL_BATCH_BUFFER_END");
+    default: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "unknown MI opcode 0x%02x", mi::opcode_of(dw0));
+      reason = buf;
+      return 0;
+    }
+  }
+}
+
+bool CommandStreamer::fetch_command(Command& cmd) {
+  const bool in_ring = batches_.empty();
+  cmd.space = in_ring ? AddressSpace::kGgtt : batches_.back().space;
+  cmd.address = in_ring ? ring_.head_address() : batches_.back().address;
+  auto address_of_dword = [&](unsigned i) -> std::uint64_t {
+    if (!in_ring) return cmd.address + 4ULL * i;
+    // Commands may straddle the end of the ring: dword i lives at (head + 4i) mod size.
+    const std::uint32_t size = ring_.size_bytes();
+    return (ring_.start_reg() & RingPointer::kStartAddrMask) + ((ring_.head_offset() % size + 4ULL * i) % size);
+  };
+  if (!fetch_dword(cmd.address, cmd.space, cmd.dw[0])) {
+    fail(nullptr, "command fetch at " + core::format_hex(cmd.address) + " failed (GTT fault or bus error)",
+         er::kErrorPageTable);
+    return false;
+  }
+  current_header_ = cmd.dw[0];
+  std::string reason;
+  cmd.length = command_length(cmd.dw[0], reason);
+  if (cmd.length == 0) {
+    cmd.length = 1;
+    fail(&cmd, reason, er::kErrorInstruction);
+    return false;
+  }
+  if (in_ring && ring_.bytes_available() < 4 * cmd.length) {
+    // The rest of the command is not below TAIL yet: wait for the driver to advance TAIL.
+    return false;
+  }
+  for (unsigned i = 1; i < cmd.length; ++i) {
+    if (!fetch_dword(address_of_dword(i), cmd.space, cmd.dw[i])) {
+      fail(&cmd, "fetching dword " + std::to_string(i) + " failed (GTT fault or bus error)", er::kErrorPageTable);
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- execution ----
+
+void CommandStreamer::step() {
+  const core::Picoseconds now = core::now_ps() + time_.offset_ps();
+  if (now - last_progress_ps_ > params_.hang_timeout_ns * core::kPsPerNs) {
+    declare_hang("no progress for " + std::to_string(params_.hang_timeout_ns) + " ns");
+    return;
+  }
+  Command cmd;
+  if (!fetch_command(cmd)) {
+    if (state_ == State::kRunning && batches_.empty()) {
+      // Incomplete command in the ring: wait for TAIL.
+      go_idle();
+      sc_core::wait(kick_);
+    }
+    return;
+  }
+  acthd_->set(cmd.address & 0xFFFFFFFF);
+  acthd_udw_->set(cmd.address >> 32);
+  cycles(params_.decode_cycles + params_.dword_cycles * (cmd.length - 1));
+  record_history(cmd);
+  const bool in_ring = batches_.empty();
+  const Outcome outcome = execute(cmd);
+  if (outcome == Outcome::kStopped || outcome == Outcome::kRetry) return;
+  ++commands_;
+  if (in_ring) {
+    // Ring progress: HEAD moves past the command (also past an MI_BATCH_BUFFER_START whose batch now runs).
+    ring_.consume(4 * cmd.length);
+    last_progress_ps_ = core::now_ps() + time_.offset_ps();
+  } else if (outcome == Outcome::kNext && !batches_.empty() && batches_.back().address == cmd.address) {
+    batches_.back().address += 4ULL * cmd.length;
+  }
+}
+
+CommandStreamer::Outcome CommandStreamer::execute(Command& cmd) {
+  const std::uint32_t dw0 = cmd.dw[0];
+  if (mi::type_of(dw0) == mi::kTypeGfxPipe) return pipe_control(cmd);
+  switch (mi::opcode_of(dw0)) {
+    case mi::kNoop:
+      if (dw0 & mi::kNoopIdentify) nopid_->set(dw0 & 0x3FFFFF);
+      return Outcome::kNext;
+    case mi::kUserInterrupt:
+      user_interrupt();
+      return Outcome::kNext;
+    case mi::kArbCheck:
+      // An arbitration point: preemption between contexts arrives with execlists.
+      return Outcome::kNext;
+    case mi::kBatchBufferStart: return batch_buffer_start(cmd);
+    case mi::kBatchBufferEnd: return batch_buffer_end();
+    case mi::kStoreDataImm: return store_data_imm(cmd);
+    case mi::kStoreDataIndex: return store_data_index(cmd);
+    case mi::kLoadRegisterImm: return load_register_imm(cmd);
+    case mi::kStoreRegisterMem: return store_register_mem(cmd);
+    case mi::kLoadRegisterMem: return load_register_mem(cmd);
+    case mi::kSemaphoreWait: return semaphore_wait(cmd);
+    case mi::kFlushDw: return flush_dw(cmd);
+    case mi::kMath: return math(cmd);
+    case mi::kAtomic: return atomic(cmd);
+    case mi::kConditionalBatchBufferEnd: return conditional_batch_buffer_end(cmd);
+    default: return fail(&cmd, "unknown MI command", er::kErrorInstruction);  // command_length() rejects these first
+  }
+}
+
+std::uint64_t CommandStreamer::address_of(std::uint32_t low, std::uint32_t high) const {
+  // Gen8 addresses are 48 bits (DW2 bits 15:0), Gen9 64 (reference-intel.md, MI_BATCH_BUFFER_START).
+  const std::uint64_t hi = services_.generation >= 9 ? high : (high & 0xFFFF);
+  return hi << 32 | (low & ~3u);
+}
+
+AddressSpace CommandStreamer::space_of(std::uint32_t dw0) const {
+  return (dw0 & mi::kUseGgtt) ? AddressSpace::kGgtt : AddressSpace::kPpgtt;
+}
+
+CommandStreamer::Outcome CommandStreamer::batch_buffer_start(const Command& cmd) {
+  const std::uint32_t dw0 = cmd.dw[0];
+  const bool second_level = dw0 & mi::kBbSecondLevel;
+  const AddressSpace space = (dw0 & mi::kBbPpgtt) ? AddressSpace::kPpgtt : AddressSpace::kGgtt;
+  const std::uint64_t target = address_of(cmd.dw[1], cmd.dw[2]);
+  line_gva_ = ~0ULL;
+  // Nesting rules as GVT-g's parser enforces them (gvt/cmd_parser.c cmd_handler_mi_batch_buffer_start).
+  if (batches_.empty()) {
+    if (second_level) return fail(&cmd, "second-level MI_BATCH_BUFFER_START from the ring", er::kErrorInstruction);
+    batches_.push_back({target, space});
+    bb_addr_->set(target & 0xFFFFFFFF);
+    bb_addr_udw_->set(target >> 32);
+    bb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
+    ++batches_started_;
+    return Outcome::kNext;  // the ring's HEAD moves past this command; the batch runs next
+  }
+  if (batches_.size() == 2) {
+    return fail(&cmd, "MI_BATCH_BUFFER_START from a second-level batch (nesting deeper than allowed)",
+                er::kErrorInstruction);
+  }
+  if (second_level) {
+    // Call: the first level resumes after this command when the second level ends.
+    batches_.back().address = cmd.address + 4ULL * cmd.length;
+    batches_.push_back({target, space});
+    sbb_addr_->set(target & 0xFFFFFFFF);
+    sbb_addr_udw_->set(target >> 32);
+    sbb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
+  } else {
+    // Chaining: the first-level batch continues at the target.
+    batches_.back() = {target, space};
+    bb_addr_->set(target & 0xFFFFFFFF);
+    bb_addr_udw_->set(target >> 32);
+    bb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
+  }
+  ++batches_started_;
+  return Outcome::kJumped;
+}
+
+CommandStreamer::Outcome CommandStreamer::batch_buffer_end() {
+  line_gva_ = ~0ULL;
+  if (batches_.empty()) {
+    // Nothing to return from: the hardware ignores it in the ring; say so, since it usually means a driver bug.
+    core::report_warning(name(), std::string(info_.name) + ": MI_BATCH_BUFFER_END in the ring at " +
+                                     core::format_hex(ring_.head_address()) + " ignored");
+    return Outcome::kNext;
+  }
+  batches_.pop_back();
+  return Outcome::kJumped;
+}
+
+bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) {
+  auto* bytes = static_cast<unsigned char*>(data);
+  cycles(params_.memory_cycles);
+  while (len) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(len, 4096 - (gva & 4095)));
+    sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
+    const Translation t = services_.gtt.translate(gva, space, write, delay);
+    if (!t.ok) {
+      time_.set_offset(core::to_ps(delay));
+      fail(nullptr,
+           std::string("GTT fault on ") + (write ? "write to " : "read of ") +
+               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(gva) + " (" + t.level + ": " +
+               to_string(t.fault) + ")",
+           er::kErrorPageTable);
+      return false;
+    }
+    const auto status = write ? services_.memory.write(t.pa, bytes, chunk, delay)
+                              : services_.memory.read(t.pa, bytes, chunk, delay);
+    time_.set_offset(core::to_ps(delay));
+    if (status != tlm::TLM_OK_RESPONSE) {
+      fail(nullptr, std::string("bus error on ") + (write ? "write to " : "read of ") + "physical " +
+                        core::format_hex(t.pa) + " (graphics address " + core::format_hex(gva) + ")",
+           er::kErrorPageTable);
+      return false;
+    }
+    if (write && (t.pa & ~std::uint64_t{63}) == line_pa_) line_gva_ = ~0ULL;  // self-modifying commands
+    gva += chunk;
+    bytes += chunk;
+    len -= chunk;
+  }
+  if (write) services_.memory_written.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+bool CommandStreamer::reg_read(std::uint32_t offset, std::uint32_t& value) {
+  cycles(params_.register_cycles);
+  if (offset >= kGgttPteWindowOffset) {
+    fail(nullptr, "register offset " + core::format_hex(offset) + " is outside the MMIO range", er::kErrorInstruction);
+    return false;
+  }
+  unsigned char bytes[4];
+  services_.bar.read(offset, bytes, 4);
+  std::memcpy(&value, bytes, 4);
+  return true;
+}
+
+bool CommandStreamer::reg_write(std::uint32_t offset, std::uint32_t value, std::uint32_t byte_enables) {
+  cycles(params_.register_cycles);
+  if (offset >= kGgttPteWindowOffset) {
+    fail(nullptr, "register offset " + core::format_hex(offset) + " is outside the MMIO range", er::kErrorInstruction);
+    return false;
+  }
+  unsigned char bytes[4];
+  std::memcpy(bytes, &value, 4);
+  if (byte_enables == 0xF) {
+    services_.bar.write(offset, bytes, 4);
+  } else {
+    for (unsigned i = 0; i < 4; ++i) {
+      if (byte_enables & (1u << i)) services_.bar.write(offset + i, bytes + i, 1);
+    }
+  }
+  return true;
+}
+
+void CommandStreamer::user_interrupt() {
+  ++user_interrupts_;
+  services_.interrupts.raise(info_.id, GtInterrupts::kUserInterrupt);
+}
+
+CommandStreamer::Outcome CommandStreamer::store_data_imm(const Command& cmd) {
+  const std::uint64_t address = address_of(cmd.dw[1], cmd.dw[2]);
+  const bool qword = cmd.dw[0] & mi::kStoreQword;
+  std::uint32_t data[2] = {cmd.dw[3], qword ? cmd.dw[4] : 0};
+  if (!access(address, space_of(cmd.dw[0]), data, qword ? 8 : 4, true)) return Outcome::kStopped;
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::store_data_index(const Command& cmd) {
+  // Offset into the hardware status page (bits 11:2), always in the GGTT.
+  const std::uint64_t address = (hws_pga_->value() & ~0xFFFULL) + (cmd.dw[1] & 0xFFC);
+  const bool qword = cmd.dw[0] & mi::kStoreQword;
+  std::uint32_t data[2] = {cmd.dw[2], qword ? cmd.dw[3] : 0};
+  if (!access(address, AddressSpace::kGgtt, data, qword ? 8 : 4, true)) return Outcome::kStopped;
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::load_register_imm(const Command& cmd) {
+  // Byte write disables, bits 11:8: a set bit keeps that byte of the register.
+  const std::uint32_t enables = ~(cmd.dw[0] >> 8) & 0xF;
+  for (unsigned i = 1; i + 1 < cmd.length; i += 2) {
+    if (!reg_write(cmd.dw[i] & 0x7FFFFC, cmd.dw[i + 1], enables)) return Outcome::kStopped;
+  }
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::store_register_mem(const Command& cmd) {
+  std::uint32_t value;
+  if (!reg_read(cmd.dw[1] & 0x7FFFFC, value)) return Outcome::kStopped;
+  if (!access(address_of(cmd.dw[2], cmd.dw[3]), space_of(cmd.dw[0]), &value, 4, true)) return Outcome::kStopped;
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::load_register_mem(const Command& cmd) {
+  std::uint32_t value;
+  if (!access(address_of(cmd.dw[2], cmd.dw[3]), space_of(cmd.dw[0]), &value, 4, false)) return Outcome::kStopped;
+  if (!reg_write(cmd.dw[1] & 0x7FFFFC, value)) return Outcome::kStopped;
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::semaphore_wait(const Command& cmd) {
+  const auto op = static_cast<mi::Compare>(cmd.dw[0] >> 12 & 7);
+  if (static_cast<std::uint32_t>(op) > 5) return fail(&cmd, "reserved semaphore compare operation", er::kErrorInstruction);
+  std::uint32_t memory;
+  if (!access(address_of(cmd.dw[2], cmd.dw[3]), space_of(cmd.dw[0]), &memory, 4, false)) return Outcome::kStopped;
+  ++semaphore_polls_;
+  if (compare(op, memory, cmd.dw[1])) {
+    waiting_semaphore_ = false;
+    return Outcome::kNext;
+  }
+  waiting_semaphore_ = true;
+  // Not satisfied: the command is tried again. Poll mode re-reads after the poll interval; signal mode waits for a
+  // write by another engine, with the same interval as a fallback for writes the GPU cannot see (the host's).
+  cycles(params_.semaphore_poll_cycles);
+  time_.sync();
+  if (!(cmd.dw[0] & mi::kSemaphorePoll)) {
+    sc_core::wait(services_.clock.cycles(params_.semaphore_poll_cycles) * 16 * sc_core::sc_time(1, sc_core::SC_PS),
+                  services_.memory_written | kick_);
+  }
+  return Outcome::kRetry;
+}
+
+void CommandStreamer::post_sync_write(std::uint64_t address, AddressSpace space, const void* data, unsigned len) {
+  std::uint64_t copy = 0;
+  std::memcpy(&copy, data, len);
+  access(address, space, &copy, len, true);
+}
+
+CommandStreamer::Outcome CommandStreamer::flush_dw(const Command& cmd) {
+  const std::uint32_t dw0 = cmd.dw[0];
+  if (dw0 & mi::kFlushTlbInvalidate) services_.gtt.invalidate_tlb();
+  const std::uint32_t post_sync = dw0 >> 14 & 3;
+  if (post_sync != 0) {
+    std::uint64_t address;
+    AddressSpace space;
+    if (dw0 & mi::kFlushStoreIndex) {
+      address = (hws_pga_->value() & ~0xFFFULL) + (cmd.dw[1] & 0xFF8);
+      space = AddressSpace::kGgtt;
+    } else {
+      address = address_of(cmd.dw[1] & ~7u, cmd.dw[2]);
+      space = (cmd.dw[1] & mi::kFlushDestGgtt) ? AddressSpace::kGgtt : AddressSpace::kPpgtt;
+    }
+    if (post_sync == 1) {
+      const std::uint64_t data = cmd.dw[3] | (cmd.length == 5 ? std::uint64_t{cmd.dw[4]} << 32 : 0);
+      if (!access(address, space, const_cast<std::uint64_t*>(&data), cmd.length == 5 ? 8 : 4, true)) {
+        return Outcome::kStopped;
+      }
+    } else if (post_sync == 3) {
+      std::uint64_t ts = timestamp_ticks();
+      if (!access(address, space, &ts, 8, true)) return Outcome::kStopped;
+    } else {
+      return fail(&cmd, "MI_FLUSH_DW post-sync operation 2 is reserved", er::kErrorInstruction);
+    }
+  }
+  if (dw0 & mi::kFlushNotify) user_interrupt();
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::pipe_control(const Command& cmd) {
+  const std::uint32_t flags = cmd.dw[1];
+  if (flags & mi::kPcTlbInvalidate) services_.gtt.invalidate_tlb();
+  const std::uint32_t post_sync = flags >> 14 & 3;
+  if (post_sync != 0) {
+    std::uint64_t address;
+    AddressSpace space;
+    if (flags & mi::kPcStoreDataIndex) {
+      address = (hws_pga_->value() & ~0xFFFULL) + (cmd.dw[2] & 0xFF8);
+      space = AddressSpace::kGgtt;
+    } else {
+      address = address_of(cmd.dw[2], cmd.dw[3]);
+      space = (flags & mi::kPcDestGgtt) ? AddressSpace::kGgtt : AddressSpace::kPpgtt;
+    }
+    std::uint64_t value;
+    if (post_sync == 1) {
+      value = std::uint64_t{cmd.dw[5]} << 32 | cmd.dw[4];  // immediate data: a qword
+    } else if (post_sync == 3) {
+      value = timestamp_ticks();
+    } else {
+      return fail(&cmd, "PIPE_CONTROL post-sync depth count needs the 3D pipeline, which is not modelled",
+                  er::kErrorInstruction);
+    }
+    if (!access(address, space, &value, 8, true)) return Outcome::kStopped;
+  }
+  if (flags & mi::kPcNotify) user_interrupt();
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::math(const Command& cmd) {
+  MiMathAlu::Gprs gprs;
+  for (unsigned n = 0; n < 16; ++n) gprs[n] = gpr_[n]->value();
+  alu_.reset();
+  for (unsigned i = 1; i < cmd.length; ++i) {
+    const std::string error = alu_.execute(cmd.dw[i], gprs);
+    if (!error.empty()) {
+      return fail(&cmd, "MI_MATH ALU dword " + std::to_string(i) + " (" + hex32(cmd.dw[i]) + "): " + error,
+                  er::kErrorInstruction);
+    }
+  }
+  for (unsigned n = 0; n < 16; ++n) gpr_[n]->set(gprs[n]);
+  cycles(params_.register_cycles * (cmd.length - 1));
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::atomic(const Command& cmd) {
+  const std::uint32_t dw0 = cmd.dw[0];
+  const std::uint32_t size = dw0 >> 19 & 3;
+  const std::uint32_t opcode = dw0 >> 8 & 0xFF;
+  const unsigned bytes = size == 1 ? 8 : 4;
+  if (size > 1) return fail(&cmd, "MI_ATOMIC octword operations are not modelled", er::kErrorInstruction);
+  const std::uint64_t address = address_of(cmd.dw[1], cmd.dw[2]);
+  std::uint64_t operand1, operand2;
+  if (dw0 & mi::kAtomicInlineData) {
+    // Inline operands interleave: DW3 operand1[31:0], DW4 operand2[31:0], DW5 operand1[63:32], DW6 operand2[63:32]
+    // (Mesa gen9.xml, media-driver mhw_mi_hwcmd_g9_X.h).
+    const auto dword = [&](unsigned i) -> std::uint64_t { return i < cmd.length ? cmd.dw[i] : 0; };
+    operand1 = dword(3) | (size == 1 ? dword(5) << 32 : 0);
+    operand2 = dword(4) | (size == 1 ? dword(6) << 32 : 0);
+  } else {
+    // Without inline data: operand1 from CS_GPR0, operand2 from CS_GPR2 (media-driver MI_ATOMIC description).
+    operand1 = gpr_[0]->value();
+    operand2 = gpr_[2]->value();
+  }
+  std::uint64_t old_value = 0;
+  if (!access(address, space_of(dw0), &old_value, bytes, false)) return Outcome::kStopped;
+  const AtomicResult r = apply_mi_atomic(opcode, size, old_value, operand1, operand2);
+  if (!r.ok) return fail(&cmd, "MI_ATOMIC: " + r.error, er::kErrorInstruction);
+  std::uint64_t new_value = r.new_value;
+  if (!access(address, space_of(dw0), &new_value, bytes, true)) return Outcome::kStopped;
+  if (dw0 & mi::kAtomicReturnData) {
+    // Return data goes to CS_GPR4; Gen9 writes only its low dword for dword atomics, Gen8 the whole register.
+    const std::uint64_t ret = mi_atomic_return_data(opcode, old_value, new_value);
+    if (size == 0 && services_.generation >= 9) {
+      gpr_[4]->set((gpr_[4]->value() & ~0xFFFFFFFFULL) | (ret & 0xFFFFFFFFULL));
+    } else {
+      gpr_[4]->set(ret);
+    }
+  }
+  return Outcome::kNext;
+}
+
+CommandStreamer::Outcome CommandStreamer::conditional_batch_buffer_end(const Command& cmd) {
+  const std::uint32_t dw0 = cmd.dw[0];
+  // Compare Semaphore clear: no comparison takes place and the batch goes on (media-driver MHW description).
+  if (!(dw0 & mi::kCondCompareSemaphore)) return Outcome::kNext;
+  if (dw0 & (1u << 19)) {
+    return fail(&cmd, "MI_CONDITIONAL_BATCH_BUFFER_END compare mask mode is not modelled", er::kErrorInstruction);
+  }
+  const std::uint64_t address = address_of(cmd.dw[2], cmd.length == 4 ? cmd.dw[3] : 0);
+  std::uint32_t memory;
+  if (!access(address, space_of(dw0), &memory, 4, false)) return Outcome::kStopped;
+  // The batch goes on while the memory data is greater than the compare data (unsigned), and ends otherwise.
+  if (memory <= cmd.dw[1]) {
+    if (batches_.empty()) return Outcome::kNext;
+    return batch_buffer_end();
+  }
+  return Outcome::kNext;
+}
+
+// ---- errors and hangs ----
+
+CommandStreamer::Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::uint32_t error_bit) {
+  const std::uint64_t address = cmd ? cmd->address : (batches_.empty() ? ring_.head_address() : batches_.back().address);
+  const AddressSpace space = cmd ? cmd->space : (batches_.empty() ? AddressSpace::kGgtt : batches_.back().space);
+  const std::uint32_t header = cmd ? cmd->dw[0] : current_header_;
+  ++errors_;
+  ipehr_->set(header);
+  ipeir_->set(error_bit);
+  acthd_->set(address & 0xFFFFFFFF);
+  acthd_udw_->set(address >> 32);
+  eir_->set_bits(error_bit);
+  esr_->set_bits(error_bit);
+  set_state(State::kError);
+  const std::string where = std::string(batches_.empty() ? "ring" : batches_.size() == 1 ? "batch" : "second-level batch");
+  const std::string message = std::string(info_.name) + ": " + what + "; stopped at " +
+                              (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(address) + " (" +
+                              where + "), command dword " + hex32(header);
+  incidents_.push_back("error: " + message);
+  core::report_error(name(), message);
+  if (!(emr_->value() & error_bit)) services_.interrupts.raise(info_.id, GtInterrupts::kCsError);
+  return Outcome::kStopped;
+}
+
+void CommandStreamer::record_history(const Command& cmd) {
+  std::string line = core::format_hex(cmd.address) + ":";
+  for (unsigned i = 0; i < std::min(cmd.length, 8u); ++i) line += " " + hex32(cmd.dw[i]);
+  if (cmd.length > 8) line += " ...";
+  history_.push_back(std::move(line));
+  while (history_.size() > params_.hang_history) history_.pop_front();
+}
+
+std::string CommandStreamer::describe_registers() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "HEAD 0x%08x TAIL 0x%08x START 0x%08x CTL 0x%08x ACTHD 0x%08x_%08x BBADDR 0x%08x_%08x",
+                ring_.head_reg(), ring_.tail_reg(), ring_.start_reg(), ring_.ctl_reg(),
+                static_cast<unsigned>(acthd_udw_->value()), static_cast<unsigned>(acthd_->value()),
+                static_cast<unsigned>(bb_addr_udw_->value()), static_cast<unsigned>(bb_addr_->value()));
+  return buf;
+}
+
+void CommandStreamer::declare_hang(const std::string& why) {
+  ++hangs_;
+  std::string report = std::string(info_.name) + " hung: " + why + (waiting_semaphore_ ? " (waiting on a semaphore)" : "") +
+                       "\n    " + describe_registers() + "\n    last commands:";
+  for (const auto& h : history_) report += "\n      " + h;
+  incidents_.push_back("hang: " + report);
+  set_state(State::kHung);
+  core::report_error(name(), report);
+}
+
+}  // namespace gpuvp::gen

@@ -1,0 +1,257 @@
+// CommandStreamer: one Gen engine's command streamer (RCS, BCS, VCS0, VCS1, VECS). It fetches MI commands from its
+// ring buffer (and from first- and second-level batch buffers) through the GTT, executes them with timing, and
+// reports through the GT interrupt registers. Facts: reference-intel.md sections 1-3, i915 gt/intel_engine_regs.h,
+// gt/intel_gpu_commands.h, GVT-g gvt/cmd_parser.c (batch nesting rules).
+//
+// A guest can never crash or hang the simulator through it: malformed commands, illegal nesting and GTT faults stop
+// the engine with its error registers set and a CS error interrupt; an engine that makes no progress for
+// hang_timeout_ns is declared hung with a report; GDRST (or the full reset) brings it back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
+#include "tlm/core/register_bank.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+#include "tlm/gen/gt_interrupts.h"
+#include "tlm/gen/gtt.h"
+#include "tlm/gen/mi_math.h"
+#include "tlm/gen/ring_pointer.h"
+
+namespace gpuvp::gen {
+
+// Per-engine register offsets from the engine's MMIO base (i915 gt/intel_engine_regs.h).
+namespace engine_reg {
+constexpr std::uint32_t kTail = 0x30;
+constexpr std::uint32_t kHead = 0x34;
+constexpr std::uint32_t kStart = 0x38;
+constexpr std::uint32_t kCtl = 0x3C;
+constexpr std::uint32_t kActhdUdw = 0x5C;
+constexpr std::uint32_t kIpeir = 0x64;
+constexpr std::uint32_t kIpehr = 0x68;
+constexpr std::uint32_t kActhd = 0x74;
+constexpr std::uint32_t kHwsPga = 0x80;
+constexpr std::uint32_t kNopid = 0x94;
+constexpr std::uint32_t kHwstam = 0x98;
+constexpr std::uint32_t kMiMode = 0x9C;
+constexpr std::uint32_t kEir = 0xB0;
+constexpr std::uint32_t kEmr = 0xB4;
+constexpr std::uint32_t kEsr = 0xB8;
+constexpr std::uint32_t kInstpm = 0xC0;
+constexpr std::uint32_t kResetCtl = 0xD0;
+constexpr std::uint32_t kBbState = 0x110;
+constexpr std::uint32_t kSbbAddr = 0x114;
+constexpr std::uint32_t kSbbState = 0x118;
+constexpr std::uint32_t kSbbAddrUdw = 0x11C;
+constexpr std::uint32_t kBbAddr = 0x140;
+constexpr std::uint32_t kBbAddrUdw = 0x168;
+constexpr std::uint32_t kPdp0Ldw = 0x270;  // + 8n; UDW at + 4
+constexpr std::uint32_t kGfxMode = 0x29C;
+constexpr std::uint32_t kTimestamp = 0x358;
+constexpr std::uint32_t kTimestampUdw = 0x35C;
+constexpr std::uint32_t kGpr0 = 0x600;  // + 8n, 64-bit
+
+// MI_MODE (masked): STOP_RING bit 8 (software), MODE_IDLE bit 9 (hardware).
+constexpr std::uint32_t kStopRing = 1u << 8;
+constexpr std::uint32_t kModeIdle = 1u << 9;
+// RING_RESET_CTL (masked): REQUEST_RESET bit 0 (software), READY_TO_RESET bit 1 (hardware).
+constexpr std::uint32_t kRequestReset = 1u << 0;
+constexpr std::uint32_t kReadyToReset = 1u << 1;
+// RING_CTL status bits the hardware reports: waiting on a semaphore (10).
+constexpr std::uint32_t kCtlWaitSemaphore = 1u << 10;
+// EIR/ESR bits (i915 I915_ERROR_*): instruction error and page table error.
+constexpr std::uint32_t kErrorInstruction = 1u << 0;
+constexpr std::uint32_t kErrorPageTable = 1u << 4;
+// GFX_MODE (masked): PPGTT enable bit 9, 48-bit PPGTT bit 7, run list enable bit 15.
+constexpr std::uint32_t kGfxPpgttEnable = 1u << 9;
+constexpr std::uint32_t kGfxPpgtt48b = 1u << 7;
+// BBSTATE bit 5: the batch runs in the PPGTT.
+constexpr std::uint32_t kBbStatePpgtt = 1u << 5;
+}  // namespace engine_reg
+
+// Global reset register GEN6_GDRST and its domains (i915 intel_reset.c): bit 0 full, then per engine.
+constexpr std::uint32_t kGdrst = 0x941C;
+constexpr std::uint32_t kGdrstFull = 1u << 0;
+
+struct EngineInfo {
+  Engine id;
+  const char* name;
+  std::uint32_t mmio_base;
+  std::uint8_t hw_id;            // i915 *_HW ids, reported in RING_FAULT_REG.ENGINE_ID
+  std::uint32_t reset_domain;    // GDRST bit
+  bool render;                   // PIPE_CONTROL (render) vs MI_FLUSH_DW (other engines)
+};
+const EngineInfo& engine_info(Engine e);
+
+struct CommandStreamerParams {
+  std::uint32_t decode_cycles = 2;           // every command
+  std::uint32_t dword_cycles = 1;            // every dword after the header
+  std::uint32_t register_cycles = 4;         // every register read or write a command makes
+  std::uint32_t memory_cycles = 4;           // issuing a memory read or write (the bus adds its own time)
+  std::uint32_t semaphore_poll_cycles = 256; // between two reads of an unsatisfied semaphore
+  std::uint64_t hang_timeout_ns = 10'000'000;
+  std::uint32_t hang_history = 16;           // commands kept for the hang report
+
+  void visit(core::ParamVisitor& v) {
+    v.param("decode_cycles", decode_cycles, "engine cycles to decode any command", 0, 100000);
+    v.param("dword_cycles", dword_cycles, "engine cycles per command dword after the header", 0, 100000);
+    v.param("register_cycles", register_cycles, "engine cycles per register access of a command", 0, 100000);
+    v.param("memory_cycles", memory_cycles, "engine cycles to issue a memory access (plus bus time)", 0, 100000);
+    v.param("semaphore_poll_cycles", semaphore_poll_cycles, "engine cycles between semaphore polls", 1, 10000000);
+    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before an engine is hung",
+            1000, 1'000'000'000'000ULL);
+    v.param("hang_history", hang_history, "commands listed in a hang report", 1, 1024);
+  }
+};
+
+// What an engine needs from the GPU around it.
+struct EngineServices {
+  core::RegisterBank& bar;
+  core::InitiatorPort& memory;
+  GtInterrupts& interrupts;
+  GttClient& gtt;
+  const core::ClockDomain& clock;
+  std::uint32_t generation;
+  sc_core::sc_event& memory_written;  // any engine wrote memory (semaphores in signal mode wake on it)
+};
+
+class CommandStreamer : public sc_core::sc_module {
+ public:
+  enum class State : std::uint8_t { kIdle, kRunning, kStopped, kError, kHung };
+
+  CommandStreamer(sc_core::sc_module_name name, const EngineInfo& info, const CommandStreamerParams& params,
+                  const EngineServices& services);
+
+  const EngineInfo& info() const { return info_; }
+  State state() const { return state_; }
+  const RingPointer& ring() const { return ring_; }
+  // Engine reset (GDRST domain or full reset): registers to reset values, pending work dropped.
+  void reset();
+  // Text reports of hangs and errors so far (for the run summary).
+  const std::vector<std::string>& incidents() const { return incidents_; }
+  std::uint64_t commands_executed() const { return commands_.value; }
+
+ private:
+  struct BatchLevel {
+    std::uint64_t address;
+    AddressSpace space;
+  };
+  struct Command {
+    std::uint64_t address;  // where the header was fetched
+    AddressSpace space;
+    std::array<std::uint32_t, 258> dw;  // the longest: MI_MATH with 256 ALU dwords
+    unsigned length;  // dwords
+  };
+  enum class Outcome { kNext, kJumped, kRetry, kStopped };
+
+  void run();
+  bool has_work() const;
+  void go_idle();
+  void step();
+  // Fetches command dwords at the current position; false if the engine stopped (fault) or must wait for TAIL.
+  bool fetch_command(Command& cmd);
+  bool fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out);
+  // Returns the command's length in dwords from its header, or 0 with reason set when it is malformed/unknown.
+  unsigned command_length(std::uint32_t dw0, std::string& reason) const;
+  Outcome execute(Command& cmd);
+  Outcome batch_buffer_start(const Command& cmd);
+  Outcome batch_buffer_end();
+  Outcome store_data_imm(const Command& cmd);
+  Outcome store_data_index(const Command& cmd);
+  Outcome load_register_imm(const Command& cmd);
+  Outcome store_register_mem(const Command& cmd);
+  Outcome load_register_mem(const Command& cmd);
+  Outcome semaphore_wait(const Command& cmd);
+  Outcome flush_dw(const Command& cmd);
+  Outcome pipe_control(const Command& cmd);
+  Outcome math(const Command& cmd);
+  Outcome atomic(const Command& cmd);
+  Outcome conditional_batch_buffer_end(const Command& cmd);
+
+  // Memory through the GTT; a fault stops the engine (page table error) and returns false.
+  bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write);
+  // Register access for LRI/SRM/LRM; false (and engine error) if the offset is not a register offset.
+  bool reg_read(std::uint32_t offset, std::uint32_t& value);
+  bool reg_write(std::uint32_t offset, std::uint32_t value, std::uint32_t byte_enables = 0xF);
+  std::uint64_t address_of(std::uint32_t low, std::uint32_t high) const;
+  AddressSpace space_of(std::uint32_t dw0) const;
+  std::uint64_t timestamp_ticks() const;
+  void post_sync_write(std::uint64_t address, AddressSpace space, const void* data, unsigned len);
+  void user_interrupt();
+
+  // Stops the engine at the current command with its error registers set, a CS error interrupt and an SC error.
+  Outcome fail(const Command* cmd, const std::string& what, std::uint32_t error_bit);
+  void declare_hang(const std::string& why);
+  void record_history(const Command& cmd);
+  std::string describe_registers() const;
+  void set_state(State s);
+  void update_ppgtt_root();
+  void cycles(std::uint64_t n) { time_.advance(services_.clock.cycles(n)); }
+
+  EngineInfo info_;
+  CommandStreamerParams params_;
+  EngineServices services_;
+  RingPointer ring_;
+  MiMathAlu alu_;
+  core::LocalTime time_;
+  State state_ = State::kIdle;
+  std::vector<BatchLevel> batches_;  // 0, 1 or 2 levels
+  sc_core::sc_event kick_;
+  core::Picoseconds last_progress_ps_ = 0;
+  core::Picoseconds busy_since_ps_ = 0;
+  bool waiting_semaphore_ = false;
+  std::uint32_t current_header_ = 0;
+
+  // Command fetch line buffer (64 bytes), dropped on TAIL writes, jumps and writes to it.
+  std::uint64_t line_gva_ = ~0ULL;
+  AddressSpace line_space_ = AddressSpace::kGgtt;
+  std::uint64_t line_pa_ = ~0ULL;
+  std::array<std::uint32_t, 16> line_{};
+
+  std::deque<std::string> history_;
+  std::vector<std::string> incidents_;
+
+  core::Register* tail_;
+  core::Register* head_;
+  core::Register* start_;
+  core::Register* ctl_;
+  core::Register* acthd_;
+  core::Register* acthd_udw_;
+  core::Register* ipeir_;
+  core::Register* ipehr_;
+  core::Register* hws_pga_;
+  core::Register* nopid_;
+  core::Register* mi_mode_;
+  core::Register* eir_;
+  core::Register* emr_;
+  core::Register* esr_;
+  core::Register* reset_ctl_;
+  core::Register* bb_state_;
+  core::Register* bb_addr_;
+  core::Register* bb_addr_udw_;
+  core::Register* sbb_state_;
+  core::Register* sbb_addr_;
+  core::Register* sbb_addr_udw_;
+  core::Register* gfx_mode_;
+  std::array<core::Register*, 8> pdp_{};  // LDW0, UDW0, LDW1, ...
+  std::array<core::Register*, 16> gpr_{};
+
+  int track_;
+  core::Counter& commands_;
+  core::Counter& batches_started_;
+  core::Counter& user_interrupts_;
+  core::Counter& semaphore_polls_;
+  core::Counter& errors_;
+  core::Counter& hangs_;
+  core::BusyTime& busy_;
+};
+
+}  // namespace gpuvp::gen

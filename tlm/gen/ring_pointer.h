@@ -1,0 +1,65 @@
+// Ring pointer logic of one engine, with the exact semantics of RING_START/RING_CTL/RING_HEAD/RING_TAIL
+// (reference-intel.md section 3, i915 gt/intel_engine_regs.h and gt/intel_ring.h). Pure and cycle-level: one call is
+// one event, so the same stimulus can drive this class and the RTL ring_ptr block and their outputs be compared.
+#pragma once
+
+#include <cstdint>
+
+namespace gpuvp::gen {
+
+class RingPointer {
+ public:
+  // Register fields.
+  static constexpr std::uint32_t kCtlEnable = 1u << 0;          // RING_VALID
+  static constexpr std::uint32_t kCtlSizeMask = 0x1FF000;       // RING_NR_PAGES: bits 20:12 = pages - 1
+  static constexpr std::uint32_t kHeadAddrMask = 0x1FFFFC;      // HEAD_ADDR: bits 20:2
+  static constexpr std::uint32_t kHeadWrapMask = 0xFFE00000;    // HEAD_WRAP_COUNT: bits 31:21
+  static constexpr std::uint32_t kHeadWrapOne = 0x200000;       // HEAD_WRAP_ONE
+  static constexpr std::uint32_t kTailAddrMask = 0x1FFFF8;      // TAIL_ADDR: bits 20:3, qword aligned
+  static constexpr std::uint32_t kStartAddrMask = 0xFFFFF000;   // 4 KiB aligned GGTT address
+  static constexpr std::uint32_t kCachelineBytes = 64;          // the driver's slack in its free-space rule
+
+  // Reset state: every register 0 (ring disabled, 4 KiB size field).
+  void reset();
+
+  // Software (MMIO or context restore) writes. Bits outside each register's fields are dropped.
+  void write_start(std::uint32_t value);
+  void write_ctl(std::uint32_t value);
+  // Both the offset and the wrap count are written, as i915 and the LRC image do.
+  void write_head(std::uint32_t value);
+  void write_tail(std::uint32_t value);
+
+  // Hardware consumption: advances HEAD by bytes (a multiple of 4, at most bytes_available()); crossing the end of
+  // the ring wraps HEAD to 0 and increments the 11-bit wrap count. Returns true if it wrapped.
+  bool consume(std::uint32_t bytes);
+
+  // Register read-back.
+  std::uint32_t start_reg() const { return start_; }
+  std::uint32_t ctl_reg() const { return ctl_; }
+  std::uint32_t head_reg() const { return head_; }
+  std::uint32_t tail_reg() const { return tail_; }
+
+  // Decoded state.
+  bool enabled() const { return (ctl_ & kCtlEnable) != 0; }
+  std::uint32_t size_bytes() const { return (ctl_ & kCtlSizeMask) + 4096; }
+  std::uint32_t head_offset() const { return head_ & kHeadAddrMask; }
+  std::uint32_t tail_offset() const { return tail_ & kTailAddrMask; }
+  std::uint32_t wrap_count() const { return head_ >> 21; }
+  // HEAD == TAIL (modulo the ring size): nothing to execute.
+  bool empty() const { return bytes_available() == 0; }
+  // Bytes of commands between HEAD and TAIL, modulo the ring size (the hardware's notion of available commands).
+  // Offsets at or beyond the ring size (a programming error) are taken modulo the size.
+  std::uint32_t bytes_available() const;
+  // The driver's free-space rule: (head - tail - 64) & (size - 1) (i915 __intel_ring_space).
+  std::uint32_t driver_space() const;
+  // GGTT address of the next command.
+  std::uint32_t head_address() const { return (start_ & kStartAddrMask) + (head_offset() % size_bytes()); }
+
+ private:
+  std::uint32_t start_ = 0;
+  std::uint32_t ctl_ = 0;
+  std::uint32_t head_ = 0;
+  std::uint32_t tail_ = 0;
+};
+
+}  // namespace gpuvp::gen
