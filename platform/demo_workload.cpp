@@ -2,7 +2,11 @@
 
 #include <sstream>
 
+#include "tb/host/i915_driver.h"
 #include "tlm/core/report.h"
+#include "tlm/gen/command_streamer.h"
+#include "tlm/gen/mi_commands.h"
+#include "tlm/gen/mi_math.h"
 #include "tlm/vc4/v3d.h"
 
 namespace gpuvp::platform {
@@ -11,7 +15,80 @@ namespace {
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
 
 // A deterministic pattern so that every read-back has one right answer.
-std::uint64_t pattern(std::uint64_t i) { return 0x9E3779B97F4A7C15ULL * (i + 1) ^ (i << 32); }
+std::uint32_t pattern(gen::Engine e, std::uint32_t i) {
+  return 0x9E3779B9u * (i + 1) ^ (static_cast<std::uint32_t>(e) + 1) << 24;
+}
+
+// The Gen part: every configured engine runs a batch through its own ring, as i915 submits legacy rings, and the
+// video engine waits on a semaphore the render engine releases. The driver model records it as a host script.
+void gen_demo(const PlatformParams& params, std::ostream& s) {
+  host::ScriptHostPort port;
+  host::DriverLayout layout;
+  layout.bar = params.gen.base;
+  layout.memory_base = params.dram.base + 0x0100'0000;
+  host::I915Driver driver(port, layout);
+  const gen::EngineSelection& engines = params.gen.gpu.engines;
+  namespace mi = gen::mi;
+  using gen::MiMathAlu;
+
+  port.comment("Intel Gen: one batch per engine, submitted through legacy rings");
+  const auto semaphore = driver.alloc(4096);
+  driver.upload(semaphore, 0, {0});
+  struct Job {
+    gen::Engine engine;
+    host::I915Driver::Ring* ring;
+    host::I915Driver::Buffer results;
+    std::uint32_t seqno;
+  };
+  std::vector<Job> jobs;
+  constexpr std::uint32_t kDwords = 64;
+  for (int i = 0; i < gen::kEngineCount; ++i) {
+    const auto engine = static_cast<gen::Engine>(i);
+    if (!engines.has(engine)) continue;
+    const gen::EngineInfo& info = gen::engine_info(engine);
+    port.comment(std::string(info.name) + ": ring, batch and results buffer");
+    driver.enable_interrupts(engine);
+    auto& ring = driver.create_ring(engine);
+    const auto results = driver.alloc(4096);
+    const auto batch = driver.alloc(4096);
+    std::vector<std::uint32_t> cmds;
+    if (engine == gen::Engine::kVcs0 && engines.rcs) {
+      // Waits until the render engine has released the semaphore.
+      mi::emit(cmds, mi::semaphore_wait(semaphore.gfx, 1, mi::Compare::kEqual));
+    }
+    for (std::uint32_t d = 0; d < kDwords; ++d) mi::emit(cmds, mi::store_data_imm(results.gfx + 4 * d, pattern(engine, d)));
+    if (info.render) {
+      // MI_MATH: R2 = R0 + R1, then stored after the pattern.
+      const std::uint32_t gpr = info.mmio_base + gen::engine_reg::kGpr0;
+      mi::emit(cmds, mi::load_register_imm({{gpr, 1000}, {gpr + 4, 0}, {gpr + 8, 234}, {gpr + 12, 0}}));
+      mi::emit(cmds, mi::math({MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, 0),
+                               MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcB, 1),
+                               MiMathAlu::encode(MiMathAlu::kAdd, 0, 0),
+                               MiMathAlu::encode(MiMathAlu::kStore, 2, MiMathAlu::kAccu)}));
+      mi::emit(cmds, mi::store_register_mem(gpr + 16, results.gfx + 4 * kDwords));
+      mi::emit(cmds, mi::store_data_imm(semaphore.gfx, 1));
+      mi::emit(cmds, mi::pipe_control(mi::kPcCsStall | mi::kPcPostSyncImm | mi::kPcDestGgtt,
+                                      results.gfx + 4 * kDwords + 8, 0x600DF00Dull));
+    } else {
+      mi::emit(cmds, mi::flush_dw(results.gfx + 4 * kDwords + 8, 0x600DF00D, true, false));
+    }
+    mi::emit(cmds, mi::batch_buffer_end());
+    driver.upload(batch, 0, cmds);
+    driver.emit(ring, mi::batch_buffer_start(batch.gfx, false));
+    const std::uint32_t seqno = driver.emit_breadcrumb(ring);
+    jobs.push_back({engine, &ring, results, seqno});
+  }
+  port.comment("submit everything, then wait for every breadcrumb");
+  for (auto& job : jobs) driver.submit(*job.ring);
+  for (auto& job : jobs) driver.wait_seqno(*job.ring, job.seqno, 20'000);
+  for (auto& job : jobs) {
+    port.comment(std::string(gen::engine_info(job.engine).name) + ": check what it wrote");
+    for (std::uint32_t d = 0; d < kDwords; d += 9) port.expect32(job.results.phys + 4 * d, pattern(job.engine, d));
+    if (gen::engine_info(job.engine).render) port.expect32(job.results.phys + 4 * kDwords, 1234);
+    port.expect32(job.results.phys + 4 * kDwords + 8, 0x600DF00D);
+  }
+  s << port.script();
+}
 }  // namespace
 
 std::string demo_script(const PlatformParams& params) {
@@ -25,21 +102,11 @@ std::string demo_script(const PlatformParams& params) {
       << "writel " << hex(v3d + vc4::kV3dScratch) << " 0xcafef00d\n"
       << "expectl " << hex(v3d + vc4::kV3dScratch) << " 0xcafef00d\n";
   }
-  // A driver clears a buffer, fills it with data and the GPU (later: the host) reads it back. 64 KiB in 64-byte
-  // lines exercises the bus and DRAM timing; every line is checked.
-  const std::uint64_t buffer = params.dram.base + 0x100000;
-  const std::uint64_t size = 0x10000;
-  if (params.dram.memory.size >= 0x100000 + size) {
-    s << "# DRAM: clear, fill and verify a 64 KiB buffer\n"
-      << "memset " << hex(buffer) << ' ' << hex(size) << " 0\n"
-      << "expectq " << hex(buffer + size - 8) << " 0\n";
-    for (std::uint64_t line = 0; line < size / 64; ++line) {
-      s << "writeq " << hex(buffer + line * 64) << ' ' << hex(pattern(line)) << '\n';
-    }
-    for (std::uint64_t line = 0; line < size / 64; ++line) {
-      s << "expectq " << hex(buffer + line * 64) << ' ' << hex(pattern(line)) << '\n';
-    }
-    s << "clock_step 1000\n";
+  const bool any_engine = params.gen.gpu.engines.rcs || params.gen.gpu.engines.bcs || params.gen.gpu.engines.vcs0 ||
+                          params.gen.gpu.engines.vcs1 || params.gen.gpu.engines.vecs;
+  // The driver model needs 16 MiB + 64 MiB of DRAM below the GGTT's stolen memory.
+  if (params.gen.enabled && any_engine && params.dram.memory.size >= 0x0600'0000 + 0x0080'0000) {
+    gen_demo(params, s);
   }
   return s.str();
 }

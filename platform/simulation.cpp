@@ -186,6 +186,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
                   wall_s > 0 ? static_cast<double>(sim_ps) / 1e6 / wall_s : 0.0);
     out << "  speed:          " << buf << '\n';
     print_activity(out, platform.name(), sim_ps);
+    if (platform.gen()) {
+      const auto incidents = platform.gen()->incidents();
+      if (!incidents.empty()) {
+        out << "  incidents:\n";
+        for (const auto& i : incidents) out << "    " << i << '\n';
+      }
+    }
     out << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
     if (!options.stats_file.empty()) out << "  statistics:     " << options.stats_file << '\n';
     if (!options.trace_file.empty()) {

@@ -1,0 +1,83 @@
+// A small i915-like host driver model for testbenches and workloads: GGTT-mapped buffers, legacy ring buffers per
+// engine, command emission, breadcrumbs (seqno to the status page + user interrupt), submission by TAIL writes, and
+// waiting for a seqno. It drives the GPU only through a HostPort (MMIO and memory), never through model internals.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tb/host/host_port.h"
+#include "tlm/gen/gt_interrupts.h"
+
+namespace gpuvp::host {
+
+struct DriverLayout {
+  std::uint64_t bar = 0xE000'0000;           // GTTMMADR
+  std::uint64_t memory_base = 0x0100'0000;   // physical memory the driver owns (16 MiB up)
+  std::uint64_t memory_size = 0x0400'0000;   // 64 MiB
+  std::uint64_t ggtt_base = 0x0010'0000;     // first graphics address handed out (i915 keeps the bottom reserved)
+  std::uint64_t ggtt_size = 4ULL << 30;
+};
+
+class I915Driver {
+ public:
+  struct Buffer {
+    std::uint64_t gfx = 0;   // GGTT address
+    std::uint64_t phys = 0;  // physical address (contiguous here)
+    std::uint64_t size = 0;
+  };
+  struct Ring {
+    gen::Engine engine;
+    std::uint32_t mmio_base;
+    Buffer buffer;
+    Buffer status_page;
+    std::uint32_t size;
+    std::uint32_t tail = 0;
+    std::uint32_t seqno = 0;
+  };
+  // Status page dword where breadcrumbs land (i915 I915_GEM_HWS_SEQNO is 0x40 dwords in).
+  static constexpr std::uint32_t kSeqnoDword = 0x40;
+
+  I915Driver(HostPort& port, DriverLayout layout = {});
+
+  // GGTT-mapped, page-aligned buffer; the entries are written through the BAR and the GGTT TLBs flushed.
+  Buffer alloc(std::uint64_t size);
+  void upload(const Buffer& buffer, std::uint64_t offset, const std::vector<std::uint32_t>& dwords);
+  void fill(const Buffer& buffer, std::uint8_t byte);
+
+  // Unmasks and enables the user and CS error interrupts of an engine and the master interrupt (i915 postinstall).
+  void enable_interrupts(gen::Engine engine);
+  // A ring of `size` bytes (4 KiB .. 2 MiB, power of two) with its status page, programmed as i915's legacy ring
+  // init does: CTL 0, HEAD 0, TAIL 0, START, HWS_PGA, then CTL = size | valid.
+  Ring& create_ring(gen::Engine engine, std::uint32_t size = 16 * 1024);
+  // Copies a command into the ring at the software tail; pads the end with MI_NOOP and wraps when it would straddle.
+  void emit(Ring& ring, const std::vector<std::uint32_t>& command);
+  // Stores the next seqno to the status page and raises a user interrupt; returns the seqno.
+  std::uint32_t emit_breadcrumb(Ring& ring);
+  // Hands the emitted commands to the engine: writes RING_TAIL.
+  void submit(Ring& ring);
+  std::uint64_t seqno_address(const Ring& ring) const { return ring.status_page.phys + kSeqnoDword * 4; }
+  // Waits until the status page holds seqno; false on time-out.
+  bool wait_seqno(const Ring& ring, std::uint32_t seqno, std::uint64_t timeout_ns);
+
+  // MMIO helpers (offsets inside the BAR).
+  void mmio_write(std::uint32_t offset, std::uint32_t value) { port_.write32(layout_.bar + offset, value); }
+  std::uint32_t mmio_read(std::uint32_t offset) { return port_.read32(layout_.bar + offset); }
+  HostPort& port() { return port_; }
+  const DriverLayout& layout() const { return layout_; }
+
+ private:
+  HostPort& port_;
+  DriverLayout layout_;
+  std::uint64_t next_phys_;
+  std::uint64_t next_gfx_;
+  std::vector<std::unique_ptr<Ring>> rings_;
+  // i915 keeps software copies of the shared interrupt mask and enable banks (reset: all masked, none enabled).
+  std::array<std::uint32_t, 4> imr_{~0u, ~0u, ~0u, ~0u};
+  std::array<std::uint32_t, 4> ier_{};
+};
+
+}  // namespace gpuvp::host
