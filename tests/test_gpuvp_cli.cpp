@@ -13,6 +13,9 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace {
@@ -171,4 +174,51 @@ TEST(GpuvpCli, QtestServesAHarnessOverAUnixSocket) {
   Result r = server.get();
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("qtest listening on unix:" + path), std::string::npos) << r.out;
+}
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST(GpuvpCli, StatsAndTraceFilesAreWrittenAsJson) {
+  const std::string stats = ::testing::TempDir() + "stats.json";
+  const std::string trace = ::testing::TempDir() + "trace.json";
+  Result r = run("run --stats " + stats + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("statistics:     " + stats), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(open in ui.perfetto.dev or chrome://tracing)"), std::string::npos) << r.out;
+  const auto s = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 1000);
+  EXPECT_GT(s["stats"]["gpuvp"]["gen"]["rcs"]["commands"].get<int>(), 0);
+  EXPECT_GT(s["stats"]["gpuvp"]["gen"]["rcs"]["busy"]["busy_ps"].get<long long>(), 0);
+  const auto t = nlohmann::json::parse(slurp(trace));
+  int rcs_track = -1, busy_spans = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "gpuvp.gen.rcs") rcs_track = e["tid"];
+  }
+  ASSERT_GE(rcs_track, 0);
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X" && e["tid"] == rcs_track && e["name"] == "busy") ++busy_spans;
+  }
+  EXPECT_GE(busy_spans, 1);
+}
+
+TEST(GpuvpCli, SameConfigGivesBitIdenticalStatistics) {
+  const std::string a = ::testing::TempDir() + "a.json", b = ::testing::TempDir() + "b.json";
+  EXPECT_EQ(run("run --quiet --stats " + a).exit_code, 0);
+  EXPECT_EQ(run("run --quiet --stats " + b).exit_code, 0);
+  const std::string sa = slurp(a), sb = slurp(b);
+  EXPECT_FALSE(sa.empty());
+  EXPECT_EQ(sa, sb);
+}
+
+TEST(GpuvpCli, UnwritableStatsFileIsAOneLineError) {
+  Result r = run("run --quiet --stats /nonexistent/dir/s.json");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out, "gpuvp: error: cannot write statistics file '/nonexistent/dir/s.json'\n");
 }
