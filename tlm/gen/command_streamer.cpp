@@ -51,6 +51,18 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       info_(info),
       params_(params),
       services_(services),
+      execlists_(services.bar, info.mmio_base, std::string(info.name) + ".", std::string(this->name()) + ".",
+                 Execlists::Hooks{
+                     [this](const ContextDescriptor& e0, const ContextDescriptor& e1) {
+                       // A submission waits for the engine thread: at once when idle, else at an arbitration point.
+                       pending_ = std::array<ContextDescriptor, 2>{e0, e1};
+                       kick_.notify(sc_core::SC_ZERO_TIME);
+                     },
+                     [this](std::uint32_t dword, std::uint32_t value) {
+                       const std::uint64_t hwsp = hws_pga_->value() & ~0xFFFULL;
+                       access(hwsp + 4ULL * dword, AddressSpace::kGgtt, &value, 4, true);
+                     },
+                     [this] { services_.interrupts.raise(info_.id, GtInterrupts::kContextSwitch); }}),
       track_(core::timeline().track(this->name())),
       commands_(core::stats().counter(std::string(this->name()) + ".commands")),
       batches_started_(core::stats().counter(std::string(this->name()) + ".batches")),
@@ -58,6 +70,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       semaphore_polls_(core::stats().counter(std::string(this->name()) + ".semaphore_polls")),
       errors_(core::stats().counter(std::string(this->name()) + ".errors")),
       hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
+      context_switches_(core::stats().counter(std::string(this->name()) + ".context_switches")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
   const std::uint32_t base = info_.mmio_base;
   const std::string prefix = std::string(info_.name) + ".";
@@ -139,7 +152,17 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
   }
   gfx_mode_ = &add("GFX_MODE", er::kGfxMode, Access::kMasked, "bit 9 PPGTT enable, bit 7 48-bit PPGTT",
                    {{"PPGTT_48B", 7, 1, ""}, {"PPGTT_ENABLE", 9, 1, ""}, {"RUN_LIST_ENABLE", 15, 1, ""}});
-  gfx_mode_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
+  gfx_mode_->on_write([this, kick](core::Register&, std::uint64_t, std::uint64_t) {
+    update_ppgtt_root();
+    kick();
+  });
+  add("BB_PER_CTX_PTR", er::kBbPerCtxPtr, Access::kReadWrite, "per-context batch pointer");
+  add("INDIRECT_CTX", er::kIndirectCtx, Access::kReadWrite, "indirect context pointer");
+  add("INDIRECT_CTX_OFFSET", er::kIndirectCtxOffset, Access::kReadWrite, "indirect context offset");
+  add("CONTEXT_CONTROL", er::kContextControl, Access::kMasked, "context control (restore inhibit bit 0)");
+  ctx_timestamp_ = &add("CTX_TIMESTAMP", er::kCtxTimestamp, Access::kReadWrite,
+                        "context timestamp: advances only while the context runs");
+  ctx_timestamp_->on_read([this](core::Register&, std::uint64_t) { return context_timestamp() & 0xFFFFFFFF; });
   add("TIMESTAMP", er::kTimestamp, Access::kReadOnly, "command streamer timestamp, low")
       .on_read([this](core::Register&, std::uint64_t) { return timestamp_ticks() & 0xFFFFFFFFu; });
   add("TIMESTAMP_UDW", er::kTimestampUdw, Access::kReadOnly, "command streamer timestamp, high")
@@ -170,24 +193,40 @@ bool CommandStreamer::has_work() const {
   if (state_ == State::kError || state_ == State::kHung) return false;
   if (mi_mode_->value() & er::kStopRing) return false;
   if (reset_ctl_->value() & er::kRequestReset) return false;
+  if (execlist_mode() && !context_running_) return false;
   if (!batches_.empty()) return true;
   return ring_.enabled() && !ring_.empty();
 }
 
-void CommandStreamer::go_idle() {
+bool CommandStreamer::execlist_mode() const { return (gfx_mode_->value() & er::kGfxRunListEnable) != 0; }
+
+std::optional<std::uint32_t> CommandStreamer::running_context() const {
+  if (!context_running_) return std::nullopt;
+  return elements_[current_element_].context_id();
+}
+
+bool CommandStreamer::go_idle() {
   if (state_ == State::kRunning) {
     const bool stopped = (mi_mode_->value() & er::kStopRing) || (reset_ctl_->value() & er::kRequestReset);
     set_state(stopped ? State::kStopped : State::kIdle);
   }
-  time_.sync();
   line_gva_ = ~0ULL;
+  // Catch up with the local time, but wake early for a kick: a TAIL write (or any other kick) that arrives while the
+  // engine catches up must not be lost by the wait for the next one. The rest of the offset is kept.
+  const core::Picoseconds offset = time_.offset_ps();
+  if (offset == 0) return false;
+  const core::Picoseconds target = core::now_ps() + offset;
+  sc_core::wait(core::to_sc_time(offset), kick_);
+  const core::Picoseconds now = core::now_ps();
+  time_.set_offset(target > now ? target - now : 0);
+  return target > now;
 }
 
 void CommandStreamer::run() {
   for (;;) {
+    if (execlist_mode()) schedule();
     if (!has_work()) {
-      go_idle();
-      sc_core::wait(kick_);
+      if (!go_idle()) sc_core::wait(kick_);
       continue;
     }
     if (state_ != State::kRunning) {
@@ -208,6 +247,11 @@ void CommandStreamer::reset() {
   batches_.clear();
   waiting_semaphore_ = false;
   line_gva_ = ~0ULL;
+  execlists_.reset();
+  context_running_ = false;
+  pending_.reset();
+  elements_ = {};
+  arbitration_enabled_ = false;
   if (state_ == State::kRunning) set_state(State::kIdle);
   state_ = State::kIdle;
   kick_.notify(sc_core::SC_ZERO_TIME);
@@ -232,7 +276,7 @@ std::uint64_t CommandStreamer::timestamp_ticks() const {
 
 // ---- fetch ----
 
-bool CommandStreamer::fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
+bool CommandStreamer::fetch_dword_miss(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
   const std::uint64_t line = address & ~std::uint64_t{63};
   if (line != line_gva_ || space != line_space_) {
     sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
@@ -248,6 +292,7 @@ bool CommandStreamer::fetch_dword(std::uint64_t address, AddressSpace space, std
     time_.set_offset(core::to_ps(delay));
     if (status != tlm::TLM_OK_RESPONSE) {
       line_gva_ = ~0ULL;
+      current_header_ = 0;  // as for a fault: the failing command's header was never fetched
       return false;
     }
     line_gva_ = line;
@@ -294,6 +339,7 @@ unsigned CommandStreamer::command_length(std::uint32_t dw0, std::string& reason)
     case mi::kNoop:
     case mi::kUserInterrupt:
     case mi::kArbCheck:
+    case mi::kArbOnOff:
     case mi::kBatchBufferEnd:
       return 1;
     case mi::kMath: {
@@ -384,8 +430,7 @@ void CommandStreamer::step() {
   if (!fetch_command(cmd)) {
     if (state_ == State::kRunning && batches_.empty()) {
       // Incomplete command in the ring: wait for TAIL.
-      go_idle();
-      sc_core::wait(kick_);
+      if (!go_idle()) sc_core::wait(kick_);
     }
     return;
   }
@@ -395,6 +440,11 @@ void CommandStreamer::step() {
   record_history(cmd);
   const bool in_ring = batches_.empty();
   const Outcome outcome = execute(cmd);
+  if (outcome == Outcome::kRetry && in_ring && pending_ && context_running_ && arbitration_enabled_) {
+    // A semaphore wait in the ring is preemptible while arbitration is on; it runs again when the context returns.
+    preempt_at_arbitration_point();
+    return;
+  }
   if (outcome == Outcome::kStopped || outcome == Outcome::kRetry) return;
   ++commands_;
   if (in_ring) {
@@ -403,6 +453,20 @@ void CommandStreamer::step() {
     last_progress_ps_ = core::now_ps() + time_.offset_ps();
   } else if (outcome == Outcome::kNext && !batches_.empty() && batches_.back().address == cmd.address) {
     batches_.back().address += 4ULL * cmd.length;
+    // Batch progress: executing beyond the furthest address reached since the batch was started from the ring. A
+    // long linear batch keeps making progress; a batch looping on itself (or chaining backwards) does not.
+    if (cmd.address >= batch_high_water_) {
+      batch_high_water_ = cmd.address + 4ULL * cmd.length;
+      last_progress_ps_ = core::now_ps() + time_.offset_ps();
+    }
+  }
+  // Arbitration points for execlists: MI_ARB_CHECK in the ring, the return from a batch to the ring, or any ring
+  // command while arbitration is on (MI_ARB_ON_OFF). Preemption inside a batch waits until it returns to the ring,
+  // since the saved HEAD must point at a ring command.
+  if (pending_ && context_running_ && batches_.empty()) {
+    const bool arb_check = mi::type_of(cmd.dw[0]) == mi::kTypeMi && mi::opcode_of(cmd.dw[0]) == mi::kArbCheck;
+    const bool returned_from_batch = !in_ring;
+    if (arbitration_enabled_ || arb_check || returned_from_batch) preempt_at_arbitration_point();
   }
 }
 
@@ -417,7 +481,9 @@ CommandStreamer::Outcome CommandStreamer::execute(Command& cmd) {
       user_interrupt();
       return Outcome::kNext;
     case mi::kArbCheck:
-      // An arbitration point: preemption between contexts arrives with execlists.
+      return Outcome::kNext;  // an arbitration point (see step())
+    case mi::kArbOnOff:
+      arbitration_enabled_ = dw0 & 1;
       return Outcome::kNext;
     case mi::kBatchBufferStart: return batch_buffer_start(cmd);
     case mi::kBatchBufferEnd: return batch_buffer_end();
@@ -455,6 +521,7 @@ CommandStreamer::Outcome CommandStreamer::batch_buffer_start(const Command& cmd)
   if (batches_.empty()) {
     if (second_level) return fail(&cmd, "second-level MI_BATCH_BUFFER_START from the ring", er::kErrorInstruction);
     batches_.push_back({target, space});
+    batch_high_water_ = target;
     bb_addr_->set(target & 0xFFFFFFFF);
     bb_addr_udw_->set(target >> 32);
     bb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
@@ -658,7 +725,7 @@ CommandStreamer::Outcome CommandStreamer::flush_dw(const Command& cmd) {
       return fail(&cmd, "MI_FLUSH_DW post-sync operation 2 is reserved", er::kErrorInstruction);
     }
   }
-  if (dw0 & mi::kFlushNotify) user_interrupt();
+  if (dw0 & mi::kFlushNotify) services_.interrupts.raise(info_.id, GtInterrupts::kFlushNotify);
   return Outcome::kNext;
 }
 
@@ -687,7 +754,7 @@ CommandStreamer::Outcome CommandStreamer::pipe_control(const Command& cmd) {
     }
     if (!access(address, space, &value, 8, true)) return Outcome::kStopped;
   }
-  if (flags & mi::kPcNotify) user_interrupt();
+  if (flags & mi::kPcNotify) services_.interrupts.raise(info_.id, GtInterrupts::kFlushNotify);
   return Outcome::kNext;
 }
 
@@ -762,6 +829,149 @@ CommandStreamer::Outcome CommandStreamer::conditional_batch_buffer_end(const Com
   return Outcome::kNext;
 }
 
+// ---- execlists ----
+
+void CommandStreamer::schedule() {
+  if (state_ == State::kError || state_ == State::kHung) return;
+  if (context_running_ && batches_.empty() && ring_.empty()) complete_context();
+  if (!context_running_ && pending_) start_pending();
+}
+
+void CommandStreamer::start_pending() {
+  const auto elements = *pending_;
+  pending_.reset();
+  // GVT-g's checks on a submission (gvt/execlist.c intel_vgpu_submit_execlist).
+  if (!elements[0].valid()) {
+    fail(nullptr, "ELSP submission with element 0 not valid", er::kErrorInstruction);
+    return;
+  }
+  for (const auto& e : elements) {
+    if (e.valid() && !e.privilege()) {
+      fail(nullptr, "ELSP element with context ID " + core::format_hex(e.context_id()) +
+                        " lacks the privilege bit", er::kErrorInstruction);
+      return;
+    }
+  }
+  elements_ = elements;
+  if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
+  current_element_ = 0;
+  execlists_.write_status(Execlists::kIdleToActive, 0);
+  restore_context(elements_[0]);
+}
+
+bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
+  ++context_switches_;
+  const std::uint64_t state_page = desc.lrca() + 4096;  // LRCA is the context's status page; registers follow
+  image_.assign(1024, 0);
+  if (!access(state_page, AddressSpace::kGgtt, image_.data(), 4096, false)) return false;
+  image_layout_ = parse_context_image(image_.data(), image_.size());
+  const std::string context = "context " + core::format_hex(desc.context_id()) + " (LRCA " +
+                              core::format_hex(desc.lrca()) + ")";
+  if (!image_layout_.error.empty()) {
+    fail(nullptr, context + ": " + image_layout_.error, er::kErrorInstruction);
+    return false;
+  }
+  if (desc.addressing_mode() != 1 && desc.addressing_mode() != 3) {
+    fail(nullptr, context + ": addressing mode " + std::to_string(desc.addressing_mode()) +
+                      " (advanced context) is not modelled", er::kErrorInstruction);
+    return false;
+  }
+  batches_.clear();
+  line_gva_ = ~0ULL;
+  for (const auto& slot : image_layout_.slots) {
+    if (!reg_write(slot.offset, image_[slot.dword], ~slot.byte_disables & 0xF)) return false;
+  }
+  // The descriptor's addressing mode selects the PPGTT layout; the PDPs came from the image.
+  PpgttRoot root;
+  root.mode = desc.addressing_mode() == 3 ? PpgttMode::k48Bit : PpgttMode::kLegacy32;
+  for (unsigned n = 0; n < 4; ++n) root.pdp[n] = pdp_[2 * n + 1]->value() << 32 | pdp_[2 * n]->value();
+  services_.gtt.set_ppgtt_root(root);
+  context_running_ = true;
+  context_started_ps_ = core::now_ps() + time_.offset_ps();
+  update_execlist_status();
+  return true;
+}
+
+std::uint64_t CommandStreamer::context_timestamp() const {
+  std::uint64_t ticks = ctx_timestamp_->value();
+  if (context_running_) {
+    const unsigned __int128 ps = core::now_ps() + time_.offset_ps() - context_started_ps_;
+    const std::uint64_t hz = services_.generation == 8 ? 12'500'000 : 12'000'000;
+    ticks += static_cast<std::uint64_t>(ps * hz / 1'000'000'000'000ULL);
+  }
+  return ticks & 0xFFFFFFFF;
+}
+
+void CommandStreamer::save_context() {
+  const ContextDescriptor& desc = elements_[current_element_];
+  const core::Picoseconds now = core::now_ps() + time_.offset_ps();
+  if (core::timeline().enabled()) {
+    core::timeline().span(track_, ("ctx " + core::format_hex(desc.context_id())).c_str(), context_started_ps_,
+                          now - context_started_ps_);
+  }
+  ctx_timestamp_->set(context_timestamp());
+  context_started_ps_ = now;
+  for (const auto& slot : image_layout_.slots) {
+    std::uint32_t value = 0;
+    if (!reg_read(slot.offset, value)) return;
+    if (is_masked_context_register(slot.offset - info_.mmio_base)) value = 0xFFFF0000u | (value & 0xFFFF);
+    image_[slot.dword] = value;
+  }
+  access(desc.lrca() + 4096, AddressSpace::kGgtt, image_.data(), 4096, true);
+}
+
+void CommandStreamer::complete_context() {
+  const ContextDescriptor done = elements_[current_element_];
+  save_context();
+  if (current_element_ == 0 && elements_[1].valid()) {
+    execlists_.write_status(Execlists::kComplete | Execlists::kElementSwitch, done.context_id());
+    current_element_ = 1;
+    restore_context(elements_[1]);
+    return;
+  }
+  context_running_ = false;
+  execlists_.write_status(Execlists::kComplete | Execlists::kActiveToIdle, done.context_id());
+  update_execlist_status();
+}
+
+void CommandStreamer::preempt_at_arbitration_point() {
+  const ContextDescriptor running = elements_[current_element_];
+  const auto next = *pending_;
+  if (next[0].valid() && next[0].lrca() == running.lrca()) {
+    // Lite restore: the same context resubmitted with a new TAIL; only TAIL is sampled from its image.
+    pending_.reset();
+    execlists_.write_status(Execlists::kPreempted | Execlists::kLiteRestore, running.context_id());
+    elements_ = next;
+    if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
+    current_element_ = 0;
+    for (const auto& slot : image_layout_.slots) {
+      if (slot.offset != info_.mmio_base + er::kTail) continue;
+      std::uint32_t tail = 0;
+      if (!access(running.lrca() + 4096 + 4ULL * slot.dword, AddressSpace::kGgtt, &tail, 4, false)) return;
+      reg_write(slot.offset, tail);
+    }
+    update_execlist_status();
+    return;
+  }
+  save_context();
+  execlists_.write_status(Execlists::kPreempted, running.context_id());
+  pending_.reset();
+  if (!next[0].valid()) {
+    fail(nullptr, "ELSP submission with element 0 not valid", er::kErrorInstruction);
+    return;
+  }
+  elements_ = next;
+  if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
+  current_element_ = 0;
+  restore_context(elements_[0]);
+}
+
+void CommandStreamer::update_execlist_status() {
+  execlists_.set_status(elements_[0].valid(), elements_[1].valid(), context_running_ && current_element_ == 0,
+                        context_running_ && current_element_ == 1,
+                        context_running_ ? elements_[current_element_].context_id() : 0);
+}
+
 // ---- errors and hangs ----
 
 CommandStreamer::Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::uint32_t error_bit) {
@@ -787,11 +997,15 @@ CommandStreamer::Outcome CommandStreamer::fail(const Command* cmd, const std::st
 }
 
 void CommandStreamer::record_history(const Command& cmd) {
-  std::string line = core::format_hex(cmd.address) + ":";
-  for (unsigned i = 0; i < std::min(cmd.length, 8u); ++i) line += " " + hex32(cmd.dw[i]);
-  if (cmd.length > 8) line += " ...";
-  history_.push_back(std::move(line));
-  while (history_.size() > params_.hang_history) history_.pop_front();
+  // Raw record only: this runs for every command; the text is built in declare_hang().
+  if (params_.hang_history == 0) return;
+  if (history_.empty()) history_.resize(params_.hang_history);
+  HistoryEntry& e = history_[history_next_];
+  e.address = cmd.address;
+  e.length = cmd.length;
+  std::memcpy(e.dw.data(), cmd.dw.data(), sizeof e.dw);  // fixed size; dwords past the length are never printed
+  if (++history_next_ == history_.size()) history_next_ = 0;
+  if (history_count_ < history_.size()) ++history_count_;
 }
 
 std::string CommandStreamer::describe_registers() const {
@@ -808,7 +1022,15 @@ void CommandStreamer::declare_hang(const std::string& why) {
   ++hangs_;
   std::string report = std::string(info_.name) + " hung: " + why + (waiting_semaphore_ ? " (waiting on a semaphore)" : "") +
                        "\n    " + describe_registers() + "\n    last commands:";
-  for (const auto& h : history_) report += "\n      " + h;
+  // Oldest first: the ring's oldest record sits at history_next_ once it is full.
+  const std::size_t first = history_count_ < history_.size() ? 0 : history_next_;
+  for (std::size_t k = 0; k < history_count_; ++k) {
+    const HistoryEntry& h = history_[(first + k) % history_.size()];
+    std::string line = core::format_hex(h.address) + ":";
+    for (unsigned i = 0; i < std::min(h.length, 8u); ++i) line += " " + hex32(h.dw[i]);
+    if (h.length > 8) line += " ...";
+    report += "\n      " + line;
+  }
   incidents_.push_back("hang: " + report);
   set_state(State::kHung);
   core::report_error(name(), report);

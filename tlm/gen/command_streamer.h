@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
+#include "tlm/gen/context_image.h"
+#include "tlm/gen/execlists.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
 #include "tlm/gen/mi_math.h"
@@ -53,6 +56,11 @@ constexpr std::uint32_t kSbbState = 0x118;
 constexpr std::uint32_t kSbbAddrUdw = 0x11C;
 constexpr std::uint32_t kBbAddr = 0x140;
 constexpr std::uint32_t kBbAddrUdw = 0x168;
+constexpr std::uint32_t kBbPerCtxPtr = 0x1C0;
+constexpr std::uint32_t kIndirectCtx = 0x1C4;
+constexpr std::uint32_t kIndirectCtxOffset = 0x1C8;
+constexpr std::uint32_t kContextControl = 0x244;
+constexpr std::uint32_t kCtxTimestamp = 0x3A8;
 constexpr std::uint32_t kPdp0Ldw = 0x270;  // + 8n; UDW at + 4
 constexpr std::uint32_t kGfxMode = 0x29C;
 constexpr std::uint32_t kTimestamp = 0x358;
@@ -70,7 +78,8 @@ constexpr std::uint32_t kCtlWaitSemaphore = 1u << 10;
 // EIR/ESR bits (i915 I915_ERROR_*): instruction error and page table error.
 constexpr std::uint32_t kErrorInstruction = 1u << 0;
 constexpr std::uint32_t kErrorPageTable = 1u << 4;
-// GFX_MODE (masked): PPGTT enable bit 9, 48-bit PPGTT bit 7, run list enable bit 15.
+// GFX_MODE (masked): PPGTT enable bit 9, 48-bit PPGTT bit 7, run list enable bit 15 (execlists).
+constexpr std::uint32_t kGfxRunListEnable = 1u << 15;
 constexpr std::uint32_t kGfxPpgttEnable = 1u << 9;
 constexpr std::uint32_t kGfxPpgtt48b = 1u << 7;
 // BBSTATE bit 5: the batch runs in the PPGTT.
@@ -138,6 +147,11 @@ class CommandStreamer : public sc_core::sc_module {
   // Text reports of hangs and errors so far (for the run summary).
   const std::vector<std::string>& incidents() const { return incidents_; }
   std::uint64_t commands_executed() const { return commands_.value; }
+  Execlists& execlists() { return execlists_; }
+  // Execlists mode: GFX_MODE.RUN_LIST_ENABLE set; work comes from contexts submitted through ELSP.
+  bool execlist_mode() const;
+  // Context ID of the running context, if any.
+  std::optional<std::uint32_t> running_context() const;
 
  private:
   struct BatchLevel {
@@ -154,11 +168,29 @@ class CommandStreamer : public sc_core::sc_module {
 
   void run();
   bool has_work() const;
-  void go_idle();
+  // Execlists: acts on submissions, completions and preemption at arbitration points.
+  void schedule();
+  void start_pending();
+  bool restore_context(const ContextDescriptor& desc);
+  void save_context();
+  void complete_context();
+  void preempt_at_arbitration_point();
+  void update_execlist_status();
+  std::uint64_t context_timestamp() const;
+  // Leaves the running state and catches up with the local time; true if a kick arrived meanwhile (do not wait).
+  bool go_idle();
   void step();
   // Fetches command dwords at the current position; false if the engine stopped (fault) or must wait for TAIL.
   bool fetch_command(Command& cmd);
-  bool fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out);
+  bool fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
+    // Hit in the line buffer: no translation, bus access or time conversion (the common case, inline).
+    if ((address & ~std::uint64_t{63}) == line_gva_ && space == line_space_) {
+      out = line_[(address & 63) / 4];
+      return true;
+    }
+    return fetch_dword_miss(address, space, out);
+  }
+  bool fetch_dword_miss(std::uint64_t address, AddressSpace space, std::uint32_t& out);
   // Returns the command's length in dwords from its header, or 0 with reason set when it is malformed/unknown.
   unsigned command_length(std::uint32_t dw0, std::string& reason) const;
   Outcome execute(Command& cmd);
@@ -206,6 +238,7 @@ class CommandStreamer : public sc_core::sc_module {
   std::vector<BatchLevel> batches_;  // 0, 1 or 2 levels
   sc_core::sc_event kick_;
   core::Picoseconds last_progress_ps_ = 0;
+  std::uint64_t batch_high_water_ = 0;  // furthest batch address executed since the ring started the batch
   core::Picoseconds busy_since_ps_ = 0;
   bool waiting_semaphore_ = false;
   std::uint32_t current_header_ = 0;
@@ -216,7 +249,28 @@ class CommandStreamer : public sc_core::sc_module {
   std::uint64_t line_pa_ = ~0ULL;
   std::array<std::uint32_t, 16> line_{};
 
-  std::deque<std::string> history_;
+  // Execlists state.
+  Execlists execlists_;
+  std::array<ContextDescriptor, 2> elements_{};
+  unsigned current_element_ = 0;
+  bool context_running_ = false;
+  std::optional<std::array<ContextDescriptor, 2>> pending_;
+  std::vector<std::uint32_t> image_;  // register-state page of the running context
+  ContextImage image_layout_;
+  core::Picoseconds context_started_ps_ = 0;
+  bool arbitration_enabled_ = false;
+  core::Register* ctx_timestamp_ = nullptr;
+
+  // Hang-report history: a ring of raw records (the command's address, length and first dwords), formatted only
+  // when a report is written, so that the hot path builds no strings.
+  struct HistoryEntry {
+    std::uint64_t address;
+    unsigned length;
+    std::array<std::uint32_t, 8> dw;
+  };
+  std::vector<HistoryEntry> history_;  // capacity hang_history, filled round-robin
+  std::size_t history_next_ = 0;       // slot of the next record
+  std::size_t history_count_ = 0;      // records held (<= hang_history)
   std::vector<std::string> incidents_;
 
   core::Register* tail_;
@@ -251,6 +305,7 @@ class CommandStreamer : public sc_core::sc_module {
   core::Counter& semaphore_polls_;
   core::Counter& errors_;
   core::Counter& hangs_;
+  core::Counter& context_switches_;
   core::BusyTime& busy_;
 };
 

@@ -4,7 +4,8 @@
 //
 // Banks GEN8_GT_ISR/IMR/IIR/IER(n) at 0x44300 + 0x10n (+0 ISR, +4 IMR, +8 IIR, +0xC IER):
 //   bank 0: RCS bits 15:0, BCS bits 31:16; bank 1: VCS0 15:0, VCS1 31:16; bank 2: PM/GuC; bank 3: VECS 15:0.
-// Per-engine event bits: 0 user interrupt, 3 CS master error, 8 context switch, 11 wait on semaphore.
+// Per-engine event bits: 0 user interrupt, 3 CS master error, 4 PIPE_CONTROL / MI_FLUSH_DW notify, 8 context switch,
+// 11 wait on semaphore.
 // GEN8_MASTER_IRQ 0x44200: bit 31 master enable (software), bits 0-6 which GT sources are pending (hardware).
 #pragma once
 
@@ -29,6 +30,9 @@ class GtInterrupts {
 
   static constexpr std::uint32_t kUserInterrupt = 1u << 0;
   static constexpr std::uint32_t kCsError = 1u << 3;
+  // PIPE_CONTROL notify (render) / MI_FLUSH_DW notify (other engines): GVT gen8_init_irq RCS_PIPE_CONTROL bit 4,
+  // BCS_MI_FLUSH_DW bit 20, VCS_MI_FLUSH_DW bit 4 (i915 gen6 GT_RENDER_PIPECTL_NOTIFY_INTERRUPT 1 << 4).
+  static constexpr std::uint32_t kFlushNotify = 1u << 4;
   static constexpr std::uint32_t kContextSwitch = 1u << 8;
   static constexpr std::uint32_t kWaitOnSemaphore = 1u << 11;
 
