@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "tlm/gen/command_streamer.h"
+#include "tlm/gen/execlists.h"
 #include "tlm/gen/gen_regs.h"
 #include "tlm/gen/mi_commands.h"
 
@@ -102,6 +103,141 @@ void I915Driver::submit(Ring& ring) {
 
 bool I915Driver::wait_seqno(const Ring& ring, std::uint32_t seqno, std::uint64_t timeout_ns) {
   return port_.wait_for32(seqno_address(ring), seqno, ~0u, timeout_ns);
+}
+
+// ---- Execlists ----
+
+std::uint64_t I915Driver::Context::descriptor() const {
+  // i915 intel_lrc.c: VALID | addressing mode << 3 | PRIVILEGE | LRCA, context ID in the upper dword.
+  return std::uint64_t{id} << 32 | (state.gfx & 0xFFFFF000ULL) | (1u << 8) | (addressing_mode & 3) << 3 | 1u;
+}
+
+void I915Driver::enable_execlists(gen::Engine engine) {
+  const std::uint32_t b = gen::engine_info(engine).mmio_base;
+  Buffer& hwsp = engine_hwsp_[static_cast<int>(engine)];
+  if (hwsp.size == 0) hwsp = alloc(4096);
+  mmio_write(b + er::kHwsPga, static_cast<std::uint32_t>(hwsp.gfx));
+  mmio_write(b + er::kGfxMode, er::kGfxRunListEnable << 16 | er::kGfxRunListEnable);  // masked enable
+  // reset_csb_pointers: read and write pointer to the last entry, so the next entry written is 0.
+  mmio_write(b + gen::Execlists::kCsbPointer, 0xFFFF0000u | 5u << 8 | 5u);
+  csb_read_[static_cast<int>(engine)] = 5;
+}
+
+std::vector<std::uint32_t> I915Driver::context_image(const Context& c) const {
+  std::vector<std::uint32_t> page(1024, 0);
+  const std::uint32_t b = c.mmio_base;
+  const bool render = gen::engine_info(c.engine).render;
+  // Listing 11-1 / populate_lr_context: NOOP, LRI(14 render | 11 others) | FORCE_POSTED.
+  page[0x01] = render ? 0x1100101B : 0x11001015;
+  const std::uint32_t pairs[][2] = {
+      {b + 0x244, 0xFFFF000A},  // CTX_CTRL: masked INHIBIT_SYN_CTX_SWITCH | RS_CTX_ENABLE, as in the listing
+      {b + er::kHead, 0},
+      {b + er::kTail, c.tail},
+      {b + er::kStart, static_cast<std::uint32_t>(c.ring.gfx)},
+      {b + er::kCtl, ((c.ring_size - 4096) & 0x1FF000) | 1},
+      {b + er::kBbAddrUdw, 0},
+      {b + er::kBbAddr, 0},
+      {b + er::kBbState, er::kBbStatePpgtt},
+      {b + er::kSbbAddrUdw, 0},
+      {b + er::kSbbAddr, 0},
+      {b + er::kSbbState, 0},
+      {b + er::kBbPerCtxPtr, 0},
+      {b + er::kIndirectCtx, 0},
+      {b + er::kIndirectCtxOffset, 0},
+  };
+  const unsigned count = render ? 14 : 11;
+  for (unsigned i = 0; i < count; ++i) {
+    page[2 + 2 * i] = pairs[i][0];
+    page[3 + 2 * i] = pairs[i][1];
+  }
+  // LRI(9) | FORCE_POSTED: CTX_TIMESTAMP, then the PDPs upper dword first from PDP3 down to PDP0.
+  page[0x21] = 0x11001011;
+  page[0x22] = b + er::kCtxTimestamp;
+  page[0x23] = 0;
+  for (unsigned n = 0; n < 4; ++n) {
+    const unsigned pdp = 3 - n;
+    page[0x24 + 4 * n] = b + er::kPdp0Ldw + 8 * pdp + 4;
+    page[0x25 + 4 * n] = static_cast<std::uint32_t>(c.pdp[pdp] >> 32);
+    page[0x26 + 4 * n] = b + er::kPdp0Ldw + 8 * pdp;
+    page[0x27 + 4 * n] = static_cast<std::uint32_t>(c.pdp[pdp]);
+  }
+  return page;
+}
+
+I915Driver::Context& I915Driver::create_context(gen::Engine engine, std::uint32_t ring_size,
+                                                std::uint32_t addressing_mode,
+                                                const std::array<std::uint64_t, 4>& pdp) {
+  auto c = std::make_unique<Context>();
+  c->engine = engine;
+  c->mmio_base = gen::engine_info(engine).mmio_base;
+  c->id = next_context_id_++;
+  c->ring_size = ring_size;
+  c->ring = alloc(ring_size);
+  c->state = alloc(2 * 4096);
+  c->addressing_mode = addressing_mode;
+  c->pdp = pdp;
+  std::vector<std::uint32_t> zero(1024, 0);
+  upload(c->state, 0, zero);
+  upload(c->state, 4096, context_image(*c));
+  contexts_.push_back(std::move(c));
+  return *contexts_.back();
+}
+
+void I915Driver::emit(Context& c, const std::vector<std::uint32_t>& command) {
+  const std::uint32_t bytes = static_cast<std::uint32_t>(command.size() * 4);
+  if (bytes > c.ring_size / 2) throw std::runtime_error("i915 driver model: command larger than half the ring");
+  if (c.tail + bytes > c.ring_size) {
+    std::vector<std::uint32_t> pad((c.ring_size - c.tail) / 4, 0);
+    port_.write_block(c.ring.phys + c.tail, pad.data(), pad.size() * 4);
+    c.tail = 0;
+  }
+  port_.write_block(c.ring.phys + c.tail, command.data(), bytes);
+  c.tail = (c.tail + bytes) % c.ring_size;
+}
+
+std::uint32_t I915Driver::emit_breadcrumb(Context& c) {
+  ++c.seqno;
+  emit(c, gen::mi::store_data_imm(c.state.gfx + kSeqnoDword * 4, c.seqno));
+  emit(c, gen::mi::user_interrupt());
+  emit(c, gen::mi::arb_check());
+  emit(c, gen::mi::noop());
+  return c.seqno;
+}
+
+void I915Driver::submit(Context& e0, Context* e1) {
+  for (Context* c : {&e0, e1}) {
+    if (c == nullptr) continue;
+    if (c->tail % 8 != 0) emit(*c, gen::mi::noop());
+    // The engine samples TAIL from the image (CTX_RING_TAIL).
+    port_.write32(c->state.phys + 4096 + kCtxRingTail * 4, c->tail);
+  }
+  const std::uint64_t d0 = e0.descriptor();
+  const std::uint64_t d1 = e1 ? e1->descriptor() : 0;
+  const std::uint32_t elsp = e0.mmio_base + gen::Execlists::kElsp;
+  // execlists_elsp_write: element 1 high, element 1 low, element 0 high, element 0 low.
+  mmio_write(elsp, static_cast<std::uint32_t>(d1 >> 32));
+  mmio_write(elsp, static_cast<std::uint32_t>(d1));
+  mmio_write(elsp, static_cast<std::uint32_t>(d0 >> 32));
+  mmio_write(elsp, static_cast<std::uint32_t>(d0));
+}
+
+bool I915Driver::wait_seqno(const Context& c, std::uint32_t seqno, std::uint64_t timeout_ns) {
+  return port_.wait_for32(seqno_address(c), seqno, ~0u, timeout_ns);
+}
+
+std::vector<I915Driver::CsbEntry> I915Driver::process_csb(gen::Engine engine) {
+  const Buffer& hwsp = engine_hwsp_[static_cast<int>(engine)];
+  std::uint32_t& read = csb_read_[static_cast<int>(engine)];
+  const std::uint32_t write = port_.read32(hwsp.phys + gen::Execlists::kHwspCsbWriteDword * 4) & 7;
+  std::vector<CsbEntry> entries;
+  while (read != write && write < gen::Execlists::kCsbEntries) {
+    read = (read + 1) % gen::Execlists::kCsbEntries;
+    const std::uint64_t entry = hwsp.phys + (gen::Execlists::kHwspCsbDword + 2 * read) * 4;
+    entries.push_back({port_.read32(entry), port_.read32(entry + 4)});
+  }
+  // Software read pointer, bits 10:8 of the masked CONTEXT_STATUS_PTR.
+  mmio_write(gen::engine_info(engine).mmio_base + gen::Execlists::kCsbPointer, 0x07000000u | read << 8);
+  return entries;
 }
 
 }  // namespace gpuvp::host

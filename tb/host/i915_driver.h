@@ -63,6 +63,47 @@ class I915Driver {
   // Waits until the status page holds seqno; false on time-out.
   bool wait_seqno(const Ring& ring, std::uint32_t seqno, std::uint64_t timeout_ns);
 
+  // ---- Execlists (logical ring contexts submitted through ELSP) ----
+  struct Context {
+    gen::Engine engine;
+    std::uint32_t mmio_base;
+    std::uint32_t id;             // context ID in descriptor bits 63:32
+    Buffer state;                 // page 0: the context's status page (LRCA), page 1: register state
+    Buffer ring;
+    std::uint32_t ring_size;
+    std::uint32_t tail = 0;
+    std::uint32_t seqno = 0;
+    std::uint32_t addressing_mode;  // 1 legacy 32-bit (four PDPs), 3 48-bit (PML4 in PDP0)
+    std::array<std::uint64_t, 4> pdp{};
+    std::uint64_t descriptor() const;
+  };
+  struct CsbEntry {
+    std::uint32_t status;
+    std::uint32_t context_id;
+  };
+  // Register-state dwords of the image (i915 v4.x CTX_* indices of the value dwords).
+  static constexpr std::uint32_t kCtxRingHead = 0x05;
+  static constexpr std::uint32_t kCtxRingTail = 0x07;
+  static constexpr std::uint32_t kCtxTimestamp = 0x23;
+
+  // Switches an engine to execlists as i915 does: engine status page, GFX_MODE run list enable, CSB pointers reset.
+  void enable_execlists(gen::Engine engine);
+  // A context with its ring and image (listing 11-1 layout). PPGTT roots are optional.
+  Context& create_context(gen::Engine engine, std::uint32_t ring_size = 16 * 1024, std::uint32_t addressing_mode = 1,
+                          const std::array<std::uint64_t, 4>& pdp = {});
+  // Builds the register-state page of a context (dwords of page 1), for tests of the layout.
+  std::vector<std::uint32_t> context_image(const Context& context) const;
+  void emit(Context& context, const std::vector<std::uint32_t>& command);
+  // Seqno to the context's status page (dword kSeqnoDword) and a user interrupt.
+  std::uint32_t emit_breadcrumb(Context& context);
+  // Writes the context's TAIL into its image and submits one or two contexts through ELSP (element 1 first).
+  void submit(Context& element0, Context* element1 = nullptr);
+  std::uint64_t seqno_address(const Context& context) const { return context.state.phys + kSeqnoDword * 4; }
+  bool wait_seqno(const Context& context, std::uint32_t seqno, std::uint64_t timeout_ns);
+  // Reads the new CSB entries from the status-page mirror and advances the read pointer (i915 process_csb).
+  std::vector<CsbEntry> process_csb(gen::Engine engine);
+  const Buffer& engine_status_page(gen::Engine engine) const { return engine_hwsp_[static_cast<int>(engine)]; }
+
   // MMIO helpers (offsets inside the BAR).
   void mmio_write(std::uint32_t offset, std::uint32_t value) { port_.write32(layout_.bar + offset, value); }
   std::uint32_t mmio_read(std::uint32_t offset) { return port_.read32(layout_.bar + offset); }
@@ -75,6 +116,10 @@ class I915Driver {
   std::uint64_t next_phys_;
   std::uint64_t next_gfx_;
   std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<std::unique_ptr<Context>> contexts_;
+  std::array<Buffer, gen::kEngineCount> engine_hwsp_{};
+  std::array<std::uint32_t, gen::kEngineCount> csb_read_{};
+  std::uint32_t next_context_id_ = 1;
   // i915 keeps software copies of the shared interrupt mask and enable banks (reset: all masked, none enabled).
   std::array<std::uint32_t, 4> imr_{~0u, ~0u, ~0u, ~0u};
   std::array<std::uint32_t, 4> ier_{};

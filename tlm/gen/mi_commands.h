@@ -22,6 +22,7 @@ constexpr std::uint32_t kTypeGfxPipe = 3;
 constexpr std::uint32_t kNoop = 0x00;
 constexpr std::uint32_t kUserInterrupt = 0x02;
 constexpr std::uint32_t kArbCheck = 0x05;
+constexpr std::uint32_t kArbOnOff = 0x08;
 constexpr std::uint32_t kBatchBufferEnd = 0x0A;
 constexpr std::uint32_t kMath = 0x1A;
 constexpr std::uint32_t kSemaphoreWait = 0x1C;
@@ -78,6 +79,7 @@ constexpr std::uint32_t kPcDestGgtt = 1u << 24;
 inline std::vector<std::uint32_t> noop() { return {0}; }
 inline std::vector<std::uint32_t> user_interrupt() { return {instr(kUserInterrupt, 0)}; }
 inline std::vector<std::uint32_t> arb_check() { return {instr(kArbCheck, 0)}; }
+inline std::vector<std::uint32_t> arb_on_off(bool enable) { return {instr(kArbOnOff, enable ? 1u : 0u)}; }
 inline std::vector<std::uint32_t> batch_buffer_end() { return {instr(kBatchBufferEnd, 0)}; }
 
 inline std::vector<std::uint32_t> batch_buffer_start(std::uint64_t address, bool ppgtt, bool second_level = false) {

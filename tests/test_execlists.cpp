@@ -1,0 +1,312 @@
+// Execlists: context descriptors, the LRC image layout of listing 11-1, ELSP submission and the context status buffer
+// sequences i915 and GVT-g expect, preemption, lite restore, per-context PPGTT and timestamps, and bad submissions.
+#include <gtest/gtest.h>
+
+#include "platform/platform.h"
+#include "tb/host/i915_driver.h"
+#include "tests/support/sc_test.h"
+#include "tlm/gen/context_image.h"
+#include "tlm/gen/execlists.h"
+#include "tlm/gen/mi_commands.h"
+
+using namespace gpuvp;
+namespace mi = gen::mi;
+using gen::Execlists;
+using CsbEntry = host::I915Driver::CsbEntry;
+
+namespace gpuvp::host {
+// Found by argument-dependent lookup from gtest's comparisons.
+bool operator==(const I915Driver::CsbEntry& a, const I915Driver::CsbEntry& b) {
+  return a.status == b.status && a.context_id == b.context_id;
+}
+std::ostream& operator<<(std::ostream& o, const I915Driver::CsbEntry& e) {
+  return o << "{status " << core::format_hex(e.status) << ", id " << e.context_id << "}";
+}
+}  // namespace gpuvp::host
+
+namespace {
+
+// Listing 11-1 of seed 000 (a Kaby Lake render context saved by the hardware), first 0xD0 bytes.
+const std::uint32_t kListing[] = {
+    0x00000000, 0x1100101b, 0x00002244, 0xffff000a, 0x00002034, 0x00000448, 0x00002030, 0x00000448,
+    0x00002038, 0x00001000, 0x0000203c, 0x00003001, 0x00002168, 0x00000000, 0x00002140, 0xfffdddd8,
+    0x00002110, 0x00000000, 0x0000211c, 0x00000000, 0x00002114, 0x00000000, 0x00002118, 0x00000000,
+    0x000021c0, 0xffffe081, 0x000021c4, 0xffffe002, 0x000021c8, 0x00000980, 0x00000000, 0x00000000,
+    0x00000000, 0x11001011, 0x000023a8, 0x00000293, 0x0000228c, 0x00000000, 0x00002288, 0x00000000,
+    0x00002284, 0x00000000, 0x00002280, 0x00000000, 0x0000227c, 0x00000000, 0x00002278, 0x00000000,
+    0x00002274, 0x00000002, 0x00002270, 0x22844000, 0x00000000, 0x00000000};
+
+
+class ExeclistTest : public ::testing::Test {
+ protected:
+  ExeclistTest() : soc_("gpuvp", platform::PlatformParams{}), port_(soc_.host()), driver_(port_) {}
+  void TearDown() override {
+    for (const auto& f : port_.failures()) ADD_FAILURE() << f;
+  }
+  std::uint32_t dram32(std::uint64_t addr) {
+    std::uint32_t v = 0;
+    soc_.dram().store().read(addr, reinterpret_cast<unsigned char*>(&v), 4);
+    return v;
+  }
+  void settle(std::uint64_t ns = 20'000) {
+    soc_.host().sync();
+    sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+  }
+
+  platform::Platform soc_;
+  host::BusHostPort port_;
+  host::I915Driver driver_;
+};
+
+}  // namespace
+
+TEST(ContextDescriptor, FieldsDecodeAsI915EncodesThem) {
+  // VALID | LEGACY_32B << 3 | PRIVILEGE | LRCA 0xfffe7000, context ID 0x1234.
+  const gen::ContextDescriptor d{0x0000123400000000ULL | 0xFFFE7000 | (1u << 8) | (1u << 3) | 1u};
+  EXPECT_TRUE(d.valid());
+  EXPECT_FALSE(d.force_pd_restore());
+  EXPECT_EQ(d.addressing_mode(), 1u);
+  EXPECT_TRUE(d.privilege());
+  EXPECT_EQ(d.lrca(), 0xFFFE7000u);
+  EXPECT_EQ(d.context_id(), 0x1234u);
+}
+
+TEST(ContextImage, ListingParsesIntoItsRegisterPairs) {
+  const auto image = gen::parse_context_image(kListing, std::size(kListing));
+  ASSERT_TRUE(image.error.empty()) << image.error;
+  ASSERT_EQ(image.slots.size(), 14u + 9u);
+  EXPECT_EQ(image.slots[0].offset, 0x2244u);  // CTX_CTRL
+  EXPECT_EQ(image.slots[0].dword, 3u);
+  EXPECT_EQ(image.slots[1].offset, 0x2034u);  // RING_HEAD at dword 5 = 0x448
+  EXPECT_EQ(kListing[image.slots[1].dword], 0x448u);
+  EXPECT_EQ(image.slots[4].offset, 0x203Cu);  // RING_CTL 0x3001: 16 KiB, valid
+  EXPECT_EQ(kListing[image.slots[4].dword], 0x3001u);
+  EXPECT_EQ(image.slots[14].offset, 0x23A8u);  // CTX_TIMESTAMP
+  EXPECT_EQ(image.slots[21].offset, 0x2274u);  // PDP0 upper
+  EXPECT_EQ(image.slots[22].offset, 0x2270u);  // PDP0 lower = 0x22844000
+  EXPECT_EQ(kListing[image.slots[22].dword], 0x22844000u);
+}
+
+TEST(ContextImage, GarbageIsRejectedNamingTheDword) {
+  std::uint32_t page[8] = {0, 0x11000001, 0x2034, 0, 0xDEADBEEF, 0, 0, 0};
+  const auto image = gen::parse_context_image(page, 8);
+  EXPECT_EQ(image.error, "not MI_NOOP or MI_LOAD_REGISTER_IMM at register-state dword 0x4 (0xdeadbeef)");
+  std::uint32_t runs_off[4] = {0, 0x11000003, 0x2034, 0};
+  EXPECT_EQ(gen::parse_context_image(runs_off, 4).error,
+            "MI_LOAD_REGISTER_IMM running past the page at register-state dword 0x1 (0x11000003)");
+}
+
+TEST_F(ExeclistTest, DriverImageMatchesTheListingLayout) {
+  test::run_thread([&] {
+    auto& ctx = driver_.create_context(gen::Engine::kRcs, 16 * 1024, 3, {0x2'2284'4000ULL, 0, 0, 0});
+    ctx.tail = 0x448;
+    const auto page = driver_.context_image(ctx);
+    for (unsigned i : {0u, 1u, 2u, 3u, 4u, 6u, 7u, 8u, 10u, 11u, 12u, 14u, 16u, 18u, 20u, 22u, 24u, 26u, 28u, 0x21u,
+                       0x22u, 0x24u, 0x26u, 0x28u, 0x2Au, 0x2Cu, 0x2Eu, 0x30u, 0x31u, 0x32u, 0x33u}) {
+      EXPECT_EQ(page[i], kListing[i]) << "dword " << i;
+    }
+    EXPECT_EQ(page[9], static_cast<std::uint32_t>(ctx.ring.gfx));  // RING_START: our ring's GGTT address
+    const auto bcs = driver_.create_context(gen::Engine::kBcs);
+    EXPECT_EQ(driver_.context_image(bcs)[1], 0x11001015u);  // LRI(11) for the other engines
+  });
+}
+
+TEST_F(ExeclistTest, OneContextOnAnIdleEngineGivesIdleToActiveThenCompleteActiveToIdle) {
+  test::run_thread([&] {
+    driver_.enable_interrupts(gen::Engine::kRcs);
+    driver_.enable_execlists(gen::Engine::kRcs);
+    auto& ctx = driver_.create_context(gen::Engine::kRcs);
+    const auto data = driver_.alloc(4096);
+    driver_.emit(ctx, mi::store_data_imm(data.gfx, 0xC0FFEE));
+    const auto seqno = driver_.emit_breadcrumb(ctx);
+    driver_.submit(ctx);
+    EXPECT_TRUE(driver_.wait_seqno(ctx, seqno, 50'000));
+    settle();
+    EXPECT_EQ(dram32(data.phys), 0xC0FFEEu);
+    const auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 2u);
+    EXPECT_EQ(csb[0], (CsbEntry{Execlists::kIdleToActive, 0}));
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, ctx.id}));
+    // Both raised the context-switch interrupt: GEN8_GT_IIR(0) bit 8 (it is latched even though IER has only user
+    // and CS error: IMR masks latching, and the driver unmasked 0 and 3 only) -- so check the registers directly.
+    EXPECT_EQ(driver_.mmio_read(0x2000 + Execlists::kCsbPointer) & 7, 1u);  // write pointer: entries 0 and 1
+    // The engine saved HEAD into the image: it equals TAIL.
+    EXPECT_EQ(dram32(ctx.state.phys + 4096 + host::I915Driver::kCtxRingHead * 4), ctx.tail);
+  });
+}
+
+TEST_F(ExeclistTest, TwoElementsGiveElementSwitchThenActiveToIdle) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kBcs);
+    auto& a = driver_.create_context(gen::Engine::kBcs);
+    auto& b = driver_.create_context(gen::Engine::kBcs);
+    const auto sa = driver_.emit_breadcrumb(a);
+    const auto sb = driver_.emit_breadcrumb(b);
+    driver_.submit(a, &b);
+    EXPECT_TRUE(driver_.wait_seqno(b, sb, 50'000));
+    EXPECT_TRUE(driver_.wait_seqno(a, sa, 1'000));
+    settle();
+    const auto csb = driver_.process_csb(gen::Engine::kBcs);
+    ASSERT_EQ(csb.size(), 3u);
+    EXPECT_EQ(csb[0], (CsbEntry{Execlists::kIdleToActive, 0}));
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kComplete | Execlists::kElementSwitch, a.id}));
+    EXPECT_EQ(csb[2], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, b.id}));
+  });
+}
+
+TEST_F(ExeclistTest, CsbWrapsAfterSixEntriesAndIsMirroredInTheStatusPage) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kVecs);
+    auto& c = driver_.create_context(gen::Engine::kVecs);
+    std::vector<CsbEntry> all;
+    for (int round = 0; round < 4; ++round) {  // 2 entries per round: 8 entries, the pointer wraps once
+      const auto s = driver_.emit_breadcrumb(c);
+      driver_.submit(c);
+      EXPECT_TRUE(driver_.wait_seqno(c, s, 50'000));
+      settle(2'000);
+      for (const auto& e : driver_.process_csb(gen::Engine::kVecs)) all.push_back(e);
+    }
+    ASSERT_EQ(all.size(), 8u);
+    for (int round = 0; round < 4; ++round) {
+      EXPECT_EQ(all[2 * round], (CsbEntry{Execlists::kIdleToActive, 0}));
+      EXPECT_EQ(all[2 * round + 1], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, c.id}));
+    }
+    // 8 entries from reset: written at 0..5 then 0, 1: the write pointer is 1, in the register and the mirror.
+    const std::uint32_t base = 0x1A000;
+    EXPECT_EQ(driver_.mmio_read(base + Execlists::kCsbPointer) & 7, 1u);
+    const auto& hwsp = driver_.engine_status_page(gen::Engine::kVecs);
+    EXPECT_EQ(dram32(hwsp.phys + Execlists::kHwspCsbWriteDword * 4), 1u);
+    // Entry 1 in registers and mirror: the last COMPLETE | ACTIVE_TO_IDLE.
+    EXPECT_EQ(driver_.mmio_read(base + Execlists::kCsbBase + 8), Execlists::kComplete | Execlists::kActiveToIdle);
+    EXPECT_EQ(dram32(hwsp.phys + (Execlists::kHwspCsbDword + 2) * 4), Execlists::kComplete | Execlists::kActiveToIdle);
+    EXPECT_EQ(dram32(hwsp.phys + (Execlists::kHwspCsbDword + 3) * 4), c.id);
+  });
+}
+
+TEST_F(ExeclistTest, HigherPrioritySubmissionPreemptsAtASemaphoreWithArbitrationOn) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    auto& low = driver_.create_context(gen::Engine::kRcs);
+    auto& high = driver_.create_context(gen::Engine::kRcs);
+    driver_.emit(low, mi::arb_on_off(true));
+    driver_.emit(low, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    const auto s_low = driver_.emit_breadcrumb(low);
+    const auto s_high = driver_.emit_breadcrumb(high);
+    driver_.submit(low);
+    settle(2'000);  // low is waiting on the semaphore
+    driver_.submit(high);
+    EXPECT_TRUE(driver_.wait_seqno(high, s_high, 50'000));
+    settle(2'000);
+    auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 3u);
+    EXPECT_EQ(csb[0], (CsbEntry{Execlists::kIdleToActive, 0}));
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted, low.id}));
+    EXPECT_EQ(csb[2], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, high.id}));
+    // low resumes at its saved HEAD (the semaphore) once resubmitted and released.
+    driver_.upload(sem, 0, {1});
+    driver_.submit(low);
+    EXPECT_TRUE(driver_.wait_seqno(low, s_low, 50'000));
+  });
+}
+
+TEST_F(ExeclistTest, ResubmittingTheRunningContextWithANewTailIsALiteRestore) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    auto& c = driver_.create_context(gen::Engine::kRcs);
+    driver_.emit(c, mi::arb_on_off(true));
+    driver_.emit(c, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    driver_.submit(c);
+    settle(2'000);
+    const auto seqno = driver_.emit_breadcrumb(c);  // more work in the same ring
+    driver_.submit(c);
+    settle(2'000);
+    driver_.upload(sem, 0, {1});
+    EXPECT_TRUE(driver_.wait_seqno(c, seqno, 50'000));
+    settle(2'000);
+    const auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 3u);
+    EXPECT_EQ(csb[0], (CsbEntry{Execlists::kIdleToActive, 0}));
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted | Execlists::kLiteRestore, c.id}));
+    EXPECT_EQ(csb[2], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, c.id}));
+  });
+}
+
+TEST_F(ExeclistTest, TwoContextsSeeDifferentMemoryAtTheSameVirtualAddress) {
+  // Each context has its own 48-bit PPGTT: VA 0x10000 maps to a different physical page.
+  const std::uint64_t tables[2] = {0x0800'0000, 0x0810'0000};
+  const std::uint64_t pages[2] = {0x0820'0000, 0x0830'0000};
+  auto put = [&](std::uint64_t addr, std::uint64_t v) {
+    soc_.dram().store().write(addr, reinterpret_cast<const unsigned char*>(&v), 8);
+  };
+  for (int i = 0; i < 2; ++i) {
+    // PML4[0] -> PDP page, PDP[0] -> PD, PD[0] -> PT, PT[0x10] -> page.
+    put(tables[i], (tables[i] + 0x1000) | 3);
+    put(tables[i] + 0x1000, (tables[i] + 0x2000) | 3);
+    put(tables[i] + 0x2000, (tables[i] + 0x3000) | 3);
+    put(tables[i] + 0x3000 + 0x10 * 8, pages[i] | 3);
+  }
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kVcs0);
+    auto& a = driver_.create_context(gen::Engine::kVcs0, 16 * 1024, 3, {tables[0], 0, 0, 0});
+    auto& b = driver_.create_context(gen::Engine::kVcs0, 16 * 1024, 3, {tables[1], 0, 0, 0});
+    driver_.emit(a, mi::store_data_imm(0x10000, 0xAAAA, false));  // PPGTT
+    driver_.emit(b, mi::store_data_imm(0x10000, 0xBBBB, false));
+    const auto sa = driver_.emit_breadcrumb(a);
+    const auto sb = driver_.emit_breadcrumb(b);
+    driver_.submit(a, &b);
+    EXPECT_TRUE(driver_.wait_seqno(b, sb, 50'000));
+    EXPECT_TRUE(driver_.wait_seqno(a, sa, 1'000));
+  });
+  EXPECT_EQ(dram32(pages[0]), 0xAAAAu);
+  EXPECT_EQ(dram32(pages[1]), 0xBBBBu);
+}
+
+TEST_F(ExeclistTest, ContextTimestampAdvancesOnlyWhileTheContextRuns) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    auto& c = driver_.create_context(gen::Engine::kRcs);
+    // Runs ~10 us waiting on a semaphore the host releases.
+    driver_.emit(c, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    const auto s = driver_.emit_breadcrumb(c);
+    driver_.submit(c);
+    settle(10'000);
+    driver_.upload(sem, 0, {1});
+    EXPECT_TRUE(driver_.wait_seqno(c, s, 50'000));
+    settle(100);
+    const std::uint32_t ts1 = dram32(c.state.phys + 4096 + host::I915Driver::kCtxTimestamp * 4);
+    // 12 MHz on Gen9: ~10 us is ~120 ticks.
+    EXPECT_GE(ts1, 115u);
+    EXPECT_LE(ts1, 140u);
+    settle(50'000);  // idle: the saved value does not move
+    EXPECT_EQ(dram32(c.state.phys + 4096 + host::I915Driver::kCtxTimestamp * 4), ts1);
+  });
+}
+
+TEST_F(ExeclistTest, BadSubmissionsStopTheEngineWithAnErrorTheDriverCanSee) {
+  test::run_thread([&] {
+    driver_.enable_interrupts(gen::Engine::kRcs);
+    driver_.enable_execlists(gen::Engine::kRcs);
+    auto& c = driver_.create_context(gen::Engine::kRcs);
+    // Element 0 without VALID.
+    const std::uint32_t elsp = 0x2000 + Execlists::kElsp;
+    for (std::uint32_t v : {0u, 0u, c.id, static_cast<std::uint32_t>(c.descriptor() & ~1ull)}) driver_.mmio_write(elsp, v);
+    settle(1'000);
+    EXPECT_EQ(driver_.mmio_read(0x2000 + 0xB0) & 1, 1u);            // EIR instruction error
+    EXPECT_EQ(driver_.mmio_read(0x44308) & (1u << 3), 1u << 3);     // CS error in GT IIR bank 0
+    driver_.mmio_write(0x941C, 1u << 1);                            // GDRST render
+    driver_.enable_execlists(gen::Engine::kRcs);
+    // Garbage register state: the engine stops naming the context.
+    driver_.upload(c.state, 4096 + 0x100, {0xDEADBEEF});
+    const auto s = driver_.emit_breadcrumb(c);
+    driver_.submit(c);
+    EXPECT_FALSE(driver_.wait_seqno(c, s, 5'000));
+  });
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "ELSP submission with element 0 not valid").size(), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "(0xdeadbeef)").size(), 1u);
+}

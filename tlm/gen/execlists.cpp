@@ -1,0 +1,90 @@
+#include "tlm/gen/execlists.h"
+
+namespace gpuvp::gen {
+
+using core::Access;
+
+namespace {
+// CONTEXT_STATUS_PTR: write pointer 2:0 (hardware), read pointer 10:8 (software); 7 after reset means "next is 0"
+// (GVT-g gvt/execlist.c); i915 reset_csb_pointers writes both fields to 5 through the mask.
+constexpr std::uint32_t kWritePointerMask = 0x7;
+constexpr std::uint32_t kResetWritePointer = 0x7;
+}  // namespace
+
+Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::string& name,
+                     const std::string& stats_prefix, Hooks hooks)
+    : bar_(bar),
+      hooks_(std::move(hooks)),
+      submissions_(core::stats().counter(stats_prefix + "elsp_submissions")),
+      csb_writes_(core::stats().counter(stats_prefix + "csb_entries")) {
+  bar_.add({name + "ELSP", base + kElsp, 32, 0, Access::kWriteOnly,
+            "ExecList Submit Port: element 1 high, element 1 low, element 0 high, element 0 low; the 4th write submits",
+            {}})
+      .on_write([this](core::Register&, std::uint64_t, std::uint64_t written) {
+        // GVT elsp_mmio_write: data[3 - index] = value.
+        elsp_data_[3 - elsp_index_] = static_cast<std::uint32_t>(written);
+        elsp_index_ = (elsp_index_ + 1) % 4;
+        if (elsp_index_ != 0) return;
+        ++submissions_;
+        ContextDescriptor e0{std::uint64_t{elsp_data_[1]} << 32 | elsp_data_[0]};
+        ContextDescriptor e1{std::uint64_t{elsp_data_[3]} << 32 | elsp_data_[2]};
+        if (hooks_.submitted) hooks_.submitted(e0, e1);
+      });
+  status_lo_ = &bar_.add({name + "EXECLIST_STATUS", base + kExeclistStatusLo, 32, 0, Access::kReadOnly,
+                          "execlist status",
+                          {{"CURRENT_POINTER", 0, 1, ""},
+                           {"WRITE_POINTER", 1, 1, ""},
+                           {"QUEUE_FULL", 2, 1, ""},
+                           {"EL1_VALID", 3, 1, ""},
+                           {"EL0_VALID", 4, 1, ""},
+                           {"ARBITRATION_ENABLE", 16, 1, ""},
+                           {"EL1_ACTIVE", 17, 1, ""},
+                           {"EL0_ACTIVE", 18, 1, ""}}});
+  status_hi_ = &bar_.add({name + "EXECLIST_STATUS_HI", base + kExeclistStatusHi, 32, 0, Access::kReadOnly,
+                          "context ID of the running context", {}});
+  for (unsigned i = 0; i < kCsbEntries; ++i) {
+    csb_[2 * i] = &bar_.add({name + "CSB" + std::to_string(i) + "_STATUS", base + kCsbBase + 8 * i, 32, 0,
+                             Access::kReadOnly, "context status buffer entry: status", {}});
+    csb_[2 * i + 1] = &bar_.add({name + "CSB" + std::to_string(i) + "_CONTEXT_ID", base + kCsbBase + 8 * i + 4, 32, 0,
+                                 Access::kReadOnly, "context status buffer entry: context ID", {}});
+  }
+  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR", base + kCsbPointer, 32, kResetWritePointer, Access::kMasked,
+                            "CSB pointers: write 2:0 (hardware), read 10:8 (software); masked",
+                            {{"WRITE_POINTER", 0, 3, ""}, {"READ_POINTER", 8, 3, ""}}});
+}
+
+std::uint32_t Execlists::write_pointer() const {
+  return static_cast<std::uint32_t>(csb_pointer_->value() & kWritePointerMask);
+}
+
+void Execlists::write_status(std::uint32_t status, std::uint32_t context_id) {
+  const std::uint32_t wp = write_pointer();
+  const std::uint32_t next = (wp == kResetWritePointer || wp + 1 >= kCsbEntries) ? 0 : wp + 1;
+  csb_[2 * next]->set(status);
+  csb_[2 * next + 1]->set(context_id);
+  csb_pointer_->set((csb_pointer_->value() & ~std::uint64_t{kWritePointerMask}) | next);
+  ++csb_writes_;
+  if (hooks_.mirror) {
+    hooks_.mirror(kHwspCsbDword + 2 * next, status);
+    hooks_.mirror(kHwspCsbDword + 2 * next + 1, context_id);
+    hooks_.mirror(kHwspCsbWriteDword, next);
+  }
+  if (hooks_.interrupt) hooks_.interrupt();
+}
+
+void Execlists::set_status(bool el0_valid, bool el1_valid, bool el0_active, bool el1_active,
+                           std::uint32_t current_context_id) {
+  status_lo_->set((el1_valid ? 1u << 3 : 0) | (el0_valid ? 1u << 4 : 0) | (el1_active ? 1u << 17 : 0) |
+                  (el0_active ? 1u << 18 : 0) | (el1_active ? 1u : 0));
+  status_hi_->set(current_context_id);
+}
+
+void Execlists::reset() {
+  elsp_index_ = 0;
+  status_lo_->reset();
+  status_hi_->reset();
+  for (auto* r : csb_) r->reset();
+  csb_pointer_->reset();
+}
+
+}  // namespace gpuvp::gen
