@@ -35,6 +35,9 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
   if (params_.vc4.enabled) {
     v3d_ = std::make_unique<vc4::V3d>("v3d", params_.vc4.v3d);
     bus_.attach_target(v3d_->socket, "v3d", params_.vc4.base, vc4::kV3dWindowSize, mmio_timing);
+    // vc4 has no MMU: control lists hold physical DRAM addresses, fetched through the V3D's own initiator port.
+    bus_.attach_initiator(v3d_->memory.socket, "v3d");
+    v3d_->set_dram(params_.dram.base, params_.dram.memory.size);
     host_irqs_.emplace_back("vc4", &v3d_->irq());
     register_blocks_.push_back(v3d_.get());
   }

@@ -186,12 +186,15 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
                   wall_s > 0 ? static_cast<double>(sim_ps) / 1e6 / wall_s : 0.0);
     out << "  speed:          " << buf << '\n';
     print_activity(out, platform.name(), sim_ps);
-    if (platform.gen()) {
-      const auto incidents = platform.gen()->incidents();
-      if (!incidents.empty()) {
-        out << "  incidents:\n";
-        for (const auto& i : incidents) out << "    " << i << '\n';
-      }
+    std::vector<std::string> incidents;
+    if (platform.gen()) incidents = platform.gen()->incidents();
+    if (platform.v3d()) {
+      const auto v3d = platform.v3d()->incidents();
+      incidents.insert(incidents.end(), v3d.begin(), v3d.end());
+    }
+    if (!incidents.empty()) {
+      out << "  incidents:\n";
+      for (const auto& i : incidents) out << "    " << i << '\n';
     }
     out << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
     if (!options.stats_file.empty()) out << "  statistics:     " << options.stats_file << '\n';

@@ -1,13 +1,23 @@
-// V3D register block of the VideoCore IV 3D core (offsets from the V3D base; reference-vc4.md section 2). This first
-// version models the identification registers and SCRATCH; control-list execution and binning arrive with the CLE and
-// PTB (issue 7). Offsets not yet modelled read as zero with a warning from the register kit.
+// V3D register block of the VideoCore IV 3D core (offsets from the V3D base; reference-vc4.md section 2, Linux
+// drivers/gpu/drm/vc4/vc4_regs.h): identification, scratch, cache control, the interrupt registers, the two control
+// list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame counters,
+// the binner pool registers and the error/debug registers. The block reaches memory through its own initiator port
+// (vc4 has no MMU: control-list addresses are physical DRAM addresses). The PTB binner, tile renderer and QPUs are
+// later work (issue 7); offsets not modelled read as zero with a warning from the register kit.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_block.h"
+#include "tlm/core/stats.h"
+#include "tlm/vc4/control_list_executor.h"
 
 namespace gpuvp::vc4 {
 
@@ -16,6 +26,48 @@ constexpr std::uint32_t kV3dIdent0 = 0x000;
 constexpr std::uint32_t kV3dIdent1 = 0x004;
 constexpr std::uint32_t kV3dIdent2 = 0x008;
 constexpr std::uint32_t kV3dScratch = 0x010;
+constexpr std::uint32_t kV3dL2cactl = 0x020;
+constexpr std::uint32_t kV3dSlcactl = 0x024;
+constexpr std::uint32_t kV3dIntctl = 0x030;
+constexpr std::uint32_t kV3dIntena = 0x034;
+constexpr std::uint32_t kV3dIntdis = 0x038;
+constexpr std::uint32_t kV3dCtnCs(unsigned n) { return 0x100 + 4 * n; }
+constexpr std::uint32_t kV3dCtnEa(unsigned n) { return 0x108 + 4 * n; }
+constexpr std::uint32_t kV3dCtnCa(unsigned n) { return 0x110 + 4 * n; }
+constexpr std::uint32_t kV3dCtnRa0(unsigned n) { return 0x118 + 4 * n; }
+constexpr std::uint32_t kV3dCtnLc(unsigned n) { return 0x120 + 4 * n; }
+constexpr std::uint32_t kV3dCtnPc(unsigned n) { return 0x128 + 4 * n; }
+constexpr std::uint32_t kV3dPcs = 0x130;
+constexpr std::uint32_t kV3dBfc = 0x134;
+constexpr std::uint32_t kV3dRfc = 0x138;
+constexpr std::uint32_t kV3dBpca = 0x300;
+constexpr std::uint32_t kV3dBpcs = 0x304;
+constexpr std::uint32_t kV3dBpoa = 0x308;
+constexpr std::uint32_t kV3dBpos = 0x30C;
+constexpr std::uint32_t kV3dDbge = 0xF00;
+constexpr std::uint32_t kV3dFdbgo = 0xF04;
+constexpr std::uint32_t kV3dFdbgb = 0xF08;
+constexpr std::uint32_t kV3dFdbgr = 0xF0C;
+constexpr std::uint32_t kV3dFdbgs = 0xF10;
+constexpr std::uint32_t kV3dErrstat = 0xF20;
+
+// INTCTL / INTENA / INTDIS bits (vc4_regs.h V3D_INT_*).
+constexpr std::uint32_t kV3dIntFrdone = 1u << 0;
+constexpr std::uint32_t kV3dIntFldone = 1u << 1;
+constexpr std::uint32_t kV3dIntOutomem = 1u << 2;
+constexpr std::uint32_t kV3dIntSpilluse = 1u << 3;
+constexpr std::uint32_t kV3dIntAll = 0xF;
+// L2CACTL bits (vc4_regs.h).
+constexpr std::uint32_t kV3dL2cEna = 1u << 0;
+constexpr std::uint32_t kV3dL2cDis = 1u << 1;
+constexpr std::uint32_t kV3dL2cClr = 1u << 2;
+// PCS bits (vc4_regs.h).
+constexpr std::uint32_t kV3dPcsBmActive = 1u << 0;
+constexpr std::uint32_t kV3dPcsBmBusy = 1u << 1;
+constexpr std::uint32_t kV3dPcsRmActive = 1u << 2;
+constexpr std::uint32_t kV3dPcsRmBusy = 1u << 3;
+constexpr std::uint32_t kV3dPcsBmOom = 1u << 8;
+
 // 'V' '3' 'D' and technology version 2 (vc4_regs.h V3D_EXPECTED_IDENT0).
 constexpr std::uint32_t kV3dExpectedIdent0 = 0x02443356;
 constexpr std::uint64_t kV3dWindowSize = 0x1000;
@@ -30,6 +82,7 @@ struct V3dParams {
   std::uint32_t vpm_kib = 12;
   std::uint32_t tlb_size = 2;  // IDENT2.TLBSZ: 0 quarter, 1 half, 2 full (32x32 multisample tiles)
   std::uint32_t mmio_latency_cycles = 4;
+  ControlListExecutorParams cle;
 
   void visit(core::ParamVisitor& v) {
     v.param("clock_hz", clock_hz, "V3D clock in Hz", 1'000'000, 2'000'000'000);
@@ -41,22 +94,51 @@ struct V3dParams {
     v.param("vpm_kib", vpm_kib, "VPM size in KiB (IDENT1 reports 16 KiB as 0)", 1, 16);
     v.param("tlb_size", tlb_size, "IDENT2.TLBSZ: 0 quarter, 1 half, 2 full", 0, 2);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
+    v.group("cle", cle, "control list executor (CT0 binning, CT1 rendering) timing and hang detection");
   }
 };
 
 class V3d : public core::RegisterBlock {
  public:
+  // The V3D's path to memory: bind memory.socket to the system bus.
+  core::InitiatorPort memory;
+
   V3d(sc_core::sc_module_name name, const V3dParams& params);
 
-  // The V3D interrupt to the host (INTCTL & INTENA once those are modelled).
+  // Physical DRAM the control lists may live in (branches and fetches elsewhere are errors). Default: the whole
+  // 32-bit bus address space (the bus then refuses what is not mapped).
+  void set_dram(std::uint64_t base, std::uint64_t size);
+  bool in_dram(std::uint64_t address, std::uint64_t length) const;
+
+  // The V3D interrupt to the host: INTCTL & INTENA != 0.
   core::InterruptLine& irq() { return irq_; }
+  ControlListExecutor& thread(unsigned n) { return *ct_.at(n); }
+  CleSemaphore& semaphore() { return semaphore_; }
+  // Raises INTCTL bits (the binner and renderer report through it).
+  void raise_interrupt(std::uint32_t bits);
+  // Errors and hangs of both CLE threads so far.
+  std::vector<std::string> incidents() const;
 
   static std::uint32_t ident1_for(const V3dParams& p);
   static std::uint32_t ident2_for(const V3dParams& p);
 
  private:
+  void update_irq();
+  void set_enabled_interrupts(std::uint32_t mask);
+
   V3dParams params_;
   core::InterruptLine irq_;
+  CleSemaphore semaphore_;
+  std::uint64_t dram_base_ = 0;
+  std::uint64_t dram_size_ = 1ULL << 32;
+  core::Register* intctl_;
+  core::Register* intena_;
+  core::Register* intdis_;
+  core::Register* bfc_;
+  core::Register* rfc_;
+  core::Counter& l2_clears_;
+  core::Counter& slice_cache_clears_;
+  std::array<std::unique_ptr<ControlListExecutor>, 2> ct_;
 };
 
 }  // namespace gpuvp::vc4

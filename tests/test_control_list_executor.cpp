@@ -1,0 +1,716 @@
+// Control list executor (CT0/CT1): the packet table with its exact lengths (Linux vc4_packet.h sizes, reference-vc4.md
+// section 1), execution of every fixed-length packet, branches and sub-lists with the return stack, semaphores between
+// the threads, the end address, every error path, hang detection and reset, timing, and one end-to-end run of the
+// gpuvp executable driven through MMIO like the vc4 kernel driver (vc4_gem.c submit_cl: CA, then EA).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/sc_test.h"
+#include "tlm/core/bus.h"
+#include "tlm/core/bus_initiator.h"
+#include "tlm/core/memory.h"
+#include "tlm/core/stats.h"
+#include "tlm/vc4/v3d.h"
+
+using namespace gpuvp;
+using sc_core::sc_time;
+using sc_core::SC_US;
+using vc4::ControlListExecutor;
+namespace pk = vc4::packet;
+
+namespace {
+
+constexpr std::uint64_t kV3d = 0xE100'0000;
+constexpr std::uint64_t kDramSize = 16ULL << 20;
+constexpr std::uint32_t kRun = ControlListExecutor::kCtRun;
+constexpr std::uint32_t kErr = ControlListExecutor::kCtErr;
+
+vc4::V3dParams test_params() {
+  vc4::V3dParams p;
+  p.cle.hang_timeout_ns = 20'000;  // 20 us
+  return p;
+}
+
+std::vector<std::uint8_t> u32le(std::uint32_t v) {
+  return {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v >> 16),
+          static_cast<std::uint8_t>(v >> 24)};
+}
+
+// A control list under construction at a fixed address.
+struct List {
+  std::uint32_t base;
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t here() const { return base + static_cast<std::uint32_t>(bytes.size()); }
+  List& op(std::uint8_t opcode, std::vector<std::uint8_t> payload = {}) {
+    bytes.push_back(opcode);
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    return *this;
+  }
+  List& branch(std::uint32_t target) { return op(pk::kBranch, u32le(target)); }
+  List& call(std::uint32_t target) { return op(pk::kBranchToSubList, u32le(target)); }
+};
+
+class Cle : public ::testing::Test {
+ protected:
+  explicit Cle(vc4::V3dParams params = test_params())
+      : bus_("bus"), dram_("dram", dram_params()), host_("host"), v3d_("v3d", params) {
+    bus_.attach_initiator(host_.socket, "host");
+    bus_.attach_initiator(v3d_.memory.socket, "v3d");
+    bus_.attach_target(dram_.socket, "dram", 0, kDramSize, {2, 32});
+    bus_.attach_target(v3d_.socket, "v3d", kV3d, vc4::kV3dWindowSize, {2, 4});
+    v3d_.set_dram(0, kDramSize);
+  }
+  static core::MemoryParams dram_params() {
+    core::MemoryParams p;
+    p.size = kDramSize;
+    return p;
+  }
+  std::uint32_t rd(std::uint32_t offset) { return host_.read_value<std::uint32_t>(kV3d + offset); }
+  void wr(std::uint32_t offset, std::uint32_t v) {
+    ASSERT_EQ(host_.write_value<std::uint32_t>(kV3d + offset, v), tlm::TLM_OK_RESPONSE);
+  }
+  void put(const List& l) { dram_.store().write(l.base, l.bytes.data(), l.bytes.size()); }
+  void submit(unsigned n, std::uint32_t ca, std::uint32_t ea) {
+    wr(vc4::kV3dCtnCa(n), ca);
+    wr(vc4::kV3dCtnEa(n), ea);
+  }
+  void submit(unsigned n, const List& l) { submit(n, l.base, l.here()); }
+  void settle(double us = 20) { sc_core::wait(sc_time(us, SC_US)); }
+  std::size_t errors(const std::string& text) { return test::take_reports(sc_core::SC_ERROR, text).size(); }
+  std::size_t warnings(const std::string& text) { return test::take_reports(sc_core::SC_WARNING, text).size(); }
+
+  core::Bus bus_;
+  core::Memory dram_;
+  core::BusInitiator host_;
+  vc4::V3d v3d_;
+};
+
+// ---- the packet table ----
+
+TEST(PacketTable, EveryOpcodeHasItsExactLength) {
+  // reference-vc4.md section 1 (vc4_packet.h *_SIZE; 41/42/67 from PeterLemon CONTROL_LIST.INC); 0 = variable.
+  const std::map<int, int> expected = {
+      {0, 1},   {1, 1},   {4, 1},   {5, 1},   {6, 1},   {7, 1},   {8, 1},   {16, 5},  {17, 5},  {18, 1},  {24, 1},
+      {25, 1},  {26, 5},  {27, 5},  {28, 7},  {29, 7},  {32, 14}, {33, 10}, {41, 10}, {42, 0},  {48, 0},  {49, 0},
+      {56, 2},  {64, 5},  {65, 5},  {66, 5},  {67, 9},  {96, 4},  {97, 5},  {98, 5},  {99, 5},  {100, 3}, {101, 5},
+      {102, 9}, {103, 5}, {104, 9}, {105, 9}, {106, 9}, {112, 16}, {113, 11}, {114, 14}, {115, 3}};
+  for (int op = 0; op < 256; ++op) {
+    const vc4::PacketInfo* info = vc4::packet_info(static_cast<std::uint8_t>(op));
+    auto it = expected.find(op);
+    if (it == expected.end()) {
+      EXPECT_EQ(info, nullptr) << "opcode " << op << " should be undefined";  // includes GEM_HANDLES (254)
+    } else {
+      ASSERT_NE(info, nullptr) << "opcode " << op;
+      EXPECT_EQ(info->length, it->second) << info->name;
+    }
+  }
+  EXPECT_STREQ(vc4::packet_info(112)->name, "TILE_BINNING_MODE_CONFIG");
+  EXPECT_EQ(vc4::packet_info(28)->unit, vc4::PacketUnit::kRenderer);
+  EXPECT_EQ(vc4::packet_info(33)->unit, vc4::PacketUnit::kBinner);
+  EXPECT_EQ(vc4::packet_info(96)->unit, vc4::PacketUnit::kCle);
+}
+
+// Every fixed-length packet in one list, payload bytes 0xFF: a wrong length anywhere would decode a 0xFF payload byte
+// as opcode 255 and stop the thread with an error.
+TEST_F(Cle, ExecutesEveryFixedLengthPacketWithItsLength) {
+  List sub{0x20000, {}};
+  sub.op(pk::kNop).op(pk::kReturnFromSubList);
+  List l{0x10000, {}};
+  unsigned fixed = 0;
+  for (int op = 1; op < 256; ++op) {
+    const vc4::PacketInfo* info = vc4::packet_info(static_cast<std::uint8_t>(op));
+    if (!info || info->length == 0) continue;
+    ++fixed;
+    switch (op) {
+      case pk::kWaitOnSemaphore: case pk::kReturnFromSubList: break;  // emitted with 7 / in the sub-list
+      case pk::kIncrementSemaphore: l.op(pk::kIncrementSemaphore).op(pk::kWaitOnSemaphore); break;
+      case pk::kBranch: l.branch(l.here() + 5); break;
+      case pk::kBranchToSubList: l.call(sub.base); break;
+      default: l.op(static_cast<std::uint8_t>(op), std::vector<std::uint8_t>(info->length - 1, 0xFF));
+    }
+  }
+  ++fixed;  // HALT
+  l.op(pk::kHalt);
+  put(sub);
+  put(l);
+  test::run_thread([&] {
+    submit(1, l);
+    settle(100);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), l.here());
+    EXPECT_EQ(rd(vc4::kV3dCtnLc(1)), 0x00020001u);  // FLUSH + FLUSH_ALL_STATE, one return
+    EXPECT_EQ(rd(vc4::kV3dRfc), 3u);  // EOF: STORE_MS_..._AND_EOF, and the EOF bit (0xFF) of 26 and 28
+    EXPECT_EQ(rd(vc4::kV3dBfc), 0u);  // FLUSH in the render thread does not count as a binning flush
+  });
+  const ControlListExecutor& ct1 = v3d_.thread(1);
+  EXPECT_EQ(ct1.state(), ControlListExecutor::State::kStopped);
+  EXPECT_EQ(ct1.packets_executed(), fixed + 1);  // plus the sub-list's NOP
+  for (int op = 0; op < 256; ++op) {
+    const vc4::PacketInfo* info = vc4::packet_info(static_cast<std::uint8_t>(op));
+    const std::uint64_t runs = (!info || info->length == 0) ? 0 : op == pk::kNop ? 2 : 1;
+    EXPECT_EQ(ct1.list_state().executed[static_cast<std::size_t>(op)], runs) << "opcode " << op;
+  }
+  // Binner/renderer packets: FLUSH, FLUSH_ALL_STATE, six loads/stores, three primitives, TILE_COORDINATES.
+  EXPECT_EQ(warnings("not yet modelled"), 12u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.not_modelled"), 12u);
+}
+
+TEST_F(Cle, RecordsTheLastValueOfEachStatePacket) {
+  List l{0x1000, {}};
+  l.op(pk::kConfigurationBits, {0x03, 0x00, 0x02})
+      .op(pk::kClipWindow, {0x00, 0x00, 0x00, 0x00, 0x80, 0x02, 0xE0, 0x01})
+      .op(pk::kConfigurationBits, {0x07, 0x70, 0x01})
+      .op(pk::kTileBinningModeConfig, {0x00, 0x00, 0x10, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x0A,
+                                       0x08, 0x04});
+  put(l);
+  test::run_thread([&] {
+    submit(0, l);
+    settle();
+  });
+  const auto& s = v3d_.thread(0).list_state();
+  const vc4::StatePacket& cfg = s.last[pk::kConfigurationBits];
+  EXPECT_TRUE(cfg.seen);
+  EXPECT_EQ(cfg.address, 0x100Du);
+  EXPECT_EQ(cfg.length, 4u);
+  EXPECT_EQ(cfg.u8(1), 0x07u);
+  EXPECT_EQ(cfg.u16(2), 0x0170u);
+  EXPECT_EQ(s.executed[pk::kConfigurationBits], 2u);
+  const vc4::StatePacket& clip = s.last[pk::kClipWindow];
+  EXPECT_EQ(clip.u16(5), 640u);
+  EXPECT_EQ(clip.u16(7), 480u);
+  const vc4::StatePacket& bin = s.last[pk::kTileBinningModeConfig];
+  EXPECT_EQ(bin.u32(1), 0x00100000u);
+  EXPECT_EQ(bin.u32(5), 0x4000u);
+  EXPECT_EQ(bin.u32(9), 0x00200000u);
+  EXPECT_EQ(bin.u8(13), 10u);
+  EXPECT_EQ(bin.u8(14), 8u);
+  EXPECT_FALSE(s.last[pk::kClearColors].seen);
+}
+
+// ---- control flow ----
+
+TEST_F(Cle, BranchContinuesAtTheTargetAndStopsAtTheEndAddress) {
+  List a{0x1000, {}};
+  a.op(pk::kNop).branch(0x3000);
+  List b{0x3000, {}};
+  b.op(pk::kNop).op(pk::kNop).op(pk::kHalt);  // EA lies before the HALT
+  put(a);
+  put(b);
+  test::run_thread([&] {
+    submit(1, 0x1000, 0x3002);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x3002u);
+  });
+  EXPECT_EQ(v3d_.thread(1).packets_executed(), 4u);
+  EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kHalt], 0u);
+}
+
+TEST_F(Cle, HaltStopsTheThreadWithoutError) {
+  List l{0x1000, {}};
+  l.op(pk::kNop).op(pk::kHalt).op(pk::kNop).op(pk::kNop);
+  put(l);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1002u);
+  });
+  EXPECT_EQ(v3d_.thread(1).packets_executed(), 2u);
+}
+
+TEST_F(Cle, SubListsNestTwoLevelsWithTheReturnStackInCsAndRa0) {
+  List main{0x1000, {}};
+  main.call(0x2000).op(pk::kNop);  // returns to 0x1005
+  List s1{0x2000, {}};
+  s1.call(0x3000).op(pk::kReturnFromSubList);  // returns to 0x2005
+  List s2{0x3000, {}};
+  s2.op(pk::kWaitOnSemaphore).op(pk::kReturnFromSubList);
+  List bin{0x4000, {}};
+  bin.op(pk::kIncrementSemaphore);
+  for (const List* l : {&main, &s1, &s2, &bin}) put(*l);
+  test::run_thread([&] {
+    submit(1, main);
+    settle(5);
+    // Waiting two levels deep: CTRUN, CTSUBS, depth 2; RA0 is the innermost return address.
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun | ControlListExecutor::kCtSubs | 2u << ControlListExecutor::kCtRtsdShift);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x3000u);
+    EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0x2005u);
+    submit(0, bin);
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1006u);
+    EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnLc(1)), 2u);  // two returns
+  });
+}
+
+TEST_F(Cle, SubListsBeyondTheEndAddressRunAndReturn) {
+  // The render list's tile lists live elsewhere (tile allocation memory), often above CTnEA.
+  List main{0x1000, {}};
+  main.call(0x80000).call(0x80020);
+  List t0{0x80000, {}};
+  t0.op(pk::kPrimitiveListFormat, {0x12}).op(pk::kReturnFromSubList);
+  List t1{0x80020, {}};
+  t1.op(pk::kNop).op(pk::kReturnFromSubList);
+  for (const List* l : {&main, &t0, &t1}) put(*l);
+  test::run_thread([&] {
+    submit(1, main);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x100Au);
+  });
+}
+
+// ---- semaphores ----
+
+TEST_F(Cle, RenderThreadWaitsUntilTheBinningThreadIncrements) {
+  List render{0x1000, {}};
+  render.op(pk::kWaitOnSemaphore).op(pk::kNop);
+  List bin{0x2000, std::vector<std::uint8_t>(100, pk::kNop)};
+  bin.op(pk::kIncrementSemaphore);
+  put(render);
+  put(bin);
+  sc_time ct1_done;
+  test::run_thread([&] {
+    submit(1, render);
+    settle(10);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1000u);
+    EXPECT_TRUE(v3d_.thread(1).waiting_on_semaphore());
+    const sc_time ct0_start = sc_core::sc_time_stamp();
+    submit(0, bin);
+    while (rd(vc4::kV3dCtnCs(1)) & kRun) sc_core::wait(sc_time(10, sc_core::SC_NS));
+    ct1_done = sc_core::sc_time_stamp();
+    // 100 NOPs at 2 V3D cycles (8 ns) each come first.
+    EXPECT_GE(ct1_done - ct0_start, sc_time(800, sc_core::SC_NS));
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1002u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);  // semaphore consumed: count 0
+  });
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.semaphore_waits"), 1u);
+}
+
+TEST_F(Cle, SemaphoreCountShowsInBothStatusRegistersAndSaturatesAtSeven) {
+  List bin{0x2000, std::vector<std::uint8_t>(8, pk::kIncrementSemaphore)};
+  put(bin);
+  test::run_thread([&] {
+    bin.bytes.resize(2);
+    submit(0, bin);  // two increments
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | 2u << ControlListExecutor::kCtSemaShift);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 2u << ControlListExecutor::kCtSemaShift);
+    submit(0, 0x2000, 0x2008);  // eight more: 7 is the 3-bit maximum
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 7u << ControlListExecutor::kCtSemaShift);
+  });
+  EXPECT_EQ(warnings("increment lost"), 3u);
+}
+
+TEST_F(Cle, WaitingForTheOtherThreadIsNotAHangWhileItWorks) {
+  List render{0x1000, {}};
+  render.op(pk::kWaitOnSemaphore);
+  // CT0 needs far longer than the 20 us hang timeout: 16384 NOPs at 8 ns plus fetches.
+  List bin{0x10000, std::vector<std::uint8_t>(16384, pk::kNop)};
+  bin.op(pk::kIncrementSemaphore);
+  put(render);
+  put(bin);
+  test::run_thread([&] {
+    submit(0, bin);
+    submit(1, render);
+    settle(300);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1001u);
+  });
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.hangs"), 0u);
+}
+
+// ---- errors ----
+
+TEST_F(Cle, UnknownOpcodeStopsTheThreadWithCterr) {
+  List l{0x1000, {}};
+  l.op(pk::kNop).op(2).op(pk::kNop);
+  List m{0x2000, {}};
+  m.op(254, std::vector<std::uint8_t>(8, 0));  // GEM_HANDLES: a kernel pseudo packet, never seen by the hardware
+  put(l);
+  put(m);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1001u);
+    submit(0, m);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kErr);
+    // A restart clears CTERR.
+    submit(1, 0x1002, 0x1003);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+  });
+  EXPECT_EQ(errors("CT1 (rendering): unknown opcode 2; thread stopped with CTERR at 0x00001001, opcode 2 (unknown)"),
+            1u);
+  EXPECT_EQ(errors("CT0 (binning): unknown opcode 254; thread stopped with CTERR at 0x00002000, opcode 254"), 1u);
+  EXPECT_EQ(v3d_.thread(1).incidents().size(), 1u);
+}
+
+TEST_F(Cle, PacketRunningPastTheEndAddressIsAnError) {
+  List l{0x1000, {}};
+  l.op(pk::kNop).branch(0x1000);
+  put(l);
+  test::run_thread([&] {
+    submit(1, 0x1000, 0x1004);  // the BRANCH at 0x1001 needs bytes up to 0x1005
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1001u);
+  });
+  EXPECT_EQ(errors("BRANCH (5 bytes) runs past the end address 0x00001004; thread stopped with CTERR at 0x00001001, "
+                   "opcode 16 (BRANCH)"),
+            1u);
+}
+
+TEST_F(Cle, BranchOutsideDramIsAnError) {
+  List l{0x1000, {}};
+  l.branch(0x01000000);  // just past the 16 MiB of DRAM
+  List m{0x2000, {}};
+  m.call(0xE1000000);  // the V3D's own registers
+  put(l);
+  put(m);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1000u);
+    submit(0, m);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnRa0(0)), 0u);  // nothing pushed
+  });
+  EXPECT_EQ(errors("CT1 (rendering): BRANCH target 0x01000000 is outside DRAM"), 1u);
+  EXPECT_EQ(errors("CT0 (binning): BRANCH_TO_SUB_LIST target 0xe1000000 is outside DRAM"), 1u);
+}
+
+TEST_F(Cle, StartingOutsideDramIsAnError) {
+  test::run_thread([&] {
+    submit(1, 0x02000000, 0x02000010);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x02000000u);
+  });
+  EXPECT_EQ(errors("packet fetch failed: address 0x02000000 is outside DRAM; thread stopped with CTERR at "
+                   "0x02000000, no opcode fetched"),
+            1u);
+}
+
+TEST_F(Cle, ReturnWithAnEmptyStackIsAnError) {
+  List l{0x1000, {}};
+  l.op(pk::kNop).op(pk::kReturnFromSubList);
+  put(l);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1001u);
+  });
+  EXPECT_EQ(errors("RETURN_FROM_SUB_LIST with an empty return stack; thread stopped with CTERR at 0x00001001, opcode "
+                   "18 (RETURN_FROM_SUB_LIST)"),
+            1u);
+}
+
+TEST_F(Cle, NestingDeeperThanTwoIsAnError) {
+  List main{0x1000, {}};
+  main.call(0x2000);
+  List s1{0x2000, {}};
+  s1.call(0x3000);
+  List s2{0x3000, {}};
+  s2.op(pk::kNop).call(0x4000);
+  for (const List* l : {&main, &s1, &s2}) put(*l);
+  test::run_thread([&] {
+    submit(1, main);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)),
+              kErr | ControlListExecutor::kCtSubs | 2u << ControlListExecutor::kCtRtsdShift);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x3001u);
+    EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0x2005u);
+  });
+  EXPECT_EQ(errors("BRANCH_TO_SUB_LIST nested deeper than 2 levels; thread stopped with CTERR at 0x00003001, opcode "
+                   "17 (BRANCH_TO_SUB_LIST)"),
+            1u);
+}
+
+// ---- compressed primitive lists (PTB output, 16-bit-index triangles) ----
+
+TEST_F(Cle, CompressedPrimitiveListsRunToTheirEscape) {
+  List l{0x10000, {}};
+  l.op(pk::kPrimitiveListFormat, {pk::kListFormat16BitTriangles})
+      .op(pk::kCompressedPrimitive, {0x81, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00,  // three absolute indices
+                                     0x0F, 0x00, 0x05, 0x00,                    // one absolute, two relative
+                                     0x13, 0x25,                                // three 4-bit deltas
+                                     0x04,                                      // one relative index
+                                     0x80})                                     // escape
+      .op(pk::kClippedCompressedPrimitive, {0x08, 0x00, 0x30, 0x00, 0x04, 0x80})
+      .op(pk::kNop);
+  put(l);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), l.here());
+  });
+  EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kCompressedPrimitive], 1u);
+  EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kClippedCompressedPrimitive], 1u);
+  EXPECT_EQ(v3d_.thread(1).list_state().last[pk::kClippedCompressedPrimitive].u32(1), 0x00300008u);
+  EXPECT_EQ(warnings("COMPRESSED_PRIMITIVE at 0x00010002 needs the tile renderer"), 1u);
+  EXPECT_EQ(warnings("CLIPPED_COMPRESSED_PRIMITIVE at 0x00010012 needs the tile renderer"), 1u);
+}
+
+TEST_F(Cle, CompressedListRelativeBranchContinuesInCompressedMode) {
+  List l{0x10000, {}};
+  // 0x82 at 0x10003: base 0x10000 (32-byte aligned) + 8 * 32 = 0x10100.
+  l.op(pk::kPrimitiveListFormat, {0x12}).op(pk::kCompressedPrimitive, {0x82, 0x08, 0x00});
+  List cont{0x10100, {}};
+  cont.op(0x04).op(0x80).op(pk::kNop);  // an entry, the escape, then ordinary packets again
+  put(l);
+  put(cont);
+  test::run_thread([&] {
+    submit(1, 0x10000, 0x10103);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x10103u);
+  });
+  EXPECT_EQ(warnings("not yet modelled"), 1u);
+}
+
+TEST_F(Cle, CompressedListsOfUndocumentedFormatsAndUnterminatedListsAreErrors) {
+  List a{0x1000, {}};
+  a.op(pk::kPrimitiveListFormat, {0x31}).op(pk::kCompressedPrimitive, {0x80});  // 32-bit x/y lines
+  List b{0x2000, {}};
+  b.op(pk::kPrimitiveListFormat, {0x12}).op(pk::kCompressedPrimitive, {0x04, 0x04});
+  List c{0x3000, {}};
+  c.op(pk::kVgInlinePrimitives, {0x04, 0x00});
+  put(a);
+  put(b);
+  put(c);
+  test::run_thread([&] {
+    submit(1, a);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1002u);
+    submit(0, b);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), b.here());
+    submit(1, c);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x3000u);
+  });
+  EXPECT_EQ(errors("compressed primitive list in PRIMITIVE_LIST_FORMAT 0x00000031 is not modelled"), 1u);
+  EXPECT_EQ(errors("CT0 (binning): compressed primitive list reaches the end address without its escape byte"), 1u);
+  EXPECT_EQ(errors("VG_INLINE_PRIMITIVES is not modelled"), 1u);
+  EXPECT_EQ(warnings("not yet modelled"), 1u);  // CT0's COMPRESSED_PRIMITIVE
+}
+
+// ---- not yet modelled packets ----
+
+TEST_F(Cle, BinnerAndRendererPacketsWarnOncePerThreadAndType) {
+  List l{0x1000, {}};
+  for (int i = 0; i < 3; ++i) l.op(pk::kGlArrayPrimitive, {4, 3, 0, 0, 0, 0, 0, 0, 0});
+  l.op(pk::kTileCoordinates, {1, 2}).op(pk::kTileCoordinates, {2, 2});
+  put(l);
+  test::run_thread([&] {
+    submit(0, l);
+    settle();
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+  });
+  EXPECT_EQ(warnings("CT0 (binning): GL_ARRAY_PRIMITIVE at 0x00001000 needs the PTB binner, which is not yet "
+                     "modelled"),
+            1u);
+  EXPECT_EQ(warnings("CT0 (binning): TILE_COORDINATES at 0x0000101e needs the tile renderer"), 1u);
+  EXPECT_EQ(warnings("CT1 (rendering): GL_ARRAY_PRIMITIVE"), 1u);
+  EXPECT_EQ(warnings("CT1 (rendering): TILE_COORDINATES"), 1u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct0.not_modelled"), 5u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.not_modelled"), 5u);
+  EXPECT_EQ(v3d_.thread(1).list_state().last[pk::kTileCoordinates].u8(1), 2u);
+}
+
+// ---- hangs ----
+
+TEST_F(Cle, SemaphoreThatNeverComesIsAHangAndCtrstaResets) {
+  List l{0x1000, {}};
+  l.op(pk::kWaitOnSemaphore);
+  List ok{0x2000, {}};
+  ok.op(pk::kNop).op(pk::kNop);
+  put(l);
+  put(ok);
+  test::run_thread([&] {
+    submit(1, l);
+    settle(15);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kRunning);
+    settle(15);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun);  // still "running" to the guest, as a stuck thread is
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1000u);
+    wr(vc4::kV3dCtnCs(1), ControlListExecutor::kCtRsta);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kStopped);
+    submit(1, ok);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x2002u);
+  });
+  EXPECT_EQ(errors("CT1 (rendering) hung: no progress for 20000 ns (waiting on the semaphore); CT1CS=0x00000020 "
+                   "CA=0x00001000 EA=0x00001001"),
+            1u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.hangs"), 1u);
+  EXPECT_EQ(v3d_.incidents().size(), 1u);
+}
+
+TEST_F(Cle, BranchToItselfIsAHang) {
+  List l{0x1000, {}};
+  l.op(pk::kNop).branch(0x1001);
+  put(l);
+  test::run_thread([&] {
+    submit(0, 0x1000, 0x1006);
+    settle(40);
+    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kRun);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x1001u);
+    wr(vc4::kV3dCtnCs(0), 0);  // CTRUN = 0 also stops a hung thread
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);
+  });
+  EXPECT_EQ(errors("CT0 (binning) hung: no progress for 20000 ns;"), 1u);
+  // 20 us of BRANCHes at 2 + 4 cycles (24 ns) each.
+  EXPECT_GT(v3d_.thread(0).packets_executed(), 800u);
+}
+
+TEST_F(Cle, LoopsThroughNopsAndSubListsAreHangs) {
+  List a{0x1000, {}};
+  a.op(pk::kNop).op(pk::kNop).branch(0x1000);
+  List b{0x2000, {}};
+  b.call(0x2100).branch(0x2000);
+  List s{0x2100, {}};
+  s.op(pk::kReturnFromSubList);
+  for (const List* l : {&a, &b, &s}) put(*l);
+  test::run_thread([&] {
+    submit(0, 0x1000, 0x1FFF);
+    submit(1, 0x2000, 0x2FFF);
+    settle(40);
+    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kHung);
+    wr(vc4::kV3dCtnCs(0), ControlListExecutor::kCtRsta);
+    wr(vc4::kV3dCtnCs(1), ControlListExecutor::kCtRsta);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0u);
+  });
+  EXPECT_EQ(errors("hung: no progress"), 2u);
+}
+
+// ---- timing ----
+
+TEST_F(Cle, TimeIsPacketsAndBytesAtTheV3dClockPlusFetches) {
+  // 32 NOPs fill one 32-byte fetch: each further 32 NOPs cost 32 x 2 cycles x 4 ns = 256 ns plus one line fetch
+  // (bus hop 2 + port 1 + DRAM latency 60 + 32 bytes at 32 per cycle = 64 ns at 1 GHz): 320 ns.
+  put(List{0x1000, std::vector<std::uint8_t>(96, pk::kNop)});
+  List l{0x2000, {}};
+  l.op(pk::kTileBinningModeConfig, std::vector<std::uint8_t>(15, 0)).op(pk::kNop);  // 16 + 1 bytes
+  put(l);
+  core::BusyTime& busy = core::stats().busy_time("v3d.ct1.busy");
+  std::array<core::Picoseconds, 3> t{};
+  test::run_thread([&] {
+    for (unsigned i = 0; i < 3; ++i) {
+      const core::Picoseconds before = busy.busy_ps;
+      submit(1, 0x1000, 0x1000 + 32 * (i + 1));
+      settle(5);
+      t[i] = busy.busy_ps - before;
+    }
+  });
+  EXPECT_EQ(t[1] - t[0], 320'000u);
+  EXPECT_EQ(t[2] - t[1], 320'000u);
+  EXPECT_EQ(t[0], 320'000u);
+}
+
+// ---- end to end through the gpuvp executable ----
+
+struct Result {
+  int exit_code;
+  std::string out;
+};
+
+Result run_gpuvp(const std::string& args) {
+  const std::string cmd = std::string(GPUVP_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Driven like the vc4 kernel driver: lists in memory, INTENA, CA then EA per thread (vc4_gem.c submit_cl), the render
+// thread first (it waits on the semaphore), then the binning thread; then the registers the hang dump reads.
+TEST(ControlListExecutorE2e, RenderListOfControlPacketsThroughMmio) {
+  const std::string script = write_temp("cle_e2e.gpuvp",
+                                        "# render list at 0x10000: WAIT_ON_SEMAPHORE, BRANCH_TO_SUB_LIST 0x10200, NOP,\n"
+                                        "# BRANCH 0x10100; 0x10100: NOP NOP (end) HALT; sub-list 0x10200: NOP, RETURN\n"
+                                        "write 0x10000 12 0x081100020100011000010100\n"
+                                        "write 0x10100 3 0x010100\n"
+                                        "write 0x10200 2 0x0112\n"
+                                        "# binning list at 0x20000: NOP, INCREMENT_SEMAPHORE\n"
+                                        "write 0x20000 2 0x0107\n"
+                                        "writel 0xe1000034 0xf        # INTENA: all four\n"
+                                        "expectl 0xe1000038 0xf       # INTDIS reads the enabled set\n"
+                                        "writel 0xe1000114 0x10000    # CT1CA\n"
+                                        "writel 0xe100010c 0x10102    # CT1EA: starts CT1\n"
+                                        "clock_step 2000\n"
+                                        "expectl 0xe1000104 0x20      # CT1CS: CTRUN, waiting on the semaphore\n"
+                                        "expectl 0xe1000114 0x10000   # CT1CA: at the WAIT\n"
+                                        "expectl 0xe1000130 0xc       # PCS: RMACTIVE | RMBUSY\n"
+                                        "writel 0xe1000110 0x20000    # CT0CA\n"
+                                        "writel 0xe1000108 0x20002    # CT0EA: starts CT0\n"
+                                        "clock_step 5000\n"
+                                        "expectl 0xe1000100 0x1       # CT0CS: CTMODE, stopped, semaphore 0\n"
+                                        "expectl 0xe1000110 0x20002   # CT0CA == CT0EA\n"
+                                        "expectl 0xe1000104 0x0       # CT1CS: stopped, no error\n"
+                                        "expectl 0xe1000114 0x10102   # CT1CA == CT1EA\n"
+                                        "expectl 0xe100011c 0x0       # CT1RA0: stack empty\n"
+                                        "expectl 0xe1000124 0x1       # CT1LC: one sub-list return\n"
+                                        "expectl 0xe1000130 0x0       # PCS: idle\n"
+                                        "expectl 0xe1000030 0x0       # INTCTL: no flush, no frame\n");
+  Result r = run_gpuvp("run --quiet --script " + script);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+}
+
+TEST(ControlListExecutorE2e, AFaultyListIsAModelErrorNamingThreadAddressAndOpcode) {
+  const std::string script = write_temp("cle_bad.gpuvp",
+                                        "write 0x10000 3 0x0101ee\n"
+                                        "writel 0xe1000114 0x10000\n"
+                                        "writel 0xe100010c 0x10003\n"
+                                        "clock_step 2000\n"
+                                        "expectl 0xe1000104 0x8       # CT1CS: CTERR\n"
+                                        "expectl 0xe1000114 0x10002\n");
+  Result r = run_gpuvp("run --script " + script);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("CT1 (rendering): unknown opcode 238; thread stopped with CTERR at 0x00010002"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,629 @@
+#include "tlm/vc4/control_list_executor.h"
+
+#include <cstdio>
+
+#include "tlm/core/report.h"
+#include "tlm/core/timeline.h"
+
+namespace gpuvp::vc4 {
+
+using core::Access;
+
+namespace {
+
+std::string hex32(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The V3D 2.1 packet table (reference-vc4.md section 1). Lengths are the total bytes including the opcode, from
+// Linux drivers/gpu/drm/vc4/vc4_packet.h (VC4_PACKET_*_SIZE) where it defines them; the VG packets 41, 42 and 67
+// from PeterLemon/RaspberryPi LIB/CONTROL_LIST.INC. vc4_packet.h gives COMPRESSED_PRIMITIVE and
+// CLIPPED_COMPRESSED_PRIMITIVE size 1 (the opcode only: the kernel never parses them); their lists are
+// escape-terminated (anholt/vc4-gpu-tools tools/vc4_dump_parse_cl.c), so they are variable here (length 0).
+struct Table {
+  std::array<PacketInfo, 256> info{};
+  std::array<bool, 256> defined{};
+  Table() {
+    auto def = [&](std::uint8_t op, const char* name, std::uint8_t len, PacketUnit unit = PacketUnit::kCle) {
+      info[op] = {name, len, unit};
+      defined[op] = true;
+    };
+    using namespace packet;
+    const PacketUnit B = PacketUnit::kBinner, R = PacketUnit::kRenderer;
+    def(kHalt, "HALT", 1);
+    def(kNop, "NOP", 1);
+    def(kFlush, "FLUSH", 1, B);
+    def(kFlushAllState, "FLUSH_ALL_STATE", 1, B);
+    def(kStartTileBinning, "START_TILE_BINNING", 1);
+    def(kIncrementSemaphore, "INCREMENT_SEMAPHORE", 1);
+    def(kWaitOnSemaphore, "WAIT_ON_SEMAPHORE", 1);
+    def(kBranch, "BRANCH", 5);
+    def(kBranchToSubList, "BRANCH_TO_SUB_LIST", 5);
+    def(kReturnFromSubList, "RETURN_FROM_SUB_LIST", 1);
+    def(kStoreMsTileBuffer, "STORE_MS_TILE_BUFFER", 1, R);
+    def(kStoreMsTileBufferAndEof, "STORE_MS_TILE_BUFFER_AND_EOF", 1, R);
+    def(kStoreFullResTileBuffer, "STORE_FULL_RES_TILE_BUFFER", 5, R);
+    def(kLoadFullResTileBuffer, "LOAD_FULL_RES_TILE_BUFFER", 5, R);
+    def(kStoreTileBufferGeneral, "STORE_TILE_BUFFER_GENERAL", 7, R);
+    def(kLoadTileBufferGeneral, "LOAD_TILE_BUFFER_GENERAL", 7, R);
+    def(kGlIndexedPrimitive, "GL_INDEXED_PRIMITIVE", 14, B);
+    def(kGlArrayPrimitive, "GL_ARRAY_PRIMITIVE", 10, B);
+    def(kVgCoordinateArrayPrimitives, "VG_COORDINATE_ARRAY_PRIMITIVES", 10, B);
+    def(kVgInlinePrimitives, "VG_INLINE_PRIMITIVES", 0, B);
+    def(kCompressedPrimitive, "COMPRESSED_PRIMITIVE", 0, R);
+    def(kClippedCompressedPrimitive, "CLIPPED_COMPRESSED_PRIMITIVE", 0, R);
+    def(kPrimitiveListFormat, "PRIMITIVE_LIST_FORMAT", 2);
+    def(kGlShaderState, "GL_SHADER_STATE", 5);
+    def(kNvShaderState, "NV_SHADER_STATE", 5);
+    def(kVgShaderState, "VG_SHADER_STATE", 5);
+    def(kVgInlineShaderRecord, "VG_INLINE_SHADER_RECORD", 9);
+    def(kConfigurationBits, "CONFIGURATION_BITS", 4);
+    def(kFlatShadeFlags, "FLAT_SHADE_FLAGS", 5);
+    def(kPointSize, "POINT_SIZE", 5);
+    def(kLineWidth, "LINE_WIDTH", 5);
+    def(kRhtXBoundary, "RHT_X_BOUNDARY", 3);
+    def(kDepthOffset, "DEPTH_OFFSET", 5);
+    def(kClipWindow, "CLIP_WINDOW", 9);
+    def(kViewportOffset, "VIEWPORT_OFFSET", 5);
+    def(kZMinMaxClippingPlanes, "Z_MIN_MAX_CLIPPING_PLANES", 9);
+    def(kClipperXyScaling, "CLIPPER_XY_SCALING", 9);
+    def(kClipperZScaleAndOffset, "CLIPPER_Z_SCALE_AND_OFFSET", 9);
+    def(kTileBinningModeConfig, "TILE_BINNING_MODE_CONFIG", 16);
+    def(kTileRenderingModeConfig, "TILE_RENDERING_MODE_CONFIG", 11);
+    def(kClearColors, "CLEAR_COLORS", 14);
+    def(kTileCoordinates, "TILE_COORDINATES", 3, R);
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+const char* opcode_name(int opcode) {
+  if (opcode < 0) return "?";
+  const PacketInfo* info = packet_info(static_cast<std::uint8_t>(opcode));
+  return info ? info->name : "unknown";
+}
+
+}  // namespace
+
+const PacketInfo* packet_info(std::uint8_t opcode) {
+  const Table& t = table();
+  return t.defined[opcode] ? &t.info[opcode] : nullptr;
+}
+
+// ---- semaphore ----
+
+bool CleSemaphore::increment(const sc_core::sc_time& delay) {
+  if (count_ >= kMax) return false;
+  ++count_;
+  changed_.notify(delay);
+  return true;
+}
+
+bool CleSemaphore::try_decrement() {
+  if (count_ == 0) return false;
+  --count_;
+  return true;
+}
+
+void CleSemaphore::reset() {
+  count_ = 0;
+  changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// ---- construction and registers ----
+
+ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned thread,
+                                         const ControlListExecutorParams& params, const ControlListServices& services)
+    : sc_module(name),
+      thread_(thread),
+      params_(params),
+      services_(services),
+      track_(core::timeline().track(this->name())),
+      packets_(core::stats().counter(std::string(this->name()) + ".packets", "control-list packets executed")),
+      bytes_(core::stats().counter(std::string(this->name()) + ".bytes", "control-list bytes executed")),
+      not_modelled_(core::stats().counter(std::string(this->name()) + ".not_modelled",
+                                          "packets that need the PTB binner or the tile renderer (skipped)")),
+      errors_(core::stats().counter(std::string(this->name()) + ".errors")),
+      hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
+      semaphore_waits_(core::stats().counter(std::string(this->name()) + ".semaphore_waits",
+                                             "WAIT_ON_SEMAPHORE packets that had to wait")),
+      busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
+  if (params_.fetch_bytes == 0 || (params_.fetch_bytes & (params_.fetch_bytes - 1)) != 0) {
+    throw core::ConfigError("config key 'vc4.v3d.cle.fetch_bytes': " + std::to_string(params_.fetch_bytes) +
+                            " is not a power of two");
+  }
+  line_.resize(params_.fetch_bytes);
+  const std::string n = std::to_string(thread_);
+  const std::uint32_t off = 4 * thread_;
+  auto add = [&](const std::string& reg, std::uint32_t offset, Access access, const char* desc,
+                 std::vector<core::RegisterField> fields = {}) -> core::Register& {
+    return services_.regs.add({reg, offset, 32, 0, access, desc, std::move(fields)});
+  };
+
+  // CTnCS (vc4_regs.h V3D_CTNCS): status computed from the thread; software writes CTRUN (0 stops, 1 resumes at CA)
+  // and CTRSTA (1 stops the thread and resets its status). The Linux driver never writes CTnCS (it only starts jobs
+  // through CTnCA/CTnEA, vc4_gem.c submit_cl); bare-metal code writes CTRUN = 1 and waits for it to clear, which
+  // these semantics satisfy. The model's choices: CTMODE reads 1 on CT0 (the binning thread); CTSUBS is set while
+  // the thread is inside a sub-list; CTRSTA also clears the shared semaphore (it is a field of this register).
+  cs_ = &add("CT" + n + "CS", 0x100 + off, Access::kReadWrite, "control list executor thread control and status",
+             {{"CTMODE", 0, 1, "binning mode (CT0)"},
+              {"CTERR", 3, 1, "stopped with an error"},
+              {"CTSUBS", 4, 1, "executing a sub-list"},
+              {"CTRUN", 5, 1, "running; write 0 to stop, 1 to resume at CA"},
+              {"CTRTSD", 8, 2, "return stack depth"},
+              {"CTSEMA", 12, 3, "semaphore count"},
+              {"CTRSTA", 15, 1, "write 1: stop the thread and reset its status"}});
+  cs_->on_read([this](core::Register&, std::uint64_t) { return cs_value(); });
+  cs_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
+    r.set(0);
+    if (written & kCtRsta) {
+      reset();
+    } else if (written & kCtRun) {
+      if (!run_bit()) start(false);
+    } else if (run_bit()) {
+      stop(State::kStopped);
+    }
+  });
+  // CTnEA: writing it starts the thread at CTnCA (vc4_gem.c submit_cl: "Writing the end register is what starts the
+  // job"). Written while the thread runs, it only moves the end.
+  ea_ = &add("CT" + n + "EA", 0x108 + off, Access::kReadWrite, "end address: the byte after the last packet");
+  ea_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
+    if (run_bit()) {
+      kick_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+      start(true);
+    }
+  });
+  ca_ = &add("CT" + n + "CA", 0x110 + off, Access::kReadWrite, "current address (write before EA)");
+  ca_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
+    fetch_line_ = ~0ULL;
+    high_water_ = ca_->value();
+  });
+  ra0_ = &add("CT" + n + "RA0", 0x118 + off, Access::kReadOnly, "return address of the innermost sub-list call");
+  lc_ = &add("CT" + n + "LC", 0x120 + off, Access::kReadWrite, "list counters",
+             {{"SLCT", 0, 16, "sub-list returns"}, {"MLCT", 16, 16, "major lists (flushes)"}});
+  pc_ = &add("CT" + n + "PC", 0x128 + off, Access::kReadOnly,
+             "primitives remaining in the current primitive list (0 until the binner is modelled)");
+
+  SC_HAS_PROCESS(ControlListExecutor);
+  SC_THREAD(run);
+}
+
+std::string ControlListExecutor::thread_name() const {
+  return thread_ == 0 ? "CT0 (binning)" : "CT1 (rendering)";
+}
+
+std::uint32_t ControlListExecutor::cs_value() const {
+  std::uint32_t v = thread_ == 0 ? kCtMode : 0;
+  if (state_ == State::kError) v |= kCtErr;
+  if (!stack_.empty()) v |= kCtSubs;
+  if (run_bit()) v |= kCtRun;
+  v |= static_cast<std::uint32_t>(stack_.size() & 3) << kCtRtsdShift;
+  v |= (services_.semaphore.count() & 7) << kCtSemaShift;
+  return v;
+}
+
+std::string ControlListExecutor::describe_registers() const {
+  return "CT" + std::to_string(thread_) + "CS=" + hex32(cs_value()) + " CA=" + hex32(ca_->value()) +
+         " EA=" + hex32(ea_->value()) + " RA0=" + hex32(ra0_->value()) + " LC=" + hex32(lc_->value()) +
+         " semaphore=" + std::to_string(services_.semaphore.count());
+}
+
+// ---- state ----
+
+void ControlListExecutor::set_state(State s) {
+  if (s == state_) return;
+  const core::Picoseconds now = local_now();
+  if (state_ == State::kRunning) {
+    busy_.add(now - busy_since_ps_);
+    core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
+  }
+  if (s == State::kRunning) busy_since_ps_ = now;
+  state_ = s;
+}
+
+void ControlListExecutor::start(bool fresh) {
+  if (fresh) {
+    stack_.clear();
+    in_compressed_ = false;
+    update_stack_registers();
+  }
+  waiting_semaphore_ = false;
+  fetch_line_ = ~0ULL;
+  if (ca_->value() == ea_->value()) {
+    // Nothing to execute: the thread stays stopped (a restart still clears CTERR).
+    set_state(State::kStopped);
+    return;
+  }
+  set_state(State::kRunning);
+  last_progress_ps_ = local_now();
+  high_water_ = ca_->value();
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ControlListExecutor::stop(State s) {
+  set_state(s);
+  waiting_semaphore_ = false;
+  kick_.notify(sc_core::SC_ZERO_TIME);  // wakes the thread from a semaphore wait
+}
+
+void ControlListExecutor::reset() {
+  stop(State::kStopped);
+  stack_.clear();
+  in_compressed_ = false;
+  pending_increments_ = 0;
+  update_stack_registers();
+  services_.semaphore.reset();
+}
+
+void ControlListExecutor::set_ca(std::uint32_t ca) { ca_->set(ca); }
+
+void ControlListExecutor::progress_to(std::uint64_t end) {
+  // Progress = executing list bytes beyond the furthest point reached so far. Loops (a BRANCH to itself, NOPs and a
+  // BRANCH back, call/return cycles) re-execute bytes below the mark and so make no progress.
+  if (end > high_water_) {
+    high_water_ = end;
+    last_progress_ps_ = local_now();
+  }
+}
+
+void ControlListExecutor::update_stack_registers() { ra0_->set(stack_.empty() ? 0 : stack_.back()); }
+
+// ---- the thread ----
+
+void ControlListExecutor::run() {
+  for (;;) {
+    if (state_ != State::kRunning) {
+      time_.sync();
+      fetch_line_ = ~0ULL;
+      sc_core::wait(kick_);
+      continue;
+    }
+    step();
+    time_.sync_if_needed();
+  }
+}
+
+bool ControlListExecutor::fetch(std::uint32_t address, unsigned len, std::uint8_t* out, std::string& reason) {
+  const std::uint64_t size = params_.fetch_bytes;
+  for (unsigned i = 0; i < len; ++i) {
+    const std::uint64_t a = static_cast<std::uint64_t>(address) + i;
+    const std::uint64_t line = a & ~(size - 1);
+    if (line != fetch_line_) {
+      if (!services_.in_dram(a, 1) || !services_.in_dram(line, size)) {
+        reason = "address " + hex32(a) + " is outside DRAM";
+        return false;
+      }
+      sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
+      const auto status = services_.memory.read(line, line_.data(), static_cast<unsigned>(size), delay);
+      time_.set_offset(core::to_ps(delay));
+      if (status != tlm::TLM_OK_RESPONSE) {
+        fetch_line_ = ~0ULL;
+        reason = "the bus refused the read at " + hex32(line);
+        return false;
+      }
+      fetch_line_ = line;
+    }
+    out[i] = line_[a - line];
+  }
+  return true;
+}
+
+void ControlListExecutor::step() {
+  const core::Picoseconds now = local_now();
+  if (now - last_progress_ps_ > params_.hang_timeout_ns * core::kPsPerNs) {
+    if (waiting_semaphore_ && services_.peer_running && services_.peer_running()) {
+      // Waiting for the other thread, which still works: not a hang of this one (the Linux hangcheck, too, only
+      // resets when neither CT0CA nor CT1CA moved, vc4_gem.c vc4_hangcheck_elapsed).
+      last_progress_ps_ = now;
+    } else {
+      declare_hang();
+      return;
+    }
+  }
+  const auto ca = static_cast<std::uint32_t>(ca_->value());
+  const auto ea = static_cast<std::uint32_t>(ea_->value());
+  if (in_compressed_) {
+    step_compressed(ca, ea);
+    return;
+  }
+  if (ca == ea) {
+    finish_at_end();
+    return;
+  }
+  Packet p;
+  p.address = ca;
+  std::string reason;
+  if (!fetch(ca, 1, &p.opcode, reason)) {
+    fail(ca, -1, "packet fetch failed: " + reason);
+    return;
+  }
+  const PacketInfo* info = packet_info(p.opcode);
+  if (!info) {
+    fail(ca, p.opcode, "unknown opcode " + std::to_string(p.opcode));
+    return;
+  }
+  unsigned len = info->length;
+  if (len == 0) {
+    if (p.opcode == packet::kVgInlinePrimitives) {
+      fail(ca, p.opcode, "VG_INLINE_PRIMITIVES is not modelled: no available source documents its escape code, so its "
+                         "length cannot be determined");
+      return;
+    }
+    // Compressed primitive lists: the opcode (and for the clipped form a u32 address word), then entries up to an
+    // escape byte, executed entry by entry in step_compressed(). Only the 16-bit-index triangle encoding is
+    // documented (vc4-gpu-tools dump_compressed_triangle).
+    if (list_state_.primitive_list_format() != packet::kListFormat16BitTriangles) {
+      fail(ca, p.opcode, "compressed primitive list in PRIMITIVE_LIST_FORMAT " +
+                             hex32(list_state_.primitive_list_format()) +
+                             " is not modelled (only 16-bit-index triangles, 0x12, has a documented encoding)");
+      return;
+    }
+    len = p.opcode == packet::kClippedCompressedPrimitive ? 5 : 1;
+  }
+  if (ca < ea && static_cast<std::uint64_t>(ca) + len > ea) {
+    fail(ca, p.opcode, std::string(info->name) + " (" + std::to_string(len) + " bytes) runs past the end address " +
+                           hex32(ea));
+    return;
+  }
+  if (!fetch(ca, len, p.bytes.data(), reason)) {
+    fail(ca, p.opcode, "packet fetch failed: " + reason);
+    return;
+  }
+  p.length = len;
+  cycles(params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1));
+  const Outcome outcome = execute(p);
+  if (outcome == Outcome::kRetry) return;
+  ++packets_;
+  bytes_ += len;
+  ++list_state_.executed[p.opcode];
+  if (outcome == Outcome::kNext) {
+    set_ca(ca + len);
+    progress_to(static_cast<std::uint64_t>(ca) + len);
+  }
+}
+
+void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
+  if (ca == ea) {
+    fail(ca, compressed_opcode_, "compressed primitive list reaches the end address without its escape byte");
+    return;
+  }
+  std::uint8_t b[7] = {};
+  std::string reason;
+  if (!fetch(ca, 1, b, reason)) {
+    fail(ca, compressed_opcode_, "compressed list fetch failed: " + reason);
+    return;
+  }
+  // Entry lengths of the 16-bit-index triangle encoding (vc4-gpu-tools dump_compressed_triangle, reference-vc4.md
+  // 3.4): 0x80 escape, 0x82 relative branch (+int16 in 32-byte units), 0x81 three absolute u16 indices, low nibble
+  // 0xF one absolute u16 + two relative, low bits 0b11 three 4-bit deltas, else one relative index.
+  unsigned len = 1;
+  const bool escape = b[0] == 0x80;
+  const bool branch = b[0] == 0x82;
+  if (branch) {
+    len = 3;
+  } else if (b[0] == 0x81) {
+    len = 7;
+  } else if (!escape && (b[0] & 0xF) == 0xF) {
+    len = 4;
+  } else if (!escape && (b[0] & 3) == 3) {
+    len = 2;
+  }
+  if (ca < ea && static_cast<std::uint64_t>(ca) + len > ea) {
+    fail(ca, compressed_opcode_, "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " +
+                                     hex32(ea));
+    return;
+  }
+  if (!fetch(ca, len, b, reason)) {
+    fail(ca, compressed_opcode_, "compressed list fetch failed: " + reason);
+    return;
+  }
+  cycles(params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1));
+  bytes_ += len;
+  if (branch) {
+    const auto offset = static_cast<std::int16_t>(b[1] | b[2] << 8);
+    const std::int64_t target = static_cast<std::int64_t>(ca & ~31u) + static_cast<std::int64_t>(offset) * 32;
+    if (target < 0 || !services_.in_dram(static_cast<std::uint64_t>(target), 1)) {
+      fail(ca, compressed_opcode_, "relative branch in a compressed list to " + hex32(static_cast<std::uint64_t>(target)) +
+                                       ", outside DRAM");
+      return;
+    }
+    set_ca(static_cast<std::uint32_t>(target));
+    return;
+  }
+  if (escape) in_compressed_ = false;
+  set_ca(ca + len);
+  progress_to(static_cast<std::uint64_t>(ca) + len);
+}
+
+ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
+  const std::uint8_t op = p.opcode;
+  StatePacket& rec = list_state_.last[op];
+  rec.seen = true;
+  rec.address = p.address;
+  rec.length = static_cast<std::uint8_t>(p.length);
+  rec.bytes = p.bytes;
+  switch (op) {
+    case packet::kHalt:
+      // HALT stops the thread without an error (the kernel validator, too, stops parsing at HALT: vc4_validate.c).
+      // CA is left after the packet.
+      set_ca(p.address + 1);
+      stop(State::kStopped);
+      return Outcome::kStopped;
+    case packet::kNop:
+    case packet::kStartTileBinning:
+      return Outcome::kNext;
+    case packet::kFlush:
+    case packet::kFlushAllState:
+      not_yet_modelled(p, PacketUnit::kBinner);
+      lc_->set((lc_->value() & 0xFFFF) | ((lc_->value() >> 16) + 1) << 16);
+      if (thread_ == 0) {
+        // The flush completes at once: there are no tile lists to write until the binner exists. BFC and FLDONE
+        // report it (reference-vc4.md 3.5).
+        if (services_.flush_done) services_.flush_done();
+        on_binner_flush_complete();
+      }
+      return Outcome::kNext;
+    case packet::kIncrementSemaphore:
+      increment_semaphore();
+      return Outcome::kNext;
+    case packet::kWaitOnSemaphore:
+      return wait_on_semaphore(p);
+    case packet::kBranch:
+      return branch(p, false);
+    case packet::kBranchToSubList:
+      return branch(p, true);
+    case packet::kReturnFromSubList:
+      return return_from_sub_list(p);
+    case packet::kStoreMsTileBuffer:
+    case packet::kStoreMsTileBufferAndEof:
+    case packet::kStoreFullResTileBuffer:
+    case packet::kLoadFullResTileBuffer:
+    case packet::kStoreTileBufferGeneral:
+    case packet::kLoadTileBufferGeneral: {
+      not_yet_modelled(p, PacketUnit::kRenderer);
+      // End of frame: STORE_MS_TILE_BUFFER_AND_EOF, or the EOF bit of a full-resolution or general store's address
+      // word (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF). The pixels are not stored
+      // yet, but the frame's completion (RFC, FRDONE) is reported so that a driver's flow completes.
+      const bool eof = op == packet::kStoreMsTileBufferAndEof ||
+                       (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
+                       (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
+      if (eof && thread_ == 1 && services_.frame_done) services_.frame_done();
+      return Outcome::kNext;
+    }
+    case packet::kGlIndexedPrimitive:
+    case packet::kGlArrayPrimitive:
+    case packet::kVgCoordinateArrayPrimitives:
+      not_yet_modelled(p, PacketUnit::kBinner);
+      return Outcome::kNext;
+    case packet::kCompressedPrimitive:
+    case packet::kClippedCompressedPrimitive:
+      not_yet_modelled(p, PacketUnit::kRenderer);
+      in_compressed_ = true;
+      compressed_opcode_ = op;
+      return Outcome::kNext;
+    case packet::kTileCoordinates:
+      not_yet_modelled(p, PacketUnit::kRenderer);
+      return Outcome::kNext;
+    default:
+      // State packets: recorded above for the binner and renderer.
+      return Outcome::kNext;
+  }
+}
+
+void ControlListExecutor::not_yet_modelled(const Packet& p, PacketUnit unit) {
+  ++not_modelled_;
+  if (warned_.test(p.opcode)) return;
+  warned_.set(p.opcode);
+  core::report_warning(name(), thread_name() + ": " + opcode_name(p.opcode) + " at " + hex32(p.address) + " needs the " +
+                                   (unit == PacketUnit::kBinner ? "PTB binner" : "tile renderer") +
+                                   ", which is not yet modelled: decoded, counted and skipped (reported once per "
+                                   "thread and packet type)");
+}
+
+ControlListExecutor::Outcome ControlListExecutor::branch(const Packet& p, bool sub_list) {
+  const std::uint32_t target = p.u32(1);
+  if (!services_.in_dram(target, 1)) {
+    return fail(p.address, p.opcode, std::string(sub_list ? "BRANCH_TO_SUB_LIST" : "BRANCH") + " target " +
+                                         hex32(target) + " is outside DRAM");
+  }
+  if (sub_list) {
+    if (stack_.size() >= kMaxSubListDepth) {
+      return fail(p.address, p.opcode, "BRANCH_TO_SUB_LIST nested deeper than " + std::to_string(kMaxSubListDepth) +
+                                           " levels");
+    }
+    stack_.push_back(p.address + p.length);
+    update_stack_registers();
+  }
+  progress_to(static_cast<std::uint64_t>(p.address) + p.length);
+  set_ca(target);
+  return Outcome::kJumped;
+}
+
+ControlListExecutor::Outcome ControlListExecutor::return_from_sub_list(const Packet& p) {
+  if (stack_.empty()) return fail(p.address, p.opcode, "RETURN_FROM_SUB_LIST with an empty return stack");
+  const std::uint32_t back = stack_.back();
+  stack_.pop_back();
+  update_stack_registers();
+  lc_->set((lc_->value() & 0xFFFF0000) | ((lc_->value() + 1) & 0xFFFF));
+  progress_to(static_cast<std::uint64_t>(p.address) + p.length);
+  set_ca(back);
+  return Outcome::kJumped;
+}
+
+void ControlListExecutor::increment_semaphore() {
+  ++pending_increments_;
+  if (!kSemaphoreIncrementWaitsForFlush) apply_semaphore_increments();
+}
+
+void ControlListExecutor::on_binner_flush_complete() { apply_semaphore_increments(); }
+
+void ControlListExecutor::apply_semaphore_increments() {
+  for (; pending_increments_ > 0; --pending_increments_) {
+    if (!services_.semaphore.increment(core::to_sc_time(time_.offset_ps()))) {
+      core::report_warning(name(), thread_name() + ": INCREMENT_SEMAPHORE with the semaphore at its maximum (" +
+                                       std::to_string(CleSemaphore::kMax) + ", CTSEMA is 3 bits): increment lost");
+    }
+  }
+}
+
+ControlListExecutor::Outcome ControlListExecutor::wait_on_semaphore(const Packet&) {
+  if (services_.semaphore.try_decrement()) {
+    waiting_semaphore_ = false;
+    last_progress_ps_ = local_now();
+    return Outcome::kNext;
+  }
+  if (!waiting_semaphore_) ++semaphore_waits_;
+  waiting_semaphore_ = true;
+  time_.sync();
+  if (state_ != State::kRunning) return Outcome::kRetry;
+  // Sleep until the other thread increments the semaphore, software stops this thread, or the hang timeout expires
+  // (step() then decides).
+  const core::Picoseconds deadline = last_progress_ps_ + params_.hang_timeout_ns * core::kPsPerNs + 1;
+  const core::Picoseconds now = core::now_ps();
+  if (deadline > now) sc_core::wait(core::to_sc_time(deadline - now), services_.semaphore.changed() | kick_);
+  return Outcome::kRetry;
+}
+
+void ControlListExecutor::finish_at_end() {
+  // The thread stops when CA reaches EA (reference-vc4.md section 2, CTnEA "byte address after the last record").
+  stop(State::kStopped);
+  core::timeline().instant(track_, "end of list", local_now());
+}
+
+ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, int opcode, const std::string& what) {
+  ++errors_;
+  set_ca(address);
+  stop(State::kError);
+  in_compressed_ = false;
+  char op[64];
+  if (opcode >= 0) {
+    std::snprintf(op, sizeof op, "opcode %d (%s)", opcode, opcode_name(opcode));
+  } else {
+    std::snprintf(op, sizeof op, "no opcode fetched");
+  }
+  const std::string message = thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " +
+                              op;
+  incidents_.push_back("error: " + message);
+  core::timeline().instant(track_, "error", local_now());
+  core::report_error(name(), message);
+  return Outcome::kStopped;
+}
+
+void ControlListExecutor::declare_hang() {
+  ++hangs_;
+  const std::string report = thread_name() + " hung: no progress for " + std::to_string(params_.hang_timeout_ns) +
+                             " ns" + (waiting_semaphore_ ? " (waiting on the semaphore)" : "") + "; " +
+                             describe_registers() + "; write CTRSTA to reset the thread";
+  set_state(State::kHung);
+  incidents_.push_back("hang: " + report);
+  core::timeline().instant(track_, "hang", local_now());
+  core::report_error(name(), report);
+}
+
+}  // namespace gpuvp::vc4

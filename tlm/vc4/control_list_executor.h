@@ -1,0 +1,292 @@
+// ControlListExecutor: one of the two control list executor (CLE) threads of the V3D, CT0 (binning) or CT1
+// (rendering). It fetches control-list packets from physical memory (vc4 has no MMU) with timing, decodes every opcode
+// of the V3D 2.1 packet table with its exact length, executes the control-flow packets (HALT, NOP, BRANCH,
+// BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and counts
+// and reports (once per thread and packet type) the packets that need the PTB binner or the tile renderer, which are
+// later work. Facts: reference-vc4.md sections 1, 2, 3.5; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
+// sizes), vc4_regs.h (CTnCS bits), vc4_gem.c (submit_cl: "Writing the end register is what starts the job";
+// hangcheck compares CTnCA).
+//
+// A guest can never crash or hang the simulator through it: an unknown opcode, a packet running past the end address,
+// a branch outside DRAM, a fetch the bus refuses, a return with an empty stack or sub-lists nested deeper than two
+// levels stop the thread with CTERR set and a SystemC error; a thread that makes no progress for hang_timeout_ns is
+// declared hung with a report and parks until CTRSTA (or CTRUN = 0) resets it.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
+#include "tlm/core/register_bank.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+
+namespace gpuvp::vc4 {
+
+// Control-list opcodes, V3D 2.1 (Linux drivers/gpu/drm/vc4/vc4_packet.h `enum vc4_packet`; 41, 42 and 67 are VG
+// packets that only the Broadcom guide tables transcribed in PeterLemon/RaspberryPi CONTROL_LIST.INC list).
+namespace packet {
+constexpr std::uint8_t kHalt = 0;
+constexpr std::uint8_t kNop = 1;
+constexpr std::uint8_t kFlush = 4;
+constexpr std::uint8_t kFlushAllState = 5;
+constexpr std::uint8_t kStartTileBinning = 6;
+constexpr std::uint8_t kIncrementSemaphore = 7;
+constexpr std::uint8_t kWaitOnSemaphore = 8;
+constexpr std::uint8_t kBranch = 16;
+constexpr std::uint8_t kBranchToSubList = 17;
+constexpr std::uint8_t kReturnFromSubList = 18;
+constexpr std::uint8_t kStoreMsTileBuffer = 24;
+constexpr std::uint8_t kStoreMsTileBufferAndEof = 25;
+constexpr std::uint8_t kStoreFullResTileBuffer = 26;
+constexpr std::uint8_t kLoadFullResTileBuffer = 27;
+constexpr std::uint8_t kStoreTileBufferGeneral = 28;
+constexpr std::uint8_t kLoadTileBufferGeneral = 29;
+constexpr std::uint8_t kGlIndexedPrimitive = 32;
+constexpr std::uint8_t kGlArrayPrimitive = 33;
+constexpr std::uint8_t kVgCoordinateArrayPrimitives = 41;
+constexpr std::uint8_t kVgInlinePrimitives = 42;
+constexpr std::uint8_t kCompressedPrimitive = 48;
+constexpr std::uint8_t kClippedCompressedPrimitive = 49;
+constexpr std::uint8_t kPrimitiveListFormat = 56;
+constexpr std::uint8_t kGlShaderState = 64;
+constexpr std::uint8_t kNvShaderState = 65;
+constexpr std::uint8_t kVgShaderState = 66;
+constexpr std::uint8_t kVgInlineShaderRecord = 67;
+constexpr std::uint8_t kConfigurationBits = 96;
+constexpr std::uint8_t kFlatShadeFlags = 97;
+constexpr std::uint8_t kPointSize = 98;
+constexpr std::uint8_t kLineWidth = 99;
+constexpr std::uint8_t kRhtXBoundary = 100;
+constexpr std::uint8_t kDepthOffset = 101;
+constexpr std::uint8_t kClipWindow = 102;
+constexpr std::uint8_t kViewportOffset = 103;
+constexpr std::uint8_t kZMinMaxClippingPlanes = 104;
+constexpr std::uint8_t kClipperXyScaling = 105;
+constexpr std::uint8_t kClipperZScaleAndOffset = 106;
+constexpr std::uint8_t kTileBinningModeConfig = 112;
+constexpr std::uint8_t kTileRenderingModeConfig = 113;
+constexpr std::uint8_t kClearColors = 114;
+constexpr std::uint8_t kTileCoordinates = 115;
+// GEM_HANDLES (254) is a kernel-UABI pseudo packet that never reaches the hardware: an unknown opcode here.
+
+// EOF bit in the address word of STORE_FULL_RES_TILE_BUFFER and STORE_TILE_BUFFER_GENERAL
+// (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF).
+constexpr std::uint32_t kLoadStoreEof = 1u << 3;
+// PRIMITIVE_LIST_FORMAT: 16-bit indices (data type 1 in bits 7:4), triangles (type 2 in bits 3:0).
+constexpr std::uint8_t kListFormat16BitTriangles = 0x12;
+constexpr unsigned kMaxFixedLength = 16;  // TILE_BINNING_MODE_CONFIG
+}  // namespace packet
+
+// What executing a packet needs beyond the CLE itself.
+enum class PacketUnit : std::uint8_t {
+  kCle,       // the CLE executes it completely (control flow, semaphores, state recorded for later units)
+  kBinner,    // needs the PTB binner (not modelled yet)
+  kRenderer,  // needs the tile renderer (not modelled yet)
+};
+
+struct PacketInfo {
+  const char* name;
+  std::uint8_t length;  // total bytes including the opcode; 0 = variable (escape-terminated)
+  PacketUnit unit;
+};
+
+// The packet table entry of an opcode, or nullptr for an opcode the hardware does not define.
+const PacketInfo* packet_info(std::uint8_t opcode);
+
+// The V3D's counting semaphore between the two CLE threads (CTnCS.CTSEMA, bits 14:12: three bits, so at most 7).
+class CleSemaphore {
+ public:
+  static constexpr unsigned kMax = 7;
+  unsigned count() const { return count_; }
+  // False when the count is already at its maximum (the increment is lost). Waiters wake after delay (the
+  // incrementing thread's local time offset).
+  bool increment(const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
+  bool try_decrement();
+  void reset();
+  const sc_core::sc_event& changed() const { return changed_; }
+
+ private:
+  unsigned count_ = 0;
+  sc_core::sc_event changed_;
+};
+
+struct ControlListExecutorParams {
+  std::uint32_t packet_cycles = 2;   // every packet (and every entry of a compressed primitive list)
+  std::uint32_t byte_cycles = 1;     // every byte after the opcode
+  std::uint32_t fetch_bytes = 32;    // bytes the CLE fetches from memory at once (aligned)
+  std::uint64_t hang_timeout_ns = 100'000'000;  // the Linux driver's hangcheck period (vc4_gem.c, 100 ms)
+
+  void visit(core::ParamVisitor& v) {
+    v.param("packet_cycles", packet_cycles, "V3D cycles to decode any control-list packet", 0, 100000);
+    v.param("byte_cycles", byte_cycles, "V3D cycles per packet byte after the opcode", 0, 100000);
+    v.param("fetch_bytes", fetch_bytes, "control-list fetch size in bytes (power of two)", 4, 4096);
+    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before a CLE thread is hung",
+            1000, 1'000'000'000'000ULL);
+  }
+};
+
+// The last value of one state packet.
+struct StatePacket {
+  bool seen = false;
+  std::uint32_t address = 0;  // where it was fetched
+  std::uint8_t length = 0;
+  std::array<std::uint8_t, packet::kMaxFixedLength> bytes{};  // including the opcode
+  std::uint8_t u8(unsigned offset) const { return bytes.at(offset); }
+  std::uint16_t u16(unsigned offset) const { return static_cast<std::uint16_t>(u8(offset) | u8(offset + 1) << 8); }
+  std::uint32_t u32(unsigned offset) const { return u16(offset) | static_cast<std::uint32_t>(u16(offset + 2)) << 16; }
+};
+
+// Per-thread record of what the list did: the last value of every packet type (state packets are what later
+// units consume) and how often each opcode ran.
+struct ControlListState {
+  std::array<StatePacket, 256> last{};
+  std::array<std::uint64_t, 256> executed{};
+  std::uint8_t primitive_list_format() const {
+    return last[packet::kPrimitiveListFormat].seen ? last[packet::kPrimitiveListFormat].u8(1) : 0;
+  }
+};
+
+// What a thread needs from the V3D around it.
+struct ControlListServices {
+  core::RegisterBank& regs;
+  core::InitiatorPort& memory;
+  const core::ClockDomain& clock;
+  CleSemaphore& semaphore;
+  // True when [address, address + length) lies in the platform's DRAM (the only memory the CLE may read).
+  std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
+  // A FLUSH completed (BFC and FLDONE) / an end-of-frame tile store completed (RFC and FRDONE).
+  std::function<void()> flush_done;
+  std::function<void()> frame_done;
+  // The other thread is running (a semaphore wait is not a hang while it works).
+  std::function<bool()> peer_running;
+};
+
+class ControlListExecutor : public sc_core::sc_module {
+ public:
+  enum class State : std::uint8_t { kStopped, kRunning, kError, kHung };
+  static constexpr unsigned kMaxSubListDepth = 2;
+
+  // CTnCS bits (vc4_regs.h; field widths reference-vc4.md section 2).
+  static constexpr std::uint32_t kCtMode = 1u << 0;
+  static constexpr std::uint32_t kCtErr = 1u << 3;
+  static constexpr std::uint32_t kCtSubs = 1u << 4;
+  static constexpr std::uint32_t kCtRun = 1u << 5;
+  static constexpr unsigned kCtRtsdShift = 8;   // 9:8 return-stack depth
+  static constexpr unsigned kCtSemaShift = 12;  // 14:12 semaphore count
+  static constexpr std::uint32_t kCtRsta = 1u << 15;
+
+  // thread 0 = CT0 (binning), 1 = CT1 (rendering); its registers go into the V3D's bank.
+  ControlListExecutor(sc_core::sc_module_name name, unsigned thread, const ControlListExecutorParams& params,
+                      const ControlListServices& services);
+
+  unsigned thread() const { return thread_; }
+  State state() const { return state_; }
+  const ControlListState& list_state() const { return list_state_; }
+  std::uint32_t current_address() const { return static_cast<std::uint32_t>(ca_->value()); }
+  std::uint32_t end_address() const { return static_cast<std::uint32_t>(ea_->value()); }
+  unsigned return_depth() const { return static_cast<unsigned>(stack_.size()); }
+  bool waiting_on_semaphore() const { return waiting_semaphore_; }
+  // True while the thread runs from the guest's point of view (CTRUN): running, or hung and not yet reset.
+  bool run_bit() const { return state_ == State::kRunning || state_ == State::kHung; }
+  const std::vector<std::string>& incidents() const { return incidents_; }
+  std::uint64_t packets_executed() const { return packets_.value; }
+
+  // CTRSTA: stop the thread and reset its status (error, return stack, semaphore).
+  void reset();
+
+  // Binner hook: in hardware an INCREMENT_SEMAPHORE in the binning list takes effect only when the FLUSH that follows
+  // it has completed in the PTB (reference-vc4.md 3.5: vc4_validate.c "the FLUSH ... actually triggers the queued
+  // semaphore increment"; Mesa vc4_job.c). Until the PTB binner exists the increment takes effect at once
+  // (kSemaphoreIncrementWaitsForFlush = false); the binner will set it and call on_binner_flush_complete().
+  static constexpr bool kSemaphoreIncrementWaitsForFlush = false;
+  void on_binner_flush_complete();
+
+ private:
+  enum class Outcome { kNext, kJumped, kRetry, kStopped };
+  struct Packet {
+    std::uint32_t address = 0;
+    std::uint8_t opcode = 0;
+    unsigned length = 0;
+    std::array<std::uint8_t, packet::kMaxFixedLength> bytes{};
+    std::uint32_t u32(unsigned offset) const {
+      return static_cast<std::uint32_t>(bytes[offset]) | static_cast<std::uint32_t>(bytes[offset + 1]) << 8 |
+             static_cast<std::uint32_t>(bytes[offset + 2]) << 16 | static_cast<std::uint32_t>(bytes[offset + 3]) << 24;
+    }
+  };
+
+  void run();
+  void step();
+  void step_compressed(std::uint32_t ca, std::uint32_t ea);
+  Outcome execute(Packet& p);
+  Outcome branch(const Packet& p, bool sub_list);
+  Outcome return_from_sub_list(const Packet& p);
+  Outcome wait_on_semaphore(const Packet& p);
+  void increment_semaphore();
+  void apply_semaphore_increments();
+  void not_yet_modelled(const Packet& p, PacketUnit unit);
+  // Reads len bytes of the list at address through the fetch buffer; false with reason set when the bytes are not
+  // in DRAM or the bus refuses the read.
+  bool fetch(std::uint32_t address, unsigned len, std::uint8_t* out, std::string& reason);
+
+  // Starts (EA written) or resumes (CTRUN written 1) the thread at CA.
+  void start(bool fresh);
+  void stop(State s);
+  void finish_at_end();
+  Outcome fail(std::uint32_t address, int opcode, const std::string& what);
+  void declare_hang();
+  void set_ca(std::uint32_t ca);
+  void progress_to(std::uint64_t end);
+  void update_stack_registers();
+  std::string thread_name() const;
+  std::string describe_registers() const;
+  std::uint32_t cs_value() const;
+  void cycles(std::uint64_t n) { time_.advance(services_.clock.cycles(n)); }
+  core::Picoseconds local_now() const { return core::now_ps() + time_.offset_ps(); }
+  void set_state(State s);
+
+  unsigned thread_;
+  ControlListExecutorParams params_;
+  ControlListServices services_;
+  core::LocalTime time_;
+  State state_ = State::kStopped;
+  std::vector<std::uint32_t> stack_;  // return addresses, at most kMaxSubListDepth
+  bool waiting_semaphore_ = false;
+  bool in_compressed_ = false;        // inside a compressed primitive list (until its escape byte)
+  std::uint8_t compressed_opcode_ = 0;
+  unsigned pending_increments_ = 0;
+  sc_core::sc_event kick_;
+  core::Picoseconds last_progress_ps_ = 0;
+  std::uint64_t high_water_ = 0;      // highest list byte end reached since the thread started
+  core::Picoseconds busy_since_ps_ = 0;
+  std::uint64_t fetch_line_ = ~0ULL;
+  std::vector<std::uint8_t> line_;
+  ControlListState list_state_;
+  std::bitset<256> warned_;
+  std::vector<std::string> incidents_;
+
+  core::Register* cs_;
+  core::Register* ea_;
+  core::Register* ca_;
+  core::Register* ra0_;
+  core::Register* lc_;
+  core::Register* pc_;
+
+  int track_;
+  core::Counter& packets_;
+  core::Counter& bytes_;
+  core::Counter& not_modelled_;
+  core::Counter& errors_;
+  core::Counter& hangs_;
+  core::Counter& semaphore_waits_;
+  core::BusyTime& busy_;
+};
+
+}  // namespace gpuvp::vc4
