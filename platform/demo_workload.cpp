@@ -5,6 +5,7 @@
 #include "tb/host/i915_driver.h"
 #include "tlm/core/report.h"
 #include "tlm/gen/command_streamer.h"
+#include "tlm/gen/execlists.h"
 #include "tlm/gen/mi_commands.h"
 #include "tlm/gen/mi_math.h"
 #include "tlm/vc4/v3d.h"
@@ -86,6 +87,34 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
     for (std::uint32_t d = 0; d < kDwords; d += 9) port.expect32(job.results.phys + 4 * d, pattern(job.engine, d));
     if (gen::engine_info(job.engine).render) port.expect32(job.results.phys + 4 * kDwords, 1234);
     port.expect32(job.results.phys + 4 * kDwords + 8, 0x600DF00D);
+  }
+  if (engines.rcs) {
+    // Execlists: three logical ring contexts share the render engine; contexts 1 and 2 go in one ELSP pair,
+    // context 3 follows when the pair completes. With --trace, each context is a span on the rcs track.
+    port.comment("rcs switches to execlists: three contexts share the engine");
+    driver.enable_execlists(gen::Engine::kRcs);
+    const auto shared = driver.alloc(4096);
+    std::vector<host::I915Driver::Context*> contexts;
+    std::vector<std::uint32_t> seqnos;
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      auto& ctx = driver.create_context(gen::Engine::kRcs);
+      for (std::uint32_t d = 0; d < 16; ++d) {
+        driver.emit(ctx, mi::store_data_imm(shared.gfx + 64 * c + 4 * d, (c + 1) << 16 | d));
+      }
+      seqnos.push_back(driver.emit_breadcrumb(ctx));
+      contexts.push_back(&ctx);
+    }
+    driver.submit(*contexts[0], contexts[1]);
+    driver.wait_seqno(*contexts[1], seqnos[1], 20'000);
+    driver.submit(*contexts[2]);
+    driver.wait_seqno(*contexts[2], seqnos[2], 20'000);
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      port.expect32(driver.seqno_address(*contexts[c]), seqnos[c]);
+      port.expect32(shared.phys + 64 * c + 60, (c + 1) << 16 | 15);
+    }
+    // The context status buffer mirror: five entries (idle-to-active, element switch, active-to-idle, then
+    // idle-to-active and active-to-idle for the third context); the write pointer ends at entry 4.
+    port.expect32(driver.engine_status_page(gen::Engine::kRcs).phys + gen::Execlists::kHwspCsbWriteDword * 4, 4);
   }
   s << port.script();
 }
