@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
@@ -641,27 +642,9 @@ TEST_F(Cle, TimeIsPacketsAndBytesAtTheV3dClockPlusFetches) {
 
 // ---- end to end through the gpuvp executable ----
 
-struct Result {
-  int exit_code;
-  std::string out;
-};
-
-Result run_gpuvp(const std::string& args) {
-  const std::string cmd = std::string(GPUVP_EXE) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using Result = test::ProcessResult;
+Result run_gpuvp(const std::string& args) { return test::run_gpuvp(args); }
+std::string write_temp(const std::string& name, const std::string& text) { return test::write_temp_file(name, text); }
 
 // Driven like the vc4 kernel driver: lists in memory, INTENA, CA then EA per thread (vc4_gem.c submit_cl), the render
 // thread first (it waits on the semaphore), then the binning thread; then the registers the hang dump reads.

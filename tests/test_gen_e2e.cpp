@@ -10,6 +10,7 @@
 
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
+#include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/mi_commands.h"
 
@@ -54,19 +55,8 @@ bool workload(host::I915Driver& driver) {
   return ok;
 }
 
-struct Result {
-  int exit_code;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  FILE* pipe = popen((std::string(GPUVP_EXE) + " " + args + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Result = test::ProcessResult;
+Result run(const std::string& args) { return test::run_gpuvp(args); }
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // End-to-end: the gpuvp executable as a user runs it.
 #include <gtest/gtest.h>
 
+#include "tests/support/run_gpuvp.h"
+
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -19,29 +21,11 @@
 #include <string>
 
 namespace {
-
-struct Result {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GPUVP_EXE) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
+using Result = gpuvp::test::ProcessResult;
+Result run(const std::string& args) { return gpuvp::test::run_gpuvp(args); }
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
+  return gpuvp::test::write_temp_file(name, text);
 }
-
 }  // namespace
 
 TEST(GpuvpCli, NoArgumentsRunsTheDemoAndPrintsASummary) {

@@ -74,17 +74,22 @@ I915Driver::Ring& I915Driver::create_ring(gen::Engine engine, std::uint32_t size
   return *rings_.back();
 }
 
-void I915Driver::emit(Ring& ring, const std::vector<std::uint32_t>& command) {
+void I915Driver::write_to_ring(const Buffer& ring, std::uint32_t size, std::uint32_t& tail,
+                               const std::vector<std::uint32_t>& command) {
   const std::uint32_t bytes = static_cast<std::uint32_t>(command.size() * 4);
-  if (bytes > ring.size / 2) throw std::runtime_error("i915 driver model: command larger than half the ring");
-  if (ring.tail + bytes > ring.size) {
+  if (bytes > size / 2) throw std::runtime_error("i915 driver model: command larger than half the ring");
+  if (tail + bytes > size) {
     // Pad to the end with MI_NOOP and wrap, as the v4.x logical_ring_wrap_buffer did.
-    std::vector<std::uint32_t> pad((ring.size - ring.tail) / 4, 0);
-    port_.write_block(ring.buffer.phys + ring.tail, pad.data(), pad.size() * 4);
-    ring.tail = 0;
+    std::vector<std::uint32_t> pad((size - tail) / 4, 0);
+    port_.write_block(ring.phys + tail, pad.data(), pad.size() * 4);
+    tail = 0;
   }
-  port_.write_block(ring.buffer.phys + ring.tail, command.data(), bytes);
-  ring.tail = (ring.tail + bytes) % ring.size;
+  port_.write_block(ring.phys + tail, command.data(), bytes);
+  tail = (tail + bytes) % size;
+}
+
+void I915Driver::emit(Ring& ring, const std::vector<std::uint32_t>& command) {
+  write_to_ring(ring.buffer, ring.size, ring.tail, command);
 }
 
 std::uint32_t I915Driver::emit_breadcrumb(Ring& ring) {
@@ -184,15 +189,7 @@ I915Driver::Context& I915Driver::create_context(gen::Engine engine, std::uint32_
 }
 
 void I915Driver::emit(Context& c, const std::vector<std::uint32_t>& command) {
-  const std::uint32_t bytes = static_cast<std::uint32_t>(command.size() * 4);
-  if (bytes > c.ring_size / 2) throw std::runtime_error("i915 driver model: command larger than half the ring");
-  if (c.tail + bytes > c.ring_size) {
-    std::vector<std::uint32_t> pad((c.ring_size - c.tail) / 4, 0);
-    port_.write_block(c.ring.phys + c.tail, pad.data(), pad.size() * 4);
-    c.tail = 0;
-  }
-  port_.write_block(c.ring.phys + c.tail, command.data(), bytes);
-  c.tail = (c.tail + bytes) % c.ring_size;
+  write_to_ring(c.ring, c.ring_size, c.tail, command);
 }
 
 std::uint32_t I915Driver::emit_breadcrumb(Context& c) {

@@ -111,6 +111,10 @@ class I915Driver {
   const DriverLayout& layout() const { return layout_; }
 
  private:
+  // Copies a command into a ring buffer at tail; pads the end with MI_NOOP and wraps when it would straddle.
+  void write_to_ring(const Buffer& ring, std::uint32_t size, std::uint32_t& tail,
+                     const std::vector<std::uint32_t>& command);
+
   HostPort& port_;
   DriverLayout layout_;
   std::uint64_t next_phys_;
