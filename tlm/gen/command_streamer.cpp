@@ -56,6 +56,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
                      [this](const ContextDescriptor& e0, const ContextDescriptor& e1) {
                        // A submission waits for the engine thread: at once when idle, else at an arbitration point.
                        pending_ = std::array<ContextDescriptor, 2>{e0, e1};
+                       submitted_ps_ = core::now_ps();
                        kick_.notify(sc_core::SC_ZERO_TIME);
                      },
                      [this](std::uint32_t dword, std::uint32_t value) {
@@ -71,6 +72,8 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       errors_(core::stats().counter(std::string(this->name()) + ".errors")),
       hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
       context_switches_(core::stats().counter(std::string(this->name()) + ".context_switches")),
+      submit_to_start_ps_(core::stats().histogram(std::string(this->name()) + ".submit_to_start_ps",
+                                                  "ELSP submission to the submitted context running")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
   const std::uint32_t base = info_.mmio_base;
   const std::string prefix = std::string(info_.name) + ".";
@@ -861,6 +864,7 @@ void CommandStreamer::start_pending() {
 
 bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
   ++context_switches_;
+  cycles(params_.context_restore_cycles);
   const std::uint64_t state_page = desc.lrca() + 4096;  // LRCA is the context's status page; registers follow
   image_.assign(1024, 0);
   if (!access(state_page, AddressSpace::kGgtt, image_.data(), 4096, false)) return false;
@@ -888,6 +892,9 @@ bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
   services_.gtt.set_ppgtt_root(root);
   context_running_ = true;
   context_started_ps_ = core::now_ps() + time_.offset_ps();
+  if (desc.raw == elements_[0].raw && current_element_ == 0 && context_started_ps_ >= submitted_ps_) {
+    submit_to_start_ps_.sample(context_started_ps_ - submitted_ps_);
+  }
   update_execlist_status();
   return true;
 }
@@ -911,6 +918,7 @@ void CommandStreamer::save_context() {
   }
   ctx_timestamp_->set(context_timestamp());
   context_started_ps_ = now;
+  cycles(params_.context_save_cycles);
   for (const auto& slot : image_layout_.slots) {
     std::uint32_t value = 0;
     if (!reg_read(slot.offset, value)) return;

@@ -108,6 +108,8 @@ struct CommandStreamerParams {
   std::uint32_t semaphore_poll_cycles = 256; // between two reads of an unsatisfied semaphore
   std::uint64_t hang_timeout_ns = 10'000'000;
   std::uint32_t hang_history = 16;           // commands kept for the hang report
+  std::uint32_t context_restore_cycles = 200;  // fixed cost of loading a context, besides its register writes
+  std::uint32_t context_save_cycles = 200;     // fixed cost of saving a context, besides writing its image
 
   void visit(core::ParamVisitor& v) {
     v.param("decode_cycles", decode_cycles, "engine cycles to decode any command", 0, 100000);
@@ -118,6 +120,10 @@ struct CommandStreamerParams {
     v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before an engine is hung",
             1000, 1'000'000'000'000ULL);
     v.param("hang_history", hang_history, "commands listed in a hang report", 1, 1024);
+    v.param("context_restore_cycles", context_restore_cycles,
+            "execlists: engine cycles to load a context, plus its register writes and image read", 0, 10000000);
+    v.param("context_save_cycles", context_save_cycles,
+            "execlists: engine cycles to save a context, plus its register reads and image write", 0, 10000000);
   }
 };
 
@@ -306,6 +312,8 @@ class CommandStreamer : public sc_core::sc_module {
   core::Counter& errors_;
   core::Counter& hangs_;
   core::Counter& context_switches_;
+  core::Histogram& submit_to_start_ps_;  // ELSP submission to the context running
+  core::Picoseconds submitted_ps_ = 0;
   core::BusyTime& busy_;
 };
 
