@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -32,6 +34,10 @@ class InitiatorPort : public sc_core::sc_module {
  private:
   tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
                                   sc_core::sc_time& delay);
+
+  // Payloads are reused: constructing a generic payload allocates its extension array, which cost more than the
+  // access itself. A pool (not one member) because several threads share the port and a target may wait().
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_payloads_;
   Counter& reads_;
   Counter& writes_;
   Counter& errors_;
