@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -186,10 +187,17 @@ TEST(GpuvpCli, StatsAndTraceFilesAreWrittenAsJson) {
     if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "gpuvp.gen.rcs") rcs_track = e["tid"];
   }
   ASSERT_GE(rcs_track, 0);
+  std::set<std::string> context_spans;
   for (const auto& e : t["traceEvents"]) {
     if (e["ph"] == "X" && e["tid"] == rcs_track && e["name"] == "busy") ++busy_spans;
+    // The demo's three execlist contexts on the render engine: one span each (IDs 1..3 from the driver model).
+    if (e["ph"] == "X" && e["tid"] == rcs_track && e["name"].get<std::string>().rfind("ctx ", 0) == 0) {
+      EXPECT_GT(e["dur"].get<double>(), 0.0);
+      context_spans.insert(e["name"].get<std::string>());
+    }
   }
   EXPECT_GE(busy_spans, 1);
+  EXPECT_EQ(context_spans, (std::set<std::string>{"ctx 0x1", "ctx 0x2", "ctx 0x3"}));
 }
 
 TEST(GpuvpCli, SameConfigGivesBitIdenticalStatistics) {
