@@ -13,6 +13,8 @@
 // sc_start() round trip. The round trip itself is measured by the harness/sc_start_round_trip benchmark.
 #include <benchmark/benchmark.h>
 
+#include "tb/bench/bench_support.h"
+
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -292,19 +294,8 @@ void print_summary(std::FILE* out) {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  // The summary goes to stdout with the console format; machine-readable formats keep stdout clean.
   bool console = true;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0) {
-      console = false;
-    }
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-
-  core::ensure_picosecond_resolution();
-  core::ReportLog::install(true);
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  if (!bench::start(argc, argv, console)) return 2;
   core::set_global_quantum(kQuantumPs);
 
   Platform platform;

@@ -33,6 +33,8 @@
 // process exit with 1.
 #include <benchmark/benchmark.h>
 
+#include "tb/bench/bench_support.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -449,17 +451,7 @@ void print_summary(std::FILE* out) {
 
 int sc_main(int argc, char** argv) {
   bool console = true;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0) {
-      console = false;
-    }
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-
-  core::ensure_picosecond_resolution();
-  core::ReportLog::install(true);
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  if (!bench::start(argc, argv, console)) return 2;
 
   // Each platform's command streamer reads the global quantum when it is constructed.
   for (const auto& [tag, quantum] : {std::pair<const char*, core::Picoseconds>{"q1us", core::kPsPerUs},

@@ -16,6 +16,7 @@
 
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
+#include "tb/bench/bench_support.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/gen/execlists.h"
@@ -109,13 +110,11 @@ BENCHMARK(BM_ExeclistPairs)->Unit(benchmark::kMicrosecond);
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  core::ensure_picosecond_resolution();
-  core::ReportLog::install(true);
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  bool console = true;
+  if (!bench::start(argc, argv, console)) return 2;
   auto* soc = new platform::Platform("gpuvp", platform::PlatformParams{});
   rig = new Rig("rig", *soc);
   sc_core::sc_start();  // elaborate, create the contexts, pause
-  benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const auto& latency = core::stats().histogram("gpuvp.gen.rcs.submit_to_start_ps");
