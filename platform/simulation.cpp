@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
 #include "platform/script_runner.h"
+#include "firmware/tools/guc_image.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -240,6 +241,10 @@ int print_platform_info(const std::string& config_file, const std::vector<std::s
           << r["name"].get<std::string>() << std::setw(7) << r["access"].get<std::string>() << " reset "
           << r["reset"].get<std::string>() << "  " << r["description"].get<std::string>() << '\n';
     }
+  }
+  if (params.gen.enabled && params.gen.gpu.guc.enabled) {
+    out << "\nGuC firmware: " << firmware::default_firmware_path() << " (signed with the TEST key; symbols in "
+        << firmware::default_firmware_elf_path() << ")\n";
   }
   core::YamlDocWriter doc;
   params.visit(doc);

@@ -2,6 +2,11 @@
 
 #include "tlm/gen/gen_regs.h"
 
+namespace {
+// i915 GEN9_GRDOM_GUC: the GuC reset domain of GEN6_GDRST.
+constexpr std::uint32_t kGdrstGuc = 1u << 5;
+}  // namespace
+
 namespace gpuvp::gen {
 
 GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::uint64_t gsm_base)
@@ -22,6 +27,16 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         info.name, info, params_.cs,
         EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_});
   }
+  if (params_.guc.enabled) {
+    // The GuC's GTT client: RING_FAULT_REG source 0x20 is the model's choice (no public source lists the GuC's).
+    // Its register accesses go through the BAR's own decode (the target socket's forward interface).
+    auto* bar = dynamic_cast<tlm::tlm_fw_transport_if<>*>(socket.get_base_export().get_interface());
+    guc_ = std::make_unique<Guc>(
+        "guc", params_.guc, regs(),
+        [bar](tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) { bar->b_transport(trans, delay); },
+        memory, gtt_.add_client("guc", 0x20, 0), std::string());
+    guc_->host_irq().on_change([this](bool) { update_irq(); });
+  }
   // GEN6_GDRST: software sets domain bits to reset engines; the hardware clears them when done (at once here).
   regs()
       .add({"GDRST", kGdrst, 32, 0, core::Access::kReadWrite,
@@ -30,17 +45,22 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         for (auto& engine : engines_) {
           if (engine && (written & (kGdrstFull | engine->info().reset_domain))) engine->reset();
         }
+        if (guc_ && (written & (kGdrstFull | kGdrstGuc))) guc_->reset();
         r.set(0);
       });
 }
 
-void GenGpu::update_irq() { interrupts_.set_external(gtt_.fault_irq().level()); }
+// The GuC-to-host interrupt joins the GTT fault line until GtInterrupts exposes the PM/GuC bank (bank 2).
+void GenGpu::update_irq() {
+  interrupts_.set_external(gtt_.fault_irq().level() || (guc_ && guc_->host_irq().level()));
+}
 
 std::vector<std::string> GenGpu::incidents() const {
   std::vector<std::string> all;
   for (const auto& engine : engines_) {
     if (engine) all.insert(all.end(), engine->incidents().begin(), engine->incidents().end());
   }
+  if (guc_) all.insert(all.end(), guc_->incidents().begin(), guc_->incidents().end());
   return all;
 }
 

@@ -16,6 +16,7 @@
 #include "tlm/gen/command_streamer.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
+#include "tlm/gen/guc.h"
 
 namespace gpuvp::gen {
 
@@ -48,6 +49,7 @@ struct GenGpuParams {
   GttParams gtt;
   EngineSelection engines;
   CommandStreamerParams cs;
+  GucParams guc;
 
   void visit(core::ParamVisitor& v) {
     v.param("generation", generation, "8 (Broadwell) or 9 (Skylake)", 8, 9);
@@ -56,6 +58,7 @@ struct GenGpuParams {
     v.group("gtt", gtt, "GTT MMU");
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");
+    v.group("guc", guc, "GuC microcontroller (x86 core running firmware/guc)");
   }
 };
 
@@ -71,6 +74,8 @@ class GenGpu : public core::RegisterBlock {
   GtInterrupts& interrupts() { return interrupts_; }
   // nullptr when the engine is not configured.
   CommandStreamer* engine(Engine e) { return engines_[static_cast<int>(e)].get(); }
+  // nullptr when gen.guc.enabled is false.
+  Guc* guc() { return guc_.get(); }
   // Errors and hangs of every engine so far, for the run summary.
   std::vector<std::string> incidents() const;
   // The GPU's interrupt to the host.
@@ -89,6 +94,7 @@ class GenGpu : public core::RegisterBlock {
   GtInterrupts interrupts_;
   sc_core::sc_event memory_written_;
   std::array<std::unique_ptr<CommandStreamer>, kEngineCount> engines_;
+  std::unique_ptr<Guc> guc_;
 };
 
 }  // namespace gpuvp::gen

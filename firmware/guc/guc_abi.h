@@ -1,0 +1,140 @@
+/* The contract between the GuC model (tlm/gen/guc.cpp), its firmware (firmware/guc/) and the host driver model
+ * (tb/host/guc_driver.cpp). Plain C so that the freestanding firmware and the C++ model include the same file.
+ *
+ * Facts from i915 (drivers/gpu/drm/i915/gt/uc/intel_guc_reg.h, intel_guc_fwif.h, abi/guc_errors_abi.h,
+ * abi/guc_actions_abi.h, intel_uc_fw_abi.h, intel_guc_fw.c) are marked "i915"; everything else is this model's own
+ * choice because no public source describes the GuC's internal memory map. */
+#ifndef GPUVP_FIRMWARE_GUC_ABI_H
+#define GPUVP_FIRMWARE_GUC_ABI_H
+
+/* ---- GuC registers in the GTTMMADR BAR (i915 intel_guc_reg.h) ---- */
+#define GUC_REG_STATUS 0xC000u
+#define GUC_REG_WOPCM_SIZE 0xC050u       /* bit 0 locked, 31:12 size */
+#define GUC_REG_SHIM_CONTROL 0xC064u
+#define GUC_REG_SOFT_SCRATCH(n) (0xC180u + 4u * (n))
+#define GUC_SOFT_SCRATCH_COUNT 16u
+#define GUC_REG_RSA_SCRATCH(i) (0xC200u + 4u * (i))
+#define GUC_RSA_SCRATCH_COUNT 64u
+#define GUC_REG_DMA_ADDR_0_LOW 0xC300u
+#define GUC_REG_DMA_ADDR_0_HIGH 0xC304u
+#define GUC_REG_DMA_ADDR_1_LOW 0xC308u
+#define GUC_REG_DMA_ADDR_1_HIGH 0xC30Cu
+#define GUC_DMA_ADDRESS_SPACE_WOPCM (7u << 16)
+#define GUC_DMA_ADDRESS_SPACE_GTT (8u << 16)
+#define GUC_REG_DMA_COPY_SIZE 0xC310u
+#define GUC_REG_DMA_CTRL 0xC314u         /* masked */
+#define GUC_DMA_START 0x1u
+#define GUC_DMA_UOS_MOVE 0x10u
+#define GUC_DMA_HUC_UKERNEL 0x200u
+#define GUC_REG_DMA_WOPCM_OFFSET 0xC340u /* bit 0 valid, 31:14 offset */
+#define GUC_REG_SEND_INTERRUPT 0xC4C8u   /* bit 0 GUC_SEND_TRIGGER */
+#define GUC_SEND_TRIGGER 0x1u
+
+/* GUC_STATUS fields (i915 GS_*). */
+#define GUC_STATUS_MIA_IN_RESET 0x1u
+#define GUC_STATUS_BOOTROM_SHIFT 1u
+#define GUC_STATUS_BOOTROM_MASK (0x7Fu << 1)
+#define GUC_STATUS_UKERNEL_SHIFT 8u
+#define GUC_STATUS_UKERNEL_MASK (0xFFu << 8)
+#define GUC_STATUS_MIA_SHIFT 16u
+#define GUC_STATUS_MIA_MASK (0x7u << 16)
+#define GUC_STATUS_MIA_CORE_STATE (0x1u << 16)
+#define GUC_STATUS_MIA_HALT_REQUESTED (0x2u << 16)
+#define GUC_STATUS_MIA_ISR_ENTRY (0x4u << 16)
+#define GUC_STATUS_AUTH_SHIFT 30u
+#define GUC_STATUS_AUTH_BAD (0x1u << 30)
+#define GUC_STATUS_AUTH_GOOD (0x2u << 30)
+
+/* Boot ROM status (i915 abi/guc_errors_abi.h enum intel_bootrom_load_status). */
+#define GUC_BOOTROM_NO_KEY_FOUND 0x13u
+#define GUC_BOOTROM_RSA_FAILED 0x50u
+#define GUC_BOOTROM_WOPCM_FAILED 0x74u
+#define GUC_BOOTROM_LOADLOC_FAILED 0x75u
+#define GUC_BOOTROM_JUMP_PASSED 0x76u
+#define GUC_BOOTROM_JUMP_FAILED 0x77u
+
+/* uKernel status (i915 enum intel_guc_load_status). */
+#define GUC_UKERNEL_GDT_DONE 0x10u
+#define GUC_UKERNEL_IDT_DONE 0x20u
+#define GUC_UKERNEL_LAPIC_DONE 0x30u
+#define GUC_UKERNEL_EXCEPTION 0x70u
+#define GUC_UKERNEL_READY 0xF0u
+
+/* ---- Firmware image (i915 intel_uc_fw_abi.h struct uc_css_header, 128 bytes) ---- */
+#define GUC_CSS_HEADER_BYTES 128u
+#define GUC_CSS_KEY_SIZE_DW 64u     /* RSA-2048: 256-byte signature */
+#define GUC_CSS_MODULUS_SIZE_DW 64u
+#define GUC_CSS_EXPONENT_SIZE_DW 1u
+#define GUC_CSS_MODULE_TYPE 0x6u    /* model's choice; i915 does not check it */
+#define GUC_CSS_VENDOR_INTEL 0x8086u
+/* i915 intel_guc_fw.c: "uCode expects to be loaded at 8k; locations below this are used for the stack". The DMA copies
+ * the CSS header and the uCode in one piece, so the first instruction sits right after the header. */
+#define GUC_WOPCM_LOAD_ADDRESS 0x2000u
+#define GUC_UCODE_ENTRY (GUC_WOPCM_LOAD_ADDRESS + GUC_CSS_HEADER_BYTES)
+#define GUC_FIRMWARE_VERSION_MAJOR 9u
+#define GUC_FIRMWARE_VERSION_MINOR 1u
+
+/* ---- The GuC's own address space (model's choice) ----
+ *   0x00000000 .. WOPCM size        WOPCM SRAM (code, data, stack below 0x2000)
+ *   WOPCM size .. GUC_GGTT_TOP      graphics memory through the GGTT (i915: GuC addresses below WOPCM_TOP are its
+ *                                   SRAM, so i915 never hands the GuC GGTT objects below it; GUC_GGTT_TOP 0xFEE00000)
+ *   0xFEE00000 .. +4 KiB            local APIC-style registers of the GuC core
+ *   0xFF000000 .. +8 MiB            window onto the GPU registers (GTTMMADR offsets 0 .. 8 MiB) */
+#define GUC_GGTT_TOP 0xFEE00000u
+#define GUC_LAPIC_BASE 0xFEE00000u
+#define GUC_LAPIC_SIZE 0x1000u
+#define GUC_MMIO_BASE 0xFF000000u
+#define GUC_MMIO_SIZE 0x00800000u
+
+/* Local registers (offsets in the LAPIC page). EOI is where an x86 local APIC has it. */
+#define GUC_LAPIC_EOI 0x0B0u
+#define GUC_LAPIC_UKERNEL_STATUS 0x800u /* write: GUC_STATUS bits 15:8 */
+#define GUC_LAPIC_HOST_INTERRUPT 0x804u /* write: raise the GuC-to-host interrupt */
+#define GUC_LAPIC_TIMESTAMP 0x808u      /* read: GuC clock cycles since reset, low 32 bits */
+
+/* Interrupt vectors delivered through the firmware's IDT. */
+#define GUC_VECTOR_HOST2GUC 0x30u /* GUC_SEND_INTERRUPT written by the host */
+
+/* ---- MMIO mailbox (old gen9 ABI, i915 intel_guc_fwif.h / intel_guc.c intel_guc_send_mmio) ---- */
+#define GUC_ACTION_DEFAULT 0x0u
+#define GUC_ACTION_SAMPLE_FORCEWAKE 0x6u
+#define GUC_ACTION_ALLOCATE_DOORBELL 0x10u
+#define GUC_ACTION_DEALLOCATE_DOORBELL 0x20u
+#define GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE 0x30u
+#define GUC_ACTION_FORCE_LOG_BUFFER_FLUSH 0x302u
+#define GUC_ACTION_ENTER_S_STATE 0x501u
+#define GUC_ACTION_EXIT_S_STATE 0x502u
+#define GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER 0x4505u
+
+#define GUC_REPLY_SUCCESS 0xF0000000u
+#define GUC_REPLY_ALLOCATE_DOORBELL_FAIL 0xF0000010u
+#define GUC_REPLY_DEALLOCATE_DOORBELL_FAIL 0xF0000020u
+#define GUC_REPLY_GENERIC_FAIL 0xF000F000u
+#define GUC_REPLY_IS_RESPONSE(v) ((v) >= 0xF0000000u)
+
+/* SOFT_SCRATCH(15): GuC-to-host event bits (i915 INTEL_GUC_RECV_MSG_*). */
+#define GUC_EVENT_CRASH_DUMP_POSTED (1u << 1)
+#define GUC_EVENT_FLUSH_LOG_BUFFER (1u << 3)
+/* On a firmware exception SOFT_SCRATCH(13) holds the faulting EIP (i915 intel_guc_fw.c guc_wait_ucode). */
+#define GUC_SCRATCH_EXCEPTION_EIP 13u
+
+/* Boot parameters: SOFT_SCRATCH(1 + GUC_CTL_*) (i915 v4.x intel_guc_loader.c, intel_guc_fwif.h). */
+#define GUC_CTL_LOG_PARAMS 4u
+#define GUC_CTL_FEATURE 7u
+
+/* Doorbells: GEN8_DRBREGL(x) 0x1000 + 8x, bit 0 valid (i915 intel_guc_reg.h). */
+#define GUC_REG_DRBREGL(x) (0x1000u + 8u * (x))
+#define GUC_DRB_VALID 0x1u
+#define GUC_NUM_DOORBELLS 256u
+
+/* Firmware log buffer (model's format; i915's GUC_CTL_LOG_PARAMS packs page counts differently): LOG_PARAMS =
+ * GGTT address (4 KiB aligned) | pages - 1 in bits 11:4 | bit 0 valid. The buffer starts with a header of four dwords
+ * {magic, write offset in bytes from the start of the text area, flush count, size of the text area}; text follows,
+ * wrapping at the end. */
+#define GUC_LOG_VALID 0x1u
+#define GUC_LOG_PAGES_SHIFT 4u
+#define GUC_LOG_PAGES_MASK (0xFFu << 4)
+#define GUC_LOG_MAGIC 0x474F4C47u /* bytes "GLOG" */
+#define GUC_LOG_HEADER_BYTES 16u
+
+#endif

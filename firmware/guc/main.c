@@ -1,0 +1,217 @@
+/* GuC firmware for the gpuvp model: brings the core up (GDT in start.S, IDT, local interrupt controller), reports
+ * the uKernel status, then serves the host's MMIO mailbox from the GUC_SEND_INTERRUPT handler and writes what it does
+ * to a log buffer in graphics memory that the host can read. */
+#include "guc_abi.h"
+
+typedef unsigned int u32;
+typedef unsigned short u16;
+typedef unsigned char u8;
+
+extern char __bss_start[], __bss_end[];
+extern void guc_host2guc_entry(void);
+
+struct idt_gate {
+  u16 offset_low;
+  u16 selector;
+  u8 zero;
+  u8 type_attr;
+  u16 offset_high;
+} __attribute__((packed));
+
+struct idt_pointer {
+  u16 limit;
+  u32 base;
+} __attribute__((packed));
+
+static struct idt_gate idt[256];
+
+/* State kept across mailbox requests. */
+static u32 log_base;      /* GuC (= GGTT) address of the log buffer, 0 when the host gave none */
+static u32 log_text_size; /* bytes of the text area */
+static u32 forcewake_policy;
+static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
+static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
+static u32 requests;
+
+static inline u32 mmio_read(u32 offset) { return *(volatile u32*)(GUC_MMIO_BASE + offset); }
+static inline void mmio_write(u32 offset, u32 value) { *(volatile u32*)(GUC_MMIO_BASE + offset) = value; }
+static inline void lapic_write(u32 offset, u32 value) { *(volatile u32*)(GUC_LAPIC_BASE + offset) = value; }
+static inline u32 mem_read(u32 addr) { return *(volatile u32*)addr; }
+static inline void mem_write(u32 addr, u32 value) { *(volatile u32*)addr = value; }
+
+static void set_ukernel_status(u32 status) { lapic_write(GUC_LAPIC_UKERNEL_STATUS, status); }
+
+/* ---- log buffer ---- */
+static void log_putc(char c) {
+  if (!log_base) return;
+  u32 offset = mem_read(log_base + 4);
+  if (offset >= log_text_size) offset = 0;
+  volatile u8* text = (volatile u8*)(log_base + GUC_LOG_HEADER_BYTES);
+  text[offset] = (u8)c;
+  mem_write(log_base + 4, offset + 1 >= log_text_size ? 0 : offset + 1);
+}
+
+static void log_puts(const char* s) {
+  while (*s) log_putc(*s++);
+}
+
+static void log_hex(u32 v) {
+  static const char digits[] = "0123456789abcdef";
+  log_puts("0x");
+  for (int shift = 28; shift >= 0; shift -= 4) log_putc(digits[(v >> shift) & 0xF]);
+}
+
+static void log_setup(u32 params) {
+  if (!(params & GUC_LOG_VALID)) return;
+  const u32 base = params & ~0xFFFu;
+  if (base < GUC_MMIO_BASE && base != 0) {
+    log_base = base;
+    log_text_size = (((params & GUC_LOG_PAGES_MASK) >> GUC_LOG_PAGES_SHIFT) + 1) * 4096u - GUC_LOG_HEADER_BYTES;
+    mem_write(log_base + 0, GUC_LOG_MAGIC);
+    mem_write(log_base + 4, 0);
+    mem_write(log_base + 8, 0);
+    mem_write(log_base + 12, log_text_size);
+  }
+}
+
+/* ---- mailbox actions ---- */
+static u32 scratch(u32 n) { return mmio_read(GUC_REG_SOFT_SCRATCH(n)); }
+
+static u32 allocate_doorbell(u32 stage_id, u32 doorbell) {
+  if (doorbell >= GUC_NUM_DOORBELLS || stage_id >= 1024 || doorbell_owner[doorbell]) {
+    log_puts("doorbell allocation refused: ");
+    log_hex(doorbell);
+    log_putc('\n');
+    return GUC_REPLY_ALLOCATE_DOORBELL_FAIL;
+  }
+  doorbell_owner[doorbell] = stage_id + 1;
+  mmio_write(GUC_REG_DRBREGL(doorbell), GUC_DRB_VALID | (stage_id << 8));
+  log_puts("doorbell ");
+  log_hex(doorbell);
+  log_puts(" -> stage ");
+  log_hex(stage_id);
+  log_putc('\n');
+  return GUC_REPLY_SUCCESS;
+}
+
+static u32 deallocate_doorbell(u32 stage_id, u32 doorbell) {
+  if (doorbell >= GUC_NUM_DOORBELLS || doorbell_owner[doorbell] != stage_id + 1) {
+    log_puts("doorbell release refused: ");
+    log_hex(doorbell);
+    log_putc('\n');
+    return GUC_REPLY_DEALLOCATE_DOORBELL_FAIL;
+  }
+  doorbell_owner[doorbell] = 0;
+  mmio_write(GUC_REG_DRBREGL(doorbell), 0);
+  log_puts("doorbell released ");
+  log_hex(doorbell);
+  log_putc('\n');
+  return GUC_REPLY_SUCCESS;
+}
+
+/* Suspend record the firmware leaves in the host's shared page (ENTER_S_STATE) and checks on resume. */
+#define SLEEP_RECORD_MAGIC 0x50454C53u /* bytes "SLEP" */
+
+static u32 enter_s_state(u32 state, u32 shared) {
+  if (sleep_state != 0 || state < 2 || state > 4 || shared < 0x1000u || shared >= GUC_GGTT_TOP - 16) {
+    return GUC_REPLY_GENERIC_FAIL;
+  }
+  u32 allocated = 0;
+  for (u32 i = 0; i < GUC_NUM_DOORBELLS; ++i) allocated += doorbell_owner[i] != 0;
+  mem_write(shared + 0, SLEEP_RECORD_MAGIC);
+  mem_write(shared + 4, state);
+  mem_write(shared + 8, allocated);
+  mem_write(shared + 12, requests);
+  sleep_state = state;
+  log_puts("enter S state ");
+  log_hex(state);
+  log_putc('\n');
+  return GUC_REPLY_SUCCESS;
+}
+
+static u32 exit_s_state(u32 state, u32 shared) {
+  if (sleep_state == 0 || state != 1 || shared < 0x1000u || shared >= GUC_GGTT_TOP - 16 ||
+      mem_read(shared) != SLEEP_RECORD_MAGIC) {
+    return GUC_REPLY_GENERIC_FAIL;
+  }
+  mem_write(shared + 0, 0);
+  sleep_state = 0;
+  log_puts("exit S state\n");
+  return GUC_REPLY_SUCCESS;
+}
+
+static u32 flush_log(void) {
+  if (!log_base) return GUC_REPLY_GENERIC_FAIL;
+  mem_write(log_base + 8, mem_read(log_base + 8) + 1);
+  mmio_write(GUC_REG_SOFT_SCRATCH(15), scratch(15) | GUC_EVENT_FLUSH_LOG_BUFFER);
+  lapic_write(GUC_LAPIC_HOST_INTERRUPT, 1);
+  return GUC_REPLY_SUCCESS;
+}
+
+static u32 dispatch(u32 action) {
+  switch (action) {
+    case GUC_ACTION_SAMPLE_FORCEWAKE:
+      forcewake_policy = scratch(1);
+      log_puts("forcewake policy ");
+      log_hex(forcewake_policy);
+      log_putc('\n');
+      return GUC_REPLY_SUCCESS;
+    case GUC_ACTION_ALLOCATE_DOORBELL:
+      return allocate_doorbell(scratch(1), scratch(2));
+    case GUC_ACTION_DEALLOCATE_DOORBELL:
+      return deallocate_doorbell(scratch(1), scratch(2));
+    case GUC_ACTION_ENTER_S_STATE:
+      return enter_s_state(scratch(1), scratch(2));
+    case GUC_ACTION_EXIT_S_STATE:
+      return exit_s_state(scratch(1), scratch(2));
+    case GUC_ACTION_FORCE_LOG_BUFFER_FLUSH:
+      return flush_log();
+    case GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE:
+      return GUC_REPLY_SUCCESS;
+    case GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER:
+      log_puts("command transport buffers are not implemented by this firmware\n");
+      return GUC_REPLY_GENERIC_FAIL;
+    default:
+      log_puts("unknown action ");
+      log_hex(action);
+      log_putc('\n');
+      return GUC_REPLY_GENERIC_FAIL;
+  }
+}
+
+void guc_host2guc_isr(void) {
+  const u32 action = scratch(0);
+  ++requests;
+  mmio_write(GUC_REG_SOFT_SCRATCH(0), dispatch(action));
+  lapic_write(GUC_LAPIC_EOI, 0);
+}
+
+static void set_gate(u32 vector, void (*handler)(void)) {
+  const u32 target = (u32)handler;
+  idt[vector].offset_low = (u16)target;
+  idt[vector].selector = 0x08;
+  idt[vector].zero = 0;
+  idt[vector].type_attr = 0x8E; /* present, ring 0, 32-bit interrupt gate */
+  idt[vector].offset_high = (u16)(target >> 16);
+}
+
+void guc_main(void) {
+  for (char* p = __bss_start; p < __bss_end; ++p) *p = 0;
+  set_ukernel_status(GUC_UKERNEL_GDT_DONE);
+
+  set_gate(GUC_VECTOR_HOST2GUC, guc_host2guc_entry);
+  struct idt_pointer idtr = {sizeof(idt) - 1, (u32)idt};
+  __asm__ volatile("lidt %0" : : "m"(idtr));
+  set_ukernel_status(GUC_UKERNEL_IDT_DONE);
+
+  lapic_write(GUC_LAPIC_EOI, 0);
+  set_ukernel_status(GUC_UKERNEL_LAPIC_DONE);
+
+  log_setup(scratch(1 + GUC_CTL_LOG_PARAMS));
+  log_puts("gpuvp GuC firmware ");
+  log_hex((GUC_FIRMWARE_VERSION_MAJOR << 16) | GUC_FIRMWARE_VERSION_MINOR);
+  log_puts(" ready\n");
+  set_ukernel_status(GUC_UKERNEL_READY);
+
+  for (;;) __asm__ volatile("sti\n\thlt" ::: "memory");
+}

@@ -1,0 +1,124 @@
+#include "tb/host/guc_driver.h"
+
+#include <cstring>
+
+#include "firmware/guc/guc_abi.h"
+#include "firmware/tools/guc_image.h"
+
+namespace gpuvp::host {
+
+namespace {
+constexpr std::uint32_t kGdrst = 0x941C;
+constexpr std::uint32_t kGdrstGuc = 1u << 5;  // i915 GEN9_GRDOM_GUC
+constexpr std::uint32_t kGtPmConfig = 0x13816C;  // i915 GEN9_GT_PM_CONFIG, bit 0 GT_DOORBELL_ENABLE
+// i915 v4.x GUC_WOPCM_SIZE_VALUE and GUC_WOPCM_OFFSET_VALUE (0x80 << 12).
+constexpr std::uint32_t kWopcmSize = 0x80000;
+constexpr std::uint32_t kWopcmOffset = 0x80000;
+// i915 guc_prepare_xfer on gen9: read caches, MIA clock gating, SRAM not zeroed, MIA caching.
+constexpr std::uint32_t kShimFlags = 0x2 | 0x200 | 0x400 | 0x8000 | 0x1 | 0x4;
+constexpr unsigned kParams = GUC_SOFT_SCRATCH_COUNT - 2;  // i915 GUC_CTL_MAX_DWORDS
+
+std::uint32_t masked_enable(std::uint32_t bits) { return bits << 16 | bits; }
+}  // namespace
+
+GucDriver::GucDriver(I915Driver& i915) : i915_(i915) {}
+
+GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, const LoadOptions& options) {
+  LoadResult result;
+  firmware::ImageLayout layout;
+  result.error = firmware::check_image(image, layout);
+  if (!result.error.empty()) return result;  // i915 refuses before touching the hardware
+
+  const std::uint32_t dma_bytes = static_cast<std::uint32_t>(layout.ucode_offset + layout.ucode_size);
+  if (image_.size < dma_bytes) image_ = i915_.alloc((dma_bytes + 4095) / 4096 * 4096);
+  std::vector<std::uint8_t> bytes(image.begin(), image.begin() + dma_bytes);
+  if (options.corrupt) options.corrupt(bytes);
+  std::vector<std::uint32_t> dwords((dma_bytes + 3) / 4, 0);
+  std::memcpy(dwords.data(), bytes.data(), dma_bytes);
+  i915_.upload(image_, 0, dwords);
+
+  if (log_.size == 0) log_ = i915_.alloc(kLogPages * 4096);
+  i915_.fill(log_, 0);
+  std::uint32_t params[kParams] = {};
+  params[GUC_CTL_LOG_PARAMS] =
+      static_cast<std::uint32_t>(log_.gfx) | (kLogPages - 1) << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID;
+
+  i915_.mmio_write(GUC_REG_WOPCM_SIZE, options.wopcm_size.value_or(kWopcmSize));
+  i915_.mmio_write(GUC_REG_DMA_WOPCM_OFFSET, kWopcmOffset);
+  i915_.mmio_write(GUC_REG_SHIM_CONTROL, kShimFlags);
+  i915_.mmio_write(kGtPmConfig, 1);
+  i915_.mmio_write(GUC_REG_SOFT_SCRATCH(0), 0);
+  for (unsigned i = 0; i < kParams; ++i) i915_.mmio_write(GUC_REG_SOFT_SCRATCH(1 + i), params[i]);
+  for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, image.data() + layout.rsa_offset + 4 * i, 4);
+    i915_.mmio_write(GUC_REG_RSA_SCRATCH(i), v);
+  }
+  const std::uint64_t source = options.source.value_or(image_.gfx);
+  i915_.mmio_write(GUC_REG_DMA_ADDR_0_LOW, static_cast<std::uint32_t>(source));
+  i915_.mmio_write(GUC_REG_DMA_ADDR_0_HIGH, static_cast<std::uint32_t>(source >> 32) & 0xFFFF);
+  i915_.mmio_write(GUC_REG_DMA_ADDR_1_LOW, GUC_WOPCM_LOAD_ADDRESS);
+  i915_.mmio_write(GUC_REG_DMA_ADDR_1_HIGH, GUC_DMA_ADDRESS_SPACE_WOPCM);
+  i915_.mmio_write(GUC_REG_DMA_COPY_SIZE, options.copy_size.value_or(dma_bytes));
+  i915_.mmio_write(GUC_REG_DMA_CTRL, masked_enable(GUC_DMA_UOS_MOVE | GUC_DMA_START));
+
+  HostPort& port = i915_.port();
+  const std::uint64_t bar = i915_.layout().bar;
+  // The boot ROM clears START_DMA when it is done with the image, accepted or not.
+  if (!port.wait_for32(bar + GUC_REG_DMA_CTRL, 0, GUC_DMA_START, options.timeout_ns)) {
+    result.status = status();
+    result.error = "DMA did not complete";
+    return result;
+  }
+  result.status = status();
+  const std::uint32_t bootrom = (result.status & GUC_STATUS_BOOTROM_MASK) >> GUC_STATUS_BOOTROM_SHIFT;
+  if (bootrom != GUC_BOOTROM_JUMP_PASSED) {
+    result.error = "boot ROM status " + std::to_string(bootrom);
+    return result;
+  }
+  const bool ready = port.wait_for32(bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
+                                     GUC_STATUS_UKERNEL_MASK, options.timeout_ns);
+  result.status = status();
+  if (!ready) {
+    result.error = "uKernel status " + std::to_string((result.status & GUC_STATUS_UKERNEL_MASK) >> 8);
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+std::uint32_t GucDriver::send(const std::vector<std::uint32_t>& action, std::uint64_t timeout_ns) {
+  for (std::size_t i = 0; i < action.size() && i < GUC_SOFT_SCRATCH_COUNT - 1; ++i) {
+    i915_.mmio_write(GUC_REG_SOFT_SCRATCH(static_cast<unsigned>(i)), action[i]);
+  }
+  i915_.mmio_write(GUC_REG_SEND_INTERRUPT, GUC_SEND_TRIGGER);
+  const std::uint64_t reply = i915_.layout().bar + GUC_REG_SOFT_SCRATCH(0);
+  if (!i915_.port().wait_for32(reply, 0xF0000000u, 0xF0000000u, timeout_ns)) return 0;
+  return i915_.port().read32(reply);
+}
+
+bool GucDriver::reset() {
+  i915_.mmio_write(kGdrst, kGdrstGuc);
+  if (!i915_.port().wait_for32(i915_.layout().bar + kGdrst, 0, kGdrstGuc, 100'000)) return false;
+  return (status() & GUC_STATUS_MIA_IN_RESET) != 0;
+}
+
+void GucDriver::ack_events(std::uint32_t bits) {
+  i915_.mmio_write(GUC_REG_SOFT_SCRATCH(15), scratch(15) & ~bits);
+}
+
+std::uint32_t GucDriver::log_flush_count() { return i915_.port().read32(log_.phys + 8); }
+
+std::string GucDriver::read_log() {
+  HostPort& port = i915_.port();
+  if (log_.size == 0 || port.read32(log_.phys) != GUC_LOG_MAGIC) return {};
+  const std::uint32_t end = port.read32(log_.phys + 4);
+  std::string text;
+  for (std::uint32_t offset = 0; offset < end; offset += 4) {
+    const std::uint32_t v = port.read32(log_.phys + GUC_LOG_HEADER_BYTES + offset);
+    for (unsigned b = 0; b < 4 && offset + b < end; ++b) text.push_back(static_cast<char>(v >> (8 * b)));
+  }
+  return text;
+}
+
+}  // namespace gpuvp::host

@@ -1,0 +1,63 @@
+// GucDriver: the i915 GuC path of the host driver model. Loads and authenticates a firmware image the way i915 does
+// (intel_guc_fw.c / v4.x intel_guc_loader.c: WOPCM size and offset, SHIM_CONTROL, GT_PM_CONFIG, boot parameters in
+// SOFT_SCRATCH, the RSA signature in UOS_RSA_SCRATCH, DMA_ADDR_0/1, DMA_COPY_SIZE, DMA_CTRL), sends MMIO mailbox
+// actions (intel_guc_send_mmio), resets the GuC and reads the firmware's log buffer. Reaches the GPU only through the
+// I915Driver's HostPort and GGTT buffers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tb/host/i915_driver.h"
+
+namespace gpuvp::host {
+
+class GucDriver {
+ public:
+  struct LoadResult {
+    bool ok = false;
+    std::uint32_t status = 0;  // GUC_STATUS when the driver stopped waiting
+    std::string error;         // empty on success
+  };
+  // Overrides for tests of the boot ROM's failure paths; the defaults follow i915.
+  struct LoadOptions {
+    std::optional<std::uint32_t> copy_size;    // DMA_COPY_SIZE (default: header + uCode)
+    std::optional<std::uint64_t> source;       // DMA_ADDR_0 (default: the image's GGTT address)
+    std::optional<std::uint32_t> wopcm_size;   // GUC_WOPCM_SIZE (default 512 KiB, i915 GUC_WOPCM_SIZE_VALUE)
+    std::uint64_t timeout_ns = 2'000'000;      // i915 polls for 100 ms; the model boots in well under 1 ms
+    // Changes the bytes put into graphics memory after the driver parsed and accepted the image (what the boot ROM
+    // sees differs from what the driver checked: a corrupted copy).
+    std::function<void(std::vector<std::uint8_t>&)> corrupt;
+  };
+  static constexpr std::uint32_t kLogPages = 4;
+
+  explicit GucDriver(I915Driver& i915);
+
+  // Puts the image into a GGTT buffer and runs the load sequence; waits for uKernel READY or a failure status.
+  LoadResult load(const std::vector<std::uint8_t>& image, const LoadOptions& options);
+  LoadResult load(const std::vector<std::uint8_t>& image) { return load(image, LoadOptions{}); }
+  // i915 intel_guc_send_mmio: action and parameters into SOFT_SCRATCH(0..), GUC_SEND_INTERRUPT, then waits for a
+  // response (SOFT_SCRATCH(0) >= 0xF0000000). Returns the response, or 0 on time-out.
+  std::uint32_t send(const std::vector<std::uint32_t>& action, std::uint64_t timeout_ns = 200'000);
+  // i915 intel_guc_reset: GDRST GuC domain, wait for the bit to clear; true if GUC_STATUS then says in reset.
+  bool reset();
+
+  std::uint32_t status() { return i915_.mmio_read(0xC000); }
+  std::uint32_t scratch(unsigned n) { return i915_.mmio_read(0xC180 + 4 * n); }
+  // Acknowledges GuC-to-host events (writes SOFT_SCRATCH(15) without the given bits).
+  void ack_events(std::uint32_t bits);
+  // The firmware log: header {magic, write offset, flush count, text size} and the text written so far.
+  const I915Driver::Buffer& log_buffer() const { return log_; }
+  std::uint32_t log_flush_count();
+  std::string read_log();
+
+ private:
+  I915Driver& i915_;
+  I915Driver::Buffer log_;
+  I915Driver::Buffer image_;
+};
+
+}  // namespace gpuvp::host

@@ -1,0 +1,298 @@
+// GuC: the i915 load sequence and every GUC_STATUS field, the boot ROM's failure paths (bad header, wrong size, bad
+// signature, DMA out of range), every MMIO mailbox action of the firmware, its log buffer, firmware faults (invalid
+// opcode, access outside the map) and reset + reload. Facts: reference-intel.md section 4 (i915 intel_guc_reg.h,
+// intel_guc_fw.c, abi/guc_errors_abi.h), seed 001 (GuC status 0x800330ED).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "firmware/guc/guc_abi.h"
+#include "firmware/tools/guc_image.h"
+#include "platform/platform.h"
+#include "tb/host/guc_driver.h"
+#include "tb/host/i915_driver.h"
+#include "tests/support/sc_test.h"
+
+using namespace gpuvp;
+
+namespace {
+
+std::uint32_t bootrom_of(std::uint32_t status) { return (status >> 1) & 0x7F; }
+std::uint32_t ukernel_of(std::uint32_t status) { return (status >> 8) & 0xFF; }
+std::uint32_t mia_of(std::uint32_t status) { return (status >> 16) & 0x7; }
+std::uint32_t auth_of(std::uint32_t status) { return status >> 30; }
+
+class GucTest : public ::testing::Test {
+ protected:
+  GucTest() : soc_("gpuvp", platform::PlatformParams{}), port_(soc_.host()), i915_(port_), guc_(i915_) {}
+  void TearDown() override {
+    for (const auto& f : port_.failures()) ADD_FAILURE() << f;
+  }
+  gen::Guc& model() { return *soc_.gen()->guc(); }
+  static std::vector<std::uint8_t> firmware() { return firmware::read_file(firmware::default_firmware_path()); }
+  // A signed image of hand-written x86 code (for fault tests).
+  static std::vector<std::uint8_t> image_of(const std::vector<std::uint8_t>& code) {
+    return firmware::pack_image(code, firmware::test_key_path(), 0x090100);
+  }
+  // Expects one boot ROM error report containing text and that the image never ran.
+  void expect_rejected(const host::GucDriver::LoadResult& r, std::uint32_t bootrom, const std::string& text) {
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(bootrom_of(r.status), bootrom) << core::format_hex(r.status);
+    EXPECT_EQ(ukernel_of(r.status), 0u);
+    EXPECT_EQ(mia_of(r.status) & 1, 0u) << "the core must not run";
+    EXPECT_EQ(model().instructions(), 0u);
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, text).size(), 1u) << text;
+  }
+
+  platform::Platform soc_;
+  host::BusHostPort port_;
+  host::I915Driver i915_;
+  host::GucDriver guc_;
+};
+
+TEST_F(GucTest, ResetValueSaysInReset) {
+  test::run_thread([&] {
+    EXPECT_EQ(guc_.status(), GUC_STATUS_MIA_IN_RESET);
+    EXPECT_FALSE(model().running());
+  });
+}
+
+TEST_F(GucTest, LoadSequenceReportsEveryStatusField) {
+  test::run_thread([&] {
+    const auto image = firmware();
+    const auto r = guc_.load(image);
+    ASSERT_TRUE(r.ok) << r.error << " " << core::format_hex(r.status);
+    // Let the firmware reach its idle HLT.
+    port_.wait_for32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_HALT_REQUESTED,
+                     GUC_STATUS_MIA_HALT_REQUESTED, 100'000);
+    const std::uint32_t s = guc_.status();
+    // Seed 001 shows 0x800330ED for a loaded GuC idling with uKernel 0x30; ours goes on to READY (0xF0).
+    EXPECT_EQ(s & GUC_STATUS_MIA_IN_RESET, 1u);
+    EXPECT_EQ(bootrom_of(s), 0x76u);  // JUMP_PASSED
+    EXPECT_EQ(ukernel_of(s), 0xF0u);  // READY
+    EXPECT_EQ(mia_of(s), 0x3u);       // core state + halted
+    EXPECT_EQ(auth_of(s), 2u);        // GOOD
+    EXPECT_EQ(s, 0x8003F0EDu);
+    // START_DMA cleared by the hardware; the uCode ran.
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DMA_CTRL) & GUC_DMA_START, 0u);
+    EXPECT_GT(model().instructions(), 100u);
+    EXPECT_TRUE(model().halted());
+    EXPECT_NE(guc_.read_log().find("ready"), std::string::npos) << guc_.read_log();
+  });
+}
+
+void put32(std::vector<std::uint8_t>& bytes, std::size_t offset, std::uint32_t v) {
+  std::memcpy(bytes.data() + offset, &v, 4);
+}
+
+TEST_F(GucTest, HeaderDefinitionMismatchIsRejected) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    // header_size_dw one dword larger: header - key - modulus - exponent is no longer the 128-byte CSS header.
+    options.corrupt = [](std::vector<std::uint8_t>& b) { put32(b, 0x04, 32 + 64 + 64 + 1 + 1); };
+    expect_rejected(guc_.load(firmware(), options), GUC_BOOTROM_LOADLOC_FAILED, "CSS header definition mismatch");
+  });
+}
+
+TEST_F(GucTest, WrongKeySizeFindsNoKey) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.corrupt = [](std::vector<std::uint8_t>& b) { put32(b, 0x1C, 32); };  // key_size_dw
+    expect_rejected(guc_.load(firmware(), options), GUC_BOOTROM_NO_KEY_FOUND, "key size 32");
+  });
+}
+
+TEST_F(GucTest, CopySizeDisagreeingWithTheHeaderIsRejected) {
+  test::run_thread([&] {
+    const auto image = firmware();
+    host::GucDriver::LoadOptions options;
+    firmware::ImageLayout layout;
+    ASSERT_EQ(firmware::check_image(image, layout), "");
+    options.copy_size = static_cast<std::uint32_t>(128 + layout.ucode_size - 4);
+    expect_rejected(guc_.load(image, options), GUC_BOOTROM_LOADLOC_FAILED, "DMA_COPY_SIZE is");
+  });
+}
+
+TEST_F(GucTest, BadSignatureFailsRsaAndAuth) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.corrupt = [](std::vector<std::uint8_t>& b) { b[0x100] ^= 0x01; };  // one uCode bit
+    const auto r = guc_.load(firmware(), options);
+    expect_rejected(r, GUC_BOOTROM_RSA_FAILED, "signature");
+    EXPECT_EQ(auth_of(r.status), 1u);  // BAD
+  });
+}
+
+TEST_F(GucTest, ImageSignedWithAnotherKeyFailsRsa) {
+  test::run_thread([&] {
+    auto image = firmware();
+    firmware::ImageLayout layout;
+    ASSERT_EQ(firmware::check_image(image, layout), "");
+    image[layout.rsa_offset + 17] ^= 0x80;  // the signature itself
+    expect_rejected(guc_.load(image), GUC_BOOTROM_RSA_FAILED, "signature");
+  });
+}
+
+TEST_F(GucTest, DmaBeyondWopcmFails) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.wopcm_size = 0x2000;  // nothing fits above the load address
+    expect_rejected(guc_.load(firmware(), options), GUC_BOOTROM_WOPCM_FAILED, "does not fit");
+  });
+}
+
+TEST_F(GucTest, DmaFromUnmappedGraphicsMemoryFails) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.source = 0x3000'0000;  // no GGTT entry there
+    expect_rejected(guc_.load(firmware(), options), GUC_BOOTROM_LOADLOC_FAILED, "not mapped in the GGTT");
+    EXPECT_EQ(test::take_reports(sc_core::SC_WARNING).size(), 1u);  // the GTT's fault report
+  });
+}
+
+TEST_F(GucTest, DmaFromBelowWopcmTopFails) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.source = 0x4000;  // i915: the GuC cannot reach GGTT addresses below WOPCM_TOP
+    expect_rejected(guc_.load(firmware(), options), GUC_BOOTROM_LOADLOC_FAILED, "outside the GuC's GGTT range");
+  });
+}
+
+class GucMailboxTest : public GucTest {
+ protected:
+  void boot() {
+    const auto r = guc_.load(firmware());
+    ASSERT_TRUE(r.ok) << r.error;
+  }
+};
+
+TEST_F(GucMailboxTest, SampleForcewake) {
+  test::run_thread([&] {
+    boot();
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0x3}), GUC_REPLY_SUCCESS);
+    EXPECT_NE(guc_.read_log().find("forcewake policy 0x00000003"), std::string::npos) << guc_.read_log();
+  });
+}
+
+TEST_F(GucMailboxTest, AllocateAndDeallocateDoorbell) {
+  test::run_thread([&] {
+    boot();
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 0u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 1u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 5}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);  // taken
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 256}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);  // no such
+    EXPECT_EQ(guc_.send({GUC_ACTION_DEALLOCATE_DOORBELL, 4, 5}), GUC_REPLY_DEALLOCATE_DOORBELL_FAIL);  // not owner
+    EXPECT_EQ(guc_.send({GUC_ACTION_DEALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 0u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_DEALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_DEALLOCATE_DOORBELL_FAIL);  // already
+  });
+}
+
+TEST_F(GucMailboxTest, EnterAndExitSleepState) {
+  test::run_thread([&] {
+    boot();
+    const auto shared = i915_.alloc(4096);
+    i915_.fill(shared, 0);
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, static_cast<std::uint32_t>(shared.gfx)}),
+              GUC_REPLY_GENERIC_FAIL);  // not asleep
+    EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, static_cast<std::uint32_t>(shared.gfx)}), GUC_REPLY_SUCCESS);
+    // The firmware wrote its suspend record into the host's page through the GGTT.
+    EXPECT_EQ(port_.read32(shared.phys), 0x50454C53u);
+    EXPECT_EQ(port_.read32(shared.phys + 4), 2u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, static_cast<std::uint32_t>(shared.gfx)}),
+              GUC_REPLY_GENERIC_FAIL);  // already asleep
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, static_cast<std::uint32_t>(shared.gfx)}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(port_.read32(shared.phys), 0u);
+  });
+}
+
+TEST_F(GucMailboxTest, CommandTransportIsRefusedClearly) {
+  test::run_thread([&] {
+    boot();
+    EXPECT_EQ(guc_.send({GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER, 0x100000, 0}), GUC_REPLY_GENERIC_FAIL);
+    EXPECT_NE(guc_.read_log().find("not implemented"), std::string::npos);
+  });
+}
+
+TEST_F(GucMailboxTest, UnknownActionFails) {
+  test::run_thread([&] {
+    boot();
+    EXPECT_EQ(guc_.send({0x1234}), GUC_REPLY_GENERIC_FAIL);
+    EXPECT_NE(guc_.read_log().find("unknown action 0x00001234"), std::string::npos);
+  });
+}
+
+TEST_F(GucMailboxTest, LogFlushRaisesTheHostInterrupt) {
+  test::run_thread([&] {
+    boot();
+    core::InterruptLine& irq = soc_.gen()->irq();
+    // GEN8_MASTER_IRQ enable so the GT level reaches the host line.
+    i915_.mmio_write(0x44200, 1u << 31);
+    EXPECT_FALSE(irq.level());
+    EXPECT_EQ(guc_.log_flush_count(), 0u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_FORCE_LOG_BUFFER_FLUSH}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(guc_.log_flush_count(), 1u);
+    EXPECT_EQ(guc_.scratch(15), GUC_EVENT_FLUSH_LOG_BUFFER);
+    EXPECT_TRUE(model().host_irq().level());
+    guc_.ack_events(GUC_EVENT_FLUSH_LOG_BUFFER);
+    EXPECT_EQ(guc_.scratch(15), 0u);
+    EXPECT_FALSE(model().host_irq().level());
+    EXPECT_EQ(guc_.send({GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE}), GUC_REPLY_SUCCESS);
+  });
+}
+
+TEST_F(GucTest, InvalidOpcodeStopsTheCoreWithAnException) {
+  test::run_thread([&] {
+    // nop; nop; ud2
+    const auto r = guc_.load(image_of({0x90, 0x90, 0x0F, 0x0B}));
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(bootrom_of(r.status), 0x76u);
+    EXPECT_EQ(ukernel_of(r.status), GUC_UKERNEL_EXCEPTION);
+    EXPECT_EQ(mia_of(r.status), 0u);
+    EXPECT_EQ(guc_.scratch(GUC_SCRATCH_EXCEPTION_EIP), GUC_UCODE_ENTRY + 2);
+    EXPECT_EQ(guc_.scratch(15) & GUC_EVENT_CRASH_DUMP_POSTED, GUC_EVENT_CRASH_DUMP_POSTED);
+    EXPECT_TRUE(model().host_irq().level());
+    const auto reports = test::take_reports(sc_core::SC_ERROR, "firmware fault");
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].message.find("ud2"), std::string::npos) << reports[0].message;
+    EXPECT_NE(reports[0].message.find("EIP    0x00002082"), std::string::npos) << reports[0].message;
+  });
+}
+
+TEST_F(GucTest, AccessOutsideTheMapIsAFault) {
+  test::run_thread([&] {
+    // mov eax, [0xFEF00000] (between the local registers and the register window)
+    const auto r = guc_.load(image_of({0xA1, 0x00, 0x00, 0xF0, 0xFE, 0xF4}));
+    EXPECT_EQ(ukernel_of(r.status), GUC_UKERNEL_EXCEPTION);
+    const auto reports = test::take_reports(sc_core::SC_ERROR, "outside the GuC memory map");
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].message.find("0xfef00000"), std::string::npos) << reports[0].message;
+  });
+}
+
+TEST_F(GucTest, InterruptWithoutAnIdtIsATripleFault) {
+  test::run_thread([&] {
+    // sti; hlt; jmp $-3 : interrupts on but no IDT loaded (limit 0)
+    const auto r = guc_.load(image_of({0xFB, 0xF4, 0xEB, 0xFC}), {});
+    (void)r;
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 20'000), 0u);  // no answer
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "triple fault").size(), 1u);
+  });
+}
+
+TEST_F(GucTest, ResetAndReloadAfterAFault) {
+  test::run_thread([&] {
+    guc_.load(image_of({0x0F, 0x0B}));
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault").size(), 1u);
+    ASSERT_TRUE(guc_.reset());
+    EXPECT_EQ(guc_.status(), GUC_STATUS_MIA_IN_RESET);
+    EXPECT_FALSE(model().host_irq().level());
+    const auto r = guc_.load(firmware());
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 1}), GUC_REPLY_SUCCESS);
+  });
+}
+
+}  // namespace

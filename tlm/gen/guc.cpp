@@ -1,0 +1,596 @@
+#include "tlm/gen/guc.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include <capstone/capstone.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <unicorn/unicorn.h>
+
+#include "firmware/guc/guc_abi.h"
+#include "firmware/tools/guc_image.h"
+#include "guc_public_key.h"  // generated: kGucTestPublicKeyPem (firmware/keys/guc_test_key.pub.pem)
+#include "tlm/core/report.h"
+
+namespace gpuvp::gen {
+
+namespace {
+
+constexpr std::uint32_t kEflagsIf = 1u << 9;
+constexpr std::uint32_t kStatusResetValue = GUC_STATUS_MIA_IN_RESET;
+// GEN9_GT_PM_CONFIG (i915 intel_guc_reg.h): bit 0 doorbell enable; the load sequence writes it.
+constexpr std::uint32_t kGtPmConfig = 0x13816C;
+// Stack the model gives the boot ROM's jump: below the load address, as i915's comment says the uCode expects.
+constexpr std::uint32_t kInitialStack = GUC_WOPCM_LOAD_ADDRESS;
+
+std::string hex32(std::uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << std::setw(8) << std::setfill('0') << v;
+  return s.str();
+}
+
+}  // namespace
+
+Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBank& bar, MmioTransport mmio,
+         core::InitiatorPort& memory, GttClient& gtt, const std::string& public_key_pem)
+    : sc_module(name),
+      params_(params),
+      clock_("guc", params.clock_hz),
+      bar_(bar),
+      mmio_(std::move(mmio)),
+      memory_(memory),
+      gtt_(gtt),
+      public_key_pem_(public_key_pem.empty() ? std::string(kGucTestPublicKeyPem) : public_key_pem),
+      host_irq_(std::string(this->name()) + ".irq"),
+      sram_(params.wopcm_size, 0),
+      instructions_(core::stats().counter(std::string(this->name()) + ".instructions", "firmware instructions")),
+      mmio_accesses_(core::stats().counter(std::string(this->name()) + ".mmio_accesses", "firmware register accesses")),
+      memory_accesses_(
+          core::stats().counter(std::string(this->name()) + ".memory_accesses", "firmware graphics memory accesses")),
+      interrupts_(core::stats().counter(std::string(this->name()) + ".interrupts", "interrupts delivered")),
+      boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
+      boot_failures_(core::stats().counter(std::string(this->name()) + ".boot_failures", "rejected images")),
+      faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")) {
+  if (params_.wopcm_size % 4096 != 0 || params_.wopcm_size <= GUC_UCODE_ENTRY) {
+    throw std::invalid_argument("gen.guc.wopcm_size must be a multiple of 4 KiB above the load address");
+  }
+  declare_registers();
+  SC_THREAD(run);
+  // Unicorn's code generator runs on this thread's stack.
+  set_stack_size(8 * 1024 * 1024);
+}
+
+Guc::~Guc() { close_core(); }
+
+void Guc::declare_registers() {
+  using core::Access;
+  status_ = &bar_.add({"GUC_STATUS", GUC_REG_STATUS, 32, kStatusResetValue, Access::kReadOnly,
+                       "GuC status: 0 MIA in reset, 7:1 boot ROM, 15:8 uKernel, 18:16 MIA, 31:30 auth",
+                       {{"MIA_IN_RESET", 0, 1, ""},
+                        {"BOOTROM", 1, 7, "0x76 jump passed, 0x50 RSA failed"},
+                        {"UKERNEL", 8, 8, "0x30 LAPIC done, 0xF0 ready, 0x70 exception"},
+                        {"MIA", 16, 3, "1 core state, 2 halt requested, 4 ISR entry"},
+                        {"AUTH", 30, 2, "1 bad, 2 good"}}});
+  bar_.add({"GUC_WOPCM_SIZE", GUC_REG_WOPCM_SIZE, 32, 0, Access::kReadWrite,
+            "WOPCM size for the GuC (31:12), bit 0 locked", {}})
+      .on_write([](core::Register& r, std::uint64_t old, std::uint64_t) {
+        if (old & 1) r.set(old);  // locked until reset
+      });
+  bar_.add({"GUC_SHIM_CONTROL", 0xC064, 32, 0, Access::kReadWrite, "GuC shim control (cache and clock gating)", {}});
+  for (unsigned n = 0; n < GUC_SOFT_SCRATCH_COUNT; ++n) {
+    scratch_[n] = &bar_.add({"SOFT_SCRATCH_" + std::to_string(n), GUC_REG_SOFT_SCRATCH(n), 32, 0,
+                             Access::kReadWrite,
+                             n == 0    ? "mailbox action / reply"
+                             : n == 15 ? "GuC-to-host events; writing acknowledges"
+                                       : "mailbox parameter",
+                             {}});
+  }
+  scratch_[15]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
+    host_event_latched_ = false;
+    update_host_irq();
+  });
+  for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
+    bar_.add({"UOS_RSA_SCRATCH_" + std::to_string(i), GUC_REG_RSA_SCRATCH(i), 32, 0, Access::kReadWrite,
+              "RSA signature of the image, dword " + std::to_string(i), {}});
+  }
+  bar_.add({"DMA_ADDR_0_LOW", GUC_REG_DMA_ADDR_0_LOW, 32, 0, Access::kReadWrite, "DMA source (GGTT) 31:0", {}});
+  bar_.add({"DMA_ADDR_0_HIGH", GUC_REG_DMA_ADDR_0_HIGH, 32, 0, Access::kReadWrite, "DMA source 47:32", {}});
+  bar_.add({"DMA_ADDR_1_LOW", GUC_REG_DMA_ADDR_1_LOW, 32, 0, Access::kReadWrite, "DMA destination 31:0", {}});
+  bar_.add({"DMA_ADDR_1_HIGH", GUC_REG_DMA_ADDR_1_HIGH, 32, 0, Access::kReadWrite,
+            "DMA destination 15:0, address space 19:16 (7 WOPCM)", {}});
+  bar_.add({"DMA_COPY_SIZE", GUC_REG_DMA_COPY_SIZE, 32, 0, Access::kReadWrite, "DMA bytes (header + uCode)", {}});
+  dma_ctrl_ = &bar_.add({"DMA_CTRL", GUC_REG_DMA_CTRL, 32, 0, Access::kMasked,
+                         "0 START_DMA (clears when done), 4 UOS_MOVE, 9 HUC_UKERNEL",
+                         {{"START_DMA", 0, 1, ""}, {"UOS_MOVE", 4, 1, ""}, {"HUC_UKERNEL", 9, 1, ""}}});
+  dma_ctrl_->on_write([this](core::Register& r, std::uint64_t old, std::uint64_t) {
+    if ((r.value() & GUC_DMA_START) && !(old & GUC_DMA_START)) {
+      dma_requested_ = true;
+      wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+  });
+  bar_.add({"DMA_GUC_WOPCM_OFFSET", GUC_REG_DMA_WOPCM_OFFSET, 32, 0, Access::kReadWrite,
+            "GuC WOPCM offset (31:14), bit 0 valid", {}});
+  bar_.add({"GUC_SEND_INTERRUPT", GUC_REG_SEND_INTERRUPT, 32, 0, Access::kReadWrite,
+            "bit 0 GUC_SEND_TRIGGER: host-to-GuC interrupt (self-clearing)", {}})
+      .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
+        r.set(0);
+        if (written & GUC_SEND_TRIGGER) {
+          host2guc_pending_ = true;
+          wake_.notify(sc_core::SC_ZERO_TIME);
+        }
+      });
+  bar_.add({"GEN9_GT_PM_CONFIG", kGtPmConfig, 32, 0, Access::kReadWrite, "bit 0 doorbell enable", {}});
+  for (unsigned d = 0; d < GUC_NUM_DOORBELLS; ++d) {
+    bar_.add({"DRBREGL_" + std::to_string(d), GUC_REG_DRBREGL(d), 32, 0, Access::kReadWrite,
+              "doorbell " + std::to_string(d) + ": bit 0 valid (GuC-programmed)", {}});
+    bar_.add({"DRBREGU_" + std::to_string(d), GUC_REG_DRBREGL(d) + 4, 32, 0, Access::kReadWrite,
+              "doorbell " + std::to_string(d) + " upper dword", {}});
+  }
+}
+
+std::uint32_t Guc::status() const { return static_cast<std::uint32_t>(status_->value()); }
+
+void Guc::set_ukernel(std::uint32_t s) {
+  status_->set((status_->value() & ~std::uint64_t{GUC_STATUS_UKERNEL_MASK}) |
+               ((s & 0xFFu) << GUC_STATUS_UKERNEL_SHIFT));
+}
+
+void Guc::set_mia(std::uint32_t bits, bool on) {
+  if (on) {
+    status_->set_bits(bits);
+  } else {
+    status_->clear_bits(bits);
+  }
+}
+
+void Guc::update_host_irq() { host_irq_.set(host_event_latched_); }
+
+void Guc::reset() {
+  ++generation_;
+  close_core();
+  state_ = State::kReset;
+  dma_requested_ = false;
+  host2guc_pending_ = false;
+  in_service_ = false;
+  halted_ = false;
+  pending_fault_.clear();
+  std::fill(sram_.begin(), sram_.end(), 0);
+  status_->set(kStatusResetValue);
+  dma_ctrl_->set(0);
+  host_event_latched_ = false;
+  update_host_irq();
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Guc::run() {
+  for (;;) {
+    while (!dma_requested_) sc_core::wait(wake_);
+    dma_requested_ = false;
+    const std::uint64_t generation = generation_;
+    state_ = State::kBooting;
+    const bool ok = boot_rom();
+    local_.sync();
+    if (generation != generation_) continue;  // reset while the boot ROM was busy
+    dma_ctrl_->clear_bits(GUC_DMA_START);
+    if (!ok) {
+      state_ = State::kReset;
+      continue;
+    }
+    execute();
+  }
+}
+
+void Guc::boot_fail(std::uint32_t bootrom_status, const std::string& why, bool auth_bad) {
+  status_->set((status_->value() & ~std::uint64_t{GUC_STATUS_BOOTROM_MASK}) |
+               (bootrom_status << GUC_STATUS_BOOTROM_SHIFT) | (auth_bad ? GUC_STATUS_AUTH_BAD : 0u));
+  ++boot_failures_;
+  const std::string msg = "boot ROM: " + why + " (boot ROM status " + hex32(bootrom_status) + "); image not started";
+  incidents_.push_back(msg);
+  core::report_error(name(), msg);
+}
+
+bool Guc::boot_rom() {
+  ++boots_;
+  status_->set(kStatusResetValue);
+  const std::uint64_t src = (bar_.at(GUC_REG_DMA_ADDR_0_HIGH).value() & 0xFFFF) << 32 |
+                            bar_.at(GUC_REG_DMA_ADDR_0_LOW).value();
+  const auto dst_high = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_ADDR_1_HIGH).value());
+  const auto dst = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_ADDR_1_LOW).value());
+  const auto size = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_COPY_SIZE).value());
+  const auto ctrl = static_cast<std::uint32_t>(dma_ctrl_->value());
+  const std::uint64_t wopcm_reg = bar_.at(GUC_REG_WOPCM_SIZE).value() & 0xFFFFF000u;
+
+  if (!(ctrl & GUC_DMA_UOS_MOVE)) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA_CTRL without UOS_MOVE: only GuC uCode loads are modelled");
+    return false;
+  }
+  if ((dst_high & 0xFFFF0000u) != GUC_DMA_ADDRESS_SPACE_WOPCM || dst != GUC_WOPCM_LOAD_ADDRESS) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA destination " + hex32(dst_high) + ":" + hex32(dst) +
+                                              " is not WOPCM " + hex32(GUC_WOPCM_LOAD_ADDRESS));
+    return false;
+  }
+  if (wopcm_reg == 0 || wopcm_reg > params_.wopcm_size) {
+    boot_fail(GUC_BOOTROM_WOPCM_FAILED, "GUC_WOPCM_SIZE " + hex32(wopcm_reg) + " is 0 or beyond the " +
+                                            std::to_string(params_.wopcm_size) + "-byte WOPCM");
+    return false;
+  }
+  if (size < GUC_CSS_HEADER_BYTES || std::uint64_t{dst} + size > wopcm_reg) {
+    boot_fail(GUC_BOOTROM_WOPCM_FAILED,
+              "DMA_COPY_SIZE " + std::to_string(size) + " does not fit between " + hex32(dst) + " and WOPCM top " +
+                  hex32(wopcm_reg));
+    return false;
+  }
+  // i915: the GuC cannot address GGTT objects below WOPCM_TOP (its own SRAM answers there).
+  if (src < wopcm_reg || src + size > GUC_GGTT_TOP) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA source " + hex32(src) + " is outside the GuC's GGTT range");
+    return false;
+  }
+  if (!dma_from_ggtt(src, dst, size)) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA source " + hex32(src) + " (+" + std::to_string(size) +
+                                              " bytes) is not mapped in the GGTT");
+    return false;
+  }
+  const firmware::CssHeader h = firmware::read_css_header(sram_.data() + dst);
+  if (h.key_size_dw != GUC_CSS_KEY_SIZE_DW) {
+    boot_fail(GUC_BOOTROM_NO_KEY_FOUND, "CSS header key size " + std::to_string(h.key_size_dw) +
+                                            " dwords; the boot ROM holds a 64-dword RSA-2048 key");
+    return false;
+  }
+  const std::uint64_t non_header = std::uint64_t{h.key_size_dw} + h.modulus_size_dw + h.exponent_size_dw;
+  if (h.header_size_dw < non_header || (h.header_size_dw - non_header) * 4 != GUC_CSS_HEADER_BYTES ||
+      h.size_dw < h.header_size_dw) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "CSS header definition mismatch");
+    return false;
+  }
+  const std::uint64_t ucode = (std::uint64_t{h.size_dw} - h.header_size_dw) * 4;
+  if (ucode + GUC_CSS_HEADER_BYTES != size) {
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "CSS header gives " + std::to_string(ucode) +
+                                              " uCode bytes but DMA_COPY_SIZE is " + std::to_string(size));
+    return false;
+  }
+  local_.advance(clock_.cycles(params_.rsa_verify_cycles));
+  if (!verify_signature(sram_.data() + dst, size)) {
+    boot_fail(GUC_BOOTROM_RSA_FAILED, "RSA-2048 signature in UOS_RSA_SCRATCH does not match the image", true);
+    return false;
+  }
+  status_->set((status_->value() & ~std::uint64_t{GUC_STATUS_BOOTROM_MASK}) |
+               (GUC_BOOTROM_JUMP_PASSED << GUC_STATUS_BOOTROM_SHIFT) | GUC_STATUS_AUTH_GOOD);
+  return true;
+}
+
+bool Guc::dma_from_ggtt(std::uint64_t gfx, std::uint32_t wopcm_offset, std::uint32_t size) {
+  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  std::uint32_t done = 0;
+  while (done < size) {
+    const std::uint64_t va = gfx + done;
+    const std::uint32_t chunk = std::min<std::uint64_t>(size - done, 4096 - (va & 0xFFF));
+    const Translation t = gtt_.translate(va, AddressSpace::kGgtt, false, delay);
+    if (!t.ok) return false;
+    if (memory_.read(t.pa, sram_.data() + wopcm_offset + done, chunk, delay) != tlm::TLM_OK_RESPONSE) return false;
+    done += chunk;
+  }
+  delay += core::to_sc_time(clock_.cycles((size + params_.dma_bytes_per_cycle - 1) / params_.dma_bytes_per_cycle));
+  local_.set_offset(core::to_ps(delay));
+  return true;
+}
+
+bool Guc::verify_signature(const std::uint8_t* data, std::size_t len) {
+  std::uint8_t signature[GUC_RSA_SCRATCH_COUNT * 4];
+  for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
+    const auto v = static_cast<std::uint32_t>(bar_.at(GUC_REG_RSA_SCRATCH(i)).value());
+    std::memcpy(signature + 4 * i, &v, 4);  // i915 writes the signature bytes as little-endian dwords
+  }
+  BIO* bio = BIO_new_mem_buf(public_key_pem_.data(), static_cast<int>(public_key_pem_.size()));
+  EVP_PKEY* key = bio ? PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr) : nullptr;
+  BIO_free(bio);
+  if (key == nullptr) {
+    core::report_error(name(), "boot ROM: the platform public key is not a PEM public key");
+    return false;
+  }
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  const bool ok = ctx && EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key) == 1 &&
+                  EVP_DigestVerify(ctx, signature, sizeof signature, data, len) == 1;
+  EVP_MD_CTX_free(ctx);
+  EVP_PKEY_free(key);
+  return ok;
+}
+
+// ---- the core ----
+
+void Guc::open_core() {
+  close_core();
+  if (uc_open(UC_ARCH_X86, UC_MODE_32, &uc_) != UC_ERR_OK) {
+    uc_ = nullptr;
+    throw std::runtime_error("unicorn: cannot create an x86-32 core");
+  }
+  uc_hook hook;
+  bool ok = uc_mem_map_ptr(uc_, 0, sram_.size(), UC_PROT_ALL, sram_.data()) == UC_ERR_OK &&
+            uc_mmio_map(uc_, sram_.size(), GUC_GGTT_TOP - sram_.size(), &Guc::ggtt_read_cb, this,
+                        &Guc::ggtt_write_cb, this) == UC_ERR_OK &&
+            uc_mmio_map(uc_, GUC_LAPIC_BASE, GUC_LAPIC_SIZE, &Guc::lapic_read_cb, this, &Guc::lapic_write_cb,
+                        this) == UC_ERR_OK &&
+            uc_mmio_map(uc_, GUC_MMIO_BASE, GUC_MMIO_SIZE, &Guc::mmio_read_cb, this, &Guc::mmio_write_cb, this) ==
+                UC_ERR_OK &&
+            uc_hook_add(uc_, &hook, UC_HOOK_CODE, reinterpret_cast<void*>(&Guc::code_cb), this, 1, 0) ==
+                UC_ERR_OK &&
+            uc_hook_add(uc_, &hook, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(&Guc::invalid_cb), this, 1, 0) ==
+                UC_ERR_OK;
+  if (!ok) throw std::runtime_error("unicorn: cannot build the GuC memory map");
+}
+
+void Guc::close_core() {
+  if (uc_ != nullptr) uc_close(uc_);
+  uc_ = nullptr;
+}
+
+void Guc::execute() {
+  const std::uint64_t generation = generation_;
+  open_core();
+  std::uint32_t eip = GUC_UCODE_ENTRY;
+  std::uint32_t esp = kInitialStack;
+  std::uint32_t eflags = 0x2;
+  uc_reg_write(uc_, UC_X86_REG_EIP, &eip);
+  uc_reg_write(uc_, UC_X86_REG_ESP, &esp);
+  uc_reg_write(uc_, UC_X86_REG_EFLAGS, &eflags);
+  state_ = State::kRunning;
+  halted_ = false;
+  set_mia(GUC_STATUS_MIA_CORE_STATE, true);
+  boot_cycle_ps_ = local_.now();
+  const core::Picoseconds instruction_ps = clock_.cycles(params_.cycles_per_instruction);
+
+  while (generation == generation_ && state_ == State::kRunning) {
+    if (host2guc_pending_ && !in_service_) {
+      if (deliver_interrupt(GUC_VECTOR_HOST2GUC)) host2guc_pending_ = false;
+      if (state_ != State::kRunning) break;
+    }
+    if (halted_) {
+      set_mia(GUC_STATUS_MIA_HALT_REQUESTED, true);
+      local_.sync();
+      if (generation != generation_) return;
+      if (!(host2guc_pending_ && !in_service_)) sc_core::wait(wake_);
+      if (generation != generation_) return;
+      continue;
+    }
+    const core::Picoseconds left =
+        local_.quantum_ps() > local_.offset_ps() ? local_.quantum_ps() - local_.offset_ps() : instruction_ps;
+    const std::size_t budget = std::max<core::Picoseconds>(1, left / instruction_ps);
+    uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
+    slice_instructions_ = 0;
+    hlt_seen_ = false;
+    const uc_err err = uc_emu_start(uc_, eip, 0, 0, budget);
+    instructions_ += slice_instructions_;
+    local_.advance(slice_instructions_ * instruction_ps);
+    if (!pending_fault_.empty()) {
+      fault(pending_fault_);
+      break;
+    }
+    if (err != UC_ERR_OK) {
+      fault(std::string("CPU exception: ") + uc_strerror(err));
+      break;
+    }
+    if (hlt_seen_) {
+      uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
+      std::uint8_t previous = 0;
+      if (eip >= 1 && eip - 1 < sram_.size()) previous = sram_[eip - 1];
+      if (previous == 0xF4) halted_ = true;
+    }
+    local_.sync_if_needed();
+  }
+}
+
+bool Guc::deliver_interrupt(std::uint32_t vector) {
+  std::uint32_t eflags = 0, eip = 0, esp = 0, cs = 0;
+  uc_reg_read(uc_, UC_X86_REG_EFLAGS, &eflags);
+  if (!(eflags & kEflagsIf)) return false;  // stays pending until the firmware enables interrupts
+  uc_x86_mmr idtr{};
+  uc_reg_read(uc_, UC_X86_REG_IDTR, &idtr);
+  uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
+  uc_reg_read(uc_, UC_X86_REG_ESP, &esp);
+  uc_reg_read(uc_, UC_X86_REG_CS, &cs);
+  const std::uint64_t gate_addr = idtr.base + 8ULL * vector;
+  if (8ULL * vector + 7 > idtr.limit || gate_addr + 8 > sram_.size()) {
+    fault("interrupt vector " + hex32(vector) + " beyond the IDT (base " + hex32(idtr.base) + ", limit " +
+          hex32(idtr.limit) + ") or the IDT outside WOPCM: triple fault");
+    return false;
+  }
+  const std::uint8_t* gate = sram_.data() + gate_addr;
+  const std::uint32_t target = gate[0] | gate[1] << 8 | gate[6] << 16 | static_cast<std::uint32_t>(gate[7]) << 24;
+  const std::uint32_t selector = gate[2] | gate[3] << 8;
+  if (!(gate[5] & 0x80) || selector != cs) {
+    fault("IDT gate " + hex32(vector) + " not present or with selector " + hex32(selector) + " (CS " + hex32(cs) +
+          "): triple fault");
+    return false;
+  }
+  if (esp < 12 || esp > sram_.size()) {
+    fault("interrupt with the stack pointer " + hex32(esp) + " outside WOPCM: triple fault");
+    return false;
+  }
+  // An interrupt gate: push EFLAGS, CS, EIP, clear IF, enter the handler (the same privilege level, no stack switch).
+  const std::uint32_t frame[3] = {eip, cs, eflags};
+  esp -= 12;
+  std::memcpy(sram_.data() + esp, frame, sizeof frame);
+  eflags &= ~kEflagsIf;
+  uc_reg_write(uc_, UC_X86_REG_ESP, &esp);
+  uc_reg_write(uc_, UC_X86_REG_EFLAGS, &eflags);
+  uc_reg_write(uc_, UC_X86_REG_EIP, &target);
+  in_service_ = true;
+  halted_ = false;
+  set_mia(GUC_STATUS_MIA_HALT_REQUESTED, false);
+  set_mia(GUC_STATUS_MIA_ISR_ENTRY, true);
+  ++interrupts_;
+  return true;
+}
+
+void Guc::fault(const std::string& what) {
+  state_ = State::kFaulted;
+  ++faults_;
+  std::uint32_t eip = 0;
+  if (uc_ != nullptr) uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
+  set_ukernel(GUC_UKERNEL_EXCEPTION);
+  set_mia(GUC_STATUS_MIA_CORE_STATE | GUC_STATUS_MIA_HALT_REQUESTED | GUC_STATUS_MIA_ISR_ENTRY, false);
+  scratch_[GUC_SCRATCH_EXCEPTION_EIP]->set(eip);
+  scratch_[15]->set_bits(GUC_EVENT_CRASH_DUMP_POSTED);
+  host_event_latched_ = true;
+  update_host_irq();
+  const std::string msg = "firmware fault: " + what + "\n" + register_dump();
+  incidents_.push_back("firmware fault at EIP " + hex32(eip) + ": " + what);
+  core::report_error(name(), msg);
+  close_core();
+}
+
+std::string Guc::register_dump() {
+  if (uc_ == nullptr) return {};
+  static const std::pair<const char*, int> regs[] = {
+      {"EAX", UC_X86_REG_EAX}, {"EBX", UC_X86_REG_EBX}, {"ECX", UC_X86_REG_ECX}, {"EDX", UC_X86_REG_EDX},
+      {"ESI", UC_X86_REG_ESI}, {"EDI", UC_X86_REG_EDI}, {"EBP", UC_X86_REG_EBP}, {"ESP", UC_X86_REG_ESP},
+      {"EIP", UC_X86_REG_EIP}, {"EFLAGS", UC_X86_REG_EFLAGS}, {"CS", UC_X86_REG_CS}, {"SS", UC_X86_REG_SS}};
+  std::ostringstream out;
+  std::uint32_t eip = 0;
+  int column = 0;
+  for (const auto& [reg_name, id] : regs) {
+    std::uint32_t v = 0;
+    uc_reg_read(uc_, id, &v);
+    if (id == UC_X86_REG_EIP) eip = v;
+    out << "  " << std::left << std::setw(6) << reg_name << " " << hex32(v) << (++column % 4 == 0 ? "\n" : "");
+  }
+  csh handle;
+  if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle) != CS_ERR_OK) return out.str();
+  if (eip < sram_.size()) {
+    cs_insn* insn = nullptr;
+    const std::size_t avail = std::min<std::size_t>(16, sram_.size() - eip);
+    if (cs_disasm(handle, sram_.data() + eip, avail, eip, 1, &insn) == 1) {
+      out << "  faulting instruction: " << hex32(eip) << ": " << insn[0].mnemonic << " " << insn[0].op_str;
+      cs_free(insn, 1);
+    } else {
+      out << "  faulting instruction: " << hex32(eip) << ": (bytes do not decode as x86)";
+    }
+  } else {
+    out << "  faulting instruction: " << hex32(eip) << " is outside WOPCM (nothing to fetch)";
+  }
+  cs_close(&handle);
+  return out.str();
+}
+
+void Guc::stop_with_fault(const std::string& what) {
+  if (pending_fault_.empty()) pending_fault_ = what;
+  uc_emu_stop(uc_);
+}
+
+std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, std::uint64_t value) {
+  ++mmio_accesses_;
+  tlm::tlm_generic_payload trans;
+  std::uint8_t data[8] = {};
+  std::memcpy(data, &value, sizeof value);
+  trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  trans.set_address(offset);
+  trans.set_data_ptr(data);
+  trans.set_data_length(size);
+  trans.set_streaming_width(size);
+  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  mmio_(trans, delay);
+  local_.set_offset(core::to_ps(delay));
+  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
+    stop_with_fault(std::string("register ") + (write ? "write" : "read") + " at BAR offset " + hex32(offset) +
+                    " failed: " + trans.get_response_string());
+    return 0;
+  }
+  std::uint64_t result = 0;
+  std::memcpy(&result, data, size);
+  return result;
+}
+
+std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size, std::uint64_t value) {
+  ++memory_accesses_;
+  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  std::uint8_t data[8] = {};
+  std::memcpy(data, &value, sizeof value);
+  for (unsigned done = 0; done < size;) {
+    const std::uint32_t va = address + done;
+    const unsigned chunk = std::min<unsigned>(size - done, 4096 - (va & 0xFFF));
+    const Translation t = gtt_.translate(va, AddressSpace::kGgtt, write, delay);
+    const bool ok = t.ok && (write ? memory_.write(t.pa, data + done, chunk, delay)
+                                   : memory_.read(t.pa, data + done, chunk, delay)) == tlm::TLM_OK_RESPONSE;
+    if (!ok) {
+      local_.set_offset(core::to_ps(delay));
+      stop_with_fault(std::string("graphics memory ") + (write ? "write" : "read") + " at GGTT " + hex32(va) +
+                      (t.ok ? " failed on the bus" : std::string(" faulted: ") + to_string(t.fault)));
+      return 0;
+    }
+    done += chunk;
+  }
+  local_.set_offset(core::to_ps(delay));
+  std::uint64_t result = 0;
+  std::memcpy(&result, data, size);
+  return result;
+}
+
+std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  if (offset == GUC_LAPIC_TIMESTAMP) {
+    const core::Picoseconds since = guc->local_.now() - guc->boot_cycle_ps_;
+    return static_cast<std::uint32_t>(guc->clock_.cycles_in(since));
+  }
+  return 0;
+}
+
+void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64_t value, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  switch (offset) {
+    case GUC_LAPIC_EOI:
+      guc->in_service_ = false;
+      guc->set_mia(GUC_STATUS_MIA_ISR_ENTRY, false);
+      break;
+    case GUC_LAPIC_UKERNEL_STATUS:
+      guc->set_ukernel(static_cast<std::uint32_t>(value));
+      break;
+    case GUC_LAPIC_HOST_INTERRUPT:
+      if (value & 1) {
+        guc->host_event_latched_ = true;
+        guc->update_host_irq();
+      }
+      break;
+    default:
+      guc->stop_with_fault("write to unmodelled local register " + hex32(GUC_LAPIC_BASE + offset));
+  }
+}
+
+std::uint64_t Guc::mmio_read_cb(uc_struct*, std::uint64_t offset, unsigned size, void* self) {
+  return static_cast<Guc*>(self)->mmio_access(false, static_cast<std::uint32_t>(offset), size, 0);
+}
+
+void Guc::mmio_write_cb(uc_struct*, std::uint64_t offset, unsigned size, std::uint64_t value, void* self) {
+  static_cast<Guc*>(self)->mmio_access(true, static_cast<std::uint32_t>(offset), size, value);
+}
+
+std::uint64_t Guc::ggtt_read_cb(uc_struct*, std::uint64_t offset, unsigned size, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  return guc->ggtt_access(false, static_cast<std::uint32_t>(offset + guc->sram_.size()), size, 0);
+}
+
+void Guc::ggtt_write_cb(uc_struct*, std::uint64_t offset, unsigned size, std::uint64_t value, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  guc->ggtt_access(true, static_cast<std::uint32_t>(offset + guc->sram_.size()), size, value);
+}
+
+void Guc::code_cb(uc_struct*, std::uint64_t address, std::uint32_t, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  ++guc->slice_instructions_;
+  if (address < guc->sram_.size() && guc->sram_[address] == 0xF4) guc->hlt_seen_ = true;
+}
+
+bool Guc::invalid_cb(uc_struct*, int type, std::uint64_t address, int size, std::int64_t, void* self) {
+  auto* guc = static_cast<Guc*>(self);
+  const char* what = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ? "instruction fetch"
+                     : type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? "write"
+                                                                                   : "read";
+  if (guc->pending_fault_.empty()) {
+    guc->pending_fault_ = std::string(what) + " of " + std::to_string(size) + " bytes at " + hex32(address) +
+                          ", outside the GuC memory map";
+  }
+  return false;
+}
+
+}  // namespace gpuvp::gen

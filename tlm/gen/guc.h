@@ -1,0 +1,156 @@
+// Guc: the GPU's x86 microcontroller (Gen9 GuC). A 32-bit x86 core emulated with Unicorn runs the firmware built from
+// firmware/guc/ in its own SC_THREAD and clock domain, in slices up to the quantum, and sleeps on HLT until an
+// interrupt arrives. The boot ROM (modelled in C++) DMAs the signed image from the GGTT into WOPCM, checks the CSS
+// header and the RSA-2048 signature and jumps to it. Facts: reference-intel.md section 4; i915
+// gt/uc/intel_guc_reg.h, intel_guc_fw.c, intel_uc_fw.c, abi/guc_errors_abi.h. The GuC's own memory map and local
+// registers are this model's choice (firmware/guc/guc_abi.h).
+//
+// Host side: the GuC registers (GUC_STATUS, SOFT_SCRATCH, UOS_RSA_SCRATCH, DMA_*, GUC_WOPCM_SIZE, SHIM_CONTROL,
+// GUC_SEND_INTERRUPT, the doorbell registers) live in the GPU BAR's register table. Firmware side: WOPCM SRAM, the GPU
+// registers through the BAR (every access a timed transaction), graphics memory through the GTT and the GPU's memory
+// port. Whatever the firmware does, the host is safe: an access outside the map, an invalid instruction or an
+// unhandled CPU exception stops the core with uKernel status 0x70, the faulting EIP in SOFT_SCRATCH(13), a crash
+// event in SOFT_SCRATCH(15), the GuC-to-host interrupt and a report with the registers and the disassembly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
+#include "tlm/core/interrupt_line.h"
+#include "tlm/core/register_bank.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+#include "tlm/gen/gtt.h"
+
+struct uc_struct;
+
+namespace gpuvp::gen {
+
+struct GucParams {
+  bool enabled = true;
+  std::uint64_t clock_hz = 400'000'000;
+  std::uint64_t wopcm_size = 512 * 1024;  // i915 GUC_WOPCM_TOP (gen9)
+  std::uint32_t cycles_per_instruction = 1;
+  std::uint32_t dma_bytes_per_cycle = 16;  // boot ROM copy from graphics memory into WOPCM
+  std::uint32_t rsa_verify_cycles = 200'000;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("enabled", enabled, "model the GuC microcontroller");
+    v.param("clock_hz", clock_hz, "GuC core clock in Hz", 1'000'000, 10'000'000'000ULL);
+    v.param("wopcm_size", wopcm_size, "WOPCM SRAM of the GuC in bytes (multiple of 4 KiB)", 64 * 1024,
+            8 * 1024 * 1024);
+    v.param("cycles_per_instruction", cycles_per_instruction, "GuC cycles per x86 instruction", 1, 1000);
+    v.param("dma_bytes_per_cycle", dma_bytes_per_cycle, "boot ROM DMA bytes per GuC cycle", 1, 4096);
+    v.param("rsa_verify_cycles", rsa_verify_cycles, "GuC cycles the boot ROM spends on the RSA check", 0,
+            1'000'000'000);
+  }
+};
+
+class Guc : public sc_core::sc_module {
+ public:
+  // How the GuC reaches the GPU registers: a timed access through the BAR's own decode.
+  using MmioTransport = std::function<void(tlm::tlm_generic_payload&, sc_core::sc_time&)>;
+
+  // public_key_pem: the platform's RSA public key the boot ROM checks signatures with.
+  Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBank& bar, MmioTransport mmio,
+      core::InitiatorPort& memory, GttClient& gtt, const std::string& public_key_pem);
+  ~Guc() override;
+  Guc(const Guc&) = delete;
+  Guc& operator=(const Guc&) = delete;
+
+  // The GuC-to-host interrupt: held while an event the host has not acknowledged (by writing SOFT_SCRATCH(15)) is
+  // pending.
+  core::InterruptLine& host_irq() { return host_irq_; }
+  // GDRST GuC domain: stops the core, puts it back in reset and forgets the loaded image.
+  void reset();
+
+  std::uint32_t status() const;
+  std::uint64_t instructions() const { return instructions_.value; }
+  bool running() const { return state_ == State::kRunning; }
+  bool halted() const { return halted_; }
+  // Boot failures and firmware faults so far, for the run summary.
+  const std::vector<std::string>& incidents() const { return incidents_; }
+  const core::ClockDomain& clock() const { return clock_; }
+
+ private:
+  enum class State { kReset, kBooting, kRunning, kFaulted };
+  SC_HAS_PROCESS(Guc);
+
+  void declare_registers();
+  void run();
+  bool boot_rom();
+  void boot_fail(std::uint32_t bootrom_status, const std::string& why, bool auth_bad = false);
+  bool dma_from_ggtt(std::uint64_t gfx, std::uint32_t wopcm_offset, std::uint32_t size);
+  bool verify_signature(const std::uint8_t* data, std::size_t len);
+  void execute();
+  bool deliver_interrupt(std::uint32_t vector);
+  void fault(const std::string& what);
+  std::string register_dump();
+  void set_ukernel(std::uint32_t status);
+  void set_mia(std::uint32_t bits, bool on);
+  void update_host_irq();
+  void open_core();
+  void close_core();
+
+  // Unicorn callbacks.
+  static std::uint64_t lapic_read_cb(uc_struct* uc, std::uint64_t offset, unsigned size, void* self);
+  static void lapic_write_cb(uc_struct* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* self);
+  static std::uint64_t mmio_read_cb(uc_struct* uc, std::uint64_t offset, unsigned size, void* self);
+  static void mmio_write_cb(uc_struct* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* self);
+  static std::uint64_t ggtt_read_cb(uc_struct* uc, std::uint64_t offset, unsigned size, void* self);
+  static void ggtt_write_cb(uc_struct* uc, std::uint64_t offset, unsigned size, std::uint64_t value, void* self);
+  static void code_cb(uc_struct* uc, std::uint64_t address, std::uint32_t size, void* self);
+  static bool invalid_cb(uc_struct* uc, int type, std::uint64_t address, int size, std::int64_t value, void* self);
+
+  std::uint64_t mmio_access(bool write, std::uint32_t offset, unsigned size, std::uint64_t value);
+  std::uint64_t ggtt_access(bool write, std::uint32_t address, unsigned size, std::uint64_t value);
+  void stop_with_fault(const std::string& what);
+
+  GucParams params_;
+  core::ClockDomain clock_;
+  core::RegisterBank& bar_;
+  MmioTransport mmio_;
+  core::InitiatorPort& memory_;
+  GttClient& gtt_;
+  std::string public_key_pem_;
+  core::InterruptLine host_irq_;
+  core::LocalTime local_;
+
+  std::vector<std::uint8_t> sram_;
+  uc_struct* uc_ = nullptr;
+  State state_ = State::kReset;
+  std::uint64_t generation_ = 0;  // bumped by reset(); a thread that sees it change abandons what it was doing
+  bool dma_requested_ = false;
+  bool host2guc_pending_ = false;
+  bool in_service_ = false;
+  bool halted_ = false;
+  bool hlt_seen_ = false;
+  bool host_event_latched_ = false;
+  std::string pending_fault_;
+  std::uint64_t slice_instructions_ = 0;
+  std::uint64_t boot_cycle_ps_ = 0;  // time of the jump, for the local timestamp
+  sc_core::sc_event wake_;
+  std::vector<std::string> incidents_;
+
+  core::Register* status_ = nullptr;
+  core::Register* scratch_[16] = {};
+  core::Register* dma_ctrl_ = nullptr;
+
+  core::Counter& instructions_;
+  core::Counter& mmio_accesses_;
+  core::Counter& memory_accesses_;
+  core::Counter& interrupts_;
+  core::Counter& boots_;
+  core::Counter& boot_failures_;
+  core::Counter& faults_;
+};
+
+}  // namespace gpuvp::gen
