@@ -120,8 +120,10 @@ TEST(PacketTable, EveryOpcodeHasItsExactLength) {
 }
 
 // Every fixed-length packet in one list, payload bytes 0xFF: a wrong length anywhere would decode a 0xFF payload byte
-// as opcode 255 and stop the thread with an error.
+// as opcode 255 and stop the thread with an error. The thread runs without its tile renderer (0xFF payloads are not
+// valid renderer configurations): the CLE alone decodes, counts and reports the unit packets.
 TEST_F(Cle, ExecutesEveryFixedLengthPacketWithItsLength) {
+  v3d_.thread(1).set_unit(nullptr);
   List sub{0x20000, {}};
   sub.op(pk::kNop).op(pk::kReturnFromSubList);
   List l{0x10000, {}};
@@ -236,7 +238,7 @@ TEST_F(Cle, SubListsNestTwoLevelsWithTheReturnStackInCsAndRa0) {
   List s2{0x3000, {}};
   s2.op(pk::kWaitOnSemaphore).op(pk::kReturnFromSubList);
   List bin{0x4000, {}};
-  bin.op(pk::kIncrementSemaphore);
+  bin.op(pk::kIncrementSemaphore).op(pk::kFlush);  // the increment takes effect when the FLUSH completes
   for (const List* l : {&main, &s1, &s2, &bin}) put(*l);
   test::run_thread([&] {
     submit(1, main);
@@ -277,7 +279,7 @@ TEST_F(Cle, RenderThreadWaitsUntilTheBinningThreadIncrements) {
   List render{0x1000, {}};
   render.op(pk::kWaitOnSemaphore).op(pk::kNop);
   List bin{0x2000, std::vector<std::uint8_t>(100, pk::kNop)};
-  bin.op(pk::kIncrementSemaphore);
+  bin.op(pk::kIncrementSemaphore).op(pk::kFlush);
   put(render);
   put(bin);
   sc_time ct1_done;
@@ -287,6 +289,12 @@ TEST_F(Cle, RenderThreadWaitsUntilTheBinningThreadIncrements) {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun);
     EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1000u);
     EXPECT_TRUE(v3d_.thread(1).waiting_on_semaphore());
+    // The binning list's increment waits for its FLUSH: stop CT0 between the two and CT1 keeps waiting.
+    submit(0, 0x2000, 0x2065);
+    settle(3);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x2065u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kRun);
+    wr(vc4::kV3dCtnCs(0), ControlListExecutor::kCtRsta);  // drops the queued increment
     const sc_time ct0_start = sc_core::sc_time_stamp();
     submit(0, bin);
     while (rd(vc4::kV3dCtnCs(1)) & kRun) sc_core::wait(sc_time(10, sc_core::SC_NS));
@@ -300,15 +308,18 @@ TEST_F(Cle, RenderThreadWaitsUntilTheBinningThreadIncrements) {
 }
 
 TEST_F(Cle, SemaphoreCountShowsInBothStatusRegistersAndSaturatesAtSeven) {
-  List bin{0x2000, std::vector<std::uint8_t>(8, pk::kIncrementSemaphore)};
+  List bin{0x2000, std::vector<std::uint8_t>(2, pk::kIncrementSemaphore)};
+  bin.op(pk::kFlush);
+  List more{0x3000, std::vector<std::uint8_t>(8, pk::kIncrementSemaphore)};
+  more.op(pk::kFlush);
   put(bin);
+  put(more);
   test::run_thread([&] {
-    bin.bytes.resize(2);
     submit(0, bin);  // two increments
     settle(5);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | 2u << ControlListExecutor::kCtSemaShift);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 2u << ControlListExecutor::kCtSemaShift);
-    submit(0, 0x2000, 0x2008);  // eight more: 7 is the 3-bit maximum
+    submit(0, more);  // eight more: 7 is the 3-bit maximum
     settle(5);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 7u << ControlListExecutor::kCtSemaShift);
   });
@@ -320,7 +331,7 @@ TEST_F(Cle, WaitingForTheOtherThreadIsNotAHangWhileItWorks) {
   render.op(pk::kWaitOnSemaphore);
   // CT0 needs far longer than the 20 us hang timeout: 16384 NOPs at 8 ns plus fetches.
   List bin{0x10000, std::vector<std::uint8_t>(16384, pk::kNop)};
-  bin.op(pk::kIncrementSemaphore);
+  bin.op(pk::kIncrementSemaphore).op(pk::kFlush);
   put(render);
   put(bin);
   test::run_thread([&] {
@@ -469,8 +480,11 @@ TEST_F(Cle, CompressedPrimitiveListsRunToTheirEscape) {
   EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kCompressedPrimitive], 1u);
   EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kClippedCompressedPrimitive], 1u);
   EXPECT_EQ(v3d_.thread(1).list_state().last[pk::kClippedCompressedPrimitive].u32(1), 0x00300008u);
-  EXPECT_EQ(warnings("COMPRESSED_PRIMITIVE at 0x00010002 needs the tile renderer"), 1u);
-  EXPECT_EQ(warnings("CLIPPED_COMPRESSED_PRIMITIVE at 0x00010012 needs the tile renderer"), 1u);
+  // Each primitive entry reaches the tile renderer, which counts it and warns once that it cannot shade it yet.
+  EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 5u);
+  EXPECT_EQ(warnings("primitive entry at 0x10003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0): rasterisation "
+                     "and fragment shading (QPU) are not yet modelled"),
+            1u);
 }
 
 TEST_F(Cle, CompressedListRelativeBranchContinuesInCompressedMode) {
@@ -517,32 +531,35 @@ TEST_F(Cle, CompressedListsOfUndocumentedFormatsAndUnterminatedListsAreErrors) {
   EXPECT_EQ(errors("compressed primitive list in PRIMITIVE_LIST_FORMAT 0x00000031 is not modelled"), 1u);
   EXPECT_EQ(errors("CT0 (binning): compressed primitive list reaches the end address without its escape byte"), 1u);
   EXPECT_EQ(errors("VG_INLINE_PRIMITIVES is not modelled"), 1u);
-  EXPECT_EQ(warnings("not yet modelled"), 1u);  // CT0's COMPRESSED_PRIMITIVE
+  EXPECT_EQ(warnings("COMPRESSED_PRIMITIVE at 0x00002002 is not a packet of the PTB binner"), 1u);
 }
 
-// ---- not yet modelled packets ----
+// ---- packets of the other thread's unit ----
 
-TEST_F(Cle, BinnerAndRendererPacketsWarnOncePerThreadAndType) {
-  List l{0x1000, {}};
-  for (int i = 0; i < 3; ++i) l.op(pk::kGlArrayPrimitive, {4, 3, 0, 0, 0, 0, 0, 0, 0});
-  l.op(pk::kTileCoordinates, {1, 2}).op(pk::kTileCoordinates, {2, 2});
-  put(l);
+TEST_F(Cle, PacketsOfTheOtherUnitAreSkippedWithOneWarningPerThreadAndType) {
+  List bin{0x1000, {}};
+  bin.op(pk::kTileCoordinates, {1, 2}).op(pk::kTileCoordinates, {2, 2}).op(pk::kClearColors, std::vector<std::uint8_t>(13, 0));
+  List render{0x2000, {}};
+  for (int i = 0; i < 3; ++i) render.op(pk::kGlArrayPrimitive, {4, 3, 0, 0, 0, 0, 0, 0, 0});
+  render.op(pk::kStartTileBinning);
+  put(bin);
+  put(render);
   test::run_thread([&] {
-    submit(0, l);
+    submit(0, bin);
     settle();
-    submit(1, l);
+    submit(1, render);
     settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
   });
-  EXPECT_EQ(warnings("CT0 (binning): GL_ARRAY_PRIMITIVE at 0x00001000 needs the PTB binner, which is not yet "
-                     "modelled"),
-            1u);
-  EXPECT_EQ(warnings("CT0 (binning): TILE_COORDINATES at 0x0000101e needs the tile renderer"), 1u);
-  EXPECT_EQ(warnings("CT1 (rendering): GL_ARRAY_PRIMITIVE"), 1u);
-  EXPECT_EQ(warnings("CT1 (rendering): TILE_COORDINATES"), 1u);
-  EXPECT_EQ(core::stats().counter_value("v3d.ct0.not_modelled"), 5u);
-  EXPECT_EQ(core::stats().counter_value("v3d.ct1.not_modelled"), 5u);
-  EXPECT_EQ(v3d_.thread(1).list_state().last[pk::kTileCoordinates].u8(1), 2u);
+  EXPECT_EQ(warnings("CT0 (binning): TILE_COORDINATES at 0x00001000 is not a packet of the PTB binner: skipped"), 1u);
+  EXPECT_EQ(warnings("CT0 (binning): CLEAR_COLORS at 0x00001006 is not a packet of the PTB binner"), 1u);
+  EXPECT_EQ(warnings("CT1 (rendering): GL_ARRAY_PRIMITIVE at 0x00002000 is not a packet of the tile renderer"), 1u);
+  EXPECT_EQ(warnings("CT1 (rendering): START_TILE_BINNING at 0x0000201e is not a packet of the tile renderer"), 1u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct0.not_modelled"), 3u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.not_modelled"), 4u);
+  EXPECT_EQ(v3d_.thread(0).list_state().last[pk::kTileCoordinates].u8(1), 2u);
+  EXPECT_EQ(v3d_.renderer().tiles_stored(), 0u);
 }
 
 // ---- hangs ----
@@ -655,8 +672,8 @@ TEST(ControlListExecutorE2e, RenderListOfControlPacketsThroughMmio) {
                                         "write 0x10000 12 0x081100020100011000010100\n"
                                         "write 0x10100 3 0x010100\n"
                                         "write 0x10200 2 0x0112\n"
-                                        "# binning list at 0x20000: NOP, INCREMENT_SEMAPHORE\n"
-                                        "write 0x20000 2 0x0107\n"
+                                        "# binning list at 0x20000: NOP, INCREMENT_SEMAPHORE, FLUSH\n"
+                                        "write 0x20000 3 0x010704\n"
                                         "writel 0xe1000034 0xf        # INTENA: all four\n"
                                         "expectl 0xe1000038 0xf       # INTDIS reads the enabled set\n"
                                         "writel 0xe1000114 0x10000    # CT1CA\n"
@@ -666,16 +683,17 @@ TEST(ControlListExecutorE2e, RenderListOfControlPacketsThroughMmio) {
                                         "expectl 0xe1000114 0x10000   # CT1CA: at the WAIT\n"
                                         "expectl 0xe1000130 0xc       # PCS: RMACTIVE | RMBUSY\n"
                                         "writel 0xe1000110 0x20000    # CT0CA\n"
-                                        "writel 0xe1000108 0x20002    # CT0EA: starts CT0\n"
+                                        "writel 0xe1000108 0x20003    # CT0EA: starts CT0\n"
                                         "clock_step 5000\n"
                                         "expectl 0xe1000100 0x1       # CT0CS: CTMODE, stopped, semaphore 0\n"
-                                        "expectl 0xe1000110 0x20002   # CT0CA == CT0EA\n"
+                                        "expectl 0xe1000110 0x20003   # CT0CA == CT0EA\n"
                                         "expectl 0xe1000104 0x0       # CT1CS: stopped, no error\n"
                                         "expectl 0xe1000114 0x10102   # CT1CA == CT1EA\n"
                                         "expectl 0xe100011c 0x0       # CT1RA0: stack empty\n"
                                         "expectl 0xe1000124 0x1       # CT1LC: one sub-list return\n"
                                         "expectl 0xe1000130 0x0       # PCS: idle\n"
-                                        "expectl 0xe1000030 0x0       # INTCTL: no flush, no frame\n");
+                                        "expectl 0xe1000030 0x2       # INTCTL: FLDONE, no frame\n"
+                                        "expectl 0xe1000134 0x1       # BFC: one flush\n");
   Result r = run_gpuvp("run --quiet --script " + script);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;

@@ -123,6 +123,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
       thread_(thread),
       params_(params),
       services_(services),
+      unit_ctx_{time_, kick_, [this] { return state_ == State::kRunning; }, params.hang_timeout_ns * core::kPsPerNs},
       track_(core::timeline().track(this->name())),
       packets_(core::stats().counter(std::string(this->name()) + ".packets", "control-list packets executed")),
       bytes_(core::stats().counter(std::string(this->name()) + ".bytes", "control-list bytes executed")),
@@ -188,7 +189,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   lc_ = &add("CT" + n + "LC", 0x120 + off, Access::kReadWrite, "list counters",
              {{"SLCT", 0, 16, "sub-list returns"}, {"MLCT", 16, 16, "major lists (flushes)"}});
   pc_ = &add("CT" + n + "PC", 0x128 + off, Access::kReadOnly,
-             "primitives remaining in the current primitive list (0 until the binner is modelled)");
+             "primitives remaining in the primitive packet being binned");
 
   SC_HAS_PROCESS(ControlListExecutor);
   SC_THREAD(run);
@@ -259,6 +260,8 @@ void ControlListExecutor::reset() {
   pending_increments_ = 0;
   update_stack_registers();
   services_.semaphore.reset();
+  pc_->set(0);
+  if (unit_) unit_->thread_reset();
 }
 
 void ControlListExecutor::set_ca(std::uint32_t ca) { ca_->set(ca); }
@@ -358,10 +361,12 @@ void ControlListExecutor::step() {
     // Compressed primitive lists: the opcode (and for the clipped form a u32 address word), then entries up to an
     // escape byte, executed entry by entry in step_compressed(). Only the 16-bit-index triangle encoding is
     // documented (vc4-gpu-tools dump_compressed_triangle).
-    if (list_state_.primitive_list_format() != packet::kListFormat16BitTriangles) {
-      fail(ca, p.opcode, "compressed primitive list in PRIMITIVE_LIST_FORMAT " +
-                             hex32(list_state_.primitive_list_format()) +
-                             " is not modelled (only 16-bit-index triangles, 0x12, has a documented encoding)");
+    const std::uint8_t format = list_state_.primitive_list_format();
+    if (format != packet::kListFormat16BitTriangles && format != packet::kListFormat16BitLines &&
+        format != packet::kListFormat16BitPoints) {
+      fail(ca, p.opcode, "compressed primitive list in PRIMITIVE_LIST_FORMAT " + hex32(format) +
+                             " is not modelled (only 16-bit-index triangles, 0x12, has a documented encoding; the "
+                             "model's binner also writes 16-bit-index points 0x10 and lines 0x11)");
       return;
     }
     len = p.opcode == packet::kClippedCompressedPrimitive ? 5 : 1;
@@ -402,11 +407,21 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
   // Entry lengths of the 16-bit-index triangle encoding (vc4-gpu-tools dump_compressed_triangle, reference-vc4.md
   // 3.4): 0x80 escape, 0x82 relative branch (+int16 in 32-byte units), 0x81 three absolute u16 indices, low nibble
   // 0xF one absolute u16 + two relative, low bits 0b11 three 4-bit deltas, else one relative index.
+  // Points (0x10) and lines (0x11) have no documented encoding: the model's binner writes only the escape, the
+  // relative branch and absolute entries (0x81 + one or two u16 indices) for them, and only those are accepted.
+  const std::uint8_t format = list_state_.primitive_list_format();
   unsigned len = 1;
   const bool escape = b[0] == 0x80;
   const bool branch = b[0] == 0x82;
   if (branch) {
     len = 3;
+  } else if (format != packet::kListFormat16BitTriangles && !escape) {
+    if (b[0] != 0x81) {
+      fail(ca, compressed_opcode_, "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) +
+                                       " is not modelled (no documented encoding for points and lines)");
+      return;
+    }
+    len = format == packet::kListFormat16BitLines ? 5 : 3;
   } else if (b[0] == 0x81) {
     len = 7;
   } else if (!escape && (b[0] & 0xF) == 0xF) {
@@ -436,7 +451,11 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     set_ca(static_cast<std::uint32_t>(target));
     return;
   }
-  if (escape) in_compressed_ = false;
+  if (escape) {
+    in_compressed_ = false;
+  } else if (unit_ && thread_ == 1) {
+    unit_->compressed_primitive(ca, format, unit_ctx_);
+  }
   set_ca(ca + len);
   progress_to(static_cast<std::uint64_t>(ca) + len);
 }
@@ -456,18 +475,6 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
       stop(State::kStopped);
       return Outcome::kStopped;
     case packet::kNop:
-    case packet::kStartTileBinning:
-      return Outcome::kNext;
-    case packet::kFlush:
-    case packet::kFlushAllState:
-      not_yet_modelled(p, PacketUnit::kBinner);
-      lc_->set((lc_->value() & 0xFFFF) | ((lc_->value() >> 16) + 1) << 16);
-      if (thread_ == 0) {
-        // The flush completes at once: there are no tile lists to write until the binner exists. BFC and FLDONE
-        // report it (reference-vc4.md 3.5).
-        if (services_.flush_done) services_.flush_done();
-        on_binner_flush_complete();
-      }
       return Outcome::kNext;
     case packet::kIncrementSemaphore:
       increment_semaphore();
@@ -480,40 +487,62 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
       return branch(p, true);
     case packet::kReturnFromSubList:
       return return_from_sub_list(p);
-    case packet::kStoreMsTileBuffer:
-    case packet::kStoreMsTileBufferAndEof:
-    case packet::kStoreFullResTileBuffer:
-    case packet::kLoadFullResTileBuffer:
-    case packet::kStoreTileBufferGeneral:
-    case packet::kLoadTileBufferGeneral: {
-      not_yet_modelled(p, PacketUnit::kRenderer);
-      // End of frame: STORE_MS_TILE_BUFFER_AND_EOF, or the EOF bit of a full-resolution or general store's address
-      // word (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF). The pixels are not stored
-      // yet, but the frame's completion (RFC, FRDONE) is reported so that a driver's flow completes.
-      const bool eof = op == packet::kStoreMsTileBufferAndEof ||
-                       (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
-                       (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
-      if (eof && thread_ == 1 && services_.frame_done) services_.frame_done();
-      return Outcome::kNext;
-    }
-    case packet::kGlIndexedPrimitive:
-    case packet::kGlArrayPrimitive:
-    case packet::kVgCoordinateArrayPrimitives:
-      not_yet_modelled(p, PacketUnit::kBinner);
-      return Outcome::kNext;
-    case packet::kCompressedPrimitive:
-    case packet::kClippedCompressedPrimitive:
-      not_yet_modelled(p, PacketUnit::kRenderer);
-      in_compressed_ = true;
-      compressed_opcode_ = op;
-      return Outcome::kNext;
-    case packet::kTileCoordinates:
-      not_yet_modelled(p, PacketUnit::kRenderer);
-      return Outcome::kNext;
     default:
-      // State packets: recorded above for the binner and renderer.
-      return Outcome::kNext;
+      break;
   }
+  if (op == packet::kCompressedPrimitive || op == packet::kClippedCompressedPrimitive) {
+    in_compressed_ = true;
+    compressed_opcode_ = op;
+  }
+  const Outcome outcome = run_unit(p, rec);
+  if (outcome != Outcome::kNext) return outcome;
+  if (op == packet::kFlush || op == packet::kFlushAllState) {
+    lc_->set((lc_->value() & 0xFFFF) | ((lc_->value() >> 16) + 1) << 16);
+    if (thread_ == 0) {
+      // The binner has capped every tile list; BFC and FLDONE report it (reference-vc4.md 3.5) and the queued
+      // semaphore increments take effect.
+      if (services_.flush_done) services_.flush_done();
+      on_binner_flush_complete();
+    }
+  }
+  // End of frame: STORE_MS_TILE_BUFFER_AND_EOF, or the EOF bit of a full-resolution or general store's address word
+  // (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF): RFC and FRDONE once the store is done.
+  const bool eof = op == packet::kStoreMsTileBufferAndEof ||
+                   (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
+                   (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
+  if (eof && thread_ == 1 && services_.frame_done) services_.frame_done();
+  return Outcome::kNext;
+}
+
+ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, const StatePacket& rec) {
+  const PacketInfo* info = packet_info(p.opcode);
+  if (!unit_) {
+    if (info->unit != PacketUnit::kCle) not_yet_modelled(p, info->unit);
+    return Outcome::kNext;
+  }
+  const UnitResult r = unit_->execute(rec, unit_ctx_);
+  switch (r.kind) {
+    case UnitResult::Kind::kDone:
+      return Outcome::kNext;
+    case UnitResult::Kind::kIgnored:
+      ++not_modelled_;
+      if (!ignored_warned_.test(p.opcode)) {
+        ignored_warned_.set(p.opcode);
+        core::report_warning(name(), thread_name() + ": " + info->name + " at " + hex32(p.address) +
+                                         " is not a packet of the " + unit_->unit_name() +
+                                         ": skipped (reported once per thread and packet type)");
+      }
+      return Outcome::kNext;
+    case UnitResult::Kind::kError:
+      return fail(p.address, p.opcode, r.message);
+    case UnitResult::Kind::kHang:
+      set_ca(p.address);
+      declare_hang(r.message);
+      return Outcome::kStopped;
+    case UnitResult::Kind::kAborted:
+      return Outcome::kStopped;
+  }
+  return Outcome::kNext;
 }
 
 void ControlListExecutor::not_yet_modelled(const Packet& p, PacketUnit unit) {
@@ -558,7 +587,7 @@ ControlListExecutor::Outcome ControlListExecutor::return_from_sub_list(const Pac
 
 void ControlListExecutor::increment_semaphore() {
   ++pending_increments_;
-  if (!kSemaphoreIncrementWaitsForFlush) apply_semaphore_increments();
+  if (!semaphore_increment_waits_for_flush()) apply_semaphore_increments();
 }
 
 void ControlListExecutor::on_binner_flush_complete() { apply_semaphore_increments(); }
@@ -615,10 +644,11 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
   return Outcome::kStopped;
 }
 
-void ControlListExecutor::declare_hang() {
+void ControlListExecutor::declare_hang(const std::string& cause) {
   ++hangs_;
   const std::string report = thread_name() + " hung: no progress for " + std::to_string(params_.hang_timeout_ns) +
-                             " ns" + (waiting_semaphore_ ? " (waiting on the semaphore)" : "") + "; " +
+                             " ns" + (waiting_semaphore_ ? " (waiting on the semaphore)" : "") +
+                             (cause.empty() ? "" : " (" + cause + ")") + "; " +
                              describe_registers() + "; write CTRSTA to reset the thread";
   set_state(State::kHung);
   incidents_.push_back("hang: " + report);

@@ -82,6 +82,8 @@ constexpr std::uint8_t kTileCoordinates = 115;
 constexpr std::uint32_t kLoadStoreEof = 1u << 3;
 // PRIMITIVE_LIST_FORMAT: 16-bit indices (data type 1 in bits 7:4), triangles (type 2 in bits 3:0).
 constexpr std::uint8_t kListFormat16BitTriangles = 0x12;
+constexpr std::uint8_t kListFormat16BitLines = 0x11;
+constexpr std::uint8_t kListFormat16BitPoints = 0x10;
 constexpr unsigned kMaxFixedLength = 16;  // TILE_BINNING_MODE_CONFIG
 }  // namespace packet
 
@@ -154,6 +156,44 @@ struct ControlListState {
   }
 };
 
+// The unit a CLE thread hands its non-control-flow packets to: the PTB binner on CT0 (TileBinner), the tile renderer
+// on CT1 (TileRenderer). The unit runs on the CLE thread's SystemC thread and may wait (memory, out-of-memory stall).
+struct UnitContext {
+  core::LocalTime& time;                  // the CLE thread's local time offset
+  const sc_core::sc_event& kick;          // notified when software stops or resets the thread
+  std::function<bool()> running;          // false once software stopped or reset the thread
+  core::Picoseconds hang_timeout_ps = 0;  // how long a stall may last before it is a hang
+};
+
+struct UnitResult {
+  enum class Kind : std::uint8_t {
+    kDone,     // executed
+    kIgnored,  // not a packet of this unit: the CLE warns once per packet type and goes on
+    kError,    // the thread stops with CTERR; message says why
+    kHang,     // the unit cannot progress (message says why): the thread is declared hung
+    kAborted,  // software stopped or reset the thread while the unit waited
+  };
+  Kind kind = Kind::kDone;
+  std::string message;
+  static UnitResult done() { return {}; }
+  static UnitResult ignored() { return {Kind::kIgnored, {}}; }
+  static UnitResult error(std::string m) { return {Kind::kError, std::move(m)}; }
+  static UnitResult hang(std::string m) { return {Kind::kHang, std::move(m)}; }
+  static UnitResult aborted() { return {Kind::kAborted, {}}; }
+};
+
+class ControlListUnit {
+ public:
+  virtual ~ControlListUnit() = default;
+  virtual const char* unit_name() const = 0;
+  // Every packet except HALT, NOP, branches, returns and the semaphores.
+  virtual UnitResult execute(const StatePacket& p, UnitContext& ctx) = 0;
+  // One primitive entry of a compressed list (render thread) reached the unit.
+  virtual void compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/, UnitContext&) {}
+  // CTRSTA, or a fresh start of the thread (EA written while stopped).
+  virtual void thread_reset() {}
+};
+
 // What a thread needs from the V3D around it.
 struct ControlListServices {
   core::RegisterBank& regs;
@@ -202,12 +242,15 @@ class ControlListExecutor : public sc_core::sc_module {
   // CTRSTA: stop the thread and reset its status (error, return stack, semaphore).
   void reset();
 
-  // Binner hook: in hardware an INCREMENT_SEMAPHORE in the binning list takes effect only when the FLUSH that follows
-  // it has completed in the PTB (reference-vc4.md 3.5: vc4_validate.c "the FLUSH ... actually triggers the queued
-  // semaphore increment"; Mesa vc4_job.c). Until the PTB binner exists the increment takes effect at once
-  // (kSemaphoreIncrementWaitsForFlush = false); the binner will set it and call on_binner_flush_complete().
-  static constexpr bool kSemaphoreIncrementWaitsForFlush = false;
+  // The binner or renderer fed by this thread (nullptr: their packets are counted and reported as not modelled).
+  // With a unit on CT0 an INCREMENT_SEMAPHORE in the binning list takes effect only when the FLUSH that follows it has
+  // completed in the PTB (reference-vc4.md 3.5: vc4_validate.c "the FLUSH ... actually triggers the queued semaphore
+  // increment"; Mesa vc4_job.c "doesn't act until the FLUSH completes"). On CT1 it takes effect at once.
+  void set_unit(ControlListUnit* unit) { unit_ = unit; }
+  bool semaphore_increment_waits_for_flush() const { return unit_ != nullptr && thread_ == 0; }
   void on_binner_flush_complete();
+  // CTnPC: primitives remaining in the primitive packet being binned (the binner updates it).
+  void set_primitives_remaining(std::uint32_t n) { pc_->set(n); }
 
  private:
   enum class Outcome { kNext, kJumped, kRetry, kStopped };
@@ -241,7 +284,8 @@ class ControlListExecutor : public sc_core::sc_module {
   void stop(State s);
   void finish_at_end();
   Outcome fail(std::uint32_t address, int opcode, const std::string& what);
-  void declare_hang();
+  void declare_hang(const std::string& cause = {});
+  Outcome run_unit(const Packet& p, const StatePacket& rec);
   void set_ca(std::uint32_t ca);
   void progress_to(std::uint64_t end);
   void update_stack_registers();
@@ -271,6 +315,9 @@ class ControlListExecutor : public sc_core::sc_module {
   ControlListState list_state_;
   std::bitset<256> warned_;
   std::vector<std::string> incidents_;
+  ControlListUnit* unit_ = nullptr;
+  UnitContext unit_ctx_;
+  std::bitset<256> ignored_warned_;
 
   core::Register* cs_;
   core::Register* ea_;

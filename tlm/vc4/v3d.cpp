@@ -78,7 +78,12 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
                                                        {"SPILLUSE", 3, 1, "binner uses the overspill block"}};
   intctl_ = &add("INTCTL", kV3dIntctl, Access::kWriteOneToClear, "interrupt status, write 1 to clear", int_fields, 0,
                  kV3dIntAll);
-  intctl_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_irq(); });
+  intctl_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t) {
+    // OUTOMEM "will stay high until the underlying cause is cleared" (vc4_irq.c): clearing it while the binner still
+    // waits for memory leaves it set.
+    if (binner_ && binner_->out_of_memory()) r.set_bits(kV3dIntOutomem);
+    update_irq();
+  });
   intena_ = &add("INTENA", kV3dIntena, Access::kReadWrite, "write 1 to enable; reads the enabled set", int_fields, 0, 0);
   intena_->on_write([this](core::Register&, std::uint64_t old, std::uint64_t written) {
     set_enabled_interrupts(static_cast<std::uint32_t>(old | (written & kV3dIntAll)));
@@ -122,7 +127,8 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
         std::uint64_t v = 0;
         if (ct_[0]->run_bit()) v |= kV3dPcsBmActive | kV3dPcsBmBusy;
         if (ct_[1]->run_bit()) v |= kV3dPcsRmActive | kV3dPcsRmBusy;
-        return v;  // BMOOM arrives with the binner
+        if (binner_->out_of_memory()) v |= kV3dPcsBmOom;
+        return v;
       });
   // BFC / RFC write semantics. The Linux driver (torvalds/linux drivers/gpu/drm/vc4) never writes them: it waits for
   // FLDONE/FRDONE interrupts (vc4_irq.c) and only dumps them in debugfs (vc4_v3d.c v3d_regs[]). Software that does
@@ -141,12 +147,25 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
               {{"RMFCT", 0, 8, "frames completed"}}, 0, 0);
   rfc_->on_write(counter_write);
 
-  // Binner pool (reference-vc4.md 3.3): current pointer and remaining size are the binner's (0 until it exists); the
-  // overspill block is software's (vc4_irq.c writes BPOA/BPOS on OUTOMEM; vc4_gem.c zeroes them before a job).
-  add("BPCA", kV3dBpca, Access::kReadOnly, "current binning memory pool address");
-  add("BPCS", kV3dBpcs, Access::kReadOnly, "bytes remaining in the binning memory pool");
-  add("BPOA", kV3dBpoa, Access::kReadWrite, "overspill binning memory block address");
-  add("BPOS", kV3dBpos, Access::kReadWrite, "overspill binning memory block size");
+  // Binner pool (reference-vc4.md 3.3): current pointer and remaining size are the binner's; the overspill block is
+  // software's (vc4_irq.c writes BPOA, then BPOS, on OUTOMEM; vc4_gem.c zeroes them before a job): the binner takes a
+  // new overspill block when BPOS is written.
+  core::Register& bpca = add("BPCA", kV3dBpca, Access::kReadOnly, "current binning memory pool address");
+  core::Register& bpcs = add("BPCS", kV3dBpcs, Access::kReadOnly, "bytes remaining in the binning memory pool");
+  core::Register& bpoa = add("BPOA", kV3dBpoa, Access::kReadWrite, "overspill binning memory block address");
+  core::Register& bpos = add("BPOS", kV3dBpos, Access::kReadWrite, "overspill binning memory block size");
+  bpos.on_write([this](core::Register&, std::uint64_t, std::uint64_t) { binner_->overspill_written(); });
+
+  binner_ = std::make_unique<TileBinner>(
+      "ptb", params_.binner,
+      TileBinnerServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
+                         [this](std::uint32_t bits) { raise_interrupt(bits); }, bpca, bpcs, bpoa, bpos,
+                         [this](std::uint32_t n) { ct_[0]->set_primitives_remaining(n); }});
+  renderer_ = std::make_unique<TileRenderer>(
+      "renderer", params_.renderer,
+      TileRendererServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); }});
+  ct_[0]->set_unit(binner_.get());
+  ct_[1]->set_unit(renderer_.get());
 
   // Error and debug registers: vc4_gem.c vc4_save_hang_state reads them into the hang state; no public source
   // documents their bits for the events modelled so far, so they read 0.

@@ -3,7 +3,8 @@
 // list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame counters,
 // the binner pool registers and the error/debug registers. The block reaches memory through its own initiator port
 // (vc4 has no MMU: control-list addresses are physical DRAM addresses). The PTB binner, tile renderer and QPUs are
-// later work (issue 7); offsets not modelled read as zero with a warning from the register kit.
+// TileBinner (the PTB, fed by CT0) and TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering
+// packets; the QPUs are later work. Offsets not modelled read as zero with a warning from the register kit.
 #pragma once
 
 #include <array>
@@ -18,6 +19,8 @@
 #include "tlm/core/register_block.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/control_list_executor.h"
+#include "tlm/vc4/tile_binner.h"
+#include "tlm/vc4/tile_renderer.h"
 
 namespace gpuvp::vc4 {
 
@@ -83,6 +86,8 @@ struct V3dParams {
   std::uint32_t tlb_size = 2;  // IDENT2.TLBSZ: 0 quarter, 1 half, 2 full (32x32 multisample tiles)
   std::uint32_t mmio_latency_cycles = 4;
   ControlListExecutorParams cle;
+  TileBinnerParams binner;
+  TileRendererParams renderer;
 
   void visit(core::ParamVisitor& v) {
     v.param("clock_hz", clock_hz, "V3D clock in Hz", 1'000'000, 2'000'000'000);
@@ -95,6 +100,8 @@ struct V3dParams {
     v.param("tlb_size", tlb_size, "IDENT2.TLBSZ: 0 quarter, 1 half, 2 full", 0, 2);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
     v.group("cle", cle, "control list executor (CT0 binning, CT1 rendering) timing and hang detection");
+    v.group("binner", binner, "primitive tile binner (PTB) timing");
+    v.group("renderer", renderer, "tile renderer (tile buffer loads and stores) timing");
   }
 };
 
@@ -113,6 +120,8 @@ class V3d : public core::RegisterBlock {
   // The V3D interrupt to the host: INTCTL & INTENA != 0.
   core::InterruptLine& irq() { return irq_; }
   ControlListExecutor& thread(unsigned n) { return *ct_.at(n); }
+  TileBinner& binner() { return *binner_; }
+  TileRenderer& renderer() { return *renderer_; }
   CleSemaphore& semaphore() { return semaphore_; }
   // Raises INTCTL bits (the binner and renderer report through it).
   void raise_interrupt(std::uint32_t bits);
@@ -139,6 +148,8 @@ class V3d : public core::RegisterBlock {
   core::Counter& l2_clears_;
   core::Counter& slice_cache_clears_;
   std::array<std::unique_ptr<ControlListExecutor>, 2> ct_;
+  std::unique_ptr<TileBinner> binner_;
+  std::unique_ptr<TileRenderer> renderer_;
 };
 
 }  // namespace gpuvp::vc4

@@ -1,0 +1,135 @@
+// A vc4-like host driver model: physically contiguous buffers (vc4 has no MMU), Mesa-style binning control lists with
+// NV shader state (pre-shaded vertices: the model has no QPUs yet), the kernel's render control list construction
+// (vc4_render_cl.c), the kernel's validation of user binning lists (vc4_validate.c: the rejection list of
+// reference-vc4.md 4.1) and render set-ups, the kernel's bin memory set-up (a 512 KiB bin slot: tile state data array,
+// then tile allocation memory), the binner out-of-memory interrupt handler (vc4_irq.c), submission through
+// CT0CA/CT0EA and CT1CA/CT1EA (vc4_gem.c submit_cl) and waiting for FLDONE/FRDONE. It reaches the platform only
+// through a HostPort, so the same code runs live or is recorded as a host script.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tb/host/host_port.h"
+
+namespace gpuvp::host {
+
+struct Vc4Layout {
+  std::uint64_t v3d = 0xE100'0000;         // V3D register window
+  std::uint32_t memory_base = 0x0800'0000; // physical memory the driver hands out (128 MiB up)
+  std::uint32_t memory_size = 0x0800'0000; // 128 MiB
+};
+
+// A pre-shaded vertex: screen position in pixels (stored as 12.4 fixed point), Z and 1/W.
+struct Vc4Vertex {
+  float x = 0;
+  float y = 0;
+  float z = 0.5f;
+  float inv_w = 1.0f;
+};
+
+// One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices.
+struct Vc4Scene {
+  unsigned width = 0;   // pixels
+  unsigned height = 0;
+  std::vector<Vc4Vertex> vertices;
+  std::vector<std::uint16_t> indices;  // triangle list
+};
+
+// The kernel's render set-up (struct drm_vc4_submit_cl fields that shape the render list).
+struct Vc4RenderSetup {
+  std::uint32_t color_address = 0;  // colour write surface (0: none)
+  unsigned width = 0;
+  unsigned height = 0;
+  std::uint16_t color_bits = 1u << 2;  // TILE_RENDERING_MODE_CONFIG bits: RGBA8888 (VC4_RENDER_CONFIG_FORMAT_RGBA8888)
+  bool use_clear_color = false;
+  std::uint32_t clear_color[2] = {0, 0};
+  std::uint32_t clear_z = 0;
+  std::uint8_t clear_s = 0;
+  bool has_bin = false;             // a binning list precedes: WAIT_ON_SEMAPHORE and BRANCH_TO_SUB_LIST per tile
+  std::uint32_t tile_alloc = 0;     // tile allocation memory of the bin job
+  unsigned bin_tiles_x = 0;
+  unsigned bin_tiles_y = 0;
+  unsigned min_x_tile = 0;
+  unsigned min_y_tile = 0;
+  unsigned max_x_tile = 0;          // inclusive
+  unsigned max_y_tile = 0;
+};
+
+class Vc4Driver {
+ public:
+  struct Buffer {
+    std::uint32_t addr = 0;
+    std::uint32_t size = 0;
+  };
+  // vc4_v3d.c: the bin BO is carved into 512 KiB slots; a job's bin memory (and an overflow block) is one slot.
+  static constexpr std::uint32_t kBinSlotSize = 512 * 1024;
+  // TILE_BINNING_MODE_CONFIG flags the kernel forces (vc4_validate.c): auto-init TSDA, 32-byte initial blocks,
+  // 128-byte further blocks.
+  static constexpr std::uint8_t kKernelBinFlags = 0x04 | 2u << 5;
+
+  explicit Vc4Driver(HostPort& port, Vc4Layout layout = {});
+  HostPort& port() { return port_; }
+  const Vc4Layout& layout() const { return layout_; }
+
+  // Contiguous physical memory; throws std::runtime_error when the driver's memory is exhausted.
+  Buffer alloc(std::uint32_t size, std::uint32_t align = 4096);
+  void upload(const Buffer& buffer, std::uint32_t offset, const std::vector<std::uint8_t>& bytes);
+
+  // vc4_irq.c postinstall: clear INTCTL, enable FLDONE, FRDONE and OUTOMEM.
+  void enable_interrupts();
+
+  // Mesa-style binning list for a scene (vc4_draw.c / vc4_job.c, NV shader state instead of GL: no QPU): the vertex
+  // data, indices and shader record are uploaded; TILE_BINNING_MODE_CONFIG carries the tile grid and placeholder
+  // addresses that bin_setup() fills in, as the kernel does. Ends INCREMENT_SEMAPHORE, FLUSH.
+  std::vector<std::uint8_t> build_bin_cl(const Vc4Scene& scene);
+
+  // The kernel's checks of a user binning list (vc4_validate.c vc4_validate_bin_cl and helpers): an empty string when
+  // the list passes, else the first problem with its byte offset. `shader_rec_count` is the number of GL shader
+  // records the submission provides.
+  static std::string validate_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec_count = 1);
+  // The kernel's checks of the render set-up (vc4_render_cl.c vc4_get_rcl and its surface set-up).
+  static std::string validate_render_setup(const Vc4RenderSetup& setup);
+
+  // Bin memory set-up of a validated list (vc4_validate.c validate_tile_binning_config): a fresh bin slot; TSDA at its
+  // start, tile allocation memory after roundup(48 * tiles, 4096), the rest of the slot as its size, flags forced.
+  // Returns the tile allocation address; the list is rewritten in place.
+  struct BinSetup {
+    std::uint32_t tsda = 0;
+    std::uint32_t tile_alloc = 0;
+    std::uint32_t tile_alloc_size = 0;
+    unsigned tiles_x = 0;
+    unsigned tiles_y = 0;
+  };
+  BinSetup bin_setup(std::vector<std::uint8_t>& bin_cl);
+
+  // The render list as vc4_render_cl.c builds it (header: optional CLEAR_COLORS + TILE_COORDINATES(0,0) + no-op
+  // store, then TILE_RENDERING_MODE_CONFIG; per tile, y outer and x inner: TILE_COORDINATES, WAIT_ON_SEMAPHORE before
+  // the first tile's branch, BRANCH_TO_SUB_LIST into the tile's list, STORE_MS_TILE_BUFFER, _AND_EOF on the last).
+  static std::vector<std::uint8_t> build_render_cl(const Vc4RenderSetup& setup);
+
+  // Writes the lists to memory and starts them (vc4_gem.c: cache flush, then CT0 and CT1 through CA and EA; a thread
+  // whose list is empty is not started).
+  void submit(const std::vector<std::uint8_t>& bin_cl, const std::vector<std::uint8_t>& render_cl);
+  // Supplies an overflow block before the job (what a script can do, since it cannot react to OUTOMEM).
+  void supply_overspill(std::uint32_t size = kBinSlotSize);
+  // The OUTOMEM handler (vc4_irq.c vc4_irq + vc4_overflow_mem_work): INTDIS, a new slot in BPOA/BPOS, ack, INTENA.
+  // Returns true when it handled one.
+  bool service_interrupts();
+  // Waits for FRDONE (serving OUTOMEM in between when service_oom; a script waits the whole budget at once) and
+  // acknowledges FLDONE and FRDONE. False on time-out.
+  bool wait_frame(std::uint64_t timeout_ns, bool service_oom = true);
+
+  unsigned overflow_blocks_supplied() const { return overflow_blocks_; }
+
+ private:
+  std::uint64_t reg(std::uint32_t offset) const { return layout_.v3d + offset; }
+
+  HostPort& port_;
+  Vc4Layout layout_;
+  std::uint32_t next_ = 0;
+  unsigned overflow_blocks_ = 0;
+};
+
+}  // namespace gpuvp::host

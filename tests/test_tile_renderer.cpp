@@ -1,0 +1,241 @@
+// Tile renderer (CT1): the kernel's 99-byte render-only clear of a 1024x64 buffer (reference-vc4.md 5.B), clears in
+// RGBA8888 and BGR565 with the frame's stride and partial edge tiles, loads firing on TILE_COORDINATES, disable-clear
+// bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, and every error path.
+#include "tests/test_vc4_support.h"
+
+#include <functional>
+#include <utility>
+
+using namespace gpuvp;
+using namespace gpuvp::test::vc4t;
+using vc4::ControlListExecutor;
+
+namespace {
+
+constexpr std::uint32_t kList = 0x10000;
+constexpr std::uint32_t kFrame = 0x100000;
+
+class Renderer : public Vc4Fixture {
+ protected:
+  // Runs the list on CT1; `after` runs in the simulation once it has settled (register reads need a thread).
+  void run(const List& l, double us = 100, const std::function<void()>& after = {}) {
+    put(l);
+    test::run_thread([&] {
+      submit(1, l);
+      settle(us);
+      if (after) after();
+    });
+  }
+};
+
+List& clear_colors(List& l, std::uint32_t c, std::uint32_t z = 0, std::uint8_t s = 0) {
+  return l.op(pk::kClearColors).u32(c).u32(c).u16(static_cast<std::uint16_t>(z)).u8(static_cast<std::uint8_t>(z >> 16))
+      .u8(0).u8(s);
+}
+List& render_config(List& l, std::uint32_t addr, std::uint16_t w, std::uint16_t h, std::uint16_t bits) {
+  return l.op(pk::kTileRenderingModeConfig).u32(addr).u16(w).u16(h).u16(bits);
+}
+List& tile(List& l, std::uint8_t x, std::uint8_t y) { return l.op(pk::kTileCoordinates).u8(x).u8(y); }
+List& store_general(List& l, std::uint16_t bits, std::uint32_t word) {
+  return l.op(pk::kStoreTileBufferGeneral).u16(bits).u32(word);
+}
+
+// vc4_render_cl.c for igt_vc4_get_cleared_bo: 1024x64 RGBA8888, clear colour {v, v}, no binning list.
+TEST_F(Renderer, KernelRenderOnlyClearOf1024x64Is99BytesAndFillsEveryWord) {
+  List l{kList, {}};
+  clear_colors(l, 0xDEADBEEF);
+  tile(l, 0, 0);
+  store_general(l, 0, 0);
+  render_config(l, kFrame, 1024, 64, 0x0004);
+  for (std::uint8_t x = 0; x < 16; ++x) tile(l, x, 0).op(x == 15 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+  ASSERT_EQ(l.bytes.size(), 99u);
+  // The bytes of reference-vc4.md 5.B with the buffer at 0x100000 instead of 0x10000000.
+  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00,
+                                          0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                          0x71, 0x00, 0x00, 0x10, 0x00, 0x00, 0x04, 0x40, 0x00, 0x04, 0x00,
+                                          0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
+  EXPECT_EQ(std::vector<std::uint8_t>(l.bytes.begin(), l.bytes.begin() + 43), head);
+  EXPECT_EQ(std::vector<std::uint8_t>(l.bytes.end() - 4, l.bytes.end()), (std::vector<std::uint8_t>{0x73, 0x0f, 0x00, 0x19}));
+  put(kFrame, std::vector<std::uint8_t>(1024 * 64 * 4 + 64, 0x55));
+  put(l);
+  test::run_thread([&] {
+    wr(vc4::kV3dIntena, vc4::kV3dIntFrdone);
+    submit(1, l);
+    settle(200);
+    EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
+    EXPECT_EQ(rd(vc4::kV3dIntctl), vc4::kV3dIntFrdone);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0u);  // CT0 never started
+  });
+  std::size_t bad = 0;
+  for (std::uint32_t i = 0; i < 1024 * 64; ++i) bad += word(kFrame + 4 * i) != 0xDEADBEEF;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(word(kFrame + 1024 * 64 * 4), 0x55555555u);  // nothing beyond the buffer
+  EXPECT_EQ(v3d_.renderer().tiles_stored(), 16u);
+}
+
+TEST_F(Renderer, Bgr565ClearUsesTheFrameStrideAndClipsPartialTiles) {
+  // 100x70: 2x2 tiles, the right and bottom ones partial. 0xFF336699 -> R 0x33>>3, G 0x66>>2, B 0x99>>3.
+  const std::uint16_t px = (0x33 >> 3) << 11 | (0x66 >> 2) << 5 | (0x99 >> 3);
+  List l{kList, {}};
+  clear_colors(l, 0xFF336699);
+  tile(l, 0, 0);
+  store_general(l, 0, 0);
+  render_config(l, kFrame, 100, 70, 2 << 2);  // BGR565
+  for (std::uint8_t y = 0; y < 2; ++y)
+    for (std::uint8_t x = 0; x < 2; ++x) tile(l, x, y).op(x == 1 && y == 1 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+  put(kFrame, std::vector<std::uint8_t>(100 * 70 * 2 + 16, 0xEE));
+  run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dRfc), 1u); });
+  const auto fb = get(kFrame, 100 * 70 * 2 + 16);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < 100 * 70; ++i) bad += (fb[2 * i] | fb[2 * i + 1] << 8) != px;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(fb[100 * 70 * 2], 0xEE);
+}
+
+TEST_F(Renderer, LoadsFireOnTileCoordinatesAndStoresClearUnlessDisabled) {
+  // Source image 128x64 RGBA8888 with a pattern; load tile (1,0) from it, store it twice (the first store with the
+  // colour clear disabled), then a third store gives the clear colour.
+  constexpr std::uint32_t kSrc = 0x200000, kA = 0x300000, kB = 0x340000, kC = 0x380000;
+  std::vector<std::uint8_t> src;
+  for (std::uint32_t i = 0; i < 128 * 64; ++i) le(src, 0xA0000000u | i, 4);
+  put(kSrc, src);
+  List l{kList, {}};
+  clear_colors(l, 0x11223344);
+  render_config(l, kA, 128, 64, 0x0004);
+  l.op(pk::kLoadTileBufferGeneral).u16(1).u32(kSrc);  // colour, raster, RGBA8888
+  tile(l, 1, 0);
+  store_general(l, 1 | vc4::TileRenderer::kGeneralDisableColorClear, kA);
+  render_config(l, kB, 128, 64, 0x0004);
+  l.op(pk::kStoreMsTileBuffer);
+  render_config(l, kC, 128, 64, 0x0004);
+  l.op(pk::kStoreMsTileBuffer);
+  run(l);
+  for (std::uint32_t y = 0; y < 64; y += 21) {
+    for (std::uint32_t x = 64; x < 128; x += 13) {
+      const std::uint32_t off = 4 * (y * 128 + x);
+      EXPECT_EQ(word(kA + off), 0xA0000000u | (y * 128 + x)) << x << "," << y;
+      EXPECT_EQ(word(kB + off), 0xA0000000u | (y * 128 + x)) << x << "," << y;
+      EXPECT_EQ(word(kC + off), 0x11223344u) << x << "," << y;
+    }
+  }
+  EXPECT_EQ(word(kA), 0u);  // tile (0,0) of A was never stored
+  EXPECT_EQ(core::stats().counter_value("v3d.renderer.loads"), 1u);
+}
+
+TEST_F(Renderer, ZsStoreAndFullResolutionStoreAndLoad) {
+  constexpr std::uint32_t kZs = 0x200000, kFull = 0x300000, kOut = 0x400000;
+  List l{kList, {}};
+  clear_colors(l, 0xCAFEF00D, 0x123456, 0x78);
+  tile(l, 0, 0);
+  store_general(l, 0, 0);  // latch the clear values
+  render_config(l, kOut, 64, 64, 0x0004);
+  tile(l, 0, 0);
+  // Z/S (buffer 2), raster, colour clear kept for the next store.
+  store_general(l, 2 | vc4::TileRenderer::kGeneralDisableColorClear, kZs);
+  // Full resolution colour only (disable Z/S), no clear.
+  l.op(pk::kStoreFullResTileBuffer).u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear);
+  run(l);
+  EXPECT_EQ(word(kZs), 0x78123456u);
+  EXPECT_EQ(word(kZs + 4 * (64 * 64 - 1)), 0x78123456u);
+  EXPECT_EQ(word(kFull), 0xCAFEF00Du);
+  EXPECT_EQ(word(kFull + 16 * 1024 - 4), 0xCAFEF00Du);
+  EXPECT_EQ(word(kFull + 16 * 1024), 0u);
+}
+
+TEST_F(Renderer, FullResolutionLoadRestoresTheTileBuffer) {
+  constexpr std::uint32_t kFull = 0x300000, kOut = 0x400000;
+  std::vector<std::uint8_t> full;
+  for (std::uint32_t i = 0; i < 64 * 64; ++i) le(full, 0x5A000000u | i, 4);
+  put(kFull, full);
+  List l{kList, {}};
+  render_config(l, kOut, 64, 64, 0x0004);
+  l.op(pk::kLoadFullResTileBuffer).u32(kFull | vc4::TileRenderer::kFullResDisableZs);
+  tile(l, 0, 0);
+  l.op(pk::kStoreMsTileBufferAndEof);
+  run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dRfc), 1u); });
+  EXPECT_EQ(word(kOut), 0x5A000000u);
+  EXPECT_EQ(word(kOut + 4 * (64 * 64 - 1)), 0x5A000000u | (64 * 64 - 1));
+}
+
+TEST_F(Renderer, PrimitivesInTileListsAreCountedAndReportedAsNotYetShaded) {
+  List tl{0x30000, {}};
+  tl.format(0x12).op(pk::kCompressedPrimitive).u8(0x81).u16(0).u16(1).u16(2).u8(0x81).u16(3).u16(4).u16(5).u8(0x80)
+      .op(pk::kReturnFromSubList);
+  put(tl);
+  List l{kList, {}};
+  render_config(l, kFrame, 64, 64, 0x0004);
+  tile(l, 0, 0).op(pk::kBranchToSubList).u32(0x30000).op(pk::kStoreMsTileBufferAndEof);
+  run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u); });
+  EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 2u);
+  EXPECT_EQ(warnings("primitive entry at 0x30003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0): rasterisation and "
+                     "fragment shading (QPU) are not yet modelled"),
+            1u);
+}
+
+TEST_F(Renderer, BadRenderListsStopCt1WithCterr) {
+  const std::vector<std::pair<std::function<void(List&)>, std::string>> cases = {
+      {[](List& l) { render_config(l, kFrame, 128, 64, 4); tile(l, 2, 0); },
+       "TILE_COORDINATES (2, 0) outside the 2x1 tile grid of the 128x64 frame"},
+      {[](List& l) { render_config(l, kFrame, 0, 64, 4); }, "TILE_RENDERING_MODE_CONFIG with a 0x64 frame"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 6); },
+       "memory format 1 (T/LT tiling) is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 4); }, "decimation is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 2); }, "64-bit (HDR) colour is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 3 << 2); }, "colour format 3 is undefined"},
+      {[](List& l) { render_config(l, 0xFFFF00, 64, 64, 4); tile(l, 0, 0); l.op(pk::kStoreMsTileBuffer); },
+       "tile (0, 0) store of 256 bytes at 0x1000000 is outside DRAM"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 1 | 1 << 4, kFrame); },
+       "STORE_TILE_BUFFER_GENERAL T-tiled memory format is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); store_general(l, 5, kFrame); },
+       "STORE_TILE_BUFFER_GENERAL of the full dump buffer is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); l.op(pk::kLoadTileBufferGeneral).u16(1 | 2 << 4).u32(kFrame); },
+       "LOAD_TILE_BUFFER_GENERAL LT-tiled memory format is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); l.op(pk::kLoadFullResTileBuffer).u32(0xFFF000); tile(l, 0, 0); },
+       "full-resolution load of 16384 bytes at 0xfff000 is outside DRAM"},
+  };
+  std::vector<List> lists;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    List l{static_cast<std::uint32_t>(0x50000 + 0x1000 * i), {}};
+    cases[i].first(l);
+    put(l);
+    lists.push_back(l);
+  }
+  // Before any configuration (these run first): a colour store, and any tile but (0, 0).
+  List early{0x4E000, {}};
+  store_general(early, 1, kFrame);
+  List early_tile{0x4F000, {}};
+  tile(early_tile, 1, 0);
+  put(early);
+  put(early_tile);
+  test::run_thread([&] {
+    submit(1, early);
+    settle(10);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr);
+    submit(1, early_tile);
+    settle(10);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr);
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+      submit(1, lists[i]);
+      settle(10);
+      EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr) << cases[i].second;
+    }
+  });
+  EXPECT_EQ(errors("STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"), 1u);
+  EXPECT_EQ(errors("TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"), 1u);
+  for (const auto& c : cases) EXPECT_EQ(errors(c.second), 1u) << c.second;
+}
+
+TEST_F(Renderer, StoreTimeFollowsTheBytesStored) {
+  // 64 rows of 256 bytes at 16 bytes per cycle: at least 1024 V3D cycles (4.1 us at 250 MHz) per tile store.
+  List l{kList, {}};
+  render_config(l, kFrame, 64, 64, 0x0004);
+  tile(l, 0, 0);
+  for (int i = 0; i < 4; ++i) l.op(pk::kStoreMsTileBuffer);
+  run(l);
+  const core::Picoseconds busy = core::stats().busy_time("v3d.ct1.busy").busy_ps;
+  EXPECT_GE(busy, 4u * 1024 * 4000);
+  EXPECT_LT(busy, 4u * 1024 * 4000 * 3);
+}
+
+}  // namespace

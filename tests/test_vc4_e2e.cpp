@@ -1,0 +1,302 @@
+// vc4 end to end, driven as the vc4 driver drives it (tb/host/vc4_driver): a Mesa-style binning list and the
+// kernel's render list on the default platform, live (BusHostPort) and as a host script replayed by `gpuvp run
+// --script`; the kernel's render-only clear (99 bytes, reference-vc4.md 5.B); the binner out-of-memory interrupt
+// handler; the kernel's validation of binning lists and render set-ups (the rejection list of reference-vc4.md 4.1).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "platform/platform.h"
+#include "tb/host/vc4_driver.h"
+#include "tests/support/run_gpuvp.h"
+#include "tests/support/sc_test.h"
+#include "tlm/core/stats.h"
+
+using namespace gpuvp;
+using host::Vc4Driver;
+
+namespace {
+
+constexpr std::uint32_t kClear = 0xFF204080;
+
+// Three triangles over a 256x128 frame (4x2 tiles): one in tile (0,0), one across tiles (1,0)..(2,1), one in (3,1).
+host::Vc4Scene scene() {
+  host::Vc4Scene s;
+  s.width = 256;
+  s.height = 128;
+  s.vertices = {{10, 10},  {50, 10},  {10, 50},              // tile (0,0)
+                {80, 20},  {180, 30}, {100, 110},            // tiles (1,0) (2,0) (1,1) (2,1)
+                {200, 80}, {250, 80}, {200, 120}};           // tile (3,1)
+  s.indices = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  return s;
+}
+
+struct Frame {
+  Vc4Driver::Buffer fb;
+  std::vector<std::uint8_t> bin;
+  std::vector<std::uint8_t> render;
+};
+
+// Builds a frame: binning list with the kernel's bin set-up, render list clearing to kClear and branching into the
+// tile lists; `small_pool` leaves only the initial blocks (no pool) so that the binner needs overflow memory.
+Frame build_frame(Vc4Driver& d, const host::Vc4Scene& s, bool small_pool = false) {
+  Frame f;
+  f.fb = d.alloc(s.width * s.height * 4);
+  f.bin = d.build_bin_cl(s);
+  const Vc4Driver::BinSetup bin = d.bin_setup(f.bin);
+  if (small_pool) {
+    const std::uint32_t initial = bin.tiles_x * bin.tiles_y * 32;
+    for (unsigned i = 0; i < 4; ++i) f.bin[5 + i] = static_cast<std::uint8_t>(initial >> (8 * i));
+  }
+  host::Vc4RenderSetup r;
+  r.color_address = f.fb.addr;
+  r.width = s.width;
+  r.height = s.height;
+  r.use_clear_color = true;
+  r.clear_color[0] = r.clear_color[1] = kClear;
+  r.has_bin = true;
+  r.tile_alloc = bin.tile_alloc;
+  r.bin_tiles_x = bin.tiles_x;
+  r.bin_tiles_y = bin.tiles_y;
+  r.max_x_tile = bin.tiles_x - 1;
+  r.max_y_tile = bin.tiles_y - 1;
+  EXPECT_EQ(Vc4Driver::validate_render_setup(r), "");
+  f.render = Vc4Driver::build_render_cl(r);
+  return f;
+}
+
+TEST(Vc4EndToEnd, DriverBinsAndRendersASceneLive) {
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  Vc4Driver d(port);
+  bool done = false;
+  Frame f;
+  test::run_thread([&] {
+    d.enable_interrupts();
+    f = build_frame(d, scene());
+    d.submit(f.bin, f.render);
+    done = d.wait_frame(1'000'000);
+    EXPECT_EQ(port.read32(0xE1000000 + vc4::kV3dBfc), 1u);
+    EXPECT_EQ(port.read32(0xE1000000 + vc4::kV3dRfc), 1u);
+    EXPECT_EQ(port.read32(0xE1000000 + vc4::kV3dCtnCs(0)), vc4::ControlListExecutor::kCtMode);
+    // FRDONE comes with the last store; the thread stops at its end address right after.
+    EXPECT_TRUE(port.wait_for32(0xE1000000 + vc4::kV3dCtnCs(1), 0, ~0u, 20000));
+    EXPECT_EQ(port.read32(0xE1000000 + vc4::kV3dIntctl), 0u);  // acknowledged
+  });
+  EXPECT_TRUE(done);
+  for (const auto& e : port.failures()) ADD_FAILURE() << e;
+  // 1 + 4 + 1 tile entries for three triangles; every one reached the renderer, which cannot shade it yet.
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.primitives"), 3u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.entries"), 6u);
+  EXPECT_EQ(soc.v3d()->renderer().primitives_not_shaded(), 6u);
+  EXPECT_EQ(soc.v3d()->renderer().tiles_stored(), 8u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "rasterisation and fragment shading (QPU) are not yet modelled")
+                .size(),
+            1u);
+  // No rasterisation: the frame is the clear colour everywhere.
+  std::vector<std::uint32_t> fb(256 * 128);
+  soc.dram().store().read(f.fb.addr, reinterpret_cast<std::uint8_t*>(fb.data()), fb.size() * 4);
+  std::size_t bad = 0;
+  for (std::uint32_t v : fb) bad += v != kClear;
+  EXPECT_EQ(bad, 0u);
+  // The render list: header 14 + 3 + 7 + 11, first tile 3 + 1 + 5 + 1, seven more of 3 + 5 + 1.
+  EXPECT_EQ(f.render.size(), 35u + 10 + 7 * 9);
+}
+
+TEST(Vc4EndToEnd, BinnerOutOfMemoryIsServedByTheDriversInterruptHandler) {
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  Vc4Driver d(port);
+  host::Vc4Scene s = scene();
+  // 40 copies of the first triangle: tile (0,0) needs more than its 32-byte initial block.
+  for (int i = 0; i < 40; ++i) s.indices.insert(s.indices.end(), {0, 1, 2});
+  bool done = false;
+  test::run_thread([&] {
+    d.enable_interrupts();
+    port.write32(0xE1000000 + vc4::kV3dBpoa, 0);  // vc4_gem.c: no pre-loaded overflow memory
+    port.write32(0xE1000000 + vc4::kV3dBpos, 0);
+    Frame f = build_frame(d, s, /*small_pool=*/true);
+    d.submit(f.bin, f.render);
+    done = d.wait_frame(1'000'000);
+  });
+  EXPECT_TRUE(done);
+  for (const auto& e : port.failures()) ADD_FAILURE() << e;
+  EXPECT_EQ(d.overflow_blocks_supplied(), 1u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.out_of_memory"), 1u);
+  EXPECT_EQ(soc.v3d()->renderer().primitives_not_shaded(), 46u);
+  test::take_reports(sc_core::SC_WARNING, "not yet modelled");
+}
+
+TEST(Vc4EndToEnd, KernelRenderOnlyClearThroughTheDriver) {
+  // igt_vc4_get_cleared_bo: 256 KiB BO at 0x10000000, 1024 wide, v = 0xDEADBEEF: the kernel's 99-byte list.
+  host::Vc4RenderSetup r;
+  r.color_address = 0x10000000;
+  r.width = 1024;
+  r.height = 64;
+  r.use_clear_color = true;
+  r.clear_color[0] = r.clear_color[1] = 0xDEADBEEF;
+  r.max_x_tile = 15;
+  ASSERT_EQ(Vc4Driver::validate_render_setup(r), "");
+  const std::vector<std::uint8_t> rcl = Vc4Driver::build_render_cl(r);
+  ASSERT_EQ(rcl.size(), 99u);
+  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00,
+                                          0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                          0x71, 0x00, 0x00, 0x00, 0x10, 0x00, 0x04, 0x40, 0x00, 0x04, 0x00,
+                                          0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
+  EXPECT_EQ(std::vector<std::uint8_t>(rcl.begin(), rcl.begin() + 43), head);
+  EXPECT_EQ(std::vector<std::uint8_t>(rcl.end() - 4, rcl.end()), (std::vector<std::uint8_t>{0x73, 0x0f, 0x00, 0x19}));
+
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  host::Vc4Layout layout;
+  Vc4Driver d(port, layout);
+  bool done = false;
+  test::run_thread([&] {
+    d.enable_interrupts();
+    d.submit({}, rcl);
+    done = d.wait_frame(1'000'000);
+  });
+  EXPECT_TRUE(done);
+  std::vector<std::uint32_t> bo(1024 * 64);
+  soc.dram().store().read(0x10000000, reinterpret_cast<std::uint8_t*>(bo.data()), bo.size() * 4);
+  std::size_t bad = 0;
+  for (std::uint32_t v : bo) bad += v != 0xDEADBEEF;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(soc.v3d()->thread(0).packets_executed(), 0u);  // ct0ca == ct0ea: CT0 never ran
+}
+
+TEST(Vc4EndToEnd, SameFrameAsAHostScriptThroughTheExecutable) {
+  host::ScriptHostPort port;
+  Vc4Driver d(port);
+  d.enable_interrupts();
+  d.supply_overspill();  // a script cannot react to OUTOMEM
+  Frame f = build_frame(d, scene());
+  d.submit(f.bin, f.render);
+  d.wait_frame(2'000'000, /*service_oom=*/false);
+  port.expect32(0xE1000000 + vc4::kV3dBfc, 1);
+  port.expect32(0xE1000000 + vc4::kV3dRfc, 1);
+  port.expect32(f.fb.addr, kClear);
+  port.expect32(f.fb.addr + 256 * 128 * 4 - 4, kClear);
+  const std::string path = ::testing::TempDir() + "vc4_e2e.gpuvp";
+  std::ofstream(path) << port.script();
+  test::ProcessResult r = test::run_gpuvp("run --script " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not yet modelled"), std::string::npos) << r.out;
+}
+
+TEST(Vc4EndToEnd, AScriptExpectingPixelsTheModelCannotDrawFails) {
+  host::ScriptHostPort port;
+  Vc4Driver d(port);
+  d.enable_interrupts();
+  d.supply_overspill();
+  Frame f = build_frame(d, scene());
+  d.submit(f.bin, f.render);
+  d.wait_frame(2'000'000, false);
+  port.expect32(f.fb.addr + (20 * 256 + 20) * 4, 0xFFFFFFFF);  // inside the first triangle: not rasterised yet
+  const std::string path = ::testing::TempDir() + "vc4_e2e_bad.gpuvp";
+  std::ofstream(path) << port.script();
+  test::ProcessResult r = test::run_gpuvp("run --quiet --script " + path);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("actual 0xff204080"), std::string::npos) << r.out;
+}
+
+// ---- the kernel's validation (reference-vc4.md 4.1) ----
+
+std::vector<std::uint8_t> user_bin_cl(std::vector<std::uint8_t> body) {
+  std::vector<std::uint8_t> cl = {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x04, 6};  // config 4x3, START
+  cl.insert(cl.end(), body.begin(), body.end());
+  cl.push_back(7);
+  cl.push_back(4);
+  return cl;
+}
+
+TEST(Vc4Validation, BinningListRejectionList) {
+  const std::vector<std::uint8_t> gl_state = {64, 0x01, 0, 0, 0};
+  const std::vector<std::uint8_t> draw = {33, 4, 3, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<std::uint8_t> ok_body = gl_state;
+  ok_body.insert(ok_body.end(), draw.begin(), draw.end());
+  EXPECT_EQ(Vc4Driver::validate_bin_cl(user_bin_cl(ok_body)), "");
+  const std::vector<std::pair<std::vector<std::uint8_t>, std::string>> bad = {
+      {user_bin_cl({65, 0, 0, 0, 0}), "at byte 17: opcode 65 (NV_SHADER_STATE) is not allowed in a binning list"},
+      {user_bin_cl({8}), "opcode 8 (WAIT_ON_SEMAPHORE) is not allowed"},
+      {user_bin_cl({17, 0, 0, 0, 0}), "opcode 17 (BRANCH_TO_SUB_LIST) is not allowed"},
+      {user_bin_cl({104, 0, 0, 0, 0, 0, 0, 0, 0}), "opcode 104 (Z_MIN_MAX_CLIPPING_PLANES) is not allowed"},
+      {user_bin_cl({115, 0, 0}), "opcode 115 (TILE_COORDINATES) is not allowed"},
+      {user_bin_cl({2}), "opcode 2 (unknown) is not allowed"},
+      {{112, 0, 0}, "at byte 0: TILE_BINNING_MODE_CONFIG (16 bytes) runs past the end of the list"},
+      {user_bin_cl({4}), "at byte 17: FLUSH is not the last byte of the list"},
+      {user_bin_cl({7}), "at byte 17: INCREMENT_SEMAPHORE is not the second-to-last byte"},
+      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 7, 4}, "no START_TILE_BINNING in the list"},
+      {user_bin_cl({6}), "at byte 17: duplicate START_TILE_BINNING"},
+      {{6, 7, 4}, "START_TILE_BINNING before TILE_BINNING_MODE_CONFIG"},
+      {user_bin_cl({112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4}), "duplicate TILE_BINNING_MODE_CONFIG"},
+      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 4, 6, 7, 4}, "tile binning with a zero-sized tile grid"},
+      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x84, 6, 7, 4}, "double-buffer in non-multisample mode"},
+      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x06, 6, 7, 4}, "64-bit colour is not supported"},
+      {user_bin_cl(draw), "at byte 17: draw before any GL_SHADER_STATE"},
+      {user_bin_cl({64, 0x10, 0, 0, 0}), "GL_SHADER_STATE with bits above 3:0 set"},
+      {user_bin_cl({64, 1, 0, 0, 0, 64, 1, 0, 0, 0}), "more GL_SHADER_STATE packets than the 1 shader records"},
+      {user_bin_cl({64, 1, 0, 0, 0, 33, 4, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0}),
+       "GL_ARRAY_PRIMITIVE first + count overflows 32 bits"},
+      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 6, 4, 7, 4}, "at byte 17: FLUSH is not the last"},
+  };
+  for (const auto& [cl, text] : bad) {
+    const std::string got = Vc4Driver::validate_bin_cl(cl);
+    EXPECT_NE(got.find(text), std::string::npos) << "expected '" << text << "', got '" << got << "'";
+  }
+  // HALT ends parsing: what follows is not checked, but the list still must end INCREMENT_SEMAPHORE, FLUSH.
+  EXPECT_EQ(Vc4Driver::validate_bin_cl({112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 6, 0, 2, 2}),
+            "the list does not end INCREMENT_SEMAPHORE, FLUSH");
+}
+
+TEST(Vc4Validation, RenderSetupRejectionList) {
+  host::Vc4RenderSetup ok;
+  ok.color_address = 0x100000;
+  ok.width = 256;
+  ok.height = 128;
+  ok.has_bin = true;
+  ok.bin_tiles_x = 4;
+  ok.bin_tiles_y = 2;
+  ok.max_x_tile = 3;
+  ok.max_y_tile = 1;
+  EXPECT_EQ(Vc4Driver::validate_render_setup(ok), "");
+  auto with = [&](auto change) {
+    host::Vc4RenderSetup s = ok;
+    change(s);
+    return Vc4Driver::validate_render_setup(s);
+  };
+  EXPECT_EQ(with([](auto& s) { s.min_x_tile = 4; }), "minimum tile beyond the maximum tile");
+  EXPECT_EQ(with([](auto& s) { s.max_x_tile = 5; }), "render tiles (5, 1) beyond the binned 4x2 tiles");
+  // The kernel's '>' lets max == bin tiles through (reference-vc4.md 4.1 item 11).
+  EXPECT_EQ(with([](auto& s) { s.max_x_tile = 4; }), "");
+  EXPECT_EQ(with([](auto& s) { s.color_address = 0; }), "no colour write surface");
+  EXPECT_EQ(with([](auto& s) { s.color_address = 0x100008; }), "colour surface offset not 16-byte aligned");
+  EXPECT_EQ(with([](auto& s) { s.width = 5000; }), "surface larger than 4096 pixels");
+  EXPECT_EQ(with([](auto& s) { s.color_bits = 1 << 8; }), "render config bits outside the allowed set");
+  EXPECT_EQ(with([](auto& s) { s.color_bits = 3 << 2; }), "colour format not 565, 565 dithered or 8888");
+}
+
+TEST(Vc4Validation, OffByOneRenderSetupIsCaughtByTheModel) {
+  // max_x_tile == bin_tiles_x passes the kernel's check; the render list then branches into a tile list that the
+  // binner never wrote and selects a tile outside the frame: the renderer stops CT1 with an error.
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  Vc4Driver d(port);
+  host::Vc4RenderSetup r;
+  r.color_address = 0x100000;
+  r.width = 128;
+  r.height = 64;
+  r.max_x_tile = 2;
+  r.bin_tiles_x = 2;
+  r.bin_tiles_y = 1;
+  ASSERT_EQ(Vc4Driver::validate_render_setup(r), "");
+  test::run_thread([&] {
+    d.submit({}, Vc4Driver::build_render_cl(r));
+    EXPECT_FALSE(d.wait_frame(50'000, false));
+    EXPECT_EQ(port.read32(0xE1000000 + vc4::kV3dCtnCs(1)), vc4::ControlListExecutor::kCtErr);
+  });
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "TILE_COORDINATES (2, 0) outside the 2x1 tile grid").size(), 1u);
+}
+
+}  // namespace

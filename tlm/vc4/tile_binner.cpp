@@ -1,0 +1,702 @@
+#include "tlm/vc4/tile_binner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "tlm/core/report.h"
+#include "tlm/vc4/v3d.h"
+
+namespace gpuvp::vc4 {
+
+namespace {
+
+std::string hex(std::uint64_t v) { return core::format_hex(v); }
+
+// Block sizes of the TILE_BINNING_MODE_CONFIG size fields (vc4_packet.h VC4_BIN_CONFIG_ALLOC_*_SIZE_32..256).
+std::uint32_t block_bytes(std::uint8_t field) { return 32u << (field & 3); }
+
+struct Point {
+  double x;
+  double y;
+};
+
+// Separating-axis test of a convex polygon (counter-clockwise or clockwise, n >= 3) against the closed box
+// [x0, x1] x [y0, y1]: the polygon touches the box unless one of the box's axes or one of the polygon's edge normals
+// separates them. Exact for triangles with integer (1/16 pixel) corners.
+bool convex_touches_box(const Point* p, unsigned n, double x0, double y0, double x1, double y1) {
+  double minx = p[0].x, maxx = p[0].x, miny = p[0].y, maxy = p[0].y;
+  double area2 = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    minx = std::min(minx, p[i].x);
+    maxx = std::max(maxx, p[i].x);
+    miny = std::min(miny, p[i].y);
+    maxy = std::max(maxy, p[i].y);
+    const Point& a = p[i];
+    const Point& b = p[(i + 1) % n];
+    area2 += a.x * b.y - b.x * a.y;
+  }
+  if (maxx < x0 || minx > x1 || maxy < y0 || miny > y1) return false;
+  if (area2 == 0) return true;  // degenerate polygon inside the bounding box overlap
+  const double orient = area2 > 0 ? 1.0 : -1.0;
+  const Point corners[4] = {{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}};
+  for (unsigned i = 0; i < n; ++i) {
+    const Point& a = p[i];
+    const Point& b = p[(i + 1) % n];
+    bool all_outside = true;
+    for (const Point& c : corners) {
+      const double e = ((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)) * orient;
+      if (e >= 0) {
+        all_outside = false;
+        break;
+      }
+    }
+    if (all_outside) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_tile_state_packet(std::uint8_t op) {
+  return op == packet::kPrimitiveListFormat || (op >= packet::kGlShaderState && op <= packet::kVgInlineShaderRecord) ||
+         (op >= packet::kConfigurationBits && op <= packet::kZMinMaxClippingPlanes);
+}
+
+TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& params,
+                       const TileBinnerServices& services)
+    : sc_module(name),
+      params_(params),
+      services_(services),
+      primitives_(core::stats().counter(std::string(this->name()) + ".primitives", "primitives binned")),
+      culled_(core::stats().counter(std::string(this->name()) + ".culled",
+                                    "primitives that touch no tile (zero area, back/front facing, outside)")),
+      entries_(core::stats().counter(std::string(this->name()) + ".entries", "compressed primitive entries written")),
+      state_packets_(core::stats().counter(std::string(this->name()) + ".state_packets",
+                                           "state packets copied into tile lists")),
+      blocks_(core::stats().counter(std::string(this->name()) + ".blocks", "tile list blocks chained from the pool")),
+      overspills_(core::stats().counter(std::string(this->name()) + ".overspills",
+                                        "overspill blocks taken (SPILLUSE)")),
+      out_of_memory_events_(core::stats().counter(std::string(this->name()) + ".out_of_memory",
+                                                  "OUTOMEM stalls until software supplied memory")),
+      flushes_(core::stats().counter(std::string(this->name()) + ".flushes")),
+      bytes_written_(core::stats().counter(std::string(this->name()) + ".bytes_written",
+                                           "bytes written to tile allocation memory")) {}
+
+void TileBinner::thread_reset() {
+  binning_ = false;
+  out_of_memory_ = false;
+}
+
+void TileBinner::overspill_written() {
+  // vc4_irq.c (vc4_overflow_mem_work) writes BPOA, then BPOS; vc4_gem.c writes 0 to both to disable the overspill
+  // block before a job.
+  overspill_valid_ = services_.bpos.value() != 0;
+  if (overspill_valid_) {
+    // The cause of OUTOMEM is gone as soon as memory is supplied: the handler's acknowledgement that follows
+    // (vc4_irq.c writes INTCTL after BPOA/BPOS) then clears the interrupt.
+    out_of_memory_ = false;
+    overspill_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void TileBinner::update_pool_registers() {
+  services_.bpca.set(pool_next_);
+  services_.bpcs.set(pool_left_);
+}
+
+bool TileBinner::read(std::uint32_t address, void* out, unsigned len, UnitContext& ctx, std::string& message) {
+  if (!services_.in_dram(address, len)) {
+    message = hex(address) + " (" + std::to_string(len) + " bytes) is outside DRAM";
+    return false;
+  }
+  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
+  const auto status = services_.memory.read(address, out, len, delay);
+  ctx.time.set_offset(core::to_ps(delay));
+  if (status != tlm::TLM_OK_RESPONSE) {
+    message = "the bus refused the read at " + hex(address);
+    return false;
+  }
+  return true;
+}
+
+bool TileBinner::write(std::uint32_t address, const void* data, unsigned len, UnitContext& ctx, std::string& message) {
+  if (!services_.in_dram(address, len)) {
+    message = "tile list write at " + hex(address) + " (" + std::to_string(len) + " bytes) is outside DRAM";
+    return false;
+  }
+  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
+  const auto status = services_.memory.write(address, data, len, delay);
+  ctx.time.set_offset(core::to_ps(delay));
+  if (status != tlm::TLM_OK_RESPONSE) {
+    message = "the bus refused the write at " + hex(address);
+    return false;
+  }
+  bytes_written_ += len;
+  return true;
+}
+
+UnitResult TileBinner::execute(const StatePacket& p, UnitContext& ctx) {
+  const std::uint8_t op = p.u8(0);
+  switch (op) {
+    case packet::kTileBinningModeConfig:
+      return configure(p);
+    case packet::kStartTileBinning:
+      return start(ctx);
+    case packet::kFlush:
+    case packet::kFlushAllState:
+      return flush(op == packet::kFlushAllState, ctx);
+    case packet::kGlIndexedPrimitive:
+    case packet::kGlArrayPrimitive:
+    case packet::kVgCoordinateArrayPrimitives:
+      return draw(p, ctx);
+    case packet::kClipperXyScaling:
+    case packet::kClipperZScaleAndOffset:
+      // Used by the clipper for primitives that need clipping against the guard band: the NV/VG paths modelled here
+      // take pre-shaded screen coordinates (the values stay recorded in the CLE's state).
+      return UnitResult::done();
+    default:
+      break;
+  }
+  if (is_tile_state_packet(op)) {
+    record_state(p);
+    return UnitResult::done();
+  }
+  return UnitResult::ignored();  // rendering-list packets
+}
+
+UnitResult TileBinner::configure(const StatePacket& p) {
+  const unsigned w = p.u8(13), h = p.u8(14);
+  const std::uint8_t flags = p.u8(15);
+  if (w == 0 || h == 0) {
+    return UnitResult::error("TILE_BINNING_MODE_CONFIG with a " + std::to_string(w) + "x" + std::to_string(h) +
+                             " tile grid (width and height in tiles must be at least 1)");
+  }
+  if (p.u32(9) & 15) {
+    return UnitResult::error("TILE_BINNING_MODE_CONFIG tile state data array address " + hex(p.u32(9)) +
+                             " is not 16-byte aligned");
+  }
+  tile_alloc_ = p.u32(1);
+  tile_alloc_size_ = p.u32(5);
+  tsda_ = p.u32(9);
+  tiles_x_ = w;
+  tiles_y_ = h;
+  // 32x32 tiles in 4x multisample mode, 64x64 otherwise (Mesa vc4_job.c vc4_get_job).
+  tile_px_ = (flags & kConfigMs4x) ? 32 : 64;
+  initial_block_ = block_bytes(static_cast<std::uint8_t>(flags >> kConfigInitialBlockShift));
+  block_size_ = block_bytes(static_cast<std::uint8_t>(flags >> kConfigBlockShift));
+  configured_ = true;
+  binning_ = false;
+  // The tile state data array is only zeroed when the configuration asks for it, at START_TILE_BINNING.
+  state_[packet::kTileBinningModeConfig].bytes = p.bytes;
+  return UnitResult::done();
+}
+
+UnitResult TileBinner::start(UnitContext& ctx) {
+  if (!configured_) return UnitResult::error("START_TILE_BINNING before any TILE_BINNING_MODE_CONFIG");
+  const std::uint64_t ntiles = static_cast<std::uint64_t>(tiles_x_) * tiles_y_;
+  const std::uint64_t initial = ntiles * initial_block_;
+  if (!services_.in_dram(tile_alloc_, initial)) {
+    return UnitResult::error("tile allocation memory " + hex(tile_alloc_) + " with " + std::to_string(ntiles) +
+                             " initial blocks of " + std::to_string(initial_block_) + " bytes is outside DRAM");
+  }
+  if (!services_.in_dram(tsda_, ntiles * kTsdaBytesPerTile)) {
+    return UnitResult::error("tile state data array " + hex(tsda_) + " (" + std::to_string(ntiles) + " x 48 bytes) is "
+                             "outside DRAM");
+  }
+  std::string message;
+  const std::uint8_t flags = state_[packet::kTileBinningModeConfig].bytes[15];
+  if (flags & kConfigAutoInitTsda) {
+    static const std::array<std::uint8_t, 256> zeros{};
+    for (std::uint64_t off = 0; off < ntiles * kTsdaBytesPerTile; off += zeros.size()) {
+      const auto len = static_cast<unsigned>(std::min<std::uint64_t>(zeros.size(), ntiles * kTsdaBytesPerTile - off));
+      if (!write(static_cast<std::uint32_t>(tsda_ + off), zeros.data(), len, ctx, message)) {
+        return UnitResult::error("tile state data array initialisation failed: " + message);
+      }
+    }
+  }
+  tiles_.assign(ntiles, BinnedTile{});
+  for (std::uint64_t i = 0; i < ntiles; ++i) {
+    BinnedTile& t = tiles_[i];
+    t.first = static_cast<std::uint32_t>(tile_alloc_ + i * initial_block_);
+    t.write = t.first;
+    t.block_end = t.first + initial_block_;
+  }
+  // The pool is what follows the initial blocks in tile allocation memory. When the initial blocks alone exceed the
+  // configured size the pool is empty (PeterLemon's Multi_Sample demo configures such a size: reference-vc4.md 3.3).
+  pool_next_ = static_cast<std::uint32_t>(tile_alloc_ + initial);
+  pool_left_ = tile_alloc_size_ > initial ? static_cast<std::uint32_t>(tile_alloc_size_ - initial) : 0;
+  update_pool_registers();
+  out_of_memory_ = false;
+  // START_TILE_BINNING "advances state counter so that initial state items actually go into tile lists"
+  // (PeterLemon CONTROL_LIST.INC) and resets the state change counters (Mesa vc4_draw.c vc4_start_draw).
+  ++epoch_;
+  for (TrackedState& s : state_) {
+    if (s.seen) s.epoch = epoch_;
+  }
+  drew_since_state_ = false;
+  binning_ = true;
+  return UnitResult::done();
+}
+
+void TileBinner::record_state(const StatePacket& p) {
+  const std::uint8_t op = p.u8(0);
+  if (drew_since_state_) {
+    ++epoch_;
+    drew_since_state_ = false;
+  }
+  TrackedState& s = state_[op];
+  s.seen = true;
+  s.epoch = epoch_;
+  s.length = p.length;
+  s.bytes = p.bytes;
+  if (op == packet::kGlShaderState || op == packet::kNvShaderState || op == packet::kVgShaderState) {
+    shader_state_op_ = op;
+  }
+}
+
+bool TileBinner::fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, std::string& message) {
+  std::uint8_t b[4];
+  std::uint64_t address;
+  if (vertex_source_vg_) {
+    address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * 4;
+  } else {
+    address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ +
+              vertex_offset_;
+  }
+  if (address > 0xFFFFFFFFull || !read(static_cast<std::uint32_t>(address), b, 4, ctx, message)) {
+    message = "vertex " + std::to_string(index) + " at " + hex(address) + ": " +
+              (message.empty() ? "outside the 32-bit bus" : message);
+    return false;
+  }
+  cycles(ctx, params_.vertex_cycles);
+  // Shaded vertex: X and Y as signed 12.4 fixed point (PeterLemon NV demos), moved by VIEWPORT_OFFSET (12.4, Mesa
+  // v3d_packet_v21.xml): Mesa's shaders apply only the viewport scale and leave the translation to this packet.
+  v.x = static_cast<std::int16_t>(b[0] | b[1] << 8) + viewport_x_;
+  v.y = static_cast<std::int16_t>(b[2] | b[3] << 8) + viewport_y_;
+  return true;
+}
+
+UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
+  const std::uint8_t op = p.u8(0);
+  const char* pname = packet_info(op)->name;
+  if (!binning_) return UnitResult::error(std::string(pname) + " outside tile binning (no START_TILE_BINNING)");
+  std::string message;
+
+  // Vertex source: the current shader state. A GL shader state needs the coordinate shader on the QPUs.
+  if (op == packet::kVgCoordinateArrayPrimitives) {
+    vertex_source_vg_ = true;
+    vertex_base_ = p.u32(6);
+    vertex_stride_ = 4;
+    vertex_offset_ = 0;
+  } else {
+    vertex_source_vg_ = false;
+    if (shader_state_op_ == 0) return UnitResult::error(std::string(pname) + " before any shader state");
+    if (shader_state_op_ == packet::kGlShaderState) {
+      return UnitResult::error(std::string(pname) + " with GL_SHADER_STATE: the coordinate shader runs on the QPUs, "
+                               "which are not modelled (use NV_SHADER_STATE with pre-shaded vertices)");
+    }
+    if (shader_state_op_ == packet::kVgShaderState) {
+      return UnitResult::error(std::string(pname) + " with VG_SHADER_STATE: a VG shader record has no vertex data");
+    }
+    const std::uint32_t record = state_[packet::kNvShaderState].bytes[1] |
+                                 static_cast<std::uint32_t>(state_[packet::kNvShaderState].bytes[2]) << 8 |
+                                 static_cast<std::uint32_t>(state_[packet::kNvShaderState].bytes[3]) << 16 |
+                                 static_cast<std::uint32_t>(state_[packet::kNvShaderState].bytes[4]) << 24;
+    std::uint8_t rec[16];
+    if ((record & 15) != 0) {
+      return UnitResult::error("NV shader record address " + hex(record) + " is not 16-byte aligned");
+    }
+    if (!read(record, rec, sizeof rec, ctx, message)) {
+      return UnitResult::error("bad NV shader record address: " + message);
+    }
+    // NV shader record (vc4_packet.h VC4_SHADER_FLAG_*; PeterLemon): flags, shaded vertex stride, FS uniforms, FS
+    // varyings, FS code, FS uniforms address, shaded vertex data address. Flag bit 3: a clip header (Xc Yc Zc Wc,
+    // 16 bytes) precedes Xs/Ys.
+    vertex_stride_ = rec[1];
+    vertex_offset_ = (rec[0] & 8) ? 16 : 0;
+    vertex_base_ = rec[12] | static_cast<std::uint32_t>(rec[13]) << 8 | static_cast<std::uint32_t>(rec[14]) << 16 |
+                   static_cast<std::uint32_t>(rec[15]) << 24;
+  }
+  const TrackedState& vp = state_[packet::kViewportOffset];
+  viewport_x_ = vp.seen ? static_cast<std::int16_t>(vp.bytes[1] | vp.bytes[2] << 8) : 0;
+  viewport_y_ = vp.seen ? static_cast<std::int16_t>(vp.bytes[3] | vp.bytes[4] << 8) : 0;
+
+  // A zero-sized clip window hangs the binner (Mesa vc4_draw.c / reference-vc4.md 3.2): the thread stops advancing.
+  const TrackedState& clip = state_[packet::kClipWindow];
+  if (clip.seen && ((clip.bytes[5] | clip.bytes[6] << 8) == 0 || (clip.bytes[7] | clip.bytes[8] << 8) == 0)) {
+    ctx.time.sync();
+    sc_core::wait(core::to_sc_time(ctx.hang_timeout_ps), ctx.kick);
+    if (!ctx.running()) return UnitResult::aborted();
+    return UnitResult::hang(std::string(pname) + " with a zero-sized CLIP_WINDOW: the binner hangs, as on hardware");
+  }
+
+  // Primitive mode, count, and the index source.
+  const unsigned mode = p.u8(1) & 0xF;
+  const std::uint32_t count = p.u32(2);
+  bool indexed = op == packet::kGlIndexedPrimitive;
+  unsigned index_bytes = 0;
+  std::uint32_t index_address = 0, max_index = 0, first = 0;
+  if (op == packet::kVgCoordinateArrayPrimitives) {
+    // VG types (PeterLemon CONTROL_LIST.INC, Microsoft Vc4Hw.h): 1 RHT, 3 RHT strip, 4 triangles, 5 strip, 6 fan.
+    if (mode != 4 && mode != 5 && mode != 6) {
+      return UnitResult::error("VG_COORDINATE_ARRAY_PRIMITIVES type " + std::to_string(mode) +
+                               (mode == 1 || mode == 3 ? " (RHT) is not modelled" : " is undefined"));
+    }
+  } else if (mode > 6) {
+    return UnitResult::error(std::string(pname) + " primitive mode " + std::to_string(mode) + " is undefined");
+  }
+  if (indexed) {
+    const unsigned type = p.u8(1) >> 4;
+    if (type > 1) return UnitResult::error("GL_INDEXED_PRIMITIVE index type " + std::to_string(type) + " is undefined");
+    index_bytes = type == 0 ? 1 : 2;
+    index_address = p.u32(6);
+    max_index = p.u32(10);
+    if (!services_.in_dram(index_address, static_cast<std::uint64_t>(count) * index_bytes)) {
+      return UnitResult::error("GL_INDEXED_PRIMITIVE index buffer " + hex(index_address) + " (" + std::to_string(count) +
+                               " indices) is outside DRAM");
+    }
+  } else if (op == packet::kGlArrayPrimitive) {
+    first = p.u32(6);
+    // GFXH-515 / SW-5891 (Mesa vc4_draw.c): the hardware keeps array draws' vertex indices in 16 bits, so a draw with
+    // first + count beyond 65536 wraps around to vertex 0.
+    if (static_cast<std::uint64_t>(first) + count > 65536 && !warned_.test(0)) {
+      warned_.set(0);
+      core::report_warning(name(), "GL_ARRAY_PRIMITIVE with first " + std::to_string(first) + " and count " +
+                                       std::to_string(count) + " exceeds 16-bit vertex indices: indices wrap at "
+                                       "65536 (hardware erratum GFXH-515; reported once)");
+    }
+  }
+
+  // Index stream: index i of the draw.
+  std::vector<std::uint8_t> chunk;
+  std::uint64_t chunk_start = 0;
+  auto index_at = [&](std::uint32_t i, std::uint32_t& out) -> bool {
+    if (!indexed) {
+      out = op == packet::kGlArrayPrimitive ? ((first + i) & 0xFFFF) : i;
+      return true;
+    }
+    constexpr std::uint32_t kChunk = 256;
+    if (chunk.empty() || i < chunk_start || i >= chunk_start + chunk.size() / index_bytes) {
+      chunk_start = i - i % kChunk;
+      const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, count - chunk_start));
+      chunk.resize(static_cast<std::size_t>(n) * index_bytes);
+      if (!read(static_cast<std::uint32_t>(index_address + chunk_start * index_bytes), chunk.data(),
+                static_cast<unsigned>(chunk.size()), ctx, message)) {
+        return false;
+      }
+    }
+    const std::size_t k = static_cast<std::size_t>(i - chunk_start) * index_bytes;
+    out = index_bytes == 1 ? chunk[k] : static_cast<std::uint32_t>(chunk[k] | chunk[k + 1] << 8);
+    if (out > max_index) {
+      message = "index " + std::to_string(out) + " (element " + std::to_string(i) + ") exceeds the maximum index " +
+                std::to_string(max_index);
+      return false;
+    }
+    return true;
+  };
+
+  // Assembly (GL modes: 0 points, 1 lines, 2 line loop, 3 line strip, 4 triangles, 5 strip, 6 fan).
+  Kind kind = Kind::kTriangle;
+  unsigned verts = 3;
+  std::uint64_t prims = 0;
+  switch (mode) {
+    case 0: kind = Kind::kPoint; verts = 1; prims = count; break;
+    case 1: kind = Kind::kLine; verts = 2; prims = count / 2; break;
+    case 2:
+      kind = Kind::kLine;
+      verts = 2;
+      // Mesa vc4_draw.c: 2-vertex line loops don't draw on this hardware.
+      prims = count > 2 ? count : 0;
+      break;
+    case 3: kind = Kind::kLine; verts = 2; prims = count >= 2 ? count - 1 : 0; break;
+    case 4: prims = count / 3; break;
+    default: prims = count >= 3 ? count - 2 : 0; break;  // strip, fan
+  }
+  for (std::uint64_t k = 0; k < prims; ++k) {
+    services_.primitives_remaining(static_cast<std::uint32_t>(prims - k));
+    std::uint32_t el[3] = {0, 0, 0};
+    const auto kk = static_cast<std::uint32_t>(k);
+    switch (mode) {
+      case 0: el[0] = kk; break;
+      case 1: el[0] = 2 * kk; el[1] = 2 * kk + 1; break;
+      case 2: el[0] = kk; el[1] = kk + 1 == count ? 0 : kk + 1; break;
+      case 3: el[0] = kk; el[1] = kk + 1; break;
+      case 4: el[0] = 3 * kk; el[1] = 3 * kk + 1; el[2] = 3 * kk + 2; break;
+      case 5:
+        // Odd triangles of a strip swap their first two vertices to keep the winding.
+        el[0] = (kk & 1) ? kk + 1 : kk;
+        el[1] = (kk & 1) ? kk : kk + 1;
+        el[2] = kk + 2;
+        break;
+      case 6: el[0] = 0; el[1] = kk + 1; el[2] = kk + 2; break;
+      default: break;
+    }
+    std::uint32_t idx[3] = {0, 0, 0};
+    Vertex v[3];
+    cycles(ctx, params_.primitive_cycles);
+    for (unsigned j = 0; j < verts; ++j) {
+      if (!index_at(el[j], idx[j])) return UnitResult::error(std::string(pname) + ": " + message);
+      if (!fetch_vertex(idx[j], v[j], ctx, message)) return UnitResult::error(std::string(pname) + ": " + message);
+    }
+    UnitResult r = bin(kind, idx, v, ctx);
+    if (r.kind != UnitResult::Kind::kDone) return r;
+    ctx.time.sync_if_needed();
+  }
+  services_.primitives_remaining(0);
+  drew_since_state_ = true;
+  return UnitResult::done();
+}
+
+bool TileBinner::touches(Kind kind, const Vertex* v, std::int64_t x0, std::int64_t y0, std::int64_t x1,
+                         std::int64_t y1) const {
+  Point poly[4];
+  unsigned n = 0;
+  if (kind == Kind::kTriangle) {
+    for (unsigned i = 0; i < 3; ++i) poly[n++] = {static_cast<double>(v[i].x), static_cast<double>(v[i].y)};
+  } else if (kind == Kind::kLine) {
+    // A line covers a rectangle of LINE_WIDTH pixels around the segment.
+    const double hw = line_half_width_;
+    const double dx = v[1].x - v[0].x, dy = v[1].y - v[0].y;
+    const double len = std::sqrt(dx * dx + dy * dy);
+    const double nx = len > 0 ? -dy / len * hw : 0, ny = len > 0 ? dx / len * hw : hw;
+    const double ex = len > 0 ? dx / len * hw : hw, ey = len > 0 ? dy / len * hw : 0;
+    poly[n++] = {v[0].x + nx - ex, v[0].y + ny - ey};
+    poly[n++] = {v[1].x + nx + ex, v[1].y + ny + ey};
+    poly[n++] = {v[1].x - nx + ex, v[1].y - ny + ey};
+    poly[n++] = {v[0].x - nx - ex, v[0].y - ny - ey};
+  } else {
+    // A point covers a POINT_SIZE square around its centre.
+    const double h = point_half_size_;
+    poly[n++] = {v[0].x - h, v[0].y - h};
+    poly[n++] = {v[0].x + h, v[0].y - h};
+    poly[n++] = {v[0].x + h, v[0].y + h};
+    poly[n++] = {v[0].x - h, v[0].y + h};
+  }
+  return convex_touches_box(poly, n, static_cast<double>(x0), static_cast<double>(y0), static_cast<double>(x1),
+                            static_cast<double>(y1));
+}
+
+UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx) {
+  ++primitives_;
+  const TrackedState& cfg = state_[packet::kConfigurationBits];
+  if (kind == Kind::kTriangle) {
+    const std::int64_t area2 = static_cast<std::int64_t>(v[1].x - v[0].x) * (v[2].y - v[0].y) -
+                               static_cast<std::int64_t>(v[2].x - v[0].x) * (v[1].y - v[0].y);
+    if (area2 == 0) {
+      ++culled_;
+      return UnitResult::done();
+    }
+    if (cfg.seen) {
+      // CONFIGURATION_BITS: bit 0 forward-facing enable, bit 1 reverse-facing enable, bit 2 clockwise primitives are
+      // forward facing (vc4_packet.h VC4_CONFIG_BITS_*). With Y growing downwards a positive signed area is
+      // clockwise on screen (the orientation convention is the model's: no source states it).
+      const bool cw = area2 > 0;
+      const bool forward = (cfg.bytes[1] & 4) ? cw : !cw;
+      if ((forward && !(cfg.bytes[1] & 1)) || (!forward && !(cfg.bytes[1] & 2))) {
+        ++culled_;
+        return UnitResult::done();
+      }
+    }
+  }
+  const TrackedState& lw = state_[packet::kLineWidth];
+  const TrackedState& ps = state_[packet::kPointSize];
+  auto f32_of = [](const TrackedState& s, float dflt) {
+    if (!s.seen) return dflt;
+    const std::uint32_t bits = s.bytes[1] | static_cast<std::uint32_t>(s.bytes[2]) << 8 |
+                               static_cast<std::uint32_t>(s.bytes[3]) << 16 | static_cast<std::uint32_t>(s.bytes[4]) << 24;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return std::isfinite(f) && f > 0 ? std::min(f, 4096.0f) : dflt;
+  };
+  line_half_width_ = f32_of(lw, 1.0f) * 8.0;  // pixels -> 1/16 pixel, halved
+  point_half_size_ = f32_of(ps, 1.0f) * 8.0;
+
+  // Region to consider: the clip window (pixels) within the tile grid, in 1/16 pixel, inclusive.
+  const std::int64_t sub_tile = static_cast<std::int64_t>(tile_px_) * 16;
+  std::int64_t cx0 = 0, cy0 = 0, cx1 = tiles_x_ * sub_tile - 1, cy1 = tiles_y_ * sub_tile - 1;
+  const TrackedState& clip = state_[packet::kClipWindow];
+  if (clip.seen) {
+    const std::int64_t left = clip.bytes[1] | clip.bytes[2] << 8, bottom = clip.bytes[3] | clip.bytes[4] << 8;
+    const std::int64_t width = clip.bytes[5] | clip.bytes[6] << 8, height = clip.bytes[7] | clip.bytes[8] << 8;
+    cx0 = std::max(cx0, left * 16);
+    cy0 = std::max(cy0, bottom * 16);
+    cx1 = std::min(cx1, (left + width) * 16 - 1);
+    cy1 = std::min(cy1, (bottom + height) * 16 - 1);
+  }
+  // Bounding box of the primitive, widened for lines and points.
+  double minx = v[0].x, maxx = v[0].x, miny = v[0].y, maxy = v[0].y;
+  const unsigned nv = kind == Kind::kTriangle ? 3 : kind == Kind::kLine ? 2 : 1;
+  for (unsigned i = 1; i < nv; ++i) {
+    minx = std::min<double>(minx, v[i].x);
+    maxx = std::max<double>(maxx, v[i].x);
+    miny = std::min<double>(miny, v[i].y);
+    maxy = std::max<double>(maxy, v[i].y);
+  }
+  const double grow = kind == Kind::kLine ? line_half_width_ : kind == Kind::kPoint ? point_half_size_ : 0;
+  const std::int64_t rx0 = std::max<std::int64_t>(cx0, static_cast<std::int64_t>(std::floor(minx - grow)));
+  const std::int64_t ry0 = std::max<std::int64_t>(cy0, static_cast<std::int64_t>(std::floor(miny - grow)));
+  const std::int64_t rx1 = std::min<std::int64_t>(cx1, static_cast<std::int64_t>(std::ceil(maxx + grow)));
+  const std::int64_t ry1 = std::min<std::int64_t>(cy1, static_cast<std::int64_t>(std::ceil(maxy + grow)));
+  if (rx0 > rx1 || ry0 > ry1) {
+    ++culled_;
+    return UnitResult::done();
+  }
+
+  // The entry: 0x81 and the absolute u16 indices (see the header for points and lines).
+  std::uint8_t entry[7] = {0x81};
+  unsigned entry_len = 1;
+  for (unsigned i = 0; i < nv; ++i) {
+    entry[entry_len++] = static_cast<std::uint8_t>(idx[i]);
+    entry[entry_len++] = static_cast<std::uint8_t>(idx[i] >> 8);
+  }
+  const std::uint8_t format = kind == Kind::kTriangle ? packet::kListFormat16BitTriangles
+                              : kind == Kind::kLine   ? packet::kListFormat16BitLines
+                                                      : packet::kListFormat16BitPoints;
+  bool any = false;
+  for (std::int64_t ty = ry0 / sub_tile; ty <= ry1 / sub_tile; ++ty) {
+    for (std::int64_t tx = rx0 / sub_tile; tx <= rx1 / sub_tile; ++tx) {
+      const std::int64_t bx0 = std::max(cx0, tx * sub_tile), by0 = std::max(cy0, ty * sub_tile);
+      const std::int64_t bx1 = std::min(cx1, (tx + 1) * sub_tile - 1), by1 = std::min(cy1, (ty + 1) * sub_tile - 1);
+      if (!touches(kind, v, bx0, by0, bx1, by1)) continue;
+      any = true;
+      BinnedTile& t = tiles_[static_cast<std::size_t>(ty * tiles_x_ + tx)];
+      UnitResult r = write_state(t, false, ctx);
+      if (r.kind != UnitResult::Kind::kDone) return r;
+      if (t.format != format) {
+        const std::uint8_t plf[2] = {packet::kPrimitiveListFormat, format};
+        r = append(t, plf, 2, false, ctx);
+        if (r.kind != UnitResult::Kind::kDone) return r;
+        t.format = format;
+      }
+      r = append(t, entry, entry_len, true, ctx);
+      if (r.kind != UnitResult::Kind::kDone) return r;
+      ++t.primitives;
+      ++entries_;
+    }
+  }
+  if (!any) ++culled_;
+  return UnitResult::done();
+}
+
+UnitResult TileBinner::write_state(BinnedTile& t, bool all, UnitContext& ctx) {
+  if (!all && t.state_epoch == epoch_) return UnitResult::done();
+  for (unsigned op = 0; op < state_.size(); ++op) {
+    const TrackedState& s = state_[op];
+    if (!s.seen || !is_tile_state_packet(static_cast<std::uint8_t>(op))) continue;
+    if (!all && s.epoch <= t.state_epoch) continue;
+    UnitResult r = append(t, s.bytes.data(), s.length, false, ctx);
+    if (r.kind != UnitResult::Kind::kDone) return r;
+    if (op == packet::kPrimitiveListFormat) t.format = s.bytes[1];
+    ++state_packets_;
+  }
+  t.state_epoch = epoch_;
+  return UnitResult::done();
+}
+
+UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned len, bool compressed_entry,
+                              UnitContext& ctx) {
+  std::string message;
+  auto framing = [&] { return (compressed_entry != t.compressed_open) ? 1u : 0u; };
+  if (t.write + framing() + len + kLinkReserve > t.block_end) {
+    // Chain a new block: close a compressed run, then BRANCH to the block (vc4-gpu-tools follows BRANCH in tile
+    // lists; which form the PTB itself writes is not documented, reference-vc4.md 3.3).
+    std::uint32_t block = 0;
+    UnitResult r = allocate_block(block, ctx);
+    if (r.kind != UnitResult::Kind::kDone) return r;
+    std::uint8_t link[6];
+    unsigned n = 0;
+    if (t.compressed_open) link[n++] = 0x80;
+    link[n++] = packet::kBranch;
+    for (unsigned i = 0; i < 4; ++i) link[n++] = static_cast<std::uint8_t>(block >> (8 * i));
+    if (!write(t.write, link, n, ctx, message)) return UnitResult::error(message);
+    t.write = block;
+    t.block_end = block + block_size_;
+    t.compressed_open = false;
+    ++t.blocks;
+    ++blocks_;
+  }
+  std::uint8_t buf[packet::kMaxFixedLength + 2];
+  unsigned n = 0;
+  if (compressed_entry && !t.compressed_open) buf[n++] = packet::kCompressedPrimitive;
+  if (!compressed_entry && t.compressed_open) buf[n++] = 0x80;  // escape back to packets
+  std::memcpy(buf + n, bytes, len);
+  n += len;
+  if (!write(t.write, buf, n, ctx, message)) return UnitResult::error(message);
+  t.write += n;
+  t.compressed_open = compressed_entry;
+  cycles(ctx, params_.tile_entry_cycles);
+  return UnitResult::done();
+}
+
+UnitResult TileBinner::allocate_block(std::uint32_t& block, UnitContext& ctx) {
+  for (;;) {
+    if (pool_left_ >= block_size_) {
+      block = pool_next_;
+      if (!services_.in_dram(block, block_size_)) {
+        return UnitResult::error("binning memory block " + hex(block) + " (" + std::to_string(block_size_) +
+                                 " bytes, BPCA) is outside DRAM");
+      }
+      pool_next_ += block_size_;
+      pool_left_ -= block_size_;
+      update_pool_registers();
+      return UnitResult::done();
+    }
+    if (overspill_valid_) {
+      // The pool is used up: continue in the overspill block and tell software (INTCTL.SPILLUSE: "binner started
+      // using the valid overspill buffer", PeterLemon V3D.INC).
+      pool_next_ = static_cast<std::uint32_t>(services_.bpoa.value());
+      pool_left_ = static_cast<std::uint32_t>(services_.bpos.value());
+      overspill_valid_ = false;
+      out_of_memory_ = false;
+      ++overspills_;
+      update_pool_registers();
+      services_.raise_interrupt(kV3dIntSpilluse);
+      continue;
+    }
+    // Out of memory: OUTOMEM and PCS.BMOOM until software writes a new overspill block (vc4_irq.c: OUTOMEM "will
+    // stay high until the underlying cause is cleared").
+    if (!out_of_memory_) {
+      out_of_memory_ = true;
+      ++out_of_memory_events_;
+    }
+    services_.raise_interrupt(kV3dIntOutomem);
+    ctx.time.sync();
+    const core::Picoseconds since = core::now_ps();
+    while (!overspill_valid_) {
+      const core::Picoseconds waited = core::now_ps() - since;
+      if (waited >= ctx.hang_timeout_ps) {
+        return UnitResult::hang("binner out of memory: no overspill block (BPOA/BPOS) supplied; OUTOMEM and PCS.BMOOM "
+                                "set, BPCA=" + hex(pool_next_) + " BPCS=" + std::to_string(pool_left_));
+      }
+      sc_core::wait(core::to_sc_time(ctx.hang_timeout_ps - waited), overspill_event_ | ctx.kick);
+      if (!ctx.running()) return UnitResult::aborted();
+    }
+  }
+}
+
+UnitResult TileBinner::flush(bool all_state, UnitContext& ctx) {
+  ++flushes_;
+  if (!binning_) return UnitResult::done();  // nothing binned since the last flush: no lists to cap
+  std::string message;
+  for (BinnedTile& t : tiles_) {
+    if (all_state) {
+      UnitResult r = write_state(t, true, ctx);
+      if (r.kind != UnitResult::Kind::kDone) return r;
+    }
+    // "Add Return-From-Sub-List to tile lists & then flush tile lists to memory" (PeterLemon CONTROL_LIST.INC); the
+    // two bytes always fit in the block's reserve.
+    std::uint8_t cap[2];
+    unsigned n = 0;
+    if (t.compressed_open) cap[n++] = 0x80;
+    cap[n++] = packet::kReturnFromSubList;
+    if (!write(t.write, cap, n, ctx, message)) return UnitResult::error(message);
+    t.write += n;
+    t.compressed_open = false;
+    cycles(ctx, params_.tile_entry_cycles);
+  }
+  binning_ = false;
+  return UnitResult::done();
+}
+
+}  // namespace gpuvp::vc4

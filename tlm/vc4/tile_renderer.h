@@ -1,0 +1,137 @@
+// TileRenderer: the V3D's tile buffer and its loads and stores, fed by the rendering CLE thread CT1. It takes
+// TILE_RENDERING_MODE_CONFIG (frame buffer address, width, height, RGBA8888 or BGR565, multisample), CLEAR_COLORS,
+// TILE_COORDINATES (which select the tile and fire pending loads), LOAD/STORE_TILE_BUFFER_GENERAL, the full-resolution
+// loads and stores and STORE_MS_TILE_BUFFER(_AND_EOF), and writes real pixels to memory in the frame's format and
+// stride. A store clears the tile buffer to the clear values unless its disable-clear bits say otherwise ("The tile
+// buffer gets cleared when the previous tile is stored", vc4_render_cl.c). Primitives that reach it through the
+// binned tile lists are counted and reported as not yet shaded: rasterisation and the fragment shader (QPU) are the
+// next issue. Facts: reference-vc4.md sections 1, 4, 5.B; Linux vc4_packet.h, vc4_render_cl.c.
+//
+// Colour in the tile buffer is one 32-bit value per pixel, 0xAARRGGBB (the value CLEAR_COLORS holds; Mesa renders
+// PIPE_FORMAT_B8G8R8A8 as the hardware's RGBA8888, vc4_formats.c); BGR565 stores keep its top 5/6/5 bits of red,
+// green and blue (dithering is not modelled). Z/S is one 32-bit value per pixel: Z in bits 23:0, stencil in 31:24
+// (the hardware's internal layout is undocumented). Only raster (linear) memory and 1x decimation are modelled; T and
+// LT tiling and decimated stores stop the thread with a "not modelled" error.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "tlm/core/config.h"
+#include "tlm/core/initiator_port.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timing.h"
+#include "tlm/vc4/control_list_executor.h"
+
+namespace gpuvp::vc4 {
+
+struct TileRendererParams {
+  std::uint32_t tile_cycles = 8;            // per TILE_COORDINATES (tile set-up)
+  std::uint32_t bytes_per_cycle = 16;       // tile buffer load/store bandwidth
+  std::uint32_t primitive_cycles = 4;       // per primitive entry that reaches the renderer
+
+  void visit(core::ParamVisitor& v) {
+    v.param("tile_cycles", tile_cycles, "V3D cycles to set up a tile (TILE_COORDINATES)", 0, 100000);
+    v.param("bytes_per_cycle", bytes_per_cycle, "tile buffer load/store bytes per V3D cycle", 1, 4096);
+    v.param("primitive_cycles", primitive_cycles, "V3D cycles per primitive entry reaching the renderer", 0, 100000);
+  }
+};
+
+struct TileRendererServices {
+  core::InitiatorPort& memory;
+  const core::ClockDomain& clock;
+  std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
+};
+
+class TileRenderer : public sc_core::sc_module, public ControlListUnit {
+ public:
+  // TILE_RENDERING_MODE_CONFIG flags (vc4_packet.h VC4_RENDER_CONFIG_*).
+  static constexpr std::uint16_t kConfigMs4x = 1u << 0;
+  static constexpr std::uint16_t kConfig64BitColor = 1u << 1;
+  static constexpr unsigned kConfigFormatShift = 2;     // 3:2: 0 BGR565 dithered, 1 RGBA8888, 2 BGR565
+  static constexpr unsigned kConfigDecimateShift = 4;   // 5:4
+  static constexpr unsigned kConfigMemFormatShift = 6;  // 7:6: 0 linear, 1 T, 2 LT
+  // STORE/LOAD_TILE_BUFFER_GENERAL first (16-bit) word (vc4_packet.h VC4_LOADSTORE_TILE_BUFFER_*).
+  static constexpr unsigned kGeneralBufferMask = 7;  // 0 none, 1 colour, 2 Z/S, 3 Z, 4 VG mask, 5 full dump
+  static constexpr unsigned kGeneralTilingShift = 4;
+  static constexpr unsigned kGeneralModeShift = 6;
+  static constexpr unsigned kGeneralPixelFormatShift = 8;  // 0 RGBA8888, 1 BGR565 dithered, 2 BGR565
+  static constexpr std::uint16_t kGeneralDisableColorClear = 1u << 13;
+  static constexpr std::uint16_t kGeneralDisableZsClear = 1u << 14;
+  // Full resolution load/store address word bits.
+  static constexpr std::uint32_t kFullResDisableColor = 1u << 0;
+  static constexpr std::uint32_t kFullResDisableZs = 1u << 1;
+  static constexpr std::uint32_t kFullResDisableClear = 1u << 2;
+
+  TileRenderer(sc_core::sc_module_name name, const TileRendererParams& params, const TileRendererServices& services);
+
+  const char* unit_name() const override { return "tile renderer"; }
+  UnitResult execute(const StatePacket& p, UnitContext& ctx) override;
+  void compressed_primitive(std::uint32_t address, std::uint8_t list_format, UnitContext& ctx) override;
+
+  bool configured() const { return configured_; }
+  unsigned tile_px() const { return tile_px_; }
+  unsigned tiles_x() const { return (width_ + tile_px_ - 1) / tile_px_; }
+  unsigned tiles_y() const { return (height_ + tile_px_ - 1) / tile_px_; }
+  std::uint32_t color_at(unsigned x, unsigned y) const { return color_.at(y * tile_px_ + x); }
+  std::uint64_t tiles_stored() const { return stores_.value; }
+  std::uint64_t primitives_not_shaded() const { return not_shaded_.value; }
+
+ private:
+  enum class Buffer : std::uint8_t { kColor, kZs };
+  struct PendingLoad {
+    Buffer buffer;
+    bool full_res;
+    unsigned pixel_format;  // general loads: 0 RGBA8888, 1/2 BGR565
+    std::uint32_t address;
+  };
+
+  UnitResult configure(const StatePacket& p);
+  UnitResult clear_colors(const StatePacket& p);
+  UnitResult tile_coordinates(const StatePacket& p, UnitContext& ctx);
+  UnitResult store_general(const StatePacket& p, UnitContext& ctx);
+  UnitResult load_general(const StatePacket& p);
+  UnitResult store_full_res(const StatePacket& p, UnitContext& ctx);
+  UnitResult load_full_res(const StatePacket& p);
+  UnitResult store_ms(UnitContext& ctx);
+  // Raster transfer of one buffer of the current tile; bpp 2 (BGR565) or 4.
+  UnitResult store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx);
+  UnitResult load_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx);
+  UnitResult store_full(Buffer buffer, std::uint32_t address, UnitContext& ctx);
+  UnitResult load_full(Buffer buffer, std::uint32_t address, UnitContext& ctx);
+  void clear(bool color, bool zs);
+  UnitResult need_config(const char* what) const;
+  bool transfer(bool write, std::uint32_t address, void* data, unsigned len, UnitContext& ctx, std::string& message);
+
+  TileRendererParams params_;
+  TileRendererServices services_;
+
+  bool configured_ = false;
+  std::uint32_t frame_address_ = 0;
+  unsigned width_ = 0;
+  unsigned height_ = 0;
+  std::uint16_t flags_ = 0;
+  unsigned tile_px_ = 64;
+  unsigned tile_x_ = 0;
+  unsigned tile_y_ = 0;
+  std::uint64_t clear_color_ = 0;
+  std::uint32_t clear_zs_ = 0;
+  std::uint8_t clear_stencil_ = 0;
+  std::vector<std::uint32_t> color_;
+  std::vector<std::uint32_t> zs_;
+  std::vector<PendingLoad> pending_loads_;
+  std::vector<std::uint8_t> row_;
+  bool warned_not_shaded_ = false;
+
+  core::Counter& tiles_;
+  core::Counter& stores_;
+  core::Counter& loads_;
+  core::Counter& bytes_stored_;
+  core::Counter& not_shaded_;
+};
+
+}  // namespace gpuvp::vc4
