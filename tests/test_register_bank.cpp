@@ -608,7 +608,8 @@ TEST(RegisterBlock, AccessesOutsideTheBlockAreAddressErrors) {
     // Inside the bus window, beyond the block: the block answers with an address error.
     EXPECT_EQ(cpu.read(0x10200, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     // Straddles the end of the block (0xFC..0x103).
-    EXPECT_EQ(cpu.write(0x100FC, &v, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    const std::uint64_t v64 = 0xFFFFFFFFFFFFFFFF;
+    EXPECT_EQ(cpu.write(0x100FC, &v64, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     // Outside every bus window: the bus answers.
     EXPECT_EQ(cpu.read(0x20000, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     // Still fine inside.

@@ -48,6 +48,9 @@ void Bus::end_of_elaboration() {
     port_state_[i].bytes = &stats().counter(p + ".bytes");
     port_state_[i].wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
     port_state_[i].busy = &stats().busy_time(p + ".busy");
+    for (std::size_t cycles = 0; cycles <= PortState::kDelayTableCycles; ++cycles) {
+      port_state_[i].hop_and_occupancy[cycles] = to_sc_time(clock_.cycles(map_[i].timing.hop_latency_cycles + cycles));
+    }
   }
 }
 
@@ -98,8 +101,10 @@ void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_cor
   Picoseconds start = arrival;
   if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
   Picoseconds occupancy = 0;
+  std::uint64_t occupancy_cycles = 0;
   if (m->timing.bytes_per_cycle) {
-    occupancy = clock_.cycles((len + m->timing.bytes_per_cycle - 1) / m->timing.bytes_per_cycle);
+    occupancy_cycles = (len + m->timing.bytes_per_cycle - 1) / m->timing.bytes_per_cycle;
+    occupancy = clock_.cycles(occupancy_cycles);
     if (start + occupancy > port.next_free_ps) {
       port.last_start_ps = start;
       port.next_free_ps = start + occupancy;
@@ -113,7 +118,12 @@ void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_cor
 
   const std::uint64_t global = trans.get_address();
   trans.set_address(global - m->base);
-  delay += to_sc_time(wait + clock_.cycles(m->timing.hop_latency_cycles) + occupancy);
+  if (occupancy_cycles <= PortState::kDelayTableCycles) {
+    delay += port.hop_and_occupancy[occupancy_cycles];
+    if (wait) delay += to_sc_time(wait);
+  } else {
+    delay += to_sc_time(wait + clock_.cycles(m->timing.hop_latency_cycles) + occupancy);
+  }
   downstream[static_cast<int>(m->port)]->b_transport(trans, delay);
   trans.set_address(global);
 }

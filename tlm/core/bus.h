@@ -4,6 +4,7 @@
 // hammer the same target queue behind each other.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,6 +80,9 @@ class Bus : public sc_core::sc_module {
     Counter* bytes = nullptr;
     Counter* wait_ps = nullptr;
     BusyTime* busy = nullptr;
+    // hop latency + occupancy as an sc_time, by occupancy cycles, for short accesses (no sc_time built per access)
+    static constexpr std::size_t kDelayTableCycles = 8;
+    std::array<sc_core::sc_time, kDelayTableCycles + 1> hop_and_occupancy{};
   };
 
   void b_transport(int initiator, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

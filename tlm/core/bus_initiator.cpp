@@ -19,16 +19,19 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   if (use_dmi_) {
     const tlm::tlm_dmi* region = nullptr;
     if (unsigned char* p = dmi_.lookup(addr, len, write, &region)) {
+      hot_.start = region->get_start_address();
+      hot_.end = region->get_end_address();
+      hot_.ptr = region->get_dmi_ptr();
+      hot_.read_ps = to_ps(region->get_read_latency());
+      hot_.write_ps = to_ps(region->get_write_latency());
+      hot_.readable = region->is_read_allowed();
+      hot_.writable = region->is_write_allowed();
       if (write) {
         std::memcpy(p, data, len);
-        local_time_.advance(to_ps(region->get_write_latency()));
       } else {
         std::memcpy(data, p, len);
-        local_time_.advance(to_ps(region->get_read_latency()));
       }
-      ++dmi_accesses_;
-      local_time_.sync_if_needed();
-      return tlm::TLM_OK_RESPONSE;
+      return finish_dmi(write ? hot_.write_ps : hot_.read_ps);
     }
   }
   payload_.set_command(cmd);
@@ -36,8 +39,6 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   payload_.set_data_ptr(data);
   payload_.set_data_length(len);
   payload_.set_streaming_width(len);
-  payload_.set_byte_enable_ptr(nullptr);
-  payload_.set_byte_enable_length(0);
   payload_.set_dmi_allowed(false);
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = to_sc_time(local_time_.offset_ps());
@@ -53,15 +54,6 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   }
   local_time_.sync_if_needed();
   return status;
-}
-
-tlm::tlm_response_status BusInitiator::read(std::uint64_t addr, void* data, unsigned len) {
-  return transport(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len);
-}
-
-tlm::tlm_response_status BusInitiator::write(std::uint64_t addr, const void* data, unsigned len) {
-  // The payload's data pointer is non-const by TLM's design; targets do not modify write data.
-  return transport(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len);
 }
 
 unsigned BusInitiator::debug_read(std::uint64_t addr, void* data, unsigned len) {
@@ -84,6 +76,9 @@ unsigned BusInitiator::debug_write(std::uint64_t addr, const void* data, unsigne
   return socket->transport_dbg(p);
 }
 
-void BusInitiator::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) { dmi_.invalidate(start, end); }
+void BusInitiator::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
+  dmi_.invalidate(start, end);
+  hot_ = HotRegion{};
+}
 
 }  // namespace gpuvp::core

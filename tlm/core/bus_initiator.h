@@ -10,6 +10,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "tlm/core/dmi_cache.h"
+#include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
 
@@ -22,8 +23,23 @@ class BusInitiator : public sc_core::sc_module {
   explicit BusInitiator(sc_core::sc_module_name name);
 
   // Timed accesses; call from a thread process. They return the TLM response status (TLM_OK_RESPONSE on success).
-  tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len);
-  tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len);
+  // An access inside the DMI region used last is served inline (copy, latency, counter, quantum check); everything
+  // else goes through transport().
+  tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len) {
+    if (hot_.covers(addr, len) && hot_.readable) {
+      SparseStore::copy_small(static_cast<unsigned char*>(data), hot_.ptr + (addr - hot_.start), len);
+      return finish_dmi(hot_.read_ps);
+    }
+    return transport(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len);
+  }
+  tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len) {
+    if (hot_.covers(addr, len) && hot_.writable) {
+      SparseStore::copy_small(hot_.ptr + (addr - hot_.start), static_cast<const unsigned char*>(data), len);
+      return finish_dmi(hot_.write_ps);
+    }
+    // The payload's data pointer is non-const by TLM's design; targets do not modify write data.
+    return transport(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len);
+  }
   // Untimed debug accesses (transport_dbg); return the bytes transferred.
   unsigned debug_read(std::uint64_t addr, void* data, unsigned len);
   unsigned debug_write(std::uint64_t addr, const void* data, unsigned len);
@@ -41,7 +57,10 @@ class BusInitiator : public sc_core::sc_module {
   }
 
   // DMI is used for accesses to targets that grant it (memory) when enabled.
-  void set_use_dmi(bool use) { use_dmi_ = use; }
+  void set_use_dmi(bool use) {
+    use_dmi_ = use;
+    hot_ = HotRegion{};
+  }
   bool use_dmi() const { return use_dmi_; }
   // Synchronise after every access regardless of the quantum ("quantum off").
   LocalTime& local_time() { return local_time_; }
@@ -54,6 +73,28 @@ class BusInitiator : public sc_core::sc_module {
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
   void start_of_simulation() override { local_time_.refresh_quantum(); }
 
+  // The DMI region of the last DMI access, with its latencies as integers. Empty (start > end) when DMI is off or
+  // after an invalidation.
+  struct HotRegion {
+    std::uint64_t start = 1;
+    std::uint64_t end = 0;
+    unsigned char* ptr = nullptr;
+    Picoseconds read_ps = 0;
+    Picoseconds write_ps = 0;
+    bool readable = false;
+    bool writable = false;
+    bool covers(std::uint64_t addr, unsigned len) const {
+      return addr >= start && len != 0 && len - 1 <= end - addr && addr <= end;
+    }
+  };
+  tlm::tlm_response_status finish_dmi(Picoseconds latency) {
+    local_time_.advance(latency);
+    ++dmi_accesses_;
+    local_time_.sync_if_needed();
+    return tlm::TLM_OK_RESPONSE;
+  }
+
+  HotRegion hot_;
   LocalTime local_time_;
   DmiCache dmi_;
   bool use_dmi_ = false;

@@ -19,7 +19,7 @@ SparseStore::SparseStore(std::uint64_t size, std::uint64_t page_size) : size_(si
   pages_.resize(static_cast<std::size_t>((size_ + page_size_ - 1) >> page_shift_));
 }
 
-void SparseStore::read(std::uint64_t offset, unsigned char* out, std::uint64_t len) const {
+void SparseStore::read_pages(std::uint64_t offset, unsigned char* out, std::uint64_t len) const {
   while (len) {
     std::uint64_t in_page = offset & (page_size_ - 1);
     std::uint64_t chunk = std::min(len, page_size_ - in_page);
@@ -44,7 +44,7 @@ unsigned char* SparseStore::page_for(std::uint64_t offset) {
   return page.get();
 }
 
-void SparseStore::write(std::uint64_t offset, const unsigned char* in, std::uint64_t len) {
+void SparseStore::write_pages(std::uint64_t offset, const unsigned char* in, std::uint64_t len) {
   while (len) {
     std::uint64_t in_page = offset & (page_size_ - 1);
     std::uint64_t chunk = std::min(len, page_size_ - in_page);
@@ -81,6 +81,10 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
       errors_(stats().counter(std::string(this->name()) + ".errors", "transactions answered with an error")),
       busy_(stats().busy_time(std::string(this->name()) + ".busy")) {
   if (params_.bytes_per_cycle == 0) throw std::invalid_argument(std::string(this->name()) + ": bytes_per_cycle must not be zero");
+  for (std::size_t cycles = 0; cycles <= kDelayTableCycles; ++cycles) {
+    read_delay_[cycles] = to_sc_time(clock_.cycles(params_.read_latency_cycles + cycles));
+    write_delay_[cycles] = to_sc_time(clock_.cycles(params_.write_latency_cycles + cycles));
+  }
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Memory::transport_dbg);
@@ -130,18 +134,21 @@ void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
   }
   const unsigned len = trans.get_data_length();
   const std::uint64_t transfer_cycles = (len + params_.bytes_per_cycle - 1) / params_.bytes_per_cycle;
-  std::uint64_t cycles;
-  if (trans.is_read()) {
+  const bool read = trans.is_read();
+  if (read) {
     ++reads_;
     bytes_read_ += len;
-    cycles = params_.read_latency_cycles + transfer_cycles;
   } else {
     ++writes_;
     bytes_written_ += len;
-    cycles = params_.write_latency_cycles + transfer_cycles;
   }
   busy_.add(clock_.cycles(transfer_cycles));
-  delay += to_sc_time(clock_.cycles(cycles));
+  if (transfer_cycles <= kDelayTableCycles) {
+    delay += read ? read_delay_[transfer_cycles] : write_delay_[transfer_cycles];
+  } else {
+    const std::uint64_t latency = read ? params_.read_latency_cycles : params_.write_latency_cycles;
+    delay += to_sc_time(clock_.cycles(latency + transfer_cycles));
+  }
   trans.set_dmi_allowed(params_.dmi);
 }
 

@@ -2,7 +2,9 @@
 // granted), unwritten memory reads as zero, so a large physical space costs only what is touched.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,8 +28,37 @@ class SparseStore {
   std::uint64_t pages_allocated() const { return pages_allocated_; }
   // Reads and writes inside [0, size); callers check bounds (contains()).
   bool contains(std::uint64_t offset, std::uint64_t len) const { return len <= size_ && offset <= size_ - len; }
-  void read(std::uint64_t offset, unsigned char* out, std::uint64_t len) const;
-  void write(std::uint64_t offset, const unsigned char* in, std::uint64_t len);
+  // The common case (inside one allocated page) is inline; the rest goes through read_pages()/write_pages().
+  void read(std::uint64_t offset, unsigned char* out, std::uint64_t len) const {
+    const std::uint64_t in_page = offset & (page_size_ - 1);
+    if (len - 1 < page_size_ - in_page) {  // 1 <= len and the access stays inside the page
+      if (const auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)]) {
+        copy_small(out, page.get() + in_page, len);
+        return;
+      }
+    }
+    read_pages(offset, out, len);
+  }
+  void write(std::uint64_t offset, const unsigned char* in, std::uint64_t len) {
+    const std::uint64_t in_page = offset & (page_size_ - 1);
+    if (len - 1 < page_size_ - in_page) {  // 1 <= len and the access stays inside the page
+      if (const auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)]) {
+        copy_small(page.get() + in_page, in, len);
+        return;
+      }
+    }
+    write_pages(offset, in, len);
+  }
+  // memcpy with the register-sized lengths inlined (a libc call costs more than the copy).
+  static void copy_small(unsigned char* dst, const unsigned char* src, std::uint64_t len) {
+    switch (len) {
+      case 4: std::memcpy(dst, src, 4); break;
+      case 8: std::memcpy(dst, src, 8); break;
+      case 2: std::memcpy(dst, src, 2); break;
+      case 1: *dst = *src; break;
+      default: std::memcpy(dst, src, len); break;
+    }
+  }
   void fill(std::uint64_t offset, unsigned char byte, std::uint64_t len);
   // The page holding offset, allocated if needed (for DMI).
   unsigned char* page_for(std::uint64_t offset);
@@ -38,6 +69,8 @@ class SparseStore {
   std::uint64_t page_size_;
   unsigned page_shift_;
   std::uint64_t pages_allocated_ = 0;
+  void read_pages(std::uint64_t offset, unsigned char* out, std::uint64_t len) const;
+  void write_pages(std::uint64_t offset, const unsigned char* in, std::uint64_t len);
   std::vector<std::unique_ptr<unsigned char[]>> pages_;
 };
 
@@ -78,6 +111,11 @@ class Memory : public sc_core::sc_module {
   MemoryParams params_;
   SparseStore store_;
   ClockDomain clock_;
+  // Delay of an access by its transfer cycles, precomputed for short transfers: building an sc_time per access costs
+  // more than the copy itself.
+  static constexpr std::size_t kDelayTableCycles = 8;
+  std::array<sc_core::sc_time, kDelayTableCycles + 1> read_delay_{};
+  std::array<sc_core::sc_time, kDelayTableCycles + 1> write_delay_{};
   Counter& reads_;
   Counter& writes_;
   Counter& bytes_read_;
