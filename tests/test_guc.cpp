@@ -282,6 +282,18 @@ TEST_F(GucTest, InterruptWithoutAnIdtIsATripleFault) {
   });
 }
 
+TEST_F(GucTest, FirmwareResettingItselfIsSafe) {
+  test::run_thread([&] {
+    // mov dword [0xFF00941C], 0x20 (GDRST GuC domain through the register window); hlt
+    const auto r = guc_.load(image_of({0xC7, 0x05, 0x1C, 0x94, 0x00, 0xFF, 0x20, 0x00, 0x00, 0x00, 0xF4}));
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(guc_.status(), GUC_STATUS_MIA_IN_RESET);
+    EXPECT_FALSE(model().running());
+    EXPECT_EQ(model().instructions(), 1u);
+    ASSERT_TRUE(guc_.load(firmware()).ok);
+  });
+}
+
 TEST_F(GucTest, ResetAndReloadAfterAFault) {
   test::run_thread([&] {
     guc_.load(image_of({0x0F, 0x0B}));

@@ -58,6 +58,11 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
     throw std::invalid_argument("gen.guc.wopcm_size must be a multiple of 4 KiB above the load address");
   }
   declare_registers();
+  if (params_.gdb_port != 0) {
+    gdb_ = std::make_unique<GucGdbStub>(static_cast<std::uint16_t>(params_.gdb_port), sram_.data(), sram_.size());
+    const std::string error = gdb_->listen();
+    if (!error.empty()) throw std::runtime_error("gen.guc.gdb_port: " + error);
+  }
   SC_THREAD(run);
   // Unicorn's code generator runs on this thread's stack.
   set_stack_size(8 * 1024 * 1024);
@@ -150,7 +155,13 @@ void Guc::update_host_irq() { host_irq_.set(host_event_latched_); }
 
 void Guc::reset() {
   ++generation_;
-  close_core();
+  if (emulating_) {
+    // The firmware itself reset the GuC (GDRST through its register window): the core is inside uc_emu_start on
+    // this very stack, so stop it and let execute() close it once Unicorn has returned.
+    uc_emu_stop(uc_);
+  } else {
+    close_core();
+  }
   state_ = State::kReset;
   dma_requested_ = false;
   host2guc_pending_ = false;
@@ -340,6 +351,7 @@ void Guc::execute() {
   set_mia(GUC_STATUS_MIA_CORE_STATE, true);
   boot_cycle_ps_ = local_.now();
   const core::Picoseconds instruction_ps = clock_.cycles(params_.cycles_per_instruction);
+  if (gdb_) debugger_stop();  // gdb gets the core before its first instruction
 
   while (generation == generation_ && state_ == State::kRunning) {
     if (host2guc_pending_ && !in_service_) {
@@ -356,13 +368,24 @@ void Guc::execute() {
     }
     const core::Picoseconds left =
         local_.quantum_ps() > local_.offset_ps() ? local_.quantum_ps() - local_.offset_ps() : instruction_ps;
-    const std::size_t budget = std::max<core::Picoseconds>(1, left / instruction_ps);
+    const std::size_t budget = gdb_step_ ? 1 : std::max<core::Picoseconds>(1, left / instruction_ps);
     uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
     slice_instructions_ = 0;
     hlt_seen_ = false;
+    resume_address_ = eip;
+    emulating_ = true;
     const uc_err err = uc_emu_start(uc_, eip, 0, 0, budget);
+    emulating_ = false;
     instructions_ += slice_instructions_;
     local_.advance(slice_instructions_ * instruction_ps);
+    if (generation != generation_) {
+      close_core();
+      return;
+    }
+    if (breakpoint_hit_) {  // stopped before the instruction at the breakpoint executed
+      --slice_instructions_;
+      --instructions_.value;
+    }
     if (!pending_fault_.empty()) {
       fault(pending_fault_);
       break;
@@ -377,8 +400,19 @@ void Guc::execute() {
       if (eip >= 1 && eip - 1 < sram_.size()) previous = sram_[eip - 1];
       if (previous == 0xF4) halted_ = true;
     }
+    if (gdb_ && (breakpoint_hit_ || gdb_step_)) {
+      breakpoint_hit_ = false;
+      debugger_stop();
+    }
     local_.sync_if_needed();
   }
+}
+
+void Guc::debugger_stop() {
+  // The simulation waits while gdb holds the core: synchronise first so that gdb sees a consistent platform.
+  local_.sync();
+  const GucGdbStub::Resume resume = gdb_->stopped(uc_);
+  gdb_step_ = resume == GucGdbStub::Resume::kStep;
 }
 
 bool Guc::deliver_interrupt(std::uint32_t vector) {
@@ -575,9 +609,15 @@ void Guc::ggtt_write_cb(uc_struct*, std::uint64_t offset, unsigned size, std::ui
   guc->ggtt_access(true, static_cast<std::uint32_t>(offset + guc->sram_.size()), size, value);
 }
 
-void Guc::code_cb(uc_struct*, std::uint64_t address, std::uint32_t, void* self) {
+void Guc::code_cb(uc_struct* uc, std::uint64_t address, std::uint32_t, void* self) {
   auto* guc = static_cast<Guc*>(self);
   ++guc->slice_instructions_;
+  if (guc->gdb_ && guc->gdb_->attached() && guc->gdb_->has_breakpoint(static_cast<std::uint32_t>(address)) &&
+      !(address == guc->resume_address_ && guc->slice_instructions_ == 1)) {
+    guc->breakpoint_hit_ = true;
+    uc_emu_stop(uc);  // Unicorn checks for a stop right after the code hook: the instruction does not execute
+    return;
+  }
   if (address < guc->sram_.size() && guc->sram_[address] == 0xF4) guc->hlt_seen_ = true;
 }
 

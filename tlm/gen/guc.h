@@ -29,6 +29,7 @@
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/gtt.h"
+#include "tlm/gen/guc_gdb_stub.h"
 
 struct uc_struct;
 
@@ -41,6 +42,7 @@ struct GucParams {
   std::uint32_t cycles_per_instruction = 1;
   std::uint32_t dma_bytes_per_cycle = 16;  // boot ROM copy from graphics memory into WOPCM
   std::uint32_t rsa_verify_cycles = 200'000;
+  std::uint32_t gdb_port = 0;  // 0 = no GDB stub
 
   void visit(core::ParamVisitor& v) {
     v.param("enabled", enabled, "model the GuC microcontroller");
@@ -51,6 +53,10 @@ struct GucParams {
     v.param("dma_bytes_per_cycle", dma_bytes_per_cycle, "boot ROM DMA bytes per GuC cycle", 1, 4096);
     v.param("rsa_verify_cycles", rsa_verify_cycles, "GuC cycles the boot ROM spends on the RSA check", 0,
             1'000'000'000);
+    v.param("gdb_port", gdb_port,
+            "TCP port (127.0.0.1) of a GDB remote stub for the firmware; the core waits for gdb at its first "
+            "instruction; 0 = off",
+            0, 65535);
   }
 };
 
@@ -98,6 +104,8 @@ class Guc : public sc_core::sc_module {
   void set_mia(std::uint32_t bits, bool on);
   void update_host_irq();
   void open_core();
+  // Hands the stopped core to gdb; returns false when the core must not run on (reset meanwhile).
+  void debugger_stop();
   void close_core();
 
   // Unicorn callbacks.
@@ -133,12 +141,17 @@ class Guc : public sc_core::sc_module {
   bool in_service_ = false;
   bool halted_ = false;
   bool hlt_seen_ = false;
+  bool emulating_ = false;  // inside uc_emu_start (callbacks run on this stack)
   bool host_event_latched_ = false;
   std::string pending_fault_;
   std::uint64_t slice_instructions_ = 0;
   std::uint64_t boot_cycle_ps_ = 0;  // time of the jump, for the local timestamp
   sc_core::sc_event wake_;
   std::vector<std::string> incidents_;
+  std::unique_ptr<GucGdbStub> gdb_;
+  bool gdb_step_ = false;
+  bool breakpoint_hit_ = false;
+  std::uint64_t resume_address_ = ~0ULL;  // the breakpoint the core resumes from is not hit again at once
 
   core::Register* status_ = nullptr;
   core::Register* scratch_[16] = {};
