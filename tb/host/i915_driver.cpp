@@ -40,10 +40,10 @@ void I915Driver::fill(const Buffer& buffer, std::uint8_t byte) {
   port_.write_block(buffer.phys, bytes.data(), bytes.size());
 }
 
-void I915Driver::enable_interrupts(gen::Engine engine) {
+void I915Driver::enable_interrupts(gen::Engine engine, std::uint32_t extra_bits) {
   const int bank = gen::GtInterrupts::bank_of(engine);
   const int shift = gen::GtInterrupts::shift_of(engine);
-  const std::uint32_t bits = (gen::GtInterrupts::kUserInterrupt | gen::GtInterrupts::kCsError) << shift;
+  const std::uint32_t bits = (gen::GtInterrupts::kUserInterrupt | gen::GtInterrupts::kCsError | extra_bits) << shift;
   const std::uint32_t base = gen::GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank);
   // Read-modify-write of the shared bank, as i915 keeps a software copy of IMR/IER.
   imr_[bank] &= ~bits;
@@ -114,7 +114,8 @@ bool I915Driver::wait_seqno(const Ring& ring, std::uint32_t seqno, std::uint64_t
 
 std::uint64_t I915Driver::Context::descriptor() const {
   // i915 intel_lrc.c: VALID | addressing mode << 3 | PRIVILEGE | LRCA, context ID in the upper dword.
-  return std::uint64_t{id} << 32 | (state.gfx & 0xFFFFF000ULL) | (1u << 8) | (addressing_mode & 3) << 3 | 1u;
+  return std::uint64_t{id} << 32 | (state.gfx & 0xFFFFF000ULL) | (1u << 8) | (addressing_mode & 3) << 3 | 1u |
+         next_submit_flags;
 }
 
 void I915Driver::enable_execlists(gen::Engine engine) {
@@ -216,6 +217,8 @@ void I915Driver::submit(Context& e0, Context* e1) {
   mmio_write(elsp, static_cast<std::uint32_t>(d1));
   mmio_write(elsp, static_cast<std::uint32_t>(d0 >> 32));
   mmio_write(elsp, static_cast<std::uint32_t>(d0));
+  e0.next_submit_flags = 0;
+  if (e1) e1->next_submit_flags = 0;
 }
 
 bool I915Driver::wait_seqno(const Context& c, std::uint32_t seqno, std::uint64_t timeout_ns) {

@@ -49,7 +49,8 @@ class I915Driver {
   void fill(const Buffer& buffer, std::uint8_t byte);
 
   // Unmasks and enables the user and CS error interrupts of an engine and the master interrupt (i915 postinstall).
-  void enable_interrupts(gen::Engine engine);
+  // extra_bits: further per-engine sources (e.g. GtInterrupts::kContextSwitch for an execlists interrupt handler).
+  void enable_interrupts(gen::Engine engine, std::uint32_t extra_bits = 0);
   // A ring of `size` bytes (4 KiB .. 2 MiB, power of two) with its status page, programmed as i915's legacy ring
   // init does: CTL 0, HEAD 0, TAIL 0, START, HWS_PGA, then CTL = size | valid.
   Ring& create_ring(gen::Engine engine, std::uint32_t size = 16 * 1024);
@@ -75,6 +76,9 @@ class I915Driver {
     std::uint32_t seqno = 0;
     std::uint32_t addressing_mode;  // 1 legacy 32-bit (four PDPs), 3 48-bit (PML4 in PDP0)
     std::array<std::uint64_t, 4> pdp{};
+    // Extra descriptor bits for the next submission only (gen::ContextDescriptor::kForceRestore,
+    // kForcePdRestore): i915 sets them after rewriting an image and clears them once submitted.
+    std::uint64_t next_submit_flags = 0;
     std::uint64_t descriptor() const;
   };
   struct CsbEntry {
