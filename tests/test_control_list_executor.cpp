@@ -15,6 +15,7 @@
 
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
+#include "tests/test_vc4_support.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
@@ -29,8 +30,6 @@ namespace pk = vc4::packet;
 
 namespace {
 
-constexpr std::uint64_t kV3d = 0xE100'0000;
-constexpr std::uint64_t kDramSize = 16ULL << 20;
 constexpr std::uint32_t kRun = ControlListExecutor::kCtRun;
 constexpr std::uint32_t kErr = ControlListExecutor::kCtErr;
 
@@ -59,39 +58,13 @@ struct List {
   List& call(std::uint32_t target) { return op(pk::kBranchToSubList, u32le(target)); }
 };
 
-class Cle : public ::testing::Test {
+class Cle : public test::vc4t::Vc4Fixture {
  protected:
-  explicit Cle(vc4::V3dParams params = test_params())
-      : bus_("bus"), dram_("dram", dram_params()), host_("host"), v3d_("v3d", params) {
-    bus_.attach_initiator(host_.socket, "host");
-    bus_.attach_initiator(v3d_.memory.socket, "v3d");
-    bus_.attach_target(dram_.socket, "dram", 0, kDramSize, {2, 32});
-    bus_.attach_target(v3d_.socket, "v3d", kV3d, vc4::kV3dWindowSize, {2, 4});
-    v3d_.set_dram(0, kDramSize);
-  }
-  static core::MemoryParams dram_params() {
-    core::MemoryParams p;
-    p.size = kDramSize;
-    return p;
-  }
-  std::uint32_t rd(std::uint32_t offset) { return host_.read_value<std::uint32_t>(kV3d + offset); }
-  void wr(std::uint32_t offset, std::uint32_t v) {
-    ASSERT_EQ(host_.write_value<std::uint32_t>(kV3d + offset, v), tlm::TLM_OK_RESPONSE);
-  }
+  explicit Cle(vc4::V3dParams params = test_params()) : Vc4Fixture(params) {}
+  using Vc4Fixture::put;
+  using Vc4Fixture::submit;
   void put(const List& l) { dram_.store().write(l.base, l.bytes.data(), l.bytes.size()); }
-  void submit(unsigned n, std::uint32_t ca, std::uint32_t ea) {
-    wr(vc4::kV3dCtnCa(n), ca);
-    wr(vc4::kV3dCtnEa(n), ea);
-  }
   void submit(unsigned n, const List& l) { submit(n, l.base, l.here()); }
-  void settle(double us = 20) { sc_core::wait(sc_time(us, SC_US)); }
-  std::size_t errors(const std::string& text) { return test::take_reports(sc_core::SC_ERROR, text).size(); }
-  std::size_t warnings(const std::string& text) { return test::take_reports(sc_core::SC_WARNING, text).size(); }
-
-  core::Bus bus_;
-  core::Memory dram_;
-  core::BusInitiator host_;
-  vc4::V3d v3d_;
 };
 
 // ---- the packet table ----

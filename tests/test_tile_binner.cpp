@@ -47,15 +47,7 @@ class Binner : public Vc4Fixture {
     return l;
   }
   std::uint32_t first_block(unsigned tile, std::uint32_t initial = 64) { return kAlloc + tile * initial; }
-  // Runs the list on CT0; `after` runs in the simulation once it has settled (register reads need a thread).
-  void run(const List& l, double us = 50, const std::function<void()>& after = {}) {
-    put(l);
-    test::run_thread([&] {
-      submit(0, l);
-      settle(us);
-      if (after) after();
-    });
-  }
+  void run(const List& l, double us = 50, const std::function<void()>& after = {}) { run_list(0, l, us, after); }
   TileSet tiles_with_entries(std::uint32_t initial = 64) {
     TileSet s;
     for (unsigned i = 0; i < kTiles; ++i) {

@@ -17,15 +17,7 @@ constexpr std::uint32_t kFrame = 0x100000;
 
 class Renderer : public Vc4Fixture {
  protected:
-  // Runs the list on CT1; `after` runs in the simulation once it has settled (register reads need a thread).
-  void run(const List& l, double us = 100, const std::function<void()>& after = {}) {
-    put(l);
-    test::run_thread([&] {
-      submit(1, l);
-      settle(us);
-      if (after) after();
-    });
-  }
+  void run(const List& l, double us = 100, const std::function<void()>& after = {}) { run_list(1, l, us, after); }
 };
 
 List& clear_colors(List& l, std::uint32_t c, std::uint32_t z = 0, std::uint8_t s = 0) {

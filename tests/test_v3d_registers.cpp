@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/support/sc_test.h"
+#include "tests/test_vc4_support.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
@@ -20,46 +21,11 @@ using vc4::ControlListExecutor;
 
 namespace {
 
-constexpr std::uint64_t kV3d = 0xE100'0000;
-constexpr std::uint64_t kDramSize = 16ULL << 20;
+using test::vc4t::kV3d;
 
-class V3dRegisters : public ::testing::Test {
+class V3dRegisters : public test::vc4t::Vc4Fixture {
  protected:
-  V3dRegisters() : bus_("bus"), dram_("dram", dram_params()), host_("host"), v3d_("v3d", vc4::V3dParams{}) {
-    bus_.attach_initiator(host_.socket, "host");
-    bus_.attach_initiator(v3d_.memory.socket, "v3d");
-    bus_.attach_target(dram_.socket, "dram", 0, kDramSize, {2, 32});
-    bus_.attach_target(v3d_.socket, "v3d", kV3d, vc4::kV3dWindowSize, {2, 4});
-    v3d_.set_dram(0, kDramSize);
-  }
-  static core::MemoryParams dram_params() {
-    core::MemoryParams p;
-    p.size = kDramSize;
-    return p;
-  }
-  std::uint32_t rd(std::uint32_t offset) {
-    tlm::tlm_response_status s;
-    const auto v = host_.read_value<std::uint32_t>(kV3d + offset, &s);
-    EXPECT_EQ(s, tlm::TLM_OK_RESPONSE);
-    return v;
-  }
-  void wr(std::uint32_t offset, std::uint32_t v) {
-    ASSERT_EQ(host_.write_value<std::uint32_t>(kV3d + offset, v), tlm::TLM_OK_RESPONSE);
-  }
-  void put(std::uint64_t addr, const std::vector<std::uint8_t>& bytes) {
-    dram_.store().write(addr, bytes.data(), bytes.size());
-  }
-  // Starts a thread the way vc4_gem.c submit_cl does: CA, then EA.
-  void submit(unsigned n, std::uint32_t ca, std::uint32_t ea) {
-    wr(vc4::kV3dCtnCa(n), ca);
-    wr(vc4::kV3dCtnEa(n), ea);
-  }
-  void settle(double us = 20) { sc_core::wait(sc_time(us, SC_US)); }
-
-  core::Bus bus_;
-  core::Memory dram_;
-  core::BusInitiator host_;
-  vc4::V3d v3d_;
+  V3dRegisters() : Vc4Fixture(vc4::V3dParams{}) {}
 };
 
 TEST_F(V3dRegisters, ResetValues) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,12 @@ class Vc4Fixture : public ::testing::Test {
     p.size = kDramSize;
     return p;
   }
-  std::uint32_t rd(std::uint32_t offset) { return host_.read_value<std::uint32_t>(kV3d + offset); }
+  std::uint32_t rd(std::uint32_t offset) {
+    tlm::tlm_response_status s;
+    const auto v = host_.read_value<std::uint32_t>(kV3d + offset, &s);
+    EXPECT_EQ(s, tlm::TLM_OK_RESPONSE);
+    return v;
+  }
   void wr(std::uint32_t offset, std::uint32_t v) {
     ASSERT_EQ(host_.write_value<std::uint32_t>(kV3d + offset, v), tlm::TLM_OK_RESPONSE);
   }
@@ -120,6 +126,16 @@ class Vc4Fixture : public ::testing::Test {
   }
   void submit(unsigned n, const List& l) { submit(n, l.base, l.here()); }
   void settle(double us = 20) { sc_core::wait(sc_core::sc_time(us, sc_core::SC_US)); }
+  // Puts a list in memory and runs it on CT`thread` for `us`; `after` runs in the simulation once it has settled
+  // (register reads need a thread).
+  void run_list(unsigned thread, const List& l, double us, const std::function<void()>& after = {}) {
+    put(l);
+    test::run_thread([&] {
+      submit(thread, l);
+      settle(us);
+      if (after) after();
+    });
+  }
   std::size_t errors(const std::string& text) { return take_reports(sc_core::SC_ERROR, text).size(); }
   std::size_t warnings(const std::string& text) { return take_reports(sc_core::SC_WARNING, text).size(); }
 

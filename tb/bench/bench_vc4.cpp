@@ -110,44 +110,27 @@ bool run_jobs(benchmark::State& state, int mode, int rounds) {
   return rig->ok;
 }
 
-void BM_BinTriangles(benchmark::State& state) {
+// Argument: 0 bin, 1 render, 2 frame (see the top of the file).
+void BM_Vc4(benchmark::State& state) {
+  const int mode = static_cast<int>(state.range(0));
   const auto prims0 = core::stats().counter_value("gpuvp.v3d.ptb.primitives");
-  const auto sim0 = core::now_ps();
-  std::int64_t jobs = 0;
-  while (state.KeepRunningBatch(1)) {
-    if (!run_jobs(state, 0, 1)) return;
-    ++jobs;
-  }
-  const double prims = static_cast<double>(core::stats().counter_value("gpuvp.v3d.ptb.primitives") - prims0);
-  state.counters["triangles/s"] = benchmark::Counter(prims, benchmark::Counter::kIsRate);
-  state.counters["sim_us/job"] = static_cast<double>(core::now_ps() - sim0) / 1e6 / static_cast<double>(jobs);
-}
-BENCHMARK(BM_BinTriangles)->Unit(benchmark::kMillisecond);
-
-void BM_RenderListPackets(benchmark::State& state) {
   const auto packets0 = core::stats().counter_value("gpuvp.v3d.ct1.packets");
   const auto sim0 = core::now_ps();
   std::int64_t jobs = 0;
   while (state.KeepRunningBatch(1)) {
-    if (!run_jobs(state, 1, 1)) return;
+    if (!run_jobs(state, mode, 1)) return;
     ++jobs;
   }
+  const double prims = static_cast<double>(core::stats().counter_value("gpuvp.v3d.ptb.primitives") - prims0);
   const double packets = static_cast<double>(core::stats().counter_value("gpuvp.v3d.ct1.packets") - packets0);
-  state.counters["packets/s"] = benchmark::Counter(packets, benchmark::Counter::kIsRate);
-  state.counters["sim_us/job"] = static_cast<double>(core::now_ps() - sim0) / 1e6 / static_cast<double>(jobs);
+  const double sim_us = static_cast<double>(core::now_ps() - sim0) / 1e6 / static_cast<double>(jobs);
+  if (mode == 0) state.counters["triangles/s"] = benchmark::Counter(prims, benchmark::Counter::kIsRate);
+  if (mode == 1) state.counters["packets/s"] = benchmark::Counter(packets, benchmark::Counter::kIsRate);
+  state.counters[mode == 2 ? "frame_us" : "sim_us/job"] = sim_us;
 }
-BENCHMARK(BM_RenderListPackets)->Unit(benchmark::kMillisecond);
-
-void BM_Frame(benchmark::State& state) {
-  const auto sim0 = core::now_ps();
-  std::int64_t jobs = 0;
-  while (state.KeepRunningBatch(1)) {
-    if (!run_jobs(state, 2, 1)) return;
-    ++jobs;
-  }
-  state.counters["frame_us"] = static_cast<double>(core::now_ps() - sim0) / 1e6 / static_cast<double>(jobs);
-}
-BENCHMARK(BM_Frame)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Vc4)->Name("BM_BinTriangles")->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Vc4)->Name("BM_RenderListPackets")->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Vc4)->Name("BM_Frame")->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

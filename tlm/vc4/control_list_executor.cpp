@@ -95,6 +95,14 @@ const PacketInfo* packet_info(std::uint8_t opcode) {
   return t.defined[opcode] ? &t.info[opcode] : nullptr;
 }
 
+bool ControlListUnit::timed_access(core::InitiatorPort& port, UnitContext& ctx, bool write, std::uint64_t address,
+                                   void* data, unsigned len) {
+  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
+  const auto status = write ? port.write(address, data, len, delay) : port.read(address, data, len, delay);
+  ctx.time.set_offset(core::to_ps(delay));
+  return status == tlm::TLM_OK_RESPONSE;
+}
+
 // ---- semaphore ----
 
 bool CleSemaphore::increment(const sc_core::sc_time& delay) {

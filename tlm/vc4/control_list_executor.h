@@ -192,6 +192,12 @@ class ControlListUnit {
   virtual void compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/, UnitContext&) {}
   // CTRSTA, or a fresh start of the thread (EA written while stopped).
   virtual void thread_reset() {}
+
+ protected:
+  // A timed access through port on the CLE thread's local time (the bus's delay is added to ctx.time); false when
+  // the bus refuses it.
+  static bool timed_access(core::InitiatorPort& port, UnitContext& ctx, bool write, std::uint64_t address, void* data,
+                           unsigned len);
 };
 
 // What a thread needs from the V3D around it.

@@ -105,34 +105,18 @@ void TileBinner::update_pool_registers() {
   services_.bpcs.set(pool_left_);
 }
 
-bool TileBinner::read(std::uint32_t address, void* out, unsigned len, UnitContext& ctx, std::string& message) {
+bool TileBinner::transfer(bool write, std::uint32_t address, void* data, unsigned len, UnitContext& ctx,
+                          std::string& message) {
   if (!services_.in_dram(address, len)) {
-    message = hex(address) + " (" + std::to_string(len) + " bytes) is outside DRAM";
+    message = std::string(write ? "tile list write at " : "") + hex(address) + " (" + std::to_string(len) +
+              " bytes) is outside DRAM";
     return false;
   }
-  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
-  const auto status = services_.memory.read(address, out, len, delay);
-  ctx.time.set_offset(core::to_ps(delay));
-  if (status != tlm::TLM_OK_RESPONSE) {
-    message = "the bus refused the read at " + hex(address);
+  if (!timed_access(services_.memory, ctx, write, address, data, len)) {
+    message = std::string("the bus refused the ") + (write ? "write" : "read") + " at " + hex(address);
     return false;
   }
-  return true;
-}
-
-bool TileBinner::write(std::uint32_t address, const void* data, unsigned len, UnitContext& ctx, std::string& message) {
-  if (!services_.in_dram(address, len)) {
-    message = "tile list write at " + hex(address) + " (" + std::to_string(len) + " bytes) is outside DRAM";
-    return false;
-  }
-  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
-  const auto status = services_.memory.write(address, data, len, delay);
-  ctx.time.set_offset(core::to_ps(delay));
-  if (status != tlm::TLM_OK_RESPONSE) {
-    message = "the bus refused the write at " + hex(address);
-    return false;
-  }
-  bytes_written_ += len;
+  if (write) bytes_written_ += len;
   return true;
 }
 
@@ -207,10 +191,10 @@ UnitResult TileBinner::start(UnitContext& ctx) {
   std::string message;
   const std::uint8_t flags = state_[packet::kTileBinningModeConfig].bytes[15];
   if (flags & kConfigAutoInitTsda) {
-    static const std::array<std::uint8_t, 256> zeros{};
+    std::array<std::uint8_t, 256> zeros{};
     for (std::uint64_t off = 0; off < ntiles * kTsdaBytesPerTile; off += zeros.size()) {
       const auto len = static_cast<unsigned>(std::min<std::uint64_t>(zeros.size(), ntiles * kTsdaBytesPerTile - off));
-      if (!write(static_cast<std::uint32_t>(tsda_ + off), zeros.data(), len, ctx, message)) {
+      if (!transfer(true, static_cast<std::uint32_t>(tsda_ + off), zeros.data(), len, ctx, message)) {
         return UnitResult::error("tile state data array initialisation failed: " + message);
       }
     }
@@ -264,7 +248,7 @@ bool TileBinner::fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, 
     address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ +
               vertex_offset_;
   }
-  if (address > 0xFFFFFFFFull || !read(static_cast<std::uint32_t>(address), b, 4, ctx, message)) {
+  if (address > 0xFFFFFFFFull || !transfer(false, static_cast<std::uint32_t>(address), b, 4, ctx, message)) {
     message = "vertex " + std::to_string(index) + " at " + hex(address) + ": " +
               (message.empty() ? "outside the 32-bit bus" : message);
     return false;
@@ -307,7 +291,7 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     if ((record & 15) != 0) {
       return UnitResult::error("NV shader record address " + hex(record) + " is not 16-byte aligned");
     }
-    if (!read(record, rec, sizeof rec, ctx, message)) {
+    if (!transfer(false, record, rec, sizeof rec, ctx, message)) {
       return UnitResult::error("bad NV shader record address: " + message);
     }
     // NV shader record (vc4_packet.h VC4_SHADER_FLAG_*; PeterLemon): flags, shaded vertex stride, FS uniforms, FS
@@ -381,7 +365,7 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
       chunk_start = i - i % kChunk;
       const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, count - chunk_start));
       chunk.resize(static_cast<std::size_t>(n) * index_bytes);
-      if (!read(static_cast<std::uint32_t>(index_address + chunk_start * index_bytes), chunk.data(),
+      if (!transfer(false, static_cast<std::uint32_t>(index_address + chunk_start * index_bytes), chunk.data(),
                 static_cast<unsigned>(chunk.size()), ctx, message)) {
         return false;
       }
@@ -609,7 +593,7 @@ UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned
     if (t.compressed_open) link[n++] = 0x80;
     link[n++] = packet::kBranch;
     for (unsigned i = 0; i < 4; ++i) link[n++] = static_cast<std::uint8_t>(block >> (8 * i));
-    if (!write(t.write, link, n, ctx, message)) return UnitResult::error(message);
+    if (!transfer(true, t.write, link, n, ctx, message)) return UnitResult::error(message);
     t.write = block;
     t.block_end = block + block_size_;
     t.compressed_open = false;
@@ -622,7 +606,7 @@ UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned
   if (!compressed_entry && t.compressed_open) buf[n++] = 0x80;  // escape back to packets
   std::memcpy(buf + n, bytes, len);
   n += len;
-  if (!write(t.write, buf, n, ctx, message)) return UnitResult::error(message);
+  if (!transfer(true, t.write, buf, n, ctx, message)) return UnitResult::error(message);
   t.write += n;
   t.compressed_open = compressed_entry;
   cycles(ctx, params_.tile_entry_cycles);
@@ -690,7 +674,7 @@ UnitResult TileBinner::flush(bool all_state, UnitContext& ctx) {
     unsigned n = 0;
     if (t.compressed_open) cap[n++] = 0x80;
     cap[n++] = packet::kReturnFromSubList;
-    if (!write(t.write, cap, n, ctx, message)) return UnitResult::error(message);
+    if (!transfer(true, t.write, cap, n, ctx, message)) return UnitResult::error(message);
     t.write += n;
     t.compressed_open = false;
     cycles(ctx, params_.tile_entry_cycles);

@@ -123,9 +123,8 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit {
   UnitResult draw(const StatePacket& p, UnitContext& ctx);
   void record_state(const StatePacket& p);
 
-  // Vertex and index fetch; false with message set on a bad address.
-  bool read(std::uint32_t address, void* out, unsigned len, UnitContext& ctx, std::string& message);
-  bool write(std::uint32_t address, const void* data, unsigned len, UnitContext& ctx, std::string& message);
+  // Vertex and index reads, tile list writes; false with message set on a bad address or a bus error.
+  bool transfer(bool write, std::uint32_t address, void* data, unsigned len, UnitContext& ctx, std::string& message);
   bool fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, std::string& message);
 
   // Bins one primitive of vertex indices idx[0..n) with positions v.

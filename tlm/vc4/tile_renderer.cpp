@@ -167,12 +167,9 @@ bool TileRenderer::transfer(bool write, std::uint32_t address, void* data, unsig
               " is outside DRAM";
     return false;
   }
-  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
-  const auto status = write ? services_.memory.write(address, data, len, delay)
-                            : services_.memory.read(address, data, len, delay);
-  ctx.time.set_offset(core::to_ps(delay));
+  const bool ok = timed_access(services_.memory, ctx, write, address, data, len);
   ctx.time.advance(services_.clock.cycles((len + params_.bytes_per_cycle - 1) / params_.bytes_per_cycle));
-  if (status != tlm::TLM_OK_RESPONSE) {
+  if (!ok) {
     message = std::string("the bus refused the ") + (write ? "write" : "read") + " at " + hex(address);
     return false;
   }
