@@ -105,6 +105,7 @@
 #define GUC_ACTION_ENTER_S_STATE 0x501u
 #define GUC_ACTION_EXIT_S_STATE 0x502u
 #define GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER 0x4505u
+#define GUC_ACTION_DEREGISTER_COMMAND_TRANSPORT_BUFFER 0x4506u
 
 #define GUC_REPLY_SUCCESS 0xF0000000u
 #define GUC_REPLY_ALLOCATE_DOORBELL_FAIL 0xF0000010u
@@ -117,6 +118,31 @@
 #define GUC_EVENT_FLUSH_LOG_BUFFER (1u << 3)
 /* On a firmware exception SOFT_SCRATCH(13) holds the faulting EIP (i915 intel_guc_fw.c guc_wait_ucode). */
 #define GUC_SCRATCH_EXCEPTION_EIP 13u
+
+/* ---- Command transport buffers (old gen9 ABI: i915 v4.x intel_guc_ct.c, intel_guc_fwif.h) ----
+ * REGISTER_COMMAND_TRANSPORT_BUFFER {action, descriptor GGTT address, descriptor size (64), type}; DEREGISTER
+ * {action, owner, type}. Descriptor (64 bytes): addr 0x00, host_private 0x04 (u64), size 0x0C, head 0x10 (the
+ * consumer's), tail 0x14 (the producer's), is_in_error 0x18, fence 0x1C, status 0x20, owner 0x24, owner_sub_id 0x28.
+ * Offsets and sizes in bytes. Message: DW0 header (4:0 dwords that follow, 8 write fence and status to the
+ * descriptor (H2G) / is a response (G2H), 9 write status to the buffer, 10 send status as a G2H message, 31:16
+ * action), DW1 fence, then the action's parameters. The host notifies the GuC with GUC_SEND_INTERRUPT. */
+#define GUC_CTB_TYPE_SEND 0u
+#define GUC_CTB_TYPE_RECV 1u
+#define GUC_CTB_DESC_BYTES 64u
+#define GUC_CTB_DESC_ADDR 0x00u
+#define GUC_CTB_DESC_SIZE 0x0Cu
+#define GUC_CTB_DESC_HEAD 0x10u
+#define GUC_CTB_DESC_TAIL 0x14u
+#define GUC_CTB_DESC_IS_IN_ERROR 0x18u
+#define GUC_CTB_DESC_FENCE 0x1Cu
+#define GUC_CTB_DESC_STATUS 0x20u
+#define GUC_CTB_DESC_OWNER 0x24u
+#define GUC_CT_MSG_LEN_MASK 0x1Fu
+#define GUC_CT_MSG_WRITE_FENCE_TO_DESC (1u << 8)
+#define GUC_CT_MSG_IS_RESPONSE (1u << 8)
+#define GUC_CT_MSG_WRITE_STATUS_TO_BUFF (1u << 9)
+#define GUC_CT_MSG_SEND_STATUS (1u << 10)
+#define GUC_CT_MSG_ACTION_SHIFT 16u
 
 /* Boot parameters: SOFT_SCRATCH(1 + GUC_CTL_*) (i915 v4.x intel_guc_loader.c, intel_guc_fwif.h). */
 #define GUC_CTL_LOG_PARAMS 4u

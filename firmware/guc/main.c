@@ -32,6 +32,8 @@ static u32 forcewake_policy;
 static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
 static u32 requests;
+/* Command transport buffers: descriptor GGTT addresses, 0 when not registered. */
+static u32 ct_desc[2];
 
 static inline u32 mmio_read(u32 offset) { return *(volatile u32*)(GUC_MMIO_BASE + offset); }
 static inline void mmio_write(u32 offset, u32 value) { *(volatile u32*)(GUC_MMIO_BASE + offset) = value; }
@@ -148,29 +150,34 @@ static u32 flush_log(void) {
   return GUC_REPLY_SUCCESS;
 }
 
-static u32 dispatch(u32 action) {
+static u32 register_ct(u32 desc, u32 desc_size, u32 type);
+static u32 deregister_ct(u32 type);
+
+/* p[0..2]: the action's first parameters (unused ones are 0). */
+static u32 dispatch(u32 action, const u32* p) {
   switch (action) {
     case GUC_ACTION_SAMPLE_FORCEWAKE:
-      forcewake_policy = scratch(1);
+      forcewake_policy = p[0];
       log_puts("forcewake policy ");
       log_hex(forcewake_policy);
       log_putc('\n');
       return GUC_REPLY_SUCCESS;
     case GUC_ACTION_ALLOCATE_DOORBELL:
-      return allocate_doorbell(scratch(1), scratch(2));
+      return allocate_doorbell(p[0], p[1]);
     case GUC_ACTION_DEALLOCATE_DOORBELL:
-      return deallocate_doorbell(scratch(1), scratch(2));
+      return deallocate_doorbell(p[0], p[1]);
     case GUC_ACTION_ENTER_S_STATE:
-      return enter_s_state(scratch(1), scratch(2));
+      return enter_s_state(p[0], p[1]);
     case GUC_ACTION_EXIT_S_STATE:
-      return exit_s_state(scratch(1), scratch(2));
+      return exit_s_state(p[0], p[1]);
     case GUC_ACTION_FORCE_LOG_BUFFER_FLUSH:
       return flush_log();
     case GUC_ACTION_LOG_BUFFER_FILE_FLUSH_COMPLETE:
       return GUC_REPLY_SUCCESS;
     case GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER:
-      log_puts("command transport buffers are not implemented by this firmware\n");
-      return GUC_REPLY_GENERIC_FAIL;
+      return register_ct(p[0], p[1], p[2]);
+    case GUC_ACTION_DEREGISTER_COMMAND_TRANSPORT_BUFFER:
+      return deregister_ct(p[1]);
     default:
       log_puts("unknown action ");
       log_hex(action);
@@ -179,10 +186,120 @@ static u32 dispatch(u32 action) {
   }
 }
 
+/* ---- command transport ---- */
+static int ggtt_range_ok(u32 addr, u32 size) {
+  return addr >= 0x1000u && (addr & 3) == 0 && size <= GUC_GGTT_TOP && addr <= GUC_GGTT_TOP - size;
+}
+
+static u32 register_ct(u32 desc, u32 desc_size, u32 type) {
+  if (type > GUC_CTB_TYPE_RECV || desc_size != GUC_CTB_DESC_BYTES || !ggtt_range_ok(desc, GUC_CTB_DESC_BYTES)) {
+    log_puts("CT registration refused\n");
+    return GUC_REPLY_GENERIC_FAIL;
+  }
+  const u32 addr = mem_read(desc + GUC_CTB_DESC_ADDR);
+  const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
+  if (size == 0 || (size & 3) || !ggtt_range_ok(addr, size)) {
+    log_puts("CT buffer refused: ");
+    log_hex(addr);
+    log_putc(' ');
+    log_hex(size);
+    log_putc('\n');
+    return GUC_REPLY_GENERIC_FAIL;
+  }
+  ct_desc[type] = desc;
+  log_puts(type == GUC_CTB_TYPE_SEND ? "CT send buffer " : "CT receive buffer ");
+  log_hex(addr);
+  log_putc('\n');
+  return GUC_REPLY_SUCCESS;
+}
+
+static u32 deregister_ct(u32 type) {
+  if (type > GUC_CTB_TYPE_RECV || !ct_desc[type]) return GUC_REPLY_GENERIC_FAIL;
+  ct_desc[type] = 0;
+  return GUC_REPLY_SUCCESS;
+}
+
+static void ct_error(u32 desc, const char* why) {
+  mem_write(desc + GUC_CTB_DESC_IS_IN_ERROR, 1);
+  log_puts("CT error: ");
+  log_puts(why);
+  log_putc('\n');
+}
+
+/* A response to the host: {header: 2 dwords follow, is-response, action}, fence, status. */
+static void ct_respond(u32 action, u32 fence, u32 status) {
+  const u32 desc = ct_desc[GUC_CTB_TYPE_RECV];
+  if (!desc || mem_read(desc + GUC_CTB_DESC_IS_IN_ERROR)) return;
+  const u32 addr = mem_read(desc + GUC_CTB_DESC_ADDR);
+  const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
+  const u32 head = mem_read(desc + GUC_CTB_DESC_HEAD);
+  u32 tail = mem_read(desc + GUC_CTB_DESC_TAIL);
+  if (head >= size || tail >= size || (tail & 3)) {
+    ct_error(desc, "receive buffer offsets");
+    return;
+  }
+  const u32 used = tail >= head ? tail - head : size - head + tail;
+  if (size - used <= 12) {
+    log_puts("CT receive buffer full\n");
+    return;
+  }
+  const u32 message[3] = {2u | GUC_CT_MSG_IS_RESPONSE | (action << GUC_CT_MSG_ACTION_SHIFT), fence, status};
+  for (u32 i = 0; i < 3; ++i) {
+    mem_write(addr + tail, message[i]);
+    tail = (tail + 4) % size;
+  }
+  mem_write(desc + GUC_CTB_DESC_TAIL, tail);
+  lapic_write(GUC_LAPIC_HOST_INTERRUPT, 1);
+}
+
+/* Consumes every message the host put in the send buffer. */
+static void ct_process(void) {
+  const u32 desc = ct_desc[GUC_CTB_TYPE_SEND];
+  if (!desc || mem_read(desc + GUC_CTB_DESC_IS_IN_ERROR)) return;
+  const u32 addr = mem_read(desc + GUC_CTB_DESC_ADDR);
+  const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
+  u32 head = mem_read(desc + GUC_CTB_DESC_HEAD);
+  const u32 tail = mem_read(desc + GUC_CTB_DESC_TAIL);
+  if (head >= size || tail >= size || ((head | tail) & 3)) {
+    ct_error(desc, "send buffer offsets");
+    return;
+  }
+  while (head != tail) {
+    const u32 available = (tail >= head ? tail - head : size - head + tail) / 4;
+    const u32 header = mem_read(addr + head);
+    const u32 len = header & GUC_CT_MSG_LEN_MASK;
+    if (len == 0 || len + 1 > available) {
+      ct_error(desc, "message length");
+      return;
+    }
+    u32 words[GUC_CT_MSG_LEN_MASK + 1];
+    for (u32 i = 0; i < len; ++i) words[i] = mem_read(addr + (head + 4 * (i + 1)) % size);
+    const u32 fence = words[0];
+    u32 p[3] = {0, 0, 0};
+    for (u32 i = 1; i < len && i <= 3; ++i) p[i - 1] = words[i];
+    const u32 action = header >> GUC_CT_MSG_ACTION_SHIFT;
+    ++requests;
+    const u32 status = dispatch(action, p);
+    head = (head + 4 * (len + 1)) % size;
+    mem_write(desc + GUC_CTB_DESC_HEAD, head);
+    if (header & GUC_CT_MSG_WRITE_FENCE_TO_DESC) {
+      mem_write(desc + GUC_CTB_DESC_STATUS, status);
+      mem_write(desc + GUC_CTB_DESC_FENCE, fence);
+    }
+    if (header & GUC_CT_MSG_SEND_STATUS) ct_respond(action, fence, status);
+  }
+}
+
 void guc_host2guc_isr(void) {
+  /* One interrupt serves both channels: a mailbox request (SOFT_SCRATCH(0) holds an action, not a response; action
+   * 0 = DEFAULT means none) and new messages in the CT send buffer. */
   const u32 action = scratch(0);
-  ++requests;
-  mmio_write(GUC_REG_SOFT_SCRATCH(0), dispatch(action));
+  if (action != GUC_ACTION_DEFAULT && !GUC_REPLY_IS_RESPONSE(action)) {
+    ++requests;
+    const u32 p[3] = {scratch(1), scratch(2), scratch(3)};
+    mmio_write(GUC_REG_SOFT_SCRATCH(0), dispatch(action, p));
+  }
+  ct_process();
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 

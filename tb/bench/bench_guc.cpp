@@ -1,6 +1,7 @@
 // bench_guc: the GuC microcontroller driven the way i915 drives it. The i915-like driver model (tb/host) loads the
-// firmware built from firmware/guc/ once, then sends MMIO mailbox actions (SAMPLE_FORCEWAKE) and waits for each
-// reply; a second benchmark resets the GuC and loads it again per iteration (boot ROM DMA, RSA check, start-up).
+// firmware built from firmware/guc/ once, then sends SAMPLE_FORCEWAKE through the MMIO mailbox or the command
+// transport channel and waits for each reply (SOFT_SCRATCH(0), or the fence in the send descriptor); a third
+// benchmark resets the GuC and loads it again per iteration (boot ROM DMA, RSA check, start-up).
 //
 // Reported: mailbox round trips per host second (kIsRate), firmware instructions per host second (Unicorn plus the
 // model's per-instruction accounting), the simulated round-trip latency in ns and in GuC cycles, and for boots the
@@ -26,7 +27,7 @@ using namespace gpuvp;
 
 namespace {
 
-enum class Work { kMailbox, kBoot };
+enum class Work { kMailbox, kCommandTransport, kBoot };
 
 struct Rig : sc_core::sc_module {
   platform::Platform& soc;
@@ -48,7 +49,7 @@ struct Rig : sc_core::sc_module {
 
   void work() {
     image = firmware::read_file(firmware::default_firmware_path());
-    ok = guc.load(image).ok;
+    ok = guc.load(image).ok && guc.ct_enable();
     sc_core::sc_pause();
     for (;;) {
       sc_core::wait(go);
@@ -57,8 +58,10 @@ struct Rig : sc_core::sc_module {
         const core::Picoseconds start = core::now_ps();
         if (work_kind == Work::kMailbox) {
           ok = guc.send({GUC_ACTION_SAMPLE_FORCEWAKE, 3}) == GUC_REPLY_SUCCESS;
+        } else if (work_kind == Work::kCommandTransport) {
+          ok = guc.ct_send({GUC_ACTION_SAMPLE_FORCEWAKE, 3}) == GUC_REPLY_SUCCESS;
         } else {
-          ok = guc.reset() && guc.load(image).ok;
+          ok = guc.reset() && guc.load(image).ok && guc.ct_enable();
         }
         soc.host().sync();
         sim_in_work += core::now_ps() - start;
@@ -99,6 +102,9 @@ void run(benchmark::State& state, Work kind, int batch) {
 void BM_MailboxRoundTrip(benchmark::State& state) { run(state, Work::kMailbox, 64); }
 BENCHMARK(BM_MailboxRoundTrip)->Unit(benchmark::kMicrosecond);
 
+void BM_CommandTransportRoundTrip(benchmark::State& state) { run(state, Work::kCommandTransport, 64); }
+BENCHMARK(BM_CommandTransportRoundTrip)->Unit(benchmark::kMicrosecond);
+
 void BM_ResetAndBoot(benchmark::State& state) { run(state, Work::kBoot, 4); }
 BENCHMARK(BM_ResetAndBoot)->Unit(benchmark::kMillisecond);
 
@@ -111,7 +117,7 @@ int sc_main(int argc, char** argv) {
   rig = new Rig("rig", *soc);
   sc_core::sc_start();  // elaborate, load the firmware, pause
   if (!rig->ok) {
-    std::fprintf(stderr, "bench_guc: the firmware did not load\n");
+    std::fprintf(stderr, "bench_guc: the firmware did not load or refused the CT buffers\n");
     return 1;
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -121,4 +121,75 @@ std::string GucDriver::read_log() {
   return text;
 }
 
+namespace {
+constexpr std::uint32_t kCtQuarter = 0x400;
+}  // namespace
+
+bool GucDriver::ct_enable() {
+  if (ct_.size == 0) ct_ = i915_.alloc(4096);
+  i915_.fill(ct_, 0);
+  HostPort& port = i915_.port();
+  for (std::uint32_t type : {GUC_CTB_TYPE_SEND, GUC_CTB_TYPE_RECV}) {
+    const std::uint64_t desc = ct_descriptor(type);
+    port.write32(desc + GUC_CTB_DESC_ADDR, static_cast<std::uint32_t>(ct_.gfx + kCtQuarter * (2 + type)));
+    port.write32(desc + GUC_CTB_DESC_SIZE, kCtQuarter);
+    port.write32(desc + GUC_CTB_DESC_OWNER, 0);  // CTB_OWNER_HOST
+  }
+  const auto gfx = [&](std::uint32_t type) { return static_cast<std::uint32_t>(ct_.gfx + type * kCtQuarter); };
+  // i915: "Register both CT buffers starting with RECV buffer".
+  return send({GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER, gfx(GUC_CTB_TYPE_RECV), GUC_CTB_DESC_BYTES,
+               GUC_CTB_TYPE_RECV}) == GUC_REPLY_SUCCESS &&
+         send({GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER, gfx(GUC_CTB_TYPE_SEND), GUC_CTB_DESC_BYTES,
+               GUC_CTB_TYPE_SEND}) == GUC_REPLY_SUCCESS;
+}
+
+void GucDriver::ct_send_raw(const std::vector<std::uint32_t>& dwords) {
+  HostPort& port = i915_.port();
+  const std::uint64_t desc = ct_descriptor(GUC_CTB_TYPE_SEND);
+  const std::uint64_t buffer = ct_.phys + 2 * kCtQuarter;
+  std::uint32_t tail = port.read32(desc + GUC_CTB_DESC_TAIL);
+  for (std::uint32_t v : dwords) {
+    port.write32(buffer + tail, v);
+    tail = (tail + 4) % kCtQuarter;
+  }
+  port.write32(desc + GUC_CTB_DESC_TAIL, tail);
+  i915_.mmio_write(GUC_REG_SEND_INTERRUPT, GUC_SEND_TRIGGER);
+}
+
+std::uint32_t GucDriver::ct_send(const std::vector<std::uint32_t>& action, bool g2h_status,
+                                 std::uint64_t timeout_ns) {
+  if (action.empty() || action.size() > GUC_CT_MSG_LEN_MASK) return 0;
+  const std::uint32_t fence = ++fence_;
+  std::vector<std::uint32_t> message;
+  message.push_back(static_cast<std::uint32_t>(action.size()) | GUC_CT_MSG_WRITE_FENCE_TO_DESC |
+                    (g2h_status ? GUC_CT_MSG_SEND_STATUS : 0) | action[0] << GUC_CT_MSG_ACTION_SHIFT);
+  message.push_back(fence);
+  message.insert(message.end(), action.begin() + 1, action.end());
+  ct_send_raw(message);
+  const std::uint64_t desc = ct_descriptor(GUC_CTB_TYPE_SEND);
+  if (!i915_.port().wait_for32(desc + GUC_CTB_DESC_FENCE, fence, ~0u, timeout_ns)) return 0;
+  return i915_.port().read32(desc + GUC_CTB_DESC_STATUS);
+}
+
+std::vector<GucDriver::CtMessage> GucDriver::ct_receive() {
+  HostPort& port = i915_.port();
+  const std::uint64_t desc = ct_descriptor(GUC_CTB_TYPE_RECV);
+  const std::uint64_t buffer = ct_.phys + 3 * kCtQuarter;
+  std::uint32_t head = port.read32(desc + GUC_CTB_DESC_HEAD);
+  const std::uint32_t tail = port.read32(desc + GUC_CTB_DESC_TAIL);
+  std::vector<CtMessage> messages;
+  while (head != tail && head < kCtQuarter) {
+    CtMessage m;
+    m.header = port.read32(buffer + head);
+    head = (head + 4) % kCtQuarter;
+    for (std::uint32_t i = 0; i < (m.header & GUC_CT_MSG_LEN_MASK); ++i) {
+      m.data.push_back(port.read32(buffer + head));
+      head = (head + 4) % kCtQuarter;
+    }
+    messages.push_back(m);
+  }
+  port.write32(desc + GUC_CTB_DESC_HEAD, head);
+  return messages;
+}
+
 }  // namespace gpuvp::host

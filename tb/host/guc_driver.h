@@ -54,10 +54,32 @@ class GucDriver {
   std::uint32_t log_flush_count();
   std::string read_log();
 
+  // ---- Command transport (old gen9 ABI, i915 v4.x intel_guc_ct.c) ----
+  // One page in four quarters: send descriptor, receive descriptor, send buffer, receive buffer (1 KiB each).
+  // Registers the receive buffer, then the send buffer, through the mailbox; true if the GuC accepted both.
+  bool ct_enable();
+  // Writes a request {header, fence, parameters} with WRITE_FENCE_TO_DESC (and SEND_STATUS when g2h_status), rings
+  // GUC_SEND_INTERRUPT and waits until the GuC wrote the fence to the descriptor; returns the descriptor status, or
+  // 0 on time-out.
+  std::uint32_t ct_send(const std::vector<std::uint32_t>& action, bool g2h_status = false,
+                        std::uint64_t timeout_ns = 200'000);
+  // Dwords copied into the send buffer at the tail as they are, then the notification (tests of malformed input).
+  void ct_send_raw(const std::vector<std::uint32_t>& dwords);
+  struct CtMessage {
+    std::uint32_t header = 0;
+    std::vector<std::uint32_t> data;  // fence first
+  };
+  // GuC-to-host messages waiting in the receive buffer; advances its head.
+  std::vector<CtMessage> ct_receive();
+  std::uint64_t ct_descriptor(std::uint32_t type) const { return ct_.phys + type * 0x400; }
+  std::uint32_t ct_last_fence() const { return fence_; }
+
  private:
   I915Driver& i915_;
   I915Driver::Buffer log_;
   I915Driver::Buffer image_;
+  I915Driver::Buffer ct_;
+  std::uint32_t fence_ = 0;
 };
 
 }  // namespace gpuvp::host
