@@ -6,6 +6,7 @@
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator_port.h"
 #include "tlm/core/memory.h"
 
 using namespace gpuvp;
@@ -246,5 +247,65 @@ TEST(Bus, ForwardsDmiWithGlobalAddressesAndInvalidatesIt) {
     EXPECT_EQ(core::stats().counter_value("cpu.dmi_accesses"), before + 1);
     mem.invalidate_dmi();
     EXPECT_EQ(cpu.dmi_cache().size(), 0u);
+  });
+}
+
+TEST(Bus, AfterAnInvalidationTheInlineDmiPathFallsBackToTransport) {
+  // The initiator's inline fast path keeps the last region: an invalidation must drop it too, or accesses would go
+  // on through a stale pointer.
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  core::Memory mem("mem", small_memory());
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
+  cpu.set_use_dmi(true);
+  test::run_thread([&] {
+    std::uint32_t v = 7;
+    ASSERT_EQ(cpu.write(0x4000'0100, &v, 4), tlm::TLM_OK_RESPONSE);
+    const auto transactions = core::stats().counter_value("cpu.transactions");
+    const auto dmi = core::stats().counter_value("cpu.dmi_accesses");
+    ASSERT_EQ(cpu.write(0x4000'0104, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(core::stats().counter_value("cpu.dmi_accesses"), dmi + 1);
+    mem.invalidate_dmi();
+    ASSERT_EQ(cpu.write(0x4000'0108, &v, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(core::stats().counter_value("cpu.transactions"), transactions + 1);
+    EXPECT_EQ(core::stats().counter_value("cpu.dmi_accesses"), dmi + 1);
+    // A write-only use of the region does not serve a read of another page through it.
+    std::uint32_t r = 0;
+    ASSERT_EQ(cpu.read(0x4001'0000, &r, 4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(core::stats().counter_value("cpu.transactions"), transactions + 2);
+  });
+}
+
+TEST(InitiatorPort, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleRegions) {
+  core::Bus bus("bus");
+  core::InitiatorPort port("gpu_port");
+  core::Memory mem("mem", small_memory());
+  bus.attach_initiator(port.socket, "gpu");
+  bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
+  port.set_use_dmi(true);
+  test::run_thread([&] {
+    const std::uint32_t v = 0xCAFEF00D;
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    ASSERT_EQ(port.write(0x4000'0200, &v, 4, delay), tlm::TLM_OK_RESPONSE);  // b_transport, then the grant
+    EXPECT_EQ(port.dmi_accesses(), 0u);
+    // Through DMI: a read from the write's page and a write to another granted page.
+    delay = sc_core::SC_ZERO_TIME;
+    std::uint32_t r = 0;
+    ASSERT_EQ(port.read(0x4000'0200, &r, 4, delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(r, 0xCAFEF00Du);
+    EXPECT_EQ(port.dmi_accesses(), 1u);
+    EXPECT_EQ(delay, sc_time(12, SC_NS));  // the 2 ns hop + the memory's 10-cycle read latency, no transfer cycles
+    delay = sc_core::SC_ZERO_TIME;
+    ASSERT_EQ(port.write(0x4000'0204, &v, 4, delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(port.dmi_accesses(), 2u);
+    EXPECT_EQ(port.reads() + port.writes(), 3u);
+    std::uint32_t back = 0;
+    mem.store().read(0x204, reinterpret_cast<unsigned char*>(&back), 4);
+    EXPECT_EQ(back, 0xCAFEF00Du);
+    mem.invalidate_dmi();
+    ASSERT_EQ(port.read(0x4000'0200, &r, 4, delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(port.dmi_accesses(), 2u);  // through the bus again
+    EXPECT_EQ(core::stats().counter_value("mem.reads"), 1u);
   });
 }

@@ -19,13 +19,7 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   if (use_dmi_) {
     const tlm::tlm_dmi* region = nullptr;
     if (unsigned char* p = dmi_.lookup(addr, len, write, &region)) {
-      hot_.start = region->get_start_address();
-      hot_.end = region->get_end_address();
-      hot_.ptr = region->get_dmi_ptr();
-      hot_.read_ps = to_ps(region->get_read_latency());
-      hot_.write_ps = to_ps(region->get_write_latency());
-      hot_.readable = region->is_read_allowed();
-      hot_.writable = region->is_write_allowed();
+      hot_.set(*region);
       if (write) {
         std::memcpy(p, data, len);
       } else {
@@ -78,7 +72,7 @@ unsigned BusInitiator::debug_write(std::uint64_t addr, const void* data, unsigne
 
 void BusInitiator::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
   dmi_.invalidate(start, end);
-  hot_ = HotRegion{};
+  hot_.clear();
 }
 
 }  // namespace gpuvp::core

@@ -59,7 +59,7 @@ class BusInitiator : public sc_core::sc_module {
   // DMI is used for accesses to targets that grant it (memory) when enabled.
   void set_use_dmi(bool use) {
     use_dmi_ = use;
-    hot_ = HotRegion{};
+    hot_.clear();
   }
   bool use_dmi() const { return use_dmi_; }
   // Synchronise after every access regardless of the quantum ("quantum off").
@@ -73,20 +73,6 @@ class BusInitiator : public sc_core::sc_module {
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
   void start_of_simulation() override { local_time_.refresh_quantum(); }
 
-  // The DMI region of the last DMI access, with its latencies as integers. Empty (start > end) when DMI is off or
-  // after an invalidation.
-  struct HotRegion {
-    std::uint64_t start = 1;
-    std::uint64_t end = 0;
-    unsigned char* ptr = nullptr;
-    Picoseconds read_ps = 0;
-    Picoseconds write_ps = 0;
-    bool readable = false;
-    bool writable = false;
-    bool covers(std::uint64_t addr, unsigned len) const {
-      return addr >= start && len != 0 && len - 1 <= end - addr && addr <= end;
-    }
-  };
   tlm::tlm_response_status finish_dmi(Picoseconds latency) {
     local_time_.advance(latency);
     ++dmi_accesses_;
@@ -94,7 +80,7 @@ class BusInitiator : public sc_core::sc_module {
     return tlm::TLM_OK_RESPONSE;
   }
 
-  HotRegion hot_;
+  DmiHotRegion hot_;  // the region of the last DMI access
   LocalTime local_time_;
   DmiCache dmi_;
   bool use_dmi_ = false;

@@ -8,6 +8,36 @@
 
 namespace gpuvp::core {
 
+// The DMI region an initiator used last, with its latencies ready to add: the inline fast path of an access checks
+// only this. Empty (start > end) when DMI is off or after an invalidation.
+struct DmiHotRegion {
+  std::uint64_t start = 1;
+  std::uint64_t end = 0;
+  unsigned char* ptr = nullptr;
+  std::uint64_t read_ps = 0;
+  std::uint64_t write_ps = 0;
+  sc_core::sc_time read_latency;
+  sc_core::sc_time write_latency;
+  bool readable = false;
+  bool writable = false;
+
+  bool covers(std::uint64_t addr, unsigned len) const {
+    return addr >= start && addr <= end && len != 0 && len - 1 <= end - addr;
+  }
+  void set(const tlm::tlm_dmi& region) {
+    start = region.get_start_address();
+    end = region.get_end_address();
+    ptr = region.get_dmi_ptr();
+    read_latency = region.get_read_latency();
+    write_latency = region.get_write_latency();
+    read_ps = read_latency.value();
+    write_ps = write_latency.value();
+    readable = region.is_read_allowed();
+    writable = region.is_write_allowed();
+  }
+  void clear() { *this = DmiHotRegion{}; }
+};
+
 class DmiCache {
  public:
   // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr. When region is given,

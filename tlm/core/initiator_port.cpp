@@ -1,16 +1,48 @@
 #include "tlm/core/initiator_port.h"
 
+#include <cstring>
+
 namespace gpuvp::core {
 
 InitiatorPort::InitiatorPort(sc_core::sc_module_name name)
     : sc_module(name),
       socket("socket"),
+      dmi_accesses_(stats().counter(std::string(this->name()) + ".dmi_accesses",
+                                    "accesses served by direct memory interface pointers")),
       reads_(stats().counter(std::string(this->name()) + ".reads")),
       writes_(stats().counter(std::string(this->name()) + ".writes")),
-      errors_(stats().counter(std::string(this->name()) + ".errors", "accesses answered with an error response")) {}
+      errors_(stats().counter(std::string(this->name()) + ".errors", "accesses answered with an error response")) {
+  socket.register_invalidate_direct_mem_ptr(this, &InitiatorPort::invalidate_direct_mem_ptr);
+}
+
+void InitiatorPort::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
+  dmi_.invalidate(start, end);
+  hot_read_.clear();
+  hot_write_.clear();
+}
 
 tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
                                                unsigned len, sc_core::sc_time& delay) {
+  if (use_dmi_) {
+    // Another region this port already holds (the hot one is only the last used).
+    const bool write = cmd == tlm::TLM_WRITE_COMMAND;
+    const tlm::tlm_dmi* region = nullptr;
+    if (unsigned char* ptr = dmi_.lookup(addr, len, write, &region)) {
+      DmiHotRegion& hot = write ? hot_write_ : hot_read_;
+      hot.set(*region);
+      if (write) {
+        std::memcpy(ptr, data, len);
+        delay += hot.write_latency;
+        ++writes_;
+      } else {
+        std::memcpy(data, ptr, len);
+        delay += hot.read_latency;
+        ++reads_;
+      }
+      ++dmi_accesses_;
+      return tlm::TLM_OK_RESPONSE;
+    }
+  }
   std::unique_ptr<tlm::tlm_generic_payload> p;
   if (free_payloads_.empty()) {
     p = std::make_unique<tlm::tlm_generic_payload>();
@@ -35,18 +67,16 @@ tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64
   }
   const tlm::tlm_response_status status = p->get_response_status();
   if (status != tlm::TLM_OK_RESPONSE) ++errors_;
+  if (use_dmi_ && status == tlm::TLM_OK_RESPONSE && p->is_dmi_allowed()) {
+    tlm::tlm_dmi region;
+    p->set_address(addr);
+    if (socket->get_direct_mem_ptr(*p, region)) {
+      dmi_.insert(region);
+      (cmd == tlm::TLM_WRITE_COMMAND ? hot_write_ : hot_read_).set(region);
+    }
+  }
   free_payloads_.push_back(std::move(p));
   return status;
-}
-
-tlm::tlm_response_status InitiatorPort::read(std::uint64_t addr, void* data, unsigned len, sc_core::sc_time& delay) {
-  return access(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len, delay);
-}
-
-tlm::tlm_response_status InitiatorPort::write(std::uint64_t addr, const void* data, unsigned len,
-                                              sc_core::sc_time& delay) {
-  // TLM's data pointer is non-const by design; targets do not modify write data.
-  return access(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len, delay);
 }
 
 void InitiatorPort::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
