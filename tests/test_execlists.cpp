@@ -7,6 +7,7 @@
 #include "tests/support/sc_test.h"
 #include "tlm/gen/context_image.h"
 #include "tlm/gen/execlists.h"
+#include "tlm/gen/mi_atomic.h"
 #include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
@@ -233,6 +234,157 @@ TEST_F(ExeclistTest, ResubmittingTheRunningContextWithANewTailIsALiteRestore) {
     EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted | Execlists::kLiteRestore, c.id}));
     EXPECT_EQ(csb[2], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, c.id}));
   });
+}
+
+TEST_F(ExeclistTest, ForceRestoreReloadsTheWholeImageOfTheRunningContext) {
+  // i915 rewrites an image (here: HEAD moved past a semaphore that will never be signalled, as after a hang) and
+  // resubmits the running context with FORCE_RESTORE: no lite restore, the engine reloads HEAD from the image.
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    auto& c = driver_.create_context(gen::Engine::kRcs);
+    driver_.emit(c, mi::arb_on_off(true));
+    driver_.emit(c, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    const std::uint32_t after_semaphore = c.tail;
+    const auto seqno = driver_.emit_breadcrumb(c);
+    driver_.submit(c);
+    settle(2'000);
+    EXPECT_NE(dram32(driver_.seqno_address(c)), seqno);  // stuck on the semaphore
+    port_.write32(c.state.phys + 4096 + host::I915Driver::kCtxRingHead * 4, after_semaphore);
+    c.next_submit_flags = gen::ContextDescriptor::kForceRestore;
+    driver_.submit(c);
+    EXPECT_TRUE(driver_.wait_seqno(c, seqno, 50'000));
+    settle(2'000);
+    const auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 3u);
+    EXPECT_EQ(csb[0], (CsbEntry{Execlists::kIdleToActive, 0}));
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted, c.id}));  // a full restore, not a lite one
+    EXPECT_EQ(csb[2], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, c.id}));
+    EXPECT_EQ(c.next_submit_flags, 0u);  // one submission only
+  });
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.forced_restores"), 1u);
+}
+
+TEST_F(ExeclistTest, LiteRestoreKeepsThePageDirectoriesUnlessForcePdRestoreIsSet) {
+  // A running 48-bit context whose image gets a new PML4: a plain lite restore keeps translating through the old one,
+  // FORCE_PD_RESTORE switches to the new one without a full context restore.
+  const std::uint64_t tables[2] = {0x0800'0000, 0x0810'0000};
+  const std::uint64_t pages[2] = {0x0820'0000, 0x0830'0000};
+  auto put = [&](std::uint64_t addr, std::uint64_t v) {
+    soc_.dram().store().write(addr, reinterpret_cast<const unsigned char*>(&v), 8);
+  };
+  for (int i = 0; i < 2; ++i) {
+    put(tables[i], (tables[i] + 0x1000) | 3);
+    put(tables[i] + 0x1000, (tables[i] + 0x2000) | 3);
+    put(tables[i] + 0x2000, (tables[i] + 0x3000) | 3);
+    put(tables[i] + 0x3000 + 0x10 * 8, pages[i] | 3);
+  }
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    auto& c = driver_.create_context(gen::Engine::kRcs, 16 * 1024, 3, {tables[0], 0, 0, 0});
+    driver_.emit(c, mi::arb_on_off(true));
+    driver_.emit(c, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    driver_.emit(c, mi::store_data_imm(0x10000, 0x1111, false));  // PPGTT
+    driver_.emit(c, mi::semaphore_wait(sem.gfx, 2, mi::Compare::kEqual));
+    driver_.emit(c, mi::store_data_imm(0x10004, 0x2222, false));
+    const auto seqno = driver_.emit_breadcrumb(c);
+    driver_.submit(c);
+    settle(2'000);  // waiting for 1
+    // The image's PDP0 (listing 11-1 order: PDP3 first, PDP0 last; the value dwords of 0x2274/0x2270).
+    const auto image = driver_.context_image(c);
+    std::uint32_t pdp0_ldw = 0, pdp0_udw = 0;
+    for (std::uint32_t i = 0; i + 1 < image.size(); ++i) {
+      if (image[i] == 0x2270) pdp0_ldw = i + 1;
+      if (image[i] == 0x2274) pdp0_udw = i + 1;
+    }
+    ASSERT_NE(pdp0_ldw, 0u);
+    ASSERT_NE(pdp0_udw, 0u);
+    port_.write32(c.state.phys + 4096 + pdp0_ldw * 4, static_cast<std::uint32_t>(tables[1]));
+    port_.write32(c.state.phys + 4096 + pdp0_udw * 4, static_cast<std::uint32_t>(tables[1] >> 32));
+    driver_.submit(c);  // plain lite restore: the old tables stay
+    settle(2'000);
+    driver_.upload(sem, 0, {1});
+    settle(2'000);  // first store done, waiting for 2
+    c.next_submit_flags = gen::ContextDescriptor::kForcePdRestore;
+    driver_.submit(c);
+    settle(2'000);
+    driver_.upload(sem, 0, {2});
+    EXPECT_TRUE(driver_.wait_seqno(c, seqno, 50'000));
+    settle(2'000);
+    const auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 4u);
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted | Execlists::kLiteRestore, c.id}));
+    EXPECT_EQ(csb[2], (CsbEntry{Execlists::kPreempted | Execlists::kLiteRestore, c.id}));
+    EXPECT_EQ(csb[3], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, c.id}));
+  });
+  // The first store ran after the plain lite restore (old tables), the second after FORCE_PD_RESTORE (new tables).
+  EXPECT_EQ(dram32(pages[0]), 0x1111u);
+  EXPECT_EQ(dram32(pages[1]), 0u);
+  EXPECT_EQ(dram32(pages[1] + 4), 0x2222u);
+  EXPECT_EQ(dram32(pages[0] + 4), 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.forced_pd_restores"), 1u);
+}
+
+TEST_F(ExeclistTest, PreemptionInsideABatchSavesTheBatchHeadAndResumesThere) {
+  // low's batch: increment a counter, wait on a semaphore (arbitration on), store, end. high preempts at the wait;
+  // low resumes at the semaphore inside its batch: the counter is incremented once, not twice.
+  std::uint32_t bb_state = 0, bb_head = 0, ring_head = 0;
+  host::I915Driver::Buffer batch, out;
+  std::uint32_t ring_after_bb_start = 0;
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    const auto sem = driver_.alloc(4096);
+    out = driver_.alloc(4096);
+    batch = driver_.alloc(4096);
+    driver_.upload(sem, 0, {0});
+    std::vector<std::uint32_t> bb;
+    mi::emit(bb, mi::atomic(gen::atomic_op::kInc, out.gfx, true, false));
+    mi::emit(bb, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
+    mi::emit(bb, mi::store_data_imm(out.gfx + 4, 0x22));
+    mi::emit(bb, mi::batch_buffer_end());
+    driver_.upload(batch, 0, bb);
+    auto& low = driver_.create_context(gen::Engine::kRcs);
+    auto& high = driver_.create_context(gen::Engine::kRcs);
+    driver_.emit(low, mi::arb_on_off(true));
+    driver_.emit(low, mi::batch_buffer_start(batch.gfx, false));
+    ring_after_bb_start = low.tail;
+    const auto s_low = driver_.emit_breadcrumb(low);
+    driver_.emit(high, mi::store_data_imm(out.gfx + 8, 0x33));
+    const auto s_high = driver_.emit_breadcrumb(high);
+    driver_.submit(low);
+    settle(2'000);
+    driver_.submit(high);
+    EXPECT_TRUE(driver_.wait_seqno(high, s_high, 50'000));
+    settle(2'000);
+    // What low's image holds now.
+    const auto image = driver_.context_image(low);
+    for (std::uint32_t i = 0; i + 1 < image.size(); ++i) {
+      const std::uint32_t value = dram32(low.state.phys + 4096 + 4 * (i + 1));
+      if (image[i] == 0x2110) bb_state = value;
+      if (image[i] == 0x2140) bb_head = value;
+      if (image[i] == 0x2034) ring_head = value;
+    }
+    EXPECT_EQ(dram32(out.phys + 4), 0u);
+    driver_.upload(sem, 0, {1});
+    driver_.submit(low);
+    EXPECT_TRUE(driver_.wait_seqno(low, s_low, 50'000));
+    settle(2'000);
+    const auto csb = driver_.process_csb(gen::Engine::kRcs);
+    ASSERT_EQ(csb.size(), 5u);
+    EXPECT_EQ(csb[1], (CsbEntry{Execlists::kPreempted, low.id}));
+    EXPECT_EQ(csb[4], (CsbEntry{Execlists::kComplete | Execlists::kActiveToIdle, low.id}));
+  });
+  // Saved inside the batch: GGTT batch level 0 active, its head at the semaphore (after the 3-dword MI_ATOMIC), and
+  // the ring's HEAD already past the MI_BATCH_BUFFER_START.
+  EXPECT_EQ(bb_state, gen::engine_reg::kBbStateActive);
+  EXPECT_EQ(bb_head, static_cast<std::uint32_t>(batch.gfx + 12));
+  EXPECT_EQ(ring_head & 0x1FFFFC, ring_after_bb_start);
+  EXPECT_EQ(dram32(out.phys + 0), 1u);  // incremented once
+  EXPECT_EQ(dram32(out.phys + 4), 0x22u);
+  EXPECT_EQ(dram32(out.phys + 8), 0x33u);
 }
 
 TEST_F(ExeclistTest, TwoContextsSeeDifferentMemoryAtTheSameVirtualAddress) {

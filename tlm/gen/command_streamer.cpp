@@ -72,6 +72,10 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       errors_(core::stats().counter(std::string(this->name()) + ".errors")),
       hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
       context_switches_(core::stats().counter(std::string(this->name()) + ".context_switches")),
+      forced_restores_(core::stats().counter(std::string(this->name()) + ".forced_restores",
+                                             "same-context resubmissions reloaded in full (FORCE_RESTORE)")),
+      forced_pd_restores_(core::stats().counter(std::string(this->name()) + ".forced_pd_restores",
+                                                "lite restores that reloaded the PDPs (FORCE_PD_RESTORE)")),
       submit_to_start_ps_(core::stats().histogram(std::string(this->name()) + ".submit_to_start_ps",
                                                   "ELSP submission to the submitted context running")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
@@ -442,9 +446,10 @@ void CommandStreamer::step() {
   cycles(params_.decode_cycles + params_.dword_cycles * (cmd.length - 1));
   record_history(cmd);
   const bool in_ring = batches_.empty();
+  const std::size_t batch_depth = batches_.size();
   const Outcome outcome = execute(cmd);
-  if (outcome == Outcome::kRetry && in_ring && pending_ && context_running_ && arbitration_enabled_) {
-    // A semaphore wait in the ring is preemptible while arbitration is on; it runs again when the context returns.
+  if (outcome == Outcome::kRetry && pending_ && context_running_ && arbitration_enabled_) {
+    // A semaphore wait is preemptible while arbitration is on; it runs again when the context returns.
     preempt_at_arbitration_point();
     return;
   }
@@ -463,13 +468,13 @@ void CommandStreamer::step() {
       last_progress_ps_ = core::now_ps() + time_.offset_ps();
     }
   }
-  // Arbitration points for execlists: MI_ARB_CHECK in the ring, the return from a batch to the ring, or any ring
-  // command while arbitration is on (MI_ARB_ON_OFF). Preemption inside a batch waits until it returns to the ring,
-  // since the saved HEAD must point at a ring command.
-  if (pending_ && context_running_ && batches_.empty()) {
+  // Arbitration points for execlists: MI_ARB_CHECK, the end of a batch level, or any command while arbitration is on
+  // (MI_ARB_ON_OFF), in the ring or inside a batch. A context switched out inside a batch saves its batch heads
+  // (BBADDR/SBBADDR with BBSTATE/SBBSTATE marked active) and resumes there.
+  if (pending_ && context_running_) {
     const bool arb_check = mi::type_of(cmd.dw[0]) == mi::kTypeMi && mi::opcode_of(cmd.dw[0]) == mi::kArbCheck;
-    const bool returned_from_batch = !in_ring;
-    if (arbitration_enabled_ || arb_check || returned_from_batch) preempt_at_arbitration_point();
+    const bool batch_ended = batches_.size() < batch_depth;
+    if (arbitration_enabled_ || arb_check || batch_ended) preempt_at_arbitration_point();
   }
 }
 
@@ -885,11 +890,8 @@ bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
   for (const auto& slot : image_layout_.slots) {
     if (!reg_write(slot.offset, image_[slot.dword], ~slot.byte_disables & 0xF)) return false;
   }
-  // The descriptor's addressing mode selects the PPGTT layout; the PDPs came from the image.
-  PpgttRoot root;
-  root.mode = desc.addressing_mode() == 3 ? PpgttMode::k48Bit : PpgttMode::kLegacy32;
-  for (unsigned n = 0; n < 4; ++n) root.pdp[n] = pdp_[2 * n + 1]->value() << 32 | pdp_[2 * n]->value();
-  services_.gtt.set_ppgtt_root(root);
+  apply_context_ppgtt(desc);
+  batches_from_registers();
   context_running_ = true;
   context_started_ps_ = core::now_ps() + time_.offset_ps();
   if (desc.raw == elements_[0].raw && current_element_ == 0 && context_started_ps_ >= submitted_ps_) {
@@ -897,6 +899,41 @@ bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
   }
   update_execlist_status();
   return true;
+}
+
+void CommandStreamer::batches_to_registers() {
+  // Level 0's address is where it resumes (the command after a second-level call while level 1 runs).
+  auto level = [](core::Register* addr, core::Register* udw, core::Register* state, const BatchLevel* b) {
+    if (b) {
+      addr->set(b->address & 0xFFFFFFFF);
+      udw->set(b->address >> 32);
+      state->set((b->space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0) | er::kBbStateActive);
+    } else {
+      state->set(state->value() & ~std::uint64_t{er::kBbStateActive});
+    }
+  };
+  level(bb_addr_, bb_addr_udw_, bb_state_, batches_.empty() ? nullptr : &batches_[0]);
+  level(sbb_addr_, sbb_addr_udw_, sbb_state_, batches_.size() < 2 ? nullptr : &batches_[1]);
+}
+
+void CommandStreamer::batches_from_registers() {
+  auto level = [&](core::Register* addr, core::Register* udw, core::Register* state) {
+    const std::uint64_t address = udw->value() << 32 | addr->value();
+    batches_.push_back({address, (state->value() & er::kBbStatePpgtt) ? AddressSpace::kPpgtt : AddressSpace::kGgtt});
+    batch_high_water_ = address;
+  };
+  if (bb_state_->value() & er::kBbStateActive) {
+    level(bb_addr_, bb_addr_udw_, bb_state_);
+    if (sbb_state_->value() & er::kBbStateActive) level(sbb_addr_, sbb_addr_udw_, sbb_state_);
+  }
+}
+
+void CommandStreamer::apply_context_ppgtt(const ContextDescriptor& desc) {
+  // The descriptor's addressing mode selects the PPGTT layout; the PDPs came from the image.
+  PpgttRoot root;
+  root.mode = desc.addressing_mode() == 3 ? PpgttMode::k48Bit : PpgttMode::kLegacy32;
+  for (unsigned n = 0; n < 4; ++n) root.pdp[n] = pdp_[2 * n + 1]->value() << 32 | pdp_[2 * n]->value();
+  services_.gtt.set_ppgtt_root(root);
 }
 
 std::uint64_t CommandStreamer::context_timestamp() const {
@@ -918,6 +955,7 @@ void CommandStreamer::save_context() {
   }
   ctx_timestamp_->set(context_timestamp());
   context_started_ps_ = now;
+  batches_to_registers();
   cycles(params_.context_save_cycles);
   for (const auto& slot : image_layout_.slots) {
     std::uint32_t value = 0;
@@ -945,23 +983,40 @@ void CommandStreamer::complete_context() {
 void CommandStreamer::preempt_at_arbitration_point() {
   const ContextDescriptor running = elements_[current_element_];
   const auto next = *pending_;
-  if (next[0].valid() && next[0].lrca() == running.lrca()) {
-    // Lite restore: the same context resubmitted with a new TAIL; only TAIL is sampled from its image.
+  // The same context resubmitted is a lite restore unless the descriptor forces a restore: i915 sets FORCE_RESTORE
+  // after it rewrote the image (engine reset, lrc_reset), so the hardware must reload it rather than keep the running
+  // state, which is discarded, not saved (saving would overwrite the rewritten image).
+  const bool same_context = next[0].valid() && next[0].lrca() == running.lrca();
+  if (same_context && !next[0].force_restore()) {
+    // Lite restore: the same context resubmitted with a new TAIL; only TAIL is sampled from its image, and the PDPs
+    // too when FORCE_PD_RESTORE asks for them (the driver changed the page directories of a running context).
     pending_.reset();
     execlists_.write_status(Execlists::kPreempted | Execlists::kLiteRestore, running.context_id());
     elements_ = next;
     if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
     current_element_ = 0;
+    const bool reload_pdps = next[0].force_pd_restore();
     for (const auto& slot : image_layout_.slots) {
-      if (slot.offset != info_.mmio_base + er::kTail) continue;
-      std::uint32_t tail = 0;
-      if (!access(running.lrca() + 4096 + 4ULL * slot.dword, AddressSpace::kGgtt, &tail, 4, false)) return;
-      reg_write(slot.offset, tail);
+      const std::uint32_t reg = slot.offset - info_.mmio_base;
+      const bool pdp = reg >= er::kPdp0Ldw && reg < er::kPdp0Ldw + 8 * 4;
+      if (reg != er::kTail && !(reload_pdps && pdp)) continue;
+      std::uint32_t value = 0;
+      if (!access(running.lrca() + 4096 + 4ULL * slot.dword, AddressSpace::kGgtt, &value, 4, false)) return;
+      if (!reg_write(slot.offset, value)) return;
+    }
+    if (reload_pdps) {
+      ++forced_pd_restores_;
+      apply_context_ppgtt(next[0]);
     }
     update_execlist_status();
     return;
   }
-  save_context();
+  if (same_context) {
+    ++forced_restores_;
+    context_running_ = false;
+  } else {
+    save_context();
+  }
   execlists_.write_status(Execlists::kPreempted, running.context_id());
   pending_.reset();
   if (!next[0].valid()) {

@@ -84,6 +84,10 @@ constexpr std::uint32_t kGfxPpgttEnable = 1u << 9;
 constexpr std::uint32_t kGfxPpgtt48b = 1u << 7;
 // BBSTATE bit 5: the batch runs in the PPGTT.
 constexpr std::uint32_t kBbStatePpgtt = 1u << 5;
+// BBSTATE/SBBSTATE bit 0 in a saved context image: the context was switched out inside this batch level, whose next
+// command is at BBADDR/SBBADDR (the batch head). No public source names the hardware's own encoding of an interrupted
+// batch; i915 initialises BB_STATE to RING_BB_PPGTT alone (bit 0 clear), so new contexts start in their ring.
+constexpr std::uint32_t kBbStateActive = 1u << 0;
 }  // namespace engine_reg
 
 // Global reset register GEN6_GDRST and its domains (i915 intel_reset.c): bit 0 full, then per engine.
@@ -179,6 +183,10 @@ class CommandStreamer : public sc_core::sc_module {
   void start_pending();
   bool restore_context(const ContextDescriptor& desc);
   void save_context();
+  void apply_context_ppgtt(const ContextDescriptor& desc);
+  // Batch levels <-> the BB/SBB head and state registers, around a context save and restore.
+  void batches_to_registers();
+  void batches_from_registers();
   void complete_context();
   void preempt_at_arbitration_point();
   void update_execlist_status();
@@ -312,6 +320,8 @@ class CommandStreamer : public sc_core::sc_module {
   core::Counter& errors_;
   core::Counter& hangs_;
   core::Counter& context_switches_;
+  core::Counter& forced_restores_;
+  core::Counter& forced_pd_restores_;
   core::Histogram& submit_to_start_ps_;  // ELSP submission to the context running
   core::Picoseconds submitted_ps_ = 0;
   core::BusyTime& busy_;

@@ -19,6 +19,9 @@ namespace gpuvp::gen {
 
 // A 64-bit context descriptor (i915 intel_lrc.c, GVT execlist_ctx_descriptor_format).
 struct ContextDescriptor {
+  static constexpr std::uint64_t kValid = 1u << 0;
+  static constexpr std::uint64_t kForcePdRestore = 1u << 1;  // reload the PDPs even on a lite restore
+  static constexpr std::uint64_t kForceRestore = 1u << 2;    // reload the whole image even for the running context
   std::uint64_t raw = 0;
   bool valid() const { return raw & 1; }
   bool force_pd_restore() const { return raw & 2; }
