@@ -190,6 +190,45 @@ TEST_F(GucMailboxTest, AllocateAndDeallocateDoorbell) {
   });
 }
 
+TEST_F(GucMailboxTest, RingingAValidDoorbellInterruptsTheFirmware) {
+  test::run_thread([&] {
+    boot();
+    ASSERT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_SUCCESS);
+    const std::uint64_t interrupts = core::stats().counter_value("gpuvp.gen.guc.interrupts");
+    guc_.ring_doorbell(5, 0x1234);
+    sc_core::wait(20, sc_core::SC_US);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.doorbell_rings"), 1u);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.interrupts"), interrupts + 1);
+    EXPECT_NE(guc_.read_log().find("doorbell 0x00000005 rang, cookie 0x00001234\n"), std::string::npos)
+        << guc_.read_log();
+    // Two rings before the firmware runs are one interrupt serving both doorbells.
+    ASSERT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 9}), GUC_REPLY_SUCCESS);
+    guc_.ring_doorbell(9, 7);
+    guc_.ring_doorbell(5, 8);
+    sc_core::wait(20, sc_core::SC_US);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.doorbell_rings"), 3u);
+    const std::string log = guc_.read_log();
+    const auto five = log.find("doorbell 0x00000005 rang, cookie 0x00000008\n");
+    const auto nine = log.find("doorbell 0x00000009 rang, cookie 0x00000007\n");
+    ASSERT_NE(five, std::string::npos) << log;
+    ASSERT_NE(nine, std::string::npos) << log;
+    EXPECT_LT(five, nine) << "the firmware reads the lowest rung doorbell first";
+  });
+}
+
+TEST_F(GucMailboxTest, RingingADoorbellThatIsNotValidIsDropped) {
+  test::run_thread([&] {
+    boot();
+    const std::uint64_t interrupts = core::stats().counter_value("gpuvp.gen.guc.interrupts");
+    guc_.ring_doorbell(6, 1);
+    sc_core::wait(20, sc_core::SC_US);
+    EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "doorbell 6 rang while DRBREGL valid is clear").size(), 1u);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.doorbell_rings"), 0u);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.interrupts"), interrupts);
+    EXPECT_EQ(guc_.read_log().find("rang"), std::string::npos) << guc_.read_log();
+  });
+}
+
 TEST_F(GucMailboxTest, EnterAndExitSleepState) {
   test::run_thread([&] {
     boot();

@@ -91,9 +91,12 @@
 #define GUC_LAPIC_UKERNEL_STATUS 0x800u /* write: GUC_STATUS bits 15:8 */
 #define GUC_LAPIC_HOST_INTERRUPT 0x804u /* write: raise the GuC-to-host interrupt */
 #define GUC_LAPIC_TIMESTAMP 0x808u      /* read: GuC clock cycles since reset, low 32 bits */
+#define GUC_LAPIC_DOORBELL_PENDING 0x80Cu /* read: lowest rung doorbell id (cleared by the read) or NONE */
+#define GUC_DOORBELL_NONE 0xFFFFFFFFu
 
 /* Interrupt vectors delivered through the firmware's IDT. */
 #define GUC_VECTOR_HOST2GUC 0x30u /* GUC_SEND_INTERRUPT written by the host */
+#define GUC_VECTOR_DOORBELL 0x31u /* a valid doorbell rang; GUC_LAPIC_DOORBELL_PENDING names which */
 
 /* ---- MMIO mailbox (old gen9 ABI, i915 intel_guc_fwif.h / intel_guc.c intel_guc_send_mmio) ---- */
 #define GUC_ACTION_DEFAULT 0x0u
@@ -152,6 +155,13 @@
 #define GUC_REG_DRBREGL(x) (0x1000u + 8u * (x))
 #define GUC_DRB_VALID 0x1u
 #define GUC_NUM_DOORBELLS 256u
+/* Ringing a doorbell (model's choice). i915 v4.x guc_ring_doorbell only updates the 64-bit cookie in the client's
+ * doorbell cacheline in memory ({db_status, cookie}) and the doorbell hardware snoops that cacheline; no public
+ * source describes the snoop, and the model's memory has no write snoop. So the host, after updating the cookie in
+ * the cacheline, writes the same cookie to DRBREGU(x) (the upper dword of the doorbell register pair): that write is
+ * the ring. A ring of a doorbell whose DRBREGL valid bit is clear is dropped with a warning, as hardware would not
+ * route it. A ring of a valid doorbell latches it and raises GUC_VECTOR_DOORBELL in the firmware. */
+#define GUC_REG_DRBREGU(x) (0x1004u + 8u * (x))
 
 /* Firmware log buffer (model's format; i915's GUC_CTL_LOG_PARAMS packs page counts differently): LOG_PARAMS =
  * GGTT address (4 KiB aligned) | pages - 1 in bits 11:4 | bit 0 valid. The buffer starts with a header of four dwords

@@ -9,6 +9,7 @@ typedef unsigned char u8;
 
 extern char __bss_start[], __bss_end[];
 extern void guc_host2guc_entry(void);
+extern void guc_doorbell_entry(void);
 
 struct idt_gate {
   u16 offset_low;
@@ -38,6 +39,7 @@ static u32 ct_desc[2];
 static inline u32 mmio_read(u32 offset) { return *(volatile u32*)(GUC_MMIO_BASE + offset); }
 static inline void mmio_write(u32 offset, u32 value) { *(volatile u32*)(GUC_MMIO_BASE + offset) = value; }
 static inline void lapic_write(u32 offset, u32 value) { *(volatile u32*)(GUC_LAPIC_BASE + offset) = value; }
+static inline u32 lapic_read(u32 offset) { return *(volatile u32*)(GUC_LAPIC_BASE + offset); }
 static inline u32 mem_read(u32 addr) { return *(volatile u32*)addr; }
 static inline void mem_write(u32 addr, u32 value) { *(volatile u32*)addr = value; }
 
@@ -303,6 +305,21 @@ void guc_host2guc_isr(void) {
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 
+/* A valid doorbell rang: serve every doorbell the hardware latched. */
+void guc_doorbell_isr(void) {
+  for (u32 db = lapic_read(GUC_LAPIC_DOORBELL_PENDING); db != GUC_DOORBELL_NONE;
+       db = lapic_read(GUC_LAPIC_DOORBELL_PENDING)) {
+    if (db >= GUC_NUM_DOORBELLS) break;
+    log_puts("doorbell ");
+    log_hex(db);
+    log_puts(" rang, cookie ");
+    log_hex(mmio_read(GUC_REG_DRBREGU(db)));
+    if (!doorbell_owner[db]) log_puts(" (not allocated: ignored)");
+    log_putc('\n');
+  }
+  lapic_write(GUC_LAPIC_EOI, 0);
+}
+
 static void set_gate(u32 vector, void (*handler)(void)) {
   const u32 target = (u32)handler;
   idt[vector].offset_low = (u16)target;
@@ -317,6 +334,7 @@ void guc_main(void) {
   set_ukernel_status(GUC_UKERNEL_GDT_DONE);
 
   set_gate(GUC_VECTOR_HOST2GUC, guc_host2guc_entry);
+  set_gate(GUC_VECTOR_DOORBELL, guc_doorbell_entry);
   struct idt_pointer idtr = {sizeof(idt) - 1, (u32)idt};
   __asm__ volatile("lidt %0" : : "m"(idtr));
   set_ukernel_status(GUC_UKERNEL_IDT_DONE);

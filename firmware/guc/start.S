@@ -34,6 +34,15 @@ guc_host2guc_entry:
     popal
     iret
 
+    /* Doorbell interrupt (a valid doorbell rang). */
+    .globl guc_doorbell_entry
+guc_doorbell_entry:
+    pushal
+    cld
+    call guc_doorbell_isr
+    popal
+    iret
+
     .section .rodata
     .balign 8
 gdt:

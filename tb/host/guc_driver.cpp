@@ -103,6 +103,10 @@ bool GucDriver::reset() {
   return (status() & GUC_STATUS_MIA_IN_RESET) != 0;
 }
 
+void GucDriver::ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie) {
+  i915_.mmio_write(GUC_REG_DRBREGU(doorbell), cookie);
+}
+
 void GucDriver::ack_events(std::uint32_t bits) {
   i915_.mmio_write(GUC_REG_SOFT_SCRATCH(15), scratch(15) & ~bits);
 }

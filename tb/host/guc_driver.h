@@ -47,6 +47,9 @@ class GucDriver {
 
   std::uint32_t status() { return i915_.mmio_read(0xC000); }
   std::uint32_t scratch(unsigned n) { return i915_.mmio_read(0xC180 + 4 * n); }
+  // Rings a doorbell: writes the new cookie to DRBREGU(doorbell), the model's stand-in for the doorbell hardware
+  // snooping i915 guc_ring_doorbell's cookie update in the doorbell cacheline (firmware/guc/guc_abi.h).
+  void ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie);
   // Acknowledges GuC-to-host events (writes SOFT_SCRATCH(15) without the given bits).
   void ack_events(std::uint32_t bits);
   // The firmware log: header {magic, write offset, flush count, text size} and the text written so far.

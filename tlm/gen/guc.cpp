@@ -51,6 +51,8 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       memory_accesses_(
           core::stats().counter(std::string(this->name()) + ".memory_accesses", "firmware graphics memory accesses")),
       interrupts_(core::stats().counter(std::string(this->name()) + ".interrupts", "interrupts delivered")),
+      doorbell_rings_(
+          core::stats().counter(std::string(this->name()) + ".doorbell_rings", "rings of valid doorbells")),
       boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
       boot_failures_(core::stats().counter(std::string(this->name()) + ".boot_failures", "rejected images")),
       faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")) {
@@ -131,9 +133,39 @@ void Guc::declare_registers() {
   for (unsigned d = 0; d < GUC_NUM_DOORBELLS; ++d) {
     bar_.add({"DRBREGL_" + std::to_string(d), GUC_REG_DRBREGL(d), 32, 0, Access::kReadWrite,
               "doorbell " + std::to_string(d) + ": bit 0 valid (GuC-programmed)", {}});
-    bar_.add({"DRBREGU_" + std::to_string(d), GUC_REG_DRBREGL(d) + 4, 32, 0, Access::kReadWrite,
-              "doorbell " + std::to_string(d) + " upper dword", {}});
+    bar_.add({"DRBREGU_" + std::to_string(d), GUC_REG_DRBREGU(d), 32, 0, Access::kReadWrite,
+              "doorbell " + std::to_string(d) + " upper dword: the host writes the new cookie to ring it (model)",
+              {}})
+        .on_write([this, d](core::Register&, std::uint64_t, std::uint64_t) { ring_doorbell(d); });
   }
+}
+
+void Guc::ring_doorbell(unsigned doorbell) {
+  // Model's choice (firmware/guc/guc_abi.h): the DRBREGU write stands for the doorbell hardware's snoop of the
+  // cookie update in the client's doorbell cacheline.
+  if (!(bar_.at(GUC_REG_DRBREGL(doorbell)).value() & GUC_DRB_VALID)) {
+    core::report_warning(name(), "doorbell " + std::to_string(doorbell) +
+                                     " rang while DRBREGL valid is clear (not allocated by the GuC): ring dropped");
+    return;
+  }
+  if (state_ != State::kRunning) {
+    core::report_warning(name(), "doorbell " + std::to_string(doorbell) + " rang while the GuC is not running: dropped");
+    return;
+  }
+  ++doorbell_rings_;
+  doorbell_rung_[doorbell] = true;
+  doorbell_irq_pending_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::uint32_t Guc::next_rung_doorbell() {
+  for (unsigned d = 0; d < GUC_NUM_DOORBELLS; ++d) {
+    if (doorbell_rung_[d]) {
+      doorbell_rung_[d] = false;
+      return d;
+    }
+  }
+  return GUC_DOORBELL_NONE;
 }
 
 std::uint32_t Guc::status() const { return static_cast<std::uint32_t>(status_->value()); }
@@ -165,6 +197,8 @@ void Guc::reset() {
   state_ = State::kReset;
   dma_requested_ = false;
   host2guc_pending_ = false;
+  doorbell_irq_pending_ = false;
+  std::fill(doorbell_rung_.begin(), doorbell_rung_.end(), false);
   in_service_ = false;
   halted_ = false;
   pending_fault_.clear();
@@ -354,15 +388,20 @@ void Guc::execute() {
   if (gdb_) debugger_stop();  // gdb gets the core before its first instruction
 
   while (generation == generation_ && state_ == State::kRunning) {
-    if (host2guc_pending_ && !in_service_) {
-      if (deliver_interrupt(GUC_VECTOR_HOST2GUC)) host2guc_pending_ = false;
+    if (interrupt_pending()) {
+      // The host's mailbox first, then doorbells (fixed priority, like vectors of an x86 local APIC).
+      if (host2guc_pending_) {
+        if (deliver_interrupt(GUC_VECTOR_HOST2GUC)) host2guc_pending_ = false;
+      } else if (deliver_interrupt(GUC_VECTOR_DOORBELL)) {
+        doorbell_irq_pending_ = false;
+      }
       if (state_ != State::kRunning) break;
     }
     if (halted_) {
       set_mia(GUC_STATUS_MIA_HALT_REQUESTED, true);
       local_.sync();
       if (generation != generation_) return;
-      if (!(host2guc_pending_ && !in_service_)) sc_core::wait(wake_);
+      if (!interrupt_pending()) sc_core::wait(wake_);
       if (generation != generation_) return;
       continue;
     }
@@ -567,6 +606,7 @@ std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, voi
     const core::Picoseconds since = guc->local_.now() - guc->boot_cycle_ps_;
     return static_cast<std::uint32_t>(guc->clock_.cycles_in(since));
   }
+  if (offset == GUC_LAPIC_DOORBELL_PENDING) return guc->next_rung_doorbell();
   return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "firmware/guc/guc_abi.h"
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/interrupt_line.h"
@@ -98,6 +99,10 @@ class Guc : public sc_core::sc_module {
   bool verify_signature(const std::uint8_t* data, std::size_t len);
   void execute();
   bool deliver_interrupt(std::uint32_t vector);
+  // An interrupt waits and the core is not serving one.
+  bool interrupt_pending() const { return (host2guc_pending_ || doorbell_irq_pending_) && !in_service_; }
+  void ring_doorbell(unsigned doorbell);
+  std::uint32_t next_rung_doorbell();
   void fault(const std::string& what);
   std::string register_dump();
   void set_ukernel(std::uint32_t status);
@@ -138,6 +143,8 @@ class Guc : public sc_core::sc_module {
   std::uint64_t generation_ = 0;  // bumped by reset(); a thread that sees it change abandons what it was doing
   bool dma_requested_ = false;
   bool host2guc_pending_ = false;
+  bool doorbell_irq_pending_ = false;          // a valid doorbell rang since the last doorbell interrupt
+  std::vector<bool> doorbell_rung_ = std::vector<bool>(GUC_NUM_DOORBELLS);  // read by GUC_LAPIC_DOORBELL_PENDING
   bool in_service_ = false;
   bool halted_ = false;
   bool hlt_seen_ = false;
@@ -161,6 +168,7 @@ class Guc : public sc_core::sc_module {
   core::Counter& mmio_accesses_;
   core::Counter& memory_accesses_;
   core::Counter& interrupts_;
+  core::Counter& doorbell_rings_;
   core::Counter& boots_;
   core::Counter& boot_failures_;
   core::Counter& faults_;
