@@ -1,5 +1,6 @@
 #include "platform/platform.h"
 
+#include "rtl/rtl_ring_pointer.h"
 #include "tlm/core/report.h"
 #include "tlm/gen/gen_regs.h"
 
@@ -12,6 +13,7 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
       dram_("dram", params.dram.memory),
       host_("host") {
   core::set_global_quantum(params_.sim.quantum_ns * core::kPsPerNs);
+  rtl::register_ring_model();  // gen.ring_model=rtl: the verilated ring_ptr block
   bus_.attach_initiator(host_.socket, "host");
   bus_.attach_target(dram_.socket, "dram", params_.dram.base, params_.dram.memory.size,
                      {params_.bus.hop_latency_cycles, params_.bus.dram_port_bytes_per_cycle});

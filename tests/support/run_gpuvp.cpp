@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -11,7 +12,11 @@
 namespace gpuvp::test {
 
 ProcessResult run_gpuvp(const std::string& args) {
-  const std::string cmd = std::string(GPUVP_EXE) + " " + args + " 2>&1";
+  // The rtl.* copies of the suites (GPUVP_RING_MODEL=rtl) run the executable in the same ring model.
+  std::string extra;
+  const char* model = std::getenv("GPUVP_RING_MODEL");
+  if (model && args.rfind("run", 0) == 0) extra = std::string(" --set gen.ring_model=") + model;
+  const std::string cmd = std::string(GPUVP_EXE) + " " + args + extra + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string out;

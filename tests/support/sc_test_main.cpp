@@ -1,5 +1,6 @@
 #include <cstdlib>
 
+#include "rtl/rtl_ring_pointer.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/timing.h"
 
@@ -48,6 +49,10 @@ void expect_no_unexpected_reports() {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  // GPUVP_RING_MODEL=rtl (set by CTest for the rtl.* copies of the command streamer and execlist suites): every
+  // GenGpu the tests build uses that ring pointer implementation (gen::GenGpuParams::ring_model's default).
+  gpuvp::rtl::register_ring_model();
+  if (const char* model = std::getenv("GPUVP_RING_MODEL")) gpuvp::gen::set_default_ring_model(model);
   gpuvp::core::ensure_picosecond_resolution();
   gpuvp::core::ReportLog::install(true);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

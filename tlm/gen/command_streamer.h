@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -151,7 +152,9 @@ class CommandStreamer : public sc_core::sc_module {
 
   const EngineInfo& info() const { return info_; }
   State state() const { return state_; }
-  const RingPointer& ring() const { return ring_; }
+  const EngineRingPointer& ring() const { return ring_; }
+  // Replaces the built-in ring pointer logic with another implementation (the RTL block); before the first access.
+  void attach_ring_model(std::unique_ptr<RingPointerModel> model) { ring_.attach(std::move(model)); }
   // Engine reset (GDRST domain or full reset): registers to reset values, pending work dropped.
   void reset();
   // Text reports of hangs and errors so far (for the run summary).
@@ -245,7 +248,7 @@ class CommandStreamer : public sc_core::sc_module {
   EngineInfo info_;
   CommandStreamerParams params_;
   EngineServices services_;
-  RingPointer ring_;
+  EngineRingPointer ring_;
   MiMathAlu alu_;
   core::LocalTime time_;
   State state_ = State::kIdle;

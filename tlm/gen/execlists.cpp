@@ -4,13 +4,6 @@ namespace gpuvp::gen {
 
 using core::Access;
 
-namespace {
-// CONTEXT_STATUS_PTR: write pointer 2:0 (hardware), read pointer 10:8 (software); 7 after reset means "next is 0"
-// (GVT-g gvt/execlist.c); i915 reset_csb_pointers writes both fields to 5 through the mask.
-constexpr std::uint32_t kWritePointerMask = 0x7;
-constexpr std::uint32_t kResetWritePointer = 0x7;
-}  // namespace
-
 Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::string& name,
                      const std::string& stats_prefix, Hooks hooks)
     : bar_(bar),
@@ -48,21 +41,24 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
     csb_[2 * i + 1] = &bar_.add({name + "CSB" + std::to_string(i) + "_CONTEXT_ID", base + kCsbBase + 8 * i + 4, 32, 0,
                                  Access::kReadOnly, "context status buffer entry: context ID", {}});
   }
-  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR", base + kCsbPointer, 32, kResetWritePointer, Access::kMasked,
-                            "CSB pointers: write 2:0 (hardware), read 10:8 (software); masked",
-                            {{"WRITE_POINTER", 0, 3, ""}, {"READ_POINTER", 8, 3, ""}}});
-}
-
-std::uint32_t Execlists::write_pointer() const {
-  return static_cast<std::uint32_t>(csb_pointer_->value() & kWritePointerMask);
+  // The pointer logic lives in CsbPointer (the reference of rtl/csb_ptr.sv); the register mirrors its value.
+  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR", base + kCsbPointer, 32, CsbPointer::kResetValue,
+                            Access::kMasked, "CSB pointers: write 2:0 (hardware), read 10:8 (software); masked",
+                            {{"WRITE_POINTER", 0, 3, ""}, {"READ_POINTER", 8, 3, ""}},
+                            CsbPointer::kWritePointerMask | CsbPointer::kReadPointerMask});
+  csb_pointer_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t) {
+    // The register policy has applied the mask bits and the access's byte enables to the stored value; pass that on
+    // as a write enabling both fields.
+    csb_ptr_.write(0xFFFF0000u | static_cast<std::uint32_t>(r.value()));
+    r.set(csb_ptr_.value());
+  });
 }
 
 void Execlists::write_status(std::uint32_t status, std::uint32_t context_id) {
-  const std::uint32_t wp = write_pointer();
-  const std::uint32_t next = (wp == kResetWritePointer || wp + 1 >= kCsbEntries) ? 0 : wp + 1;
+  const std::uint32_t next = csb_ptr_.advance();
   csb_[2 * next]->set(status);
   csb_[2 * next + 1]->set(context_id);
-  csb_pointer_->set((csb_pointer_->value() & ~std::uint64_t{kWritePointerMask}) | next);
+  csb_pointer_->set(csb_ptr_.value());
   ++csb_writes_;
   if (hooks_.mirror) {
     hooks_.mirror(kHwspCsbDword + 2 * next, status);
@@ -84,6 +80,7 @@ void Execlists::reset() {
   status_lo_->reset();
   status_hi_->reset();
   for (auto* r : csb_) r->reset();
+  csb_ptr_.reset();
   csb_pointer_->reset();
 }
 

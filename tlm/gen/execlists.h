@@ -14,6 +14,7 @@
 
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/gen/csb_pointer.h"
 
 namespace gpuvp::gen {
 
@@ -42,7 +43,7 @@ class Execlists {
   static constexpr std::uint32_t kComplete = 1u << 4;
   static constexpr std::uint32_t kLiteRestore = 1u << 15;
 
-  static constexpr unsigned kCsbEntries = 6;
+  static constexpr unsigned kCsbEntries = CsbPointer::kEntries;
   // Register offsets from the engine base.
   static constexpr std::uint32_t kElsp = 0x230;
   static constexpr std::uint32_t kExeclistStatusLo = 0x234;
@@ -72,7 +73,7 @@ class Execlists {
   void set_status(bool el0_valid, bool el1_valid, bool el0_active, bool el1_active, std::uint32_t current_context_id);
   void reset();
 
-  std::uint32_t write_pointer() const;
+  std::uint32_t write_pointer() const { return csb_ptr_.write_pointer(); }
   std::uint64_t submissions() const { return submissions_.value; }
 
  private:
@@ -84,6 +85,7 @@ class Execlists {
   core::Register* status_hi_;
   std::array<core::Register*, 2 * kCsbEntries> csb_{};
   core::Register* csb_pointer_;
+  CsbPointer csb_ptr_;
   core::Counter& submissions_;
   core::Counter& csb_writes_;
 };

@@ -27,6 +27,8 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
     engines_[static_cast<std::size_t>(i)] = std::make_unique<CommandStreamer>(
         info.name, info, params_.cs,
         EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_});
+    // gen.ring_model: "rtl" puts the verilated ring_ptr block (registered by rtl/) behind every engine.
+    engines_[static_cast<std::size_t>(i)]->attach_ring_model(make_ring_pointer_model(params_.ring_model));
   }
   if (params_.guc.enabled) {
     // The GuC's GTT client: RING_FAULT_REG source 0x20 is the model's choice (no public source lists the GuC's).

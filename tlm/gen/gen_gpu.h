@@ -50,6 +50,7 @@ struct GenGpuParams {
   GttParams gtt;
   EngineSelection engines;
   CommandStreamerParams cs;
+  std::string ring_model = default_ring_model();  // "tlm" (the C++ RingPointer) or "rtl" (verilated rtl/ring_ptr.sv)
   GucParams guc;
 
   void visit(core::ParamVisitor& v) {
@@ -62,6 +63,8 @@ struct GenGpuParams {
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");
     v.group("guc", guc, "GuC microcontroller (x86 core running firmware/guc)");
+    v.param("ring_model", ring_model, "ring pointer logic of every engine: tlm (C++) or rtl (verilated RTL block)",
+            {"tlm", "rtl"});
   }
 };
 

@@ -1,5 +1,8 @@
 #include "tlm/gen/ring_pointer.h"
 
+#include <map>
+#include <stdexcept>
+
 // Register semantics (reference-intel.md section 3):
 //   RING_CTL  bit 0 RING_VALID, bits 20:12 RING_NR_PAGES = pages - 1, RING_CTL_SIZE(size) = size - PAGE_SIZE
 //   RING_HEAD bits 20:2 HEAD_ADDR, bits 31:21 HEAD_WRAP_COUNT, HEAD_WRAP_ONE = 0x200000
@@ -17,13 +20,15 @@
 //     is only meaningful for power-of-two sizes.
 //   * HEAD or TAIL offsets at or beyond the ring size (software wrote them, or the size was reduced afterwards) are
 //     taken modulo the size by the hardware-side operations (consume, bytes_available, head_address). The registers
-//     themselves keep the value software wrote until hardware next advances HEAD. empty() (header, inline) compares
-//     the raw register offsets, so for example HEAD = 0, TAIL = size reports !empty() but bytes_available() == 0.
+//     themselves keep the value software wrote until hardware next advances HEAD. empty() is bytes_available() == 0
+//     (offsets compared modulo the size), so HEAD = 0, TAIL = size is empty.
 //   * consume() does not check against bytes_available(): the hardware-model fetches where HEAD points, so
 //     consuming past TAIL simply moves HEAD past TAIL (the ring then holds size - overrun bytes again, as real
 //     hardware executing stale ring contents would). HEAD always advances modulo the size and the wrap count is
 //     incremented once for every crossing of the ring end, modulo 2048 (11 bits).
 //   * consume() of a byte count that is not a multiple of 4 drops the low two bits (HEAD_ADDR cannot hold them).
+//   rtl/ring_ptr.sv implements the same rules (its consume port is 32 bits wide, with a page-granular divider for
+//   the laps); tb/crosscheck compares the two cycle by cycle.
 
 namespace gpuvp::gen {
 
@@ -90,5 +95,33 @@ std::uint32_t RingPointer::driver_space() const {
   // Verbatim __intel_ring_space(head, tail, size) on the register offsets (unsigned 32-bit arithmetic).
   return (head_offset() - tail_offset() - kCachelineBytes) & (size_bytes() - 1);
 }
+
+namespace {
+struct ModelRegistry {
+  std::map<std::string, RingPointerModelFactory> factories;
+  std::string default_model = "tlm";
+};
+ModelRegistry& registry() {
+  static ModelRegistry r;
+  return r;
+}
+}  // namespace
+
+void register_ring_pointer_model(const std::string& name, RingPointerModelFactory factory) {
+  if (name == "tlm") throw std::invalid_argument("ring model 'tlm' is built in");
+  registry().factories[name] = factory;
+}
+
+std::unique_ptr<RingPointerModel> make_ring_pointer_model(const std::string& name) {
+  if (name == "tlm") return nullptr;
+  const auto it = registry().factories.find(name);
+  if (it == registry().factories.end()) {
+    throw std::invalid_argument("ring model '" + name + "' is not available in this program");
+  }
+  return it->second();
+}
+
+const std::string& default_ring_model() { return registry().default_model; }
+void set_default_ring_model(const std::string& name) { registry().default_model = name; }
 
 }  // namespace gpuvp::gen

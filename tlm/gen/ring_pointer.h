@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
 namespace gpuvp::gen {
 
@@ -60,6 +62,72 @@ class RingPointer {
   std::uint32_t ctl_ = 0;
   std::uint32_t head_ = 0;
   std::uint32_t tail_ = 0;
+};
+
+// An implementation of the ring pointer logic outside this class, with the same semantics (the verilated
+// rtl/ring_ptr.sv behind a clocked adapter, rtl/rtl_ring_pointer.h). tlm/gen only knows this interface; the
+// implementation registers itself by name (register_ring_pointer_model) and GenGpuParams::ring_model selects it.
+class RingPointerModel {
+ public:
+  virtual ~RingPointerModel() = default;
+  virtual void reset() = 0;
+  virtual void write_start(std::uint32_t value) = 0;
+  virtual void write_ctl(std::uint32_t value) = 0;
+  virtual void write_head(std::uint32_t value) = 0;
+  virtual void write_tail(std::uint32_t value) = 0;
+  virtual bool consume(std::uint32_t bytes) = 0;
+  virtual std::uint32_t start_reg() const = 0;
+  virtual std::uint32_t ctl_reg() const = 0;
+  virtual std::uint32_t head_reg() const = 0;
+  virtual std::uint32_t tail_reg() const = 0;
+  virtual bool empty() const = 0;
+  virtual std::uint32_t bytes_available() const = 0;
+  virtual std::uint32_t driver_space() const = 0;
+  virtual std::uint32_t head_address() const = 0;
+};
+
+using RingPointerModelFactory = std::unique_ptr<RingPointerModel> (*)();
+// Makes `name` available as a ring model ("tlm" is the built-in RingPointer and cannot be replaced).
+void register_ring_pointer_model(const std::string& name, RingPointerModelFactory factory);
+// nullptr for "tlm"; a new instance of a registered model; throws std::invalid_argument for an unknown name.
+std::unique_ptr<RingPointerModel> make_ring_pointer_model(const std::string& name);
+// The ring model GenGpuParams starts with ("tlm" unless a test harness changed it, see tests/support).
+const std::string& default_ring_model();
+void set_default_ring_model(const std::string& name);
+
+// The ring pointer of a command streamer: the built-in RingPointer, or an attached RingPointerModel. Dispatch is a
+// branch on a pointer that never changes after construction, so the TLM path stays inlined and without virtual
+// calls; the decoded accessors are computed from the register read-back in both cases.
+class EngineRingPointer {
+ public:
+  void attach(std::unique_ptr<RingPointerModel> model) { model_ = std::move(model); }
+  bool external() const { return model_ != nullptr; }
+
+  void reset() { model_ ? model_->reset() : local_.reset(); }
+  void write_start(std::uint32_t v) { model_ ? model_->write_start(v) : local_.write_start(v); }
+  void write_ctl(std::uint32_t v) { model_ ? model_->write_ctl(v) : local_.write_ctl(v); }
+  void write_head(std::uint32_t v) { model_ ? model_->write_head(v) : local_.write_head(v); }
+  void write_tail(std::uint32_t v) { model_ ? model_->write_tail(v) : local_.write_tail(v); }
+  bool consume(std::uint32_t bytes) { return model_ ? model_->consume(bytes) : local_.consume(bytes); }
+
+  std::uint32_t start_reg() const { return model_ ? model_->start_reg() : local_.start_reg(); }
+  std::uint32_t ctl_reg() const { return model_ ? model_->ctl_reg() : local_.ctl_reg(); }
+  std::uint32_t head_reg() const { return model_ ? model_->head_reg() : local_.head_reg(); }
+  std::uint32_t tail_reg() const { return model_ ? model_->tail_reg() : local_.tail_reg(); }
+  bool empty() const { return model_ ? model_->empty() : local_.empty(); }
+  std::uint32_t bytes_available() const { return model_ ? model_->bytes_available() : local_.bytes_available(); }
+  std::uint32_t driver_space() const { return model_ ? model_->driver_space() : local_.driver_space(); }
+  std::uint32_t head_address() const { return model_ ? model_->head_address() : local_.head_address(); }
+
+  bool enabled() const { return (ctl_reg() & RingPointer::kCtlEnable) != 0; }
+  std::uint32_t size_bytes() const { return (ctl_reg() & RingPointer::kCtlSizeMask) + 4096; }
+  std::uint32_t head_offset() const { return head_reg() & RingPointer::kHeadAddrMask; }
+  std::uint32_t tail_offset() const { return tail_reg() & RingPointer::kTailAddrMask; }
+  std::uint32_t wrap_count() const { return head_reg() >> 21; }
+
+ private:
+  RingPointer local_;
+  std::unique_ptr<RingPointerModel> model_;
 };
 
 }  // namespace gpuvp::gen
