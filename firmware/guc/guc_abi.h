@@ -163,6 +163,46 @@
  * route it. A ring of a valid doorbell latches it and raises GUC_VECTOR_DOORBELL in the firmware. */
 #define GUC_REG_DRBREGU(x) (0x1004u + 8u * (x))
 
+/* ---- GuC submission (i915 v4.x intel_guc_fwif.h, intel_guc_submission.c) ----
+ * Process descriptor (struct guc_process_desc, packed): stage_id 0x00, db_base_addr 0x04 (u64), head 0x0C (the
+ * GuC's), tail 0x10 (the host's), error_offset 0x14, wq_base_addr 0x18 (u64), wq_size_bytes 0x20, wq_status 0x24,
+ * engine_presence 0x28, priority 0x2C. Model's choice: i915 v4.x hands the GuC the process descriptor through the
+ * stage descriptor pool (GUC_CTL_CTXINFO); this model has no pool and takes the descriptor's GGTT address as the
+ * third parameter of ALLOCATE_DOORBELL (0 = a doorbell without a work queue). */
+#define GUC_PD_STAGE_ID 0x00u
+#define GUC_PD_HEAD 0x0Cu
+#define GUC_PD_TAIL 0x10u
+#define GUC_PD_ERROR_OFFSET 0x14u
+#define GUC_PD_WQ_BASE 0x18u
+#define GUC_PD_WQ_SIZE 0x20u
+#define GUC_PD_WQ_STATUS 0x24u
+#define GUC_PD_BYTES 0x30u
+#define GUC_WQ_STATUS_ACTIVE 1u
+#define GUC_WQ_STATUS_CMD_ERROR 3u
+#define GUC_WQ_STATUS_ENGINE_ID_NOT_USED 4u
+/* Work queue item (struct guc_wq_item, 4 dwords): header, context_desc (lower dword of the LRC descriptor),
+ * submit_element_info (ring tail in qwords at 30:20), fence_id. Header: type 7:0, target engine 15:10, length in
+ * dwords after the header 26:16. */
+#define GUC_WQ_ITEM_BYTES 16u
+#define GUC_WQ_TYPE_MASK 0xFFu
+#define GUC_WQ_TYPE_INORDER 0x3u
+#define GUC_WQ_TARGET_SHIFT 10u
+#define GUC_WQ_TARGET_MASK (0x3Fu << 10)
+#define GUC_WQ_LEN_SHIFT 16u
+#define GUC_WQ_LEN_MASK (0x7FFu << 16)
+#define GUC_WQ_RING_TAIL_SHIFT 20u
+#define GUC_WQ_RING_TAIL_MAX 0x7FFu
+#define GUC_RENDER_ENGINE 0u
+/* Render engine execlists registers the firmware drives (i915 RING_ELSP, RING_EXECLIST_STATUS_LO, RING_CONTEXT_STATUS_PTR)
+ * and the context image's ring tail (register-state page = LRCA + 4 KiB, i915 v4.x CTX_RING_TAIL value dword 7). The
+ * engine is busy while an element is active (GVT execlist_status_format: element 1/0 active bits 17/18); the valid
+ * bits 3/4 stay set after the elements completed, so they do not say busy. */
+#define GUC_RCS_ELSP 0x2230u
+#define GUC_RCS_EXECLIST_STATUS_LO 0x2234u
+#define GUC_RCS_CSB_POINTER 0x23A0u
+#define GUC_EXECLIST_BUSY ((1u << 17) | (1u << 18))
+#define GUC_LRC_RING_TAIL_OFFSET (4096u + 7u * 4u)
+
 /* Firmware log buffer (model's format; i915's GUC_CTL_LOG_PARAMS packs page counts differently): LOG_PARAMS =
  * GGTT address (4 KiB aligned) | pages - 1 in bits 11:4 | bit 0 valid. The buffer starts with a header of four dwords
  * {magic, write offset in bytes from the start of the text area, flush count, size of the text area}; text follows,

@@ -33,6 +33,11 @@ static u32 forcewake_policy;
 static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
 static u32 requests;
+/* GuC submission: the process descriptor of each doorbell's client (0 = none) and whether it rang since its work
+ * queue was last drained. */
+static u32 client_desc[GUC_NUM_DOORBELLS];
+static u8 client_ready[GUC_NUM_DOORBELLS];
+static u32 next_client; /* round robin: the doorbell served first in the next round */
 /* Command transport buffers: descriptor GGTT addresses, 0 when not registered. */
 static u32 ct_desc[2];
 
@@ -81,14 +86,20 @@ static void log_setup(u32 params) {
 /* ---- mailbox actions ---- */
 static u32 scratch(u32 n) { return mmio_read(GUC_REG_SOFT_SCRATCH(n)); }
 
-static u32 allocate_doorbell(u32 stage_id, u32 doorbell) {
-  if (doorbell >= GUC_NUM_DOORBELLS || stage_id >= 1024 || doorbell_owner[doorbell]) {
+static int ggtt_range_ok(u32 addr, u32 size);
+
+static u32 allocate_doorbell(u32 stage_id, u32 doorbell, u32 process_desc) {
+  if (doorbell >= GUC_NUM_DOORBELLS || stage_id >= 1024 || doorbell_owner[doorbell] ||
+      (process_desc != 0 && !ggtt_range_ok(process_desc, GUC_PD_BYTES))) {
     log_puts("doorbell allocation refused: ");
     log_hex(doorbell);
     log_putc('\n');
     return GUC_REPLY_ALLOCATE_DOORBELL_FAIL;
   }
   doorbell_owner[doorbell] = stage_id + 1;
+  client_desc[doorbell] = process_desc;
+  client_ready[doorbell] = 0;
+  if (process_desc) mem_write(process_desc + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_ACTIVE);
   mmio_write(GUC_REG_DRBREGL(doorbell), GUC_DRB_VALID | (stage_id << 8));
   log_puts("doorbell ");
   log_hex(doorbell);
@@ -106,6 +117,8 @@ static u32 deallocate_doorbell(u32 stage_id, u32 doorbell) {
     return GUC_REPLY_DEALLOCATE_DOORBELL_FAIL;
   }
   doorbell_owner[doorbell] = 0;
+  client_desc[doorbell] = 0;
+  client_ready[doorbell] = 0;
   mmio_write(GUC_REG_DRBREGL(doorbell), 0);
   log_puts("doorbell released ");
   log_hex(doorbell);
@@ -165,7 +178,7 @@ static u32 dispatch(u32 action, const u32* p) {
       log_putc('\n');
       return GUC_REPLY_SUCCESS;
     case GUC_ACTION_ALLOCATE_DOORBELL:
-      return allocate_doorbell(p[0], p[1]);
+      return allocate_doorbell(p[0], p[1], p[2]);
     case GUC_ACTION_DEALLOCATE_DOORBELL:
       return deallocate_doorbell(p[0], p[1]);
     case GUC_ACTION_ENTER_S_STATE:
@@ -305,6 +318,110 @@ void guc_host2guc_isr(void) {
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 
+/* ---- GuC submission ---- */
+#define ENGINE_POLLS 100000u /* bound on waiting for the render engine (each poll is a timed register read) */
+
+/* Waits until the render engine has no valid or active execlist element; 0 if it stayed busy. */
+static int wait_engine_idle(void) {
+  for (u32 i = 0; i < ENGINE_POLLS; ++i) {
+    if (!(mmio_read(GUC_RCS_EXECLIST_STATUS_LO) & GUC_EXECLIST_BUSY)) return 1;
+  }
+  return 0;
+}
+
+/* After an ELSP write: waits until the engine took the submission (busy, or a new context status entry when the
+ * context already finished), so that the next idle check does not see the engine before it acted. */
+static void wait_engine_accepted(u32 csb_pointer_before) {
+  for (u32 i = 0; i < ENGINE_POLLS; ++i) {
+    if (mmio_read(GUC_RCS_EXECLIST_STATUS_LO) & GUC_EXECLIST_BUSY) return;
+    if (mmio_read(GUC_RCS_CSB_POINTER) != csb_pointer_before) return;
+  }
+  log_puts("render engine did not take the submission\n");
+}
+
+static void wq_error(u32 desc, u32 head, u32 status, const char* why, u32 value) {
+  log_puts("work queue error: ");
+  log_puts(why);
+  log_putc(' ');
+  log_hex(value);
+  log_puts(" at offset ");
+  log_hex(head);
+  log_putc('\n');
+  mem_write(desc + GUC_PD_ERROR_OFFSET, head);
+  mem_write(desc + GUC_PD_WQ_STATUS, status); /* last: the host may read the log once it sees the status */
+}
+
+/* Submits the client's next work item to its engine; 1 if it did, 0 if the queue is empty or in error. */
+static int submit_next(u32 db) {
+  const u32 desc = client_desc[db];
+  if (mem_read(desc + GUC_PD_WQ_STATUS) != GUC_WQ_STATUS_ACTIVE) return 0;
+  const u32 base = mem_read(desc + GUC_PD_WQ_BASE);
+  const u32 size = mem_read(desc + GUC_PD_WQ_SIZE);
+  const u32 head = mem_read(desc + GUC_PD_HEAD);
+  const u32 tail = mem_read(desc + GUC_PD_TAIL);
+  if (size == 0 || (size % GUC_WQ_ITEM_BYTES) || !ggtt_range_ok(base, size) || head >= size || tail >= size ||
+      (head % GUC_WQ_ITEM_BYTES) || (tail % GUC_WQ_ITEM_BYTES)) {
+    wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "work queue geometry, tail", tail);
+    return 0;
+  }
+  if (head == tail) return 0;
+  const u32 header = mem_read(base + head);
+  const u32 context_desc = mem_read(base + head + 4);
+  const u32 info = mem_read(base + head + 8);
+  const u32 fence = mem_read(base + head + 12);
+  if ((header & GUC_WQ_TYPE_MASK) != GUC_WQ_TYPE_INORDER ||
+      ((header & GUC_WQ_LEN_MASK) >> GUC_WQ_LEN_SHIFT) != GUC_WQ_ITEM_BYTES / 4 - 1) {
+    wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "bad item header", header);
+    return 0;
+  }
+  if (((header & GUC_WQ_TARGET_MASK) >> GUC_WQ_TARGET_SHIFT) != GUC_RENDER_ENGINE) {
+    wq_error(desc, head, GUC_WQ_STATUS_ENGINE_ID_NOT_USED, "engine not scheduled by this firmware, header", header);
+    return 0;
+  }
+  const u32 lrca = context_desc & ~0xFFFu;
+  if (!(context_desc & 1u) || !ggtt_range_ok(lrca, 2 * 4096u)) {
+    wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "bad context descriptor", context_desc);
+    return 0;
+  }
+  if (!wait_engine_idle()) {
+    log_puts("render engine stayed busy: submission postponed\n");
+    return 0;
+  }
+  log_puts("stage ");
+  log_hex(doorbell_owner[db] - 1);
+  log_puts(" fence ");
+  log_hex(fence);
+  log_puts(" -> rcs\n");
+  mem_write(lrca + GUC_LRC_RING_TAIL_OFFSET, ((info >> GUC_WQ_RING_TAIL_SHIFT) & GUC_WQ_RING_TAIL_MAX) * 8u);
+  /* Element 1 unused; element 0 with the LRCA's page number as its context ID (the work item carries only the
+   * descriptor's lower dword). */
+  const u32 csb_pointer = mmio_read(GUC_RCS_CSB_POINTER);
+  mmio_write(GUC_RCS_ELSP, 0);
+  mmio_write(GUC_RCS_ELSP, 0);
+  mmio_write(GUC_RCS_ELSP, lrca >> 12);
+  mmio_write(GUC_RCS_ELSP, context_desc);
+  wait_engine_accepted(csb_pointer);
+  mem_write(desc + GUC_PD_HEAD, (head + GUC_WQ_ITEM_BYTES) % size);
+  return 1;
+}
+
+/* Round robin over the clients whose doorbell rang: one work item each per round until all queues are drained. */
+static void schedule(void) {
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (u32 i = 0; i < GUC_NUM_DOORBELLS; ++i) {
+      const u32 db = (next_client + i) % GUC_NUM_DOORBELLS;
+      if (!client_ready[db]) continue;
+      if (submit_next(db)) {
+        progress = 1;
+      } else {
+        client_ready[db] = 0;
+      }
+    }
+    next_client = (next_client + 1) % GUC_NUM_DOORBELLS;
+  }
+}
+
 /* A valid doorbell rang: serve every doorbell the hardware latched. */
 void guc_doorbell_isr(void) {
   for (u32 db = lapic_read(GUC_LAPIC_DOORBELL_PENDING); db != GUC_DOORBELL_NONE;
@@ -316,7 +433,9 @@ void guc_doorbell_isr(void) {
     log_hex(mmio_read(GUC_REG_DRBREGU(db)));
     if (!doorbell_owner[db]) log_puts(" (not allocated: ignored)");
     log_putc('\n');
+    if (doorbell_owner[db] && client_desc[db]) client_ready[db] = 1;
   }
+  schedule();
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 

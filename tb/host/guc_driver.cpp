@@ -4,6 +4,7 @@
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
+#include "tlm/gen/mi_commands.h"
 
 namespace gpuvp::host {
 
@@ -105,6 +106,45 @@ bool GucDriver::reset() {
 
 void GucDriver::ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie) {
   i915_.mmio_write(GUC_REG_DRBREGU(doorbell), cookie);
+}
+
+std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell) {
+  client.stage_id = stage_id;
+  client.doorbell = doorbell;
+  client.object = i915_.alloc(kWqOffset + kWqSize);
+  i915_.fill(client.object, 0);
+  HostPort& port = i915_.port();
+  port.write32(client.object.phys, 1);  // db_status GUC_DOORBELL_ENABLED
+  const std::uint64_t desc = client.desc();
+  port.write32(desc + GUC_PD_STAGE_ID, stage_id);
+  port.write64(desc + 0x04, client.object.gfx);  // db_base_addr
+  port.write64(desc + GUC_PD_WQ_BASE, client.object.gfx + kWqOffset);
+  port.write32(desc + GUC_PD_WQ_SIZE, kWqSize);
+  return send({GUC_ACTION_ALLOCATE_DOORBELL, stage_id, doorbell,
+               static_cast<std::uint32_t>(client.object.gfx + kProcessDescOffset)});
+}
+
+void GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_doorbell) {
+  if (context.tail % 8 != 0) i915_.emit(context, gen::mi::noop());  // the work item carries the tail in qwords
+  const std::uint32_t header = GUC_WQ_TYPE_INORDER | GUC_RENDER_ENGINE << GUC_WQ_TARGET_SHIFT |
+                               (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
+  submit_raw(client, {header, static_cast<std::uint32_t>(context.descriptor()),
+                      (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT, context.seqno},
+             ring_doorbell);
+}
+
+void GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
+  HostPort& port = i915_.port();
+  const std::uint32_t tail = port.read32(client.desc() + GUC_PD_TAIL);
+  for (std::size_t i = 0; i < item.size(); ++i) port.write32(client.wq() + tail + 4 * i, item[i]);
+  port.write32(client.desc() + GUC_PD_TAIL, (tail + GUC_WQ_ITEM_BYTES) % kWqSize);
+  if (ring_doorbell) ring(client);
+}
+
+void GucDriver::ring(Client& client) {
+  client.cookie = client.cookie + 1 == 0 ? 1 : client.cookie + 1;  // i915 skips 0
+  i915_.port().write32(client.object.phys + 4, client.cookie);
+  ring_doorbell(client.doorbell, client.cookie);
 }
 
 void GucDriver::ack_events(std::uint32_t bits) {

@@ -5,6 +5,7 @@
 // I915Driver's HostPort and GGTT buffers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -56,6 +57,33 @@ class GucDriver {
   const I915Driver::Buffer& log_buffer() const { return log_; }
   std::uint32_t log_flush_count();
   std::string read_log();
+
+  // ---- GuC submission (i915 v4.x intel_guc_submission.c) ----
+  // A client: one 3-page object as i915 lays it out: the doorbell cacheline {db_status, cookie} at 0, the process
+  // descriptor at 0x800, the work queue (2 pages, GUC_WQ_SIZE) at 0x1000.
+  struct Client {
+    std::uint32_t stage_id = 0;
+    std::uint32_t doorbell = 0;
+    I915Driver::Buffer object;
+    std::uint32_t cookie = 0;
+    std::uint64_t desc() const { return object.phys + kProcessDescOffset; }
+    std::uint64_t wq() const { return object.phys + kWqOffset; }
+  };
+  static constexpr std::uint32_t kProcessDescOffset = 0x800;
+  static constexpr std::uint32_t kWqOffset = 0x1000;
+  static constexpr std::uint32_t kWqSize = 0x2000;
+  // Fills the doorbell cacheline and the process descriptor, then ALLOCATE_DOORBELL {stage, doorbell, process
+  // descriptor}; returns the GuC's reply.
+  std::uint32_t create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell);
+  // Appends an in-order work item for the context (ring tail in qwords, fence = the context's last seqno), advances
+  // the work queue tail in the process descriptor and rings the doorbell. Completion: the context's breadcrumb
+  // (I915Driver::wait_seqno), as i915 v4.x waits for GuC-submitted requests.
+  // ring_doorbell false only queues the item (a later ring() hands over everything queued).
+  void submit(Client& client, I915Driver::Context& context, bool ring_doorbell = true);
+  // Appends a raw 4-dword work item and rings the doorbell if asked (tests of malformed items).
+  void submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell = true);
+  // Increments the cookie in the doorbell cacheline (i915 guc_ring_doorbell) and rings the doorbell.
+  void ring(Client& client);
 
   // ---- Command transport (old gen9 ABI, i915 v4.x intel_guc_ct.c) ----
   // One page in four quarters: send descriptor, receive descriptor, send buffer, receive buffer (1 KiB each).
