@@ -7,6 +7,12 @@
 // model's per-instruction accounting), the simulated round-trip latency in ns and in GuC cycles, and for boots the
 // simulated load time. Compare the round trip with bench_execlists' submission-to-start latency: a GuC action costs
 // the interrupt, the firmware's register reads and writes through the BAR and the host's polling.
+//
+// Submission rows: the same one-breadcrumb request on the render engine submitted through a GuC client (work item,
+// doorbell, the firmware writing ELSP) and directly through ELSP; sim_ns/op is the simulated time from the host's
+// submission to the breadcrumb it waits for. The engine work after the start is the same in both rows, so the
+// difference is the GuC path's doorbell-to-ELSP cost (interrupt, work-queue reads, idle check, ELSP writes by the
+// firmware); elsp_to_start_ns is the engine's mean ELSP-to-start latency (gen.rcs.submit_to_start_ps) over the row.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -27,7 +33,7 @@ using namespace gpuvp;
 
 namespace {
 
-enum class Work { kMailbox, kCommandTransport, kBoot };
+enum class Work { kMailbox, kCommandTransport, kBoot, kGucSubmit, kElspSubmit };
 
 struct Rig : sc_core::sc_module {
   platform::Platform& soc;
@@ -35,6 +41,9 @@ struct Rig : sc_core::sc_module {
   host::I915Driver driver;
   host::GucDriver guc;
   std::vector<std::uint8_t> image;
+  host::GucDriver::Client client;
+  host::I915Driver::Context* guc_context = nullptr;
+  host::I915Driver::Context* elsp_context = nullptr;
   sc_core::sc_event go;
   Work work_kind = Work::kMailbox;
   int rounds = 0;
@@ -50,6 +59,10 @@ struct Rig : sc_core::sc_module {
   void work() {
     image = firmware::read_file(firmware::default_firmware_path());
     ok = guc.load(image).ok && guc.ct_enable();
+    driver.enable_execlists(gen::Engine::kRcs);
+    guc_context = &driver.create_context(gen::Engine::kRcs);
+    elsp_context = &driver.create_context(gen::Engine::kRcs);
+    ok = ok && guc.create_client(client, 1, 1) == GUC_REPLY_SUCCESS;
     sc_core::sc_pause();
     for (;;) {
       sc_core::wait(go);
@@ -60,6 +73,14 @@ struct Rig : sc_core::sc_module {
           ok = guc.send({GUC_ACTION_SAMPLE_FORCEWAKE, 3}) == GUC_REPLY_SUCCESS;
         } else if (work_kind == Work::kCommandTransport) {
           ok = guc.ct_send({GUC_ACTION_SAMPLE_FORCEWAKE, 3}) == GUC_REPLY_SUCCESS;
+        } else if (work_kind == Work::kGucSubmit) {
+          const std::uint32_t seqno = driver.emit_breadcrumb(*guc_context);
+          guc.submit(client, *guc_context);
+          ok = driver.wait_seqno(*guc_context, seqno, 1'000'000);
+        } else if (work_kind == Work::kElspSubmit) {
+          const std::uint32_t seqno = driver.emit_breadcrumb(*elsp_context);
+          driver.submit(*elsp_context);
+          ok = driver.wait_seqno(*elsp_context, seqno, 1'000'000);
         } else {
           ok = guc.reset() && guc.load(image).ok && guc.ct_enable();
         }
@@ -76,6 +97,9 @@ Rig* rig = nullptr;
 void run(benchmark::State& state, Work kind, int batch) {
   const std::string prefix = "gpuvp.gen.guc.";
   const auto instructions0 = core::stats().counter_value(prefix + "instructions");
+  auto& submit_to_start = core::stats().histogram("gpuvp.gen.rcs.submit_to_start_ps", "");
+  const auto starts0 = submit_to_start.count();
+  const auto start_ps0 = submit_to_start.sum();
   rig->sim_in_work = 0;
   rig->work_kind = kind;
   std::int64_t done = 0;
@@ -96,6 +120,10 @@ void run(benchmark::State& state, Work kind, int batch) {
   state.counters["instr/op"] = instructions / static_cast<double>(done);
   state.counters["sim_ns/op"] = sim_ns;
   state.counters["guc_cycles/op"] = sim_ns * static_cast<double>(rig->soc.params().gen.gpu.guc.clock_hz) / 1e9;
+  if (submit_to_start.count() > starts0) {
+    state.counters["elsp_to_start_ns"] = static_cast<double>(submit_to_start.sum() - start_ps0) / 1e3 /
+                                         static_cast<double>(submit_to_start.count() - starts0);
+  }
   state.counters["ops/s"] = benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
 }
 
@@ -104,6 +132,12 @@ BENCHMARK(BM_MailboxRoundTrip)->Unit(benchmark::kMicrosecond);
 
 void BM_CommandTransportRoundTrip(benchmark::State& state) { run(state, Work::kCommandTransport, 64); }
 BENCHMARK(BM_CommandTransportRoundTrip)->Unit(benchmark::kMicrosecond);
+
+void BM_GucSubmissionToBreadcrumb(benchmark::State& state) { run(state, Work::kGucSubmit, 16); }
+BENCHMARK(BM_GucSubmissionToBreadcrumb)->Unit(benchmark::kMicrosecond);
+
+void BM_ElspSubmissionToBreadcrumb(benchmark::State& state) { run(state, Work::kElspSubmit, 16); }
+BENCHMARK(BM_ElspSubmissionToBreadcrumb)->Unit(benchmark::kMicrosecond);
 
 void BM_ResetAndBoot(benchmark::State& state) { run(state, Work::kBoot, 4); }
 BENCHMARK(BM_ResetAndBoot)->Unit(benchmark::kMillisecond);
