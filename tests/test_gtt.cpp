@@ -145,7 +145,10 @@ TEST_F(GttTest, GgttTlbKeepsAStaleEntryUntilGfxFlushControlInvalidatesIt) {
 }
 
 TEST_F(GttTest, GtcrInvalidatesOnlyTheGucsTlb) {
-  gen::GttClient& guc = gpu_.gtt().add_client("guc", 0x33, 0);
+  // The GPU's GuC block registers its own client (tlm/gen/gen_gpu.cpp).
+  gen::GttClient* guc_client = gpu_.gtt().find_client("guc");
+  ASSERT_NE(guc_client, nullptr);
+  gen::GttClient& guc = *guc_client;
   test::run_thread([&] {
     set_ggtt_pte(2, 0x5000 | kPresent);
     translate(guc, 0x2000, AddressSpace::kGgtt);
