@@ -33,9 +33,24 @@ class GucSubmissionTest : public ::testing::Test {
     i915_.enable_execlists(gen::Engine::kRcs);
   }
   std::uint32_t read32(std::uint64_t phys) { return port_.read32(phys); }
-  // Four stores of base, base + 1, ... into consecutive dwords at gfx.
-  static void emit_stores(host::I915Driver& d, host::I915Driver::Context& c, std::uint64_t gfx, std::uint32_t base) {
-    for (std::uint32_t i = 0; i < 4; ++i) d.emit(c, mi::store_data_imm(gfx + 4 * i, base + i));
+  // The workload: two render contexts, each storing four dwords (0xA000.., 0xB000..) into its half of the first 32
+  // bytes of a fresh buffer and ending with a breadcrumb.
+  struct Workload {
+    host::I915Driver::Buffer data;
+    host::I915Driver::Context* ctx[2];
+    std::uint32_t seqno[2];
+  };
+  Workload prepare() {
+    Workload w{i915_.alloc(4096), {}, {}};
+    i915_.fill(w.data, 0);
+    for (std::uint32_t c = 0; c < 2; ++c) {
+      w.ctx[c] = &i915_.create_context(gen::Engine::kRcs);
+      for (std::uint32_t i = 0; i < 4; ++i) {
+        i915_.emit(*w.ctx[c], mi::store_data_imm(w.data.gfx + 16 * c + 4 * i, 0xA000 + 0x1000 * c + i));
+      }
+      w.seqno[c] = i915_.emit_breadcrumb(*w.ctx[c]);
+    }
+    return w;
   }
 
   platform::Platform soc_;
@@ -50,41 +65,28 @@ TEST_F(GucSubmissionTest, TwoClientsGiveTheSameMemoryAsExeclistSubmission) {
   test::run_thread([&] {
     boot();
     // Execlist submission of the workload.
-    const auto by_elsp = i915_.alloc(4096);
-    i915_.fill(by_elsp, 0);
-    auto& x = i915_.create_context(gen::Engine::kRcs);
-    auto& y = i915_.create_context(gen::Engine::kRcs);
-    emit_stores(i915_, x, by_elsp.gfx, 0xA000);
-    emit_stores(i915_, y, by_elsp.gfx + 16, 0xB000);
-    const auto sx = i915_.emit_breadcrumb(x);
-    const auto sy = i915_.emit_breadcrumb(y);
-    i915_.submit(x, &y);
-    ASSERT_TRUE(i915_.wait_seqno(y, sy, 100'000));
-    ASSERT_TRUE(i915_.wait_seqno(x, sx, 1'000));
+    const Workload elsp = prepare();
+    i915_.submit(*elsp.ctx[0], elsp.ctx[1]);
+    ASSERT_TRUE(i915_.wait_seqno(*elsp.ctx[1], elsp.seqno[1], 100'000));
+    ASSERT_TRUE(i915_.wait_seqno(*elsp.ctx[0], elsp.seqno[0], 1'000));
 
     // The same workload through two GuC clients.
-    const auto by_guc = i915_.alloc(4096);
-    i915_.fill(by_guc, 0);
     host::GucDriver::Client ca, cb;
     ASSERT_EQ(guc_.create_client(ca, 1, 1), GUC_REPLY_SUCCESS);
     ASSERT_EQ(guc_.create_client(cb, 2, 2), GUC_REPLY_SUCCESS);
     EXPECT_EQ(read32(ca.desc() + GUC_PD_WQ_STATUS), GUC_WQ_STATUS_ACTIVE);
-    auto& a = i915_.create_context(gen::Engine::kRcs);
-    auto& b = i915_.create_context(gen::Engine::kRcs);
-    emit_stores(i915_, a, by_guc.gfx, 0xA000);
-    emit_stores(i915_, b, by_guc.gfx + 16, 0xB000);
-    const auto sa = i915_.emit_breadcrumb(a);
-    const auto sb = i915_.emit_breadcrumb(b);
+    const Workload guc = prepare();
+    auto& a = *guc.ctx[0];
     guc_.submit(ca, a);
-    guc_.submit(cb, b);
-    ASSERT_TRUE(i915_.wait_seqno(a, sa, 200'000)) << guc_.read_log();
-    ASSERT_TRUE(i915_.wait_seqno(b, sb, 200'000)) << guc_.read_log();
+    guc_.submit(cb, *guc.ctx[1]);
+    ASSERT_TRUE(i915_.wait_seqno(a, guc.seqno[0], 200'000)) << guc_.read_log();
+    ASSERT_TRUE(i915_.wait_seqno(*guc.ctx[1], guc.seqno[1], 200'000)) << guc_.read_log();
 
     for (std::uint32_t i = 0; i < 8; ++i) {
-      EXPECT_EQ(read32(by_guc.phys + 4 * i), read32(by_elsp.phys + 4 * i)) << "dword " << i;
+      EXPECT_EQ(read32(guc.data.phys + 4 * i), read32(elsp.data.phys + 4 * i)) << "dword " << i;
     }
-    EXPECT_EQ(read32(by_guc.phys + 4), 0xA001u);
-    EXPECT_EQ(read32(by_guc.phys + 16 + 12), 0xB003u);
+    EXPECT_EQ(read32(guc.data.phys + 4), 0xA001u);
+    EXPECT_EQ(read32(guc.data.phys + 16 + 12), 0xB003u);
     // The firmware consumed both items: head caught up with tail; the context image holds the submitted tail.
     EXPECT_EQ(read32(ca.desc() + GUC_PD_HEAD), read32(ca.desc() + GUC_PD_TAIL));
     EXPECT_EQ(read32(cb.desc() + GUC_PD_HEAD), GUC_WQ_ITEM_BYTES);
