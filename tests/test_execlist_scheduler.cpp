@@ -6,6 +6,7 @@
 #include "platform/platform.h"
 #include "tb/host/execlist_scheduler.h"
 #include "tb/host/i915_driver.h"
+#include "tests/support/driver_test.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/execlists.h"
 #include "tlm/gen/mi_commands.h"
@@ -16,27 +17,14 @@ using gen::Execlists;
 
 namespace {
 
-class SchedulerTest : public ::testing::Test {
+class SchedulerTest : public test::DriverTest {
  protected:
-  SchedulerTest() : soc_("gpuvp", platform::PlatformParams{}), port_(soc_.host()), driver_(port_) {}
-  void TearDown() override {
-    for (const auto& f : port_.failures()) ADD_FAILURE() << f;
-  }
-  std::uint32_t dram32(std::uint64_t addr) {
-    std::uint32_t v = 0;
-    soc_.dram().store().read(addr, reinterpret_cast<unsigned char*>(&v), 4);
-    return v;
-  }
   // The (status, context ID) pairs the handler processed.
   static std::vector<std::pair<std::uint32_t, std::uint32_t>> log(const host::ExeclistScheduler& s) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
     for (const auto& e : s.csb_log()) out.emplace_back(e.status, e.context_id);
     return out;
   }
-
-  platform::Platform soc_;
-  host::BusHostPort port_;
-  host::I915Driver driver_;
 };
 
 using Entries = std::vector<std::pair<std::uint32_t, std::uint32_t>>;

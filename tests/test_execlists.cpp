@@ -4,6 +4,7 @@
 
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
+#include "tests/support/driver_test.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/context_image.h"
 #include "tlm/gen/execlists.h"
@@ -38,26 +39,7 @@ const std::uint32_t kListing[] = {
     0x00002274, 0x00000002, 0x00002270, 0x22844000, 0x00000000, 0x00000000};
 
 
-class ExeclistTest : public ::testing::Test {
- protected:
-  ExeclistTest() : soc_("gpuvp", platform::PlatformParams{}), port_(soc_.host()), driver_(port_) {}
-  void TearDown() override {
-    for (const auto& f : port_.failures()) ADD_FAILURE() << f;
-  }
-  std::uint32_t dram32(std::uint64_t addr) {
-    std::uint32_t v = 0;
-    soc_.dram().store().read(addr, reinterpret_cast<unsigned char*>(&v), 4);
-    return v;
-  }
-  void settle(std::uint64_t ns = 20'000) {
-    soc_.host().sync();
-    sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
-  }
-
-  platform::Platform soc_;
-  host::BusHostPort port_;
-  host::I915Driver driver_;
-};
+using ExeclistTest = test::DriverTest;
 
 }  // namespace
 
@@ -271,15 +253,7 @@ TEST_F(ExeclistTest, LiteRestoreKeepsThePageDirectoriesUnlessForcePdRestoreIsSet
   // FORCE_PD_RESTORE switches to the new one without a full context restore.
   const std::uint64_t tables[2] = {0x0800'0000, 0x0810'0000};
   const std::uint64_t pages[2] = {0x0820'0000, 0x0830'0000};
-  auto put = [&](std::uint64_t addr, std::uint64_t v) {
-    soc_.dram().store().write(addr, reinterpret_cast<const unsigned char*>(&v), 8);
-  };
-  for (int i = 0; i < 2; ++i) {
-    put(tables[i], (tables[i] + 0x1000) | 3);
-    put(tables[i] + 0x1000, (tables[i] + 0x2000) | 3);
-    put(tables[i] + 0x2000, (tables[i] + 0x3000) | 3);
-    put(tables[i] + 0x3000 + 0x10 * 8, pages[i] | 3);
-  }
+  for (int i = 0; i < 2; ++i) map_48bit_ppgtt(tables[i], pages[i]);
   test::run_thread([&] {
     driver_.enable_execlists(gen::Engine::kRcs);
     const auto sem = driver_.alloc(4096);
@@ -391,16 +365,7 @@ TEST_F(ExeclistTest, TwoContextsSeeDifferentMemoryAtTheSameVirtualAddress) {
   // Each context has its own 48-bit PPGTT: VA 0x10000 maps to a different physical page.
   const std::uint64_t tables[2] = {0x0800'0000, 0x0810'0000};
   const std::uint64_t pages[2] = {0x0820'0000, 0x0830'0000};
-  auto put = [&](std::uint64_t addr, std::uint64_t v) {
-    soc_.dram().store().write(addr, reinterpret_cast<const unsigned char*>(&v), 8);
-  };
-  for (int i = 0; i < 2; ++i) {
-    // PML4[0] -> PDP page, PDP[0] -> PD, PD[0] -> PT, PT[0x10] -> page.
-    put(tables[i], (tables[i] + 0x1000) | 3);
-    put(tables[i] + 0x1000, (tables[i] + 0x2000) | 3);
-    put(tables[i] + 0x2000, (tables[i] + 0x3000) | 3);
-    put(tables[i] + 0x3000 + 0x10 * 8, pages[i] | 3);
-  }
+  for (int i = 0; i < 2; ++i) map_48bit_ppgtt(tables[i], pages[i]);
   test::run_thread([&] {
     driver_.enable_execlists(gen::Engine::kVcs0);
     auto& a = driver_.create_context(gen::Engine::kVcs0, 16 * 1024, 3, {tables[0], 0, 0, 0});
