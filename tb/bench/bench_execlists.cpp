@@ -122,12 +122,7 @@ int sc_main(int argc, char** argv) {
               static_cast<unsigned long long>(core::stats().counter_value("gpuvp.gen.rcs.context_switches")),
               latency.count() ? static_cast<double>(latency.sum()) / static_cast<double>(latency.count()) / 1e3 : 0.0,
               static_cast<double>(latency.min()) / 1e3, static_cast<double>(latency.max()) / 1e3);
-  const auto problems = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
-  std::printf("SystemC warnings/errors: %zu\n", problems);
-  return problems ? 1 : 0;
+  return bench::finish();
 }
 
-int main(int argc, char** argv) {
-  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}
+int main(int argc, char** argv) { return bench::run(argc, argv); }

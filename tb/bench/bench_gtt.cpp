@@ -401,14 +401,9 @@ int sc_main(int argc, char** argv) {
                static_cast<unsigned long long>((platform.next_table - kTableBase) >> 10),
                static_cast<unsigned long long>(platform.dram.store().pages_allocated() *
                                                platform.dram.store().page_size() >> 10));
-  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
-  std::fprintf(out, "SystemC warnings/errors: %zu\n", warnings);
   g_platform = nullptr;
   g_workloads.clear();
-  return warnings == 0 ? 0 : 1;
+  return bench::finish(out);
 }
 
-int main(int argc, char** argv) {
-  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}
+int main(int argc, char** argv) { return bench::run(argc, argv); }

@@ -189,12 +189,7 @@ int sc_main(int argc, char** argv) {
                   t / r >= 100 ? "MET" : "MISSED");
     }
   }
-  const auto problems = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
-  if (problems) std::printf("SystemC warnings/errors: %zu\n", problems);
-  return problems ? 1 : 0;
+  return bench::finish();
 }
 
-int main(int argc, char** argv) {
-  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}
+int main(int argc, char** argv) { return bench::run(argc, argv); }

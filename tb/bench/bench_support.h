@@ -2,6 +2,8 @@
 // console format is in use, so summaries can go to stdout) and prepare the SystemC kernel the way the simulator does.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <benchmark/benchmark.h>
@@ -27,6 +29,21 @@ inline bool start(int& argc, char** argv, bool& console) {
   core::ReportLog::install(true);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   return true;
+}
+
+// Prints the number of SystemC warnings and errors the run raised and returns the process exit code (any is a
+// failure: a benchmark whose model complained measured something else).
+inline int finish(std::FILE* out = stdout) {
+  const std::size_t problems =
+      core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
+  std::fprintf(out, "SystemC warnings/errors: %zu\n", problems);
+  return problems == 0 ? 0 : 1;
+}
+
+// The body of every benchmark's main(): no SystemC banner, then the kernel calls sc_main.
+inline int run(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }
 
 }  // namespace gpuvp::bench

@@ -147,12 +147,7 @@ int sc_main(int argc, char** argv) {
                 "and clearing + storing the frame; no target is asserted\n",
                 static_cast<double>(soc->params().vc4.v3d.clock_hz) / 1e6, kTriangles, kSize, kSize);
   }
-  const auto problems = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
-  std::printf("SystemC warnings/errors: %zu\n", problems);
-  return problems ? 1 : 0;
+  return bench::finish();
 }
 
-int main(int argc, char** argv) {
-  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}
+int main(int argc, char** argv) { return bench::run(argc, argv); }
