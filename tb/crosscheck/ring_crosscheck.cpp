@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <systemc>
 
 #include "tb/crosscheck/crosscheck.h"
 
@@ -35,7 +37,7 @@ bool run(const char* name, Check& check, std::uint64_t ops, const std::string& t
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int sc_main(int argc, char** argv) {
   CLI::App app{"Cross-check the RTL ring_ptr and csb_ptr blocks against the C++ models, cycle by cycle"};
   std::uint64_t seed = 0;
   std::uint64_t ops = 10'000'000;
@@ -68,4 +70,12 @@ int main(int argc, char** argv) {
     ok = run("csb_ptr", csb, ops, trace_of("csb")) && ok;
   }
   return ok ? 0 : 1;
+}
+
+// The tool links the model libraries and with them SystemC, whose library owns the call to sc_main: enter through
+// the kernel like every other gpuvp program (a plain main() leaves libsystemc's sc_main reference unresolved wherever
+// the linker keeps the library, e.g. in the sanitizer build).
+int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }
