@@ -377,6 +377,33 @@ TEST_F(GucTest, InterruptWithoutAnIdtIsATripleFault) {
   });
 }
 
+TEST_F(GucTest, HaltWithInterruptsOffStaysHaltedWithoutStallingTheSimulation) {
+  test::run_thread([&] {
+    // cli; hlt; jmp $-3 : a pending host interrupt can never be taken. The core stays halted (as an x86 does) while
+    // simulated time goes on for everyone else; a reset brings it back.
+    guc_.load(image_of({0xFA, 0xF4, 0xEB, 0xFD}), {});
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 20'000), 0u);  // no answer, and the call returns
+    EXPECT_EQ(model().instructions(), 2u);                               // cli, hlt
+    ASSERT_TRUE(guc_.reset());
+    ASSERT_TRUE(guc_.load(firmware()).ok);
+  });
+}
+
+TEST_F(GucTest, FirmwareJumpingToAddressZeroKeepsExecuting) {
+  test::run_thread([&] {
+    // xor eax, eax; jmp eax : WOPCM address 0 is mapped memory; the core runs on from there (it used to be
+    // Unicorn's stop address, which stalled the core at EIP 0 without executing): through the zeroed WOPCM (4096
+    // two-byte "add [eax], al") into the CSS header at 0x2000, whose bytes end in a modelled fault.
+    guc_.load(image_of({0x31, 0xC0, 0xFF, 0xE0}), {});
+    guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 20'000);
+    EXPECT_GT(model().instructions(), 4096u);
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault").size(), 1u);
+    test::take_reports(sc_core::SC_WARNING, "translation fault");
+    ASSERT_TRUE(guc_.reset());
+  });
+}
+
 TEST_F(GucTest, FirmwareResettingItselfIsSafe) {
   test::run_thread([&] {
     // mov dword [0xFF00941C], 0x20 (GDRST GuC domain through the register window); hlt

@@ -356,6 +356,28 @@ TEST_F(Binner, OutOfMemoryWithoutAnAnswerIsAHang) {
             1u);
 }
 
+TEST_F(Binner, AHugeDrawStopsWhenSoftwareResetsTheThread) {
+  // 2^32 - 1 points from one GL_ARRAY_PRIMITIVE: the count is the guest's. CTRSTA must stop the binner inside the
+  // packet, not after it.
+  vertices(kVerts, {{10, 10}});
+  List l = prologue();
+  l.array(0, 0xFFFFFFFF, 0).op(pk::kFlush);
+  put(l);
+  std::uint64_t at_reset = 0;
+  test::run_thread([&] {
+    submit(0, l);
+    settle(20);
+    wr(vc4::kV3dCtnCs(0), ControlListExecutor::kCtRsta);
+    settle(1);
+    at_reset = core::stats().counter_value("v3d.ptb.primitives");
+    settle(20);
+  });
+  EXPECT_GT(at_reset, 0u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ptb.primitives"), at_reset) << "the binner went on after the reset";
+  EXPECT_EQ(core::stats().counter_value("v3d.ptb.flushes"), 0u);
+  test::take_reports(sc_core::SC_WARNING, "indices wrap at 65536");
+}
+
 // ---- quirks and errors ----
 
 TEST_F(Binner, ZeroSizedClipWindowHangsTheBinner) {

@@ -20,6 +20,7 @@ namespace gpuvp::gen {
 namespace {
 
 constexpr std::uint32_t kEflagsIf = 1u << 9;
+constexpr std::uint64_t kNoStopAddress = 1ULL << 32;
 constexpr std::uint32_t kStatusResetValue = GUC_STATUS_MIA_IN_RESET;
 // GEN9_GT_PM_CONFIG (i915 intel_guc_reg.h): bit 0 doorbell enable; the load sequence writes it.
 constexpr std::uint32_t kGtPmConfig = 0x13816C;
@@ -401,7 +402,9 @@ void Guc::execute() {
       set_mia(GUC_STATUS_MIA_HALT_REQUESTED, true);
       local_.sync();
       if (generation != generation_) return;
-      if (!interrupt_pending()) sc_core::wait(wake_);
+      // A halted core wakes for an interrupt it can take: with EFLAGS.IF clear (cli; hlt) it stays halted, as an x86
+      // does, until a new event (reset, another interrupt) — never spinning on the pending one.
+      if (!interrupt_pending() || !interrupts_enabled()) sc_core::wait(wake_);
       if (generation != generation_) return;
       continue;
     }
@@ -413,7 +416,8 @@ void Guc::execute() {
     hlt_seen_ = false;
     resume_address_ = eip;
     emulating_ = true;
-    const uc_err err = uc_emu_start(uc_, eip, 0, 0, budget);
+    // "until" beyond the 32-bit address space: Unicorn stops when the PC reaches it, and address 0 is WOPCM.
+    const uc_err err = uc_emu_start(uc_, eip, kNoStopAddress, 0, budget);
     emulating_ = false;
     instructions_ += slice_instructions_;
     local_.advance(slice_instructions_ * instruction_ps);
@@ -439,6 +443,11 @@ void Guc::execute() {
       if (eip >= 1 && eip - 1 < sram_.size()) previous = sram_[eip - 1];
       if (previous == 0xF4) halted_ = true;
     }
+    if (slice_instructions_ == 0 && !hlt_seen_ && !breakpoint_hit_ && !gdb_step_ && state_ == State::kRunning) {
+      // Nothing executed, nothing went wrong: the next slice would do the same forever.
+      fault("the core made no progress at EIP " + hex32(eip));
+      break;
+    }
     if (gdb_ && (breakpoint_hit_ || gdb_step_)) {
       breakpoint_hit_ = false;
       debugger_stop();
@@ -452,6 +461,12 @@ void Guc::debugger_stop() {
   local_.sync();
   const GucGdbStub::Resume resume = gdb_->stopped(uc_);
   gdb_step_ = resume == GucGdbStub::Resume::kStep;
+}
+
+bool Guc::interrupts_enabled() {
+  std::uint32_t eflags = 0;
+  uc_reg_read(uc_, UC_X86_REG_EFLAGS, &eflags);
+  return (eflags & kEflagsIf) != 0;
 }
 
 bool Guc::deliver_interrupt(std::uint32_t vector) {
@@ -607,6 +622,7 @@ std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, voi
     return static_cast<std::uint32_t>(guc->clock_.cycles_in(since));
   }
   if (offset == GUC_LAPIC_DOORBELL_PENDING) return guc->next_rung_doorbell();
+  guc->stop_with_fault("read of unmodelled or write-only local register " + hex32(GUC_LAPIC_BASE + offset));
   return 0;
 }
 

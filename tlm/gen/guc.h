@@ -101,6 +101,7 @@ class Guc : public sc_core::sc_module {
   bool deliver_interrupt(std::uint32_t vector);
   // An interrupt waits and the core is not serving one.
   bool interrupt_pending() const { return (host2guc_pending_ || doorbell_irq_pending_) && !in_service_; }
+  bool interrupts_enabled();  // EFLAGS.IF of the core
   void ring_doorbell(unsigned doorbell);
   std::uint32_t next_rung_doorbell();
   void fault(const std::string& what);

@@ -160,6 +160,13 @@ UnitResult TileBinner::configure(const StatePacket& p) {
     return UnitResult::error("TILE_BINNING_MODE_CONFIG tile state data array address " + hex(p.u32(9)) +
                              " is not 16-byte aligned");
   }
+  // Both change the tile size the hardware bins for, and neither is modelled: refuse rather than bin a wrong grid.
+  if (flags & kConfig64BitColor) {
+    return UnitResult::error("TILE_BINNING_MODE_CONFIG with 64-bit colour (HDR) tiles is not modelled");
+  }
+  if (flags & kConfigDbNonMs) {
+    return UnitResult::error("TILE_BINNING_MODE_CONFIG with double-buffer non-multisample tiles is not modelled");
+  }
   tile_alloc_ = p.u32(1);
   tile_alloc_size_ = p.u32(5);
   tsda_ = p.u32(9);
@@ -426,6 +433,8 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     UnitResult r = bin(kind, idx, v, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;
     ctx.time.sync_if_needed();
+    // A draw's count comes from the list (up to 2^32 primitives): software must be able to stop or reset it.
+    if (!ctx.running()) return UnitResult::aborted();
   }
   services_.primitives_remaining(0);
   drew_since_state_ = true;

@@ -315,6 +315,7 @@ UnitResult TileRenderer::load_general(const StatePacket& p) {
   const unsigned tiling = (bits >> kGeneralTilingShift) & 3;
   const unsigned pixel_format = (bits >> kGeneralPixelFormatShift) & 3;
   if (buffer == 0) return UnitResult::done();
+  if (!configured_) return need_config("LOAD_TILE_BUFFER_GENERAL");
   if (buffer != 1 && buffer != 2) {
     return UnitResult::error("LOAD_TILE_BUFFER_GENERAL of buffer " + std::to_string(buffer) + " is not modelled");
   }
@@ -325,7 +326,7 @@ UnitResult TileRenderer::load_general(const StatePacket& p) {
   if (pixel_format == 3) return UnitResult::error("LOAD_TILE_BUFFER_GENERAL pixel format 3 is undefined");
   const Buffer b = buffer == 1 ? Buffer::kColor : Buffer::kZs;
   if ((b == Buffer::kColor && (word & 1)) || (b == Buffer::kZs && (word & 2))) return UnitResult::done();  // disabled
-  pending_loads_.push_back({b, false, pixel_format, word & ~15u});
+  queue_load({b, false, pixel_format, word & ~15u});
   return UnitResult::done();
 }
 
@@ -339,7 +340,8 @@ UnitResult TileRenderer::store_full_res(const StatePacket& p, UnitContext& ctx) 
   }
   if (!(word & kFullResDisableZs)) {
     // Both buffers in one store: Z/S follows the colour buffer (the kernel always disables one of them).
-    const std::uint32_t zs_address = (word & kFullResDisableColor) ? address : address + 16 * 1024;
+    std::uint32_t zs_address = 0;
+    if (!zs_address_of(word, zs_address)) return zs_beyond_4gib("STORE_FULL_RES_TILE_BUFFER");
     UnitResult r = store_full(Buffer::kZs, zs_address, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;
   }
@@ -351,11 +353,43 @@ UnitResult TileRenderer::load_full_res(const StatePacket& p) {
   const std::uint32_t word = p.u32(1);
   if (!configured_) return need_config("LOAD_FULL_RES_TILE_BUFFER");
   const std::uint32_t address = word & ~15u;
-  if (!(word & kFullResDisableColor)) pending_loads_.push_back({Buffer::kColor, true, 0, address});
+  if (!(word & kFullResDisableColor)) queue_load({Buffer::kColor, true, 0, address});
   if (!(word & kFullResDisableZs)) {
-    pending_loads_.push_back({Buffer::kZs, true, 0, (word & kFullResDisableColor) ? address : address + 16 * 1024});
+    std::uint32_t zs_address = 0;
+    if (!zs_address_of(word, zs_address)) return zs_beyond_4gib("LOAD_FULL_RES_TILE_BUFFER");
+    queue_load({Buffer::kZs, true, 0, zs_address});
   }
   return UnitResult::done();
+}
+
+void TileRenderer::queue_load(const PendingLoad& load) {
+  // One outstanding load per buffer (vc4_render_cl.c): a later load of the same buffer replaces the earlier one, so
+  // a list that loads in a loop cannot grow the queue.
+  for (PendingLoad& l : pending_loads_) {
+    if (l.buffer == load.buffer) {
+      l = load;
+      return;
+    }
+  }
+  pending_loads_.push_back(load);
+}
+
+bool TileRenderer::zs_address_of(std::uint32_t word, std::uint32_t& zs_address) {
+  // With both buffers, Z/S follows the 16 KiB colour buffer; in 64 bits, so an address near 4 GiB cannot wrap.
+  const std::uint64_t address = word & ~15u;
+  const std::uint64_t zs = (word & kFullResDisableColor) ? address : address + 16 * 1024;
+  if (zs > 0xFFFFFFFFULL) return false;
+  zs_address = static_cast<std::uint32_t>(zs);
+  return true;
+}
+
+UnitResult TileRenderer::zs_beyond_4gib(const char* packet) {
+  return UnitResult::error(std::string(packet) + ": the Z/S buffer after the colour buffer lies beyond 4 GiB");
+}
+
+void TileRenderer::thread_reset() {
+  // Loads queued by a stopped or reset list must not fire in the next one.
+  pending_loads_.clear();
 }
 
 UnitResult TileRenderer::store_ms(UnitContext& ctx) {

@@ -72,6 +72,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   const char* unit_name() const override { return "tile renderer"; }
   UnitResult execute(const StatePacket& p, UnitContext& ctx) override;
   void compressed_primitive(std::uint32_t address, std::uint8_t list_format, UnitContext& ctx) override;
+  void thread_reset() override;
 
   bool configured() const { return configured_; }
   unsigned tile_px() const { return tile_px_; }
@@ -106,6 +107,9 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   void clear(bool color, bool zs);
   UnitResult need_config(const char* what) const;
   bool transfer(bool write, std::uint32_t address, void* data, unsigned len, UnitContext& ctx, std::string& message);
+  void queue_load(const PendingLoad& load);
+  static bool zs_address_of(std::uint32_t word, std::uint32_t& zs_address);
+  static UnitResult zs_beyond_4gib(const char* packet);
 
   TileRendererParams params_;
   TileRendererServices services_;
