@@ -453,6 +453,13 @@ TEST_F(Cle, CompressedPrimitiveListsRunToTheirEscape) {
   EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kCompressedPrimitive], 1u);
   EXPECT_EQ(v3d_.thread(1).list_state().executed[pk::kClippedCompressedPrimitive], 1u);
   EXPECT_EQ(v3d_.thread(1).list_state().last[pk::kClippedCompressedPrimitive].u32(1), 0x00300008u);
+  // Each primitive entry reaches the tile renderer decoded (compressed_list.h): (1, 2, 3) absolute; (5, 5 + 0,
+  // 5 + 0) one absolute and two relative to it; (5 + 1, 5 + 5, 5 + 2) three deltas to the previous triangle;
+  // (7, 10, 7 + 1) flag 0: the previous triangle's third and second index and a new one. The clipped list starts
+  // afresh from (0, 0, 0): 0x04 gives (0, 0, 1).
+  std::vector<std::array<std::uint16_t, 3>> got;
+  for (const auto& p : v3d_.renderer().tile_primitives()) got.push_back(p.index);
+  EXPECT_EQ(got, (std::vector<std::array<std::uint16_t, 3>>{{1, 2, 3}, {5, 5, 5}, {6, 10, 7}, {7, 10, 8}, {0, 0, 1}}));
   // Each primitive entry reaches the tile renderer, which counts it and warns once that it cannot shade it yet.
   EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 5u);
   EXPECT_EQ(warnings("primitive entry at 0x10003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0): rasterisation "
@@ -505,6 +512,70 @@ TEST_F(Cle, CompressedListsOfUndocumentedFormatsAndUnterminatedListsAreErrors) {
   EXPECT_EQ(errors("CT0 (binning): compressed primitive list reaches the end address without its escape byte"), 1u);
   EXPECT_EQ(errors("VG_INLINE_PRIMITIVES is not modelled"), 1u);
   EXPECT_EQ(warnings("COMPRESSED_PRIMITIVE at 0x00002002 is not a packet of the PTB binner"), 1u);
+}
+
+TEST_F(Cle, CompressedLineEntriesWithoutADocumentedMeaningStopTheThread) {
+  List l{0x1000, {}};
+  // Lines: absolute (5 bytes), one absolute + one relative (3 bytes), then a 1-byte line coding no source explains.
+  l.op(pk::kPrimitiveListFormat, {pk::kListFormat16BitLines})
+      .op(pk::kCompressedPrimitive, {0x81, 0x05, 0x00, 0x06, 0x00, 0x0A, 0x20, 0x00, 0x04, 0x80});
+  put(l);
+  test::run_thread([&] {
+    submit(1, l);
+    settle();
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x100Bu);  // at the 1-byte entry
+  });
+  std::vector<std::array<std::uint16_t, 3>> got;
+  for (const auto& p : v3d_.renderer().tile_primitives()) got.push_back(p.index);
+  EXPECT_EQ(got, (std::vector<std::array<std::uint16_t, 3>>{{5, 6, 0}, {0x20, 0x22, 0}}));
+  EXPECT_EQ(warnings("not yet modelled"), 1u);
+  EXPECT_EQ(errors("compressed list entry 0x00000004 in PRIMITIVE_LIST_FORMAT 0x00000011: the 1-byte line coding is "
+                   "not modelled"),
+            1u);
+}
+
+// The render thread's INCREMENT_SEMAPHORE takes effect when the last tile of its frame is written ("after tile lists
+// are flushed or last tile written", the guide's packet table): CT0, waiting on the semaphore, runs on only after the
+// EOF store.
+TEST_F(Cle, RenderThreadIncrementTakesEffectWhenTheLastTileIsWritten) {
+  List render{0x1000, {}};
+  render.op(pk::kTileRenderingModeConfig, {0x00, 0x00, 0x40, 0x00, 64, 0, 64, 0, 0x04, 0x00})  // 64x64 at 0x400000
+      .op(pk::kTileCoordinates, {0, 0})
+      .op(pk::kIncrementSemaphore);
+  const std::uint32_t store_at = render.here();
+  render.op(pk::kStoreMsTileBuffer).op(pk::kTileCoordinates, {0, 0});
+  const std::uint32_t eof_at = render.here();
+  render.op(pk::kStoreMsTileBufferAndEof);
+  List bin{0x2000, {}};
+  bin.op(pk::kWaitOnSemaphore).op(pk::kNop);
+  put(render);
+  put(bin);
+  test::run_thread([&] {
+    submit(0, bin);
+    settle(5);
+    EXPECT_TRUE(v3d_.thread(0).waiting_on_semaphore());
+    // CT1 up to (not including) the first store: the increment is queued, the count stays 0.
+    submit(1, 0x1000, store_at);
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(v3d_.thread(1).pending_semaphore_increments(), 1u);
+    EXPECT_TRUE(v3d_.thread(0).waiting_on_semaphore());
+    // A store without EOF is not the end of the frame.
+    submit(1, store_at, eof_at);
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dRfc), 0u);
+    EXPECT_TRUE(v3d_.thread(0).waiting_on_semaphore());
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kRun);
+    // The EOF store: RFC counts the frame and the increment lands; CT0 consumes it and finishes.
+    submit(1, eof_at, render.here());
+    settle(5);
+    EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
+    EXPECT_EQ(v3d_.thread(1).pending_semaphore_increments(), 0u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);  // stopped, semaphore consumed
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), bin.here());
+  });
+  EXPECT_EQ(core::stats().counter_value("v3d.ct0.semaphore_waits"), 1u);
 }
 
 // ---- packets of the other thread's unit ----

@@ -5,6 +5,7 @@
 #include "tests/test_vc4_support.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <set>
 #include <utility>
@@ -47,6 +48,22 @@ class Binner : public Vc4Fixture {
     return l;
   }
   std::uint32_t first_block(unsigned tile, std::uint32_t initial = 64) { return kAlloc + tile * initial; }
+  // n copies of the triangle (10, 10), (50, 10), (10, 50) as one indexed draw whose indices lie 40 apart (triangle k
+  // uses 120k, 120k + 40, 120k + 80): no relative coding reaches them, so every entry is absolute (7 bytes).
+  void absolute_triangles(List& l, unsigned n) {
+    std::vector<std::array<int, 2>> px(120 * n, {0, 0});
+    std::vector<std::uint8_t> idx;
+    for (unsigned k = 0; k < n; ++k) {
+      const std::array<std::array<int, 2>, 3> corner = {{{10, 10}, {50, 10}, {10, 50}}};
+      for (unsigned v = 0; v < 3; ++v) {
+        px[120 * k + 40 * v] = corner[v];
+        le(idx, 120 * k + 40 * v, 2);
+      }
+    }
+    vertices(kVerts, px);
+    put(kIndices, idx);
+    l.indexed(0x14, 3 * n, kIndices, 120 * (n - 1) + 80);
+  }
   void run(const List& l, double us = 50, const std::function<void()>& after = {}) { run_list(0, l, us, after); }
   TileSet tiles_with_entries(std::uint32_t initial = 64) {
     TileSet s;
@@ -91,15 +108,16 @@ TEST_F(Binner, TileListBytesAreLazyStateThenCompressedEntriesThenTheFlushCap) {
     EXPECT_EQ(rd(vc4::kV3dIntctl), vc4::kV3dIntFldone);
   });
   // Tile 0: the state set since START in opcode order (PRIMITIVE_LIST_FORMAT, NV_SHADER_STATE, CONFIGURATION_BITS,
-  // CLIP_WINDOW, VIEWPORT_OFFSET), COMPRESSED_PRIMITIVE with one absolute triangle (0x81 + three u16), the escape
-  // and the RETURN_FROM_SUB_LIST the FLUSH writes.
+  // CLIP_WINDOW, VIEWPORT_OFFSET), COMPRESSED_PRIMITIVE with the triangle in its shortest coding -- the first of a
+  // run has no previous triangle, so coding 2: u32 0xF | d1 << 4 | d2 << 10 | i0 << 16 with i0 0, d1 1, d2 2 is
+  // 0x0000081F -- the escape and the RETURN_FROM_SUB_LIST the FLUSH writes.
   const std::vector<std::uint8_t> expected = {
       0x38, 0x12,                                      // PRIMITIVE_LIST_FORMAT
       0x41, 0x00, 0x00, 0x02, 0x00,                    // NV_SHADER_STATE 0x20000
       0x60, 0x03, 0x00, 0x02,                          // CONFIGURATION_BITS
       0x66, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xC0, 0x00,  // CLIP_WINDOW 0, 0, 256, 192
       0x67, 0x00, 0x00, 0x00, 0x00,                    // VIEWPORT_OFFSET
-      0x30, 0x81, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00,  // COMPRESSED_PRIMITIVE, triangle 0 1 2
+      0x30, 0x1F, 0x08, 0x00, 0x00,                    // COMPRESSED_PRIMITIVE, triangle 0 1 2 (coding 2)
       0x80, 0x12};                                     // escape, RETURN_FROM_SUB_LIST
   EXPECT_EQ(get(first_block(0), expected.size()), expected);
   // Tiles the triangle does not touch hold only the cap: no state (it is copied lazily).
@@ -252,9 +270,8 @@ TEST_F(Binner, FlushAllStateWritesTheCurrentStateToEveryTile) {
 TEST_F(Binner, FullBlocksChainToNewBlocksFromThePool) {
   // Initial blocks of 32 bytes, further blocks of 32: 25 bytes of state leave no room for a compressed entry, so
   // the first block ends with a BRANCH to the first pool block, right after the 12 initial blocks.
-  vertices(kVerts, {{10, 10}, {50, 10}, {10, 50}});
   List l = prologue(0x04, 0x10000);
-  for (int i = 0; i < 6; ++i) l.array(4, 3, 0);
+  absolute_triangles(l, 6);
   l.op(pk::kFlush);
   put(l);
   test::run_thread([&] {
@@ -277,9 +294,8 @@ TEST_F(Binner, FullBlocksChainToNewBlocksFromThePool) {
 
 TEST_F(Binner, OutOfMemoryRaisesOutomemStallsAndResumesWithANewOverspillBlock) {
   // No pool (the size holds just the initial blocks) and no overspill: the first block that fills raises OUTOMEM.
-  vertices(kVerts, {{10, 10}, {50, 10}, {10, 50}});
   List l = prologue(0x04, kTiles * 32);
-  for (int i = 0; i < 6; ++i) l.array(4, 3, 0);
+  absolute_triangles(l, 6);
   l.op(pk::kFlush);
   put(l);
   test::run_thread([&] {
@@ -323,9 +339,8 @@ TEST_F(Binner, OutOfMemoryRaisesOutomemStallsAndResumesWithANewOverspillBlock) {
 }
 
 TEST_F(Binner, OverspillSuppliedInAdvanceIsTakenWhenThePoolRunsOut) {
-  vertices(kVerts, {{10, 10}, {50, 10}, {10, 50}});
   List l = prologue(0x04, kTiles * 32 + 32);  // a pool of one block
-  for (int i = 0; i < 6; ++i) l.array(4, 3, 0);
+  absolute_triangles(l, 6);
   l.op(pk::kFlush);
   put(l);
   test::run_thread([&] {
@@ -482,6 +497,212 @@ TEST_F(ExpensiveBinner, PrimitiveCostIsCountedInV3dCycles) {
     EXPECT_EQ(rd(vc4::kV3dBfc), 1u);
   });
   EXPECT_GE(core::stats().busy_time("v3d.ct0.busy").busy_ps, 40'000'000u);
+}
+
+// ---- the compressed entry codings (compressed_list.h; hand-made vectors from the documented bit layouts) ----
+
+namespace cl = vc4::compressed;
+
+cl::Primitive tri(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+  cl::Primitive p;
+  p.vertices = 3;
+  p.index = {a, b, c};
+  return p;
+}
+std::vector<std::uint16_t> decoded(std::uint8_t format, std::vector<std::uint8_t> bytes, const cl::Primitive& prev,
+                                   std::string* error = nullptr) {
+  cl::Primitive out;
+  std::string why;
+  EXPECT_EQ(cl::entry_length(format, bytes[0]), bytes.size());
+  if (!cl::decode(format, bytes.data(), prev, out, why)) {
+    if (error) *error = why;
+    return {};
+  }
+  return std::vector<std::uint16_t>(out.index.begin(), out.index.begin() + out.vertices);
+}
+std::vector<std::uint8_t> encoded(std::uint8_t format, const cl::Primitive& p, const cl::Primitive* prev) {
+  std::array<std::uint8_t, cl::kMaxEntryLength> out{};
+  const unsigned n = cl::encode(format, p, prev, out);
+  return std::vector<std::uint8_t>(out.begin(), out.begin() + n);
+}
+
+TEST(CompressedList, EntryLengthsFollowTheFirstByte) {
+  EXPECT_EQ(cl::entry_length(0x12, 0x80), 1u);  // escape
+  EXPECT_EQ(cl::entry_length(0x12, 0x82), 3u);  // relative branch
+  EXPECT_EQ(cl::entry_length(0x12, 0x81), 7u);
+  EXPECT_EQ(cl::entry_length(0x12, 0x1F), 4u);
+  EXPECT_EQ(cl::entry_length(0x12, 0x13), 2u);
+  EXPECT_EQ(cl::entry_length(0x12, 0x0B), 2u);
+  EXPECT_EQ(cl::entry_length(0x12, 0x0C), 1u);
+  EXPECT_EQ(cl::entry_length(0x11, 0x81), 5u);
+  EXPECT_EQ(cl::entry_length(0x11, 0x86), 3u);
+  EXPECT_EQ(cl::entry_length(0x11, 0x07), 2u);
+  EXPECT_EQ(cl::entry_length(0x11, 0x04), 1u);
+  EXPECT_EQ(cl::entry_length(0x10, 0x81), 3u);
+  EXPECT_EQ(cl::entry_length(0x10, 0x73), 2u);
+  EXPECT_EQ(cl::entry_length(0x10, 0x04), 1u);
+  EXPECT_EQ(cl::entry_length(0x32, 0x81), 0u);  // 32-bit x/y triangles: not modelled
+}
+
+TEST(CompressedList, TriangleCodingsDecodeAgainstThePreviousTriangle) {
+  const cl::Primitive prev = tri(10, 20, 30);
+  EXPECT_EQ(decoded(0x12, {0x81, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00}, prev), (std::vector<std::uint16_t>{1, 2, 3}));
+  // Coding 2: u32 0xF45F = 0xF | 5 << 4 | (-3 & 63) << 10, i0 0x1234 in the high half.
+  EXPECT_EQ(decoded(0x12, {0x5F, 0xF4, 0x34, 0x12}, prev), (std::vector<std::uint16_t>{0x1234, 0x1239, 0x1231}));
+  // Coding 1: deltas +1, -2, +7 to (10, 20, 30).
+  EXPECT_EQ(decoded(0x12, {0x13, 0x7E}, prev), (std::vector<std::uint16_t>{11, 18, 37}));
+  // Coding 0: flag 0 (p2, p1, p2 + d), 1 (p0, p2, p2 + d), 2 (p1, p0, p2 + d); d in bits 7:2.
+  EXPECT_EQ(decoded(0x12, {0x0C}, prev), (std::vector<std::uint16_t>{30, 20, 33}));
+  EXPECT_EQ(decoded(0x12, {0xFD}, prev), (std::vector<std::uint16_t>{10, 30, 29}));
+  EXPECT_EQ(decoded(0x12, {0x7E}, prev), (std::vector<std::uint16_t>{20, 10, 61}));
+}
+
+TEST(CompressedList, LineAndPointCodingsAndTheUndocumentedOnes) {
+  const cl::Primitive prev = tri(100, 0, 0);
+  EXPECT_EQ(decoded(0x11, {0x81, 0x05, 0x00, 0x06, 0x00}, prev), (std::vector<std::uint16_t>{5, 6}));
+  EXPECT_EQ(decoded(0x11, {0x86, 0x64, 0x00}, prev), (std::vector<std::uint16_t>{100, 69}));  // d1 = -31
+  EXPECT_EQ(decoded(0x10, {0x81, 0x07, 0x00}, prev), (std::vector<std::uint16_t>{7}));
+  EXPECT_EQ(decoded(0x10, {0x73, 0xFE}, prev), (std::vector<std::uint16_t>{0}));  // 100 + (-100)
+  std::string error;
+  EXPECT_TRUE(decoded(0x11, {0x04}, prev, &error).empty());
+  EXPECT_NE(error.find("the 1-byte line coding is not modelled"), std::string::npos) << error;
+  EXPECT_TRUE(decoded(0x11, {0x07, 0x00}, prev, &error).empty());
+  EXPECT_NE(error.find("the 2-byte line coding is not modelled"), std::string::npos) << error;
+  EXPECT_TRUE(decoded(0x10, {0x04}, prev, &error).empty());
+  EXPECT_NE(error.find("the 1-byte point coding is not modelled"), std::string::npos) << error;
+}
+
+TEST(CompressedList, EncoderPicksTheShortestCodingAtEveryBoundary) {
+  const cl::Primitive p = tri(10, 20, 30);
+  EXPECT_EQ(encoded(0x12, tri(30, 20, 33), &p), (std::vector<std::uint8_t>{0x0C}));
+  EXPECT_EQ(encoded(0x12, tri(10, 30, 29), &p), (std::vector<std::uint8_t>{0xFD}));
+  EXPECT_EQ(encoded(0x12, tri(20, 10, 61), &p), (std::vector<std::uint8_t>{0x7E}));  // d = +31
+  const cl::Primitive q = tri(100, 200, 300);
+  EXPECT_EQ(encoded(0x12, tri(300, 200, 269), &q), (std::vector<std::uint8_t>{0x84}));  // d = -31: one byte
+  // d = -32 would be the byte 0x80 (the escape): seven bytes instead.
+  EXPECT_EQ(encoded(0x12, tri(300, 200, 268), &q),
+            (std::vector<std::uint8_t>{0x81, 0x2C, 0x01, 0xC8, 0x00, 0x0C, 0x01}));
+  EXPECT_EQ(encoded(0x12, tri(17, 12, 30), &p), (std::vector<std::uint8_t>{0x73, 0x08}));  // deltas +7, -8, 0
+  EXPECT_EQ(encoded(0x12, tri(18, 12, 30), &p), (std::vector<std::uint8_t>{0xAF, 0x33, 0x12, 0x00}));  // +8: coding 2
+  // Without a previous triangle (the start of a run): coding 2 up to deltas 31 / -32, else absolute.
+  EXPECT_EQ(encoded(0x12, tri(30, 20, 33), nullptr), (std::vector<std::uint8_t>{0x6F, 0x0F, 0x1E, 0x00}));
+  EXPECT_EQ(encoded(0x12, tri(1000, 1031, 968), nullptr), (std::vector<std::uint8_t>{0xFF, 0x81, 0xE8, 0x03}));
+  EXPECT_EQ(encoded(0x12, tri(1000, 1032, 968), nullptr),
+            (std::vector<std::uint8_t>{0x81, 0xE8, 0x03, 0x08, 0x04, 0xC8, 0x03}));
+  cl::Primitive line;
+  line.vertices = 2;
+  line.index = {100, 69, 0};
+  EXPECT_EQ(encoded(0x11, line, nullptr), (std::vector<std::uint8_t>{0x86, 0x64, 0x00}));
+  line.index = {100, 131, 0};
+  EXPECT_EQ(encoded(0x11, line, nullptr), (std::vector<std::uint8_t>{0x7E, 0x64, 0x00}));
+  line.index = {100, 68, 0};  // d1 = -32 would be 0x82, the relative branch
+  EXPECT_EQ(encoded(0x11, line, nullptr), (std::vector<std::uint8_t>{0x81, 0x64, 0x00, 0x44, 0x00}));
+  cl::Primitive point;
+  point.vertices = 1;
+  point.index = {7, 0, 0};
+  EXPECT_EQ(encoded(0x10, point, &point), (std::vector<std::uint8_t>{0x81, 0x07, 0x00}));  // points stay absolute
+}
+
+TEST(CompressedList, EveryEncodedSequenceDecodesToItself) {
+  // A deterministic walk through index space with small and large steps: each entry, encoded against the previous
+  // one, decodes back to the same indices.
+  std::uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
+  cl::Primitive prev = tri(500, 501, 502);
+  std::array<unsigned, 4> codings{};
+  for (int i = 0; i < 5000; ++i) {
+    auto near = [&](std::uint16_t base, int spread) {
+      return static_cast<std::uint16_t>(std::clamp<int>(base + static_cast<int>(next() % (2 * spread + 1)) - spread,
+                                                        0, 0xFFFF));
+    };
+    const std::uint16_t far = static_cast<std::uint16_t>(next() * 2);
+    cl::Primitive p;
+    switch (i % 4) {
+      case 0: p = tri(prev.index[2], prev.index[1], near(prev.index[2], 9)); break;  // a strip step
+      case 1: p = tri(near(prev.index[0], 9), near(prev.index[1], 9), near(prev.index[2], 9)); break;
+      case 2: p = tri(far, near(far, 33), near(far, 33)); break;  // around a new base
+      default: p = tri(far, near(far, 3000), near(far, 3000)); break;
+    }
+    const std::vector<std::uint8_t> bytes = encoded(0x12, p, &prev);
+    ASSERT_NE(bytes[0], 0x80);
+    ASSERT_NE(bytes[0], 0x82);
+    cl::Primitive out;
+    std::string why;
+    ASSERT_EQ(cl::entry_length(0x12, bytes[0]), bytes.size());
+    ASSERT_TRUE(cl::decode(0x12, bytes.data(), prev, out, why)) << why;
+    ASSERT_EQ(out.index, p.index) << "entry " << i;
+    ++codings[out.coding];
+    prev = p;
+  }
+  for (unsigned c = 0; c < 4; ++c) EXPECT_GT(codings[c], 100u) << "coding " << c;
+}
+
+TEST_F(Binner, TrianglesUseTheShortestCodingAndTheRendererDecodesThemBack) {
+  // All in tile (0, 0). After (0, 1, 2): (2, 1, 3) coding 0 flag 0, (2, 3, 5) flag 1, (3, 2, 4) flag 2, (4, 1, 6)
+  // coding 1, (20, 40, 0) coding 2, (0, 100, 200) coding 3.
+  std::vector<std::array<int, 2>> px(201, {0, 0});
+  px[0] = {10, 10}, px[1] = {50, 10}, px[2] = {10, 50}, px[3] = {50, 50}, px[4] = {40, 30}, px[5] = {20, 60};
+  px[6] = {30, 20}, px[20] = {60, 5}, px[40] = {5, 60}, px[100] = {55, 55}, px[200] = {5, 30};
+  vertices(kVerts, px);
+  const std::vector<std::vector<std::uint16_t>> tris = {{0, 1, 2}, {2, 1, 3}, {2, 3, 5}, {3, 2, 4},
+                                                        {4, 1, 6}, {20, 40, 0}, {0, 100, 200}};
+  std::vector<std::uint8_t> idx;
+  for (const auto& t : tris) for (std::uint16_t i : t) le(idx, i, 2);
+  put(kIndices, idx);
+  List l = prologue();
+  l.indexed(0x14, 21, kIndices, 200).op(pk::kFlush);
+  // Then the render thread walks that tile list: every entry reaches the tile renderer with its indices.
+  List r{0x60000, {}};
+  r.op(pk::kTileRenderingModeConfig).u32(0x400000).u16(256).u16(192).u16(1 << 2);
+  r.op(pk::kTileCoordinates).u8(0).u8(0);
+  r.op(pk::kBranchToSubList).u32(first_block(0));
+  r.op(pk::kStoreMsTileBufferAndEof);
+  put(l);
+  put(r);
+  test::run_thread([&] {
+    submit(0, l);
+    settle(50);
+    EXPECT_EQ(rd(vc4::kV3dBfc), 1u);
+    submit(1, r);
+    settle(30);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
+  });
+  const std::vector<std::uint8_t> expected = {
+      0x30,                                       // COMPRESSED_PRIMITIVE
+      0x1F, 0x08, 0x00, 0x00,                     // (0, 1, 2): coding 2 (first of the run)
+      0x04,                                       // (2, 1, 3): coding 0 flag 0, d +1
+      0x09,                                       // (2, 3, 5): coding 0 flag 1, d +2
+      0xFE,                                       // (3, 2, 4): coding 0 flag 2, d -1
+      0x13, 0x2F,                                 // (4, 1, 6): coding 1, deltas +1 -1 +2
+      0x4F, 0xB1, 0x14, 0x00,                     // (20, 40, 0): coding 2, d1 +20 d2 -20
+      0x81, 0x00, 0x00, 0x64, 0x00, 0xC8, 0x00,   // (0, 100, 200): absolute
+      0x80, 0x12};                                // escape, RETURN_FROM_SUB_LIST
+  EXPECT_EQ(get(first_block(0) + 25, expected.size()), expected);
+  TileList t = decode(first_block(0));
+  EXPECT_TRUE(t.error.empty()) << t.error;
+  EXPECT_EQ(t.entries, tris);
+  EXPECT_EQ(core::stats().counter_value("v3d.ptb.entries"), 7u);
+
+  std::vector<std::vector<std::uint16_t>> got;
+  for (const cl::Primitive& p : v3d_.renderer().tile_primitives()) {
+    got.emplace_back(p.index.begin(), p.index.begin() + p.vertices);
+  }
+  EXPECT_EQ(got, tris);
+  EXPECT_EQ(warnings("not yet modelled"), 1u);
+}
+
+TEST_F(Binner, LinesWithNearIndicesUseTheThreeByteCoding) {
+  vertices(kVerts, {{10, 10}, {50, 10}, {10, 50}});
+  List l = prologue();
+  l.array(1, 2, 0).op(pk::kFlush);  // one line 0 -> 1
+  run(l);
+  // PRIMITIVE_LIST_FORMAT 0x11 (16-bit lines) after the state, then 0x30, {d1 +1 << 2 | 2, i0 0}.
+  TileList t = decode(first_block(0));
+  EXPECT_TRUE(t.error.empty()) << t.error;
+  ASSERT_EQ(t.raw.size(), 1u);
+  EXPECT_EQ(t.raw[0], (std::vector<std::uint8_t>{0x06, 0x00, 0x00}));
+  EXPECT_EQ(t.entries[0], (std::vector<std::uint16_t>{0, 1}));
 }
 
 }  // namespace

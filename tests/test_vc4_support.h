@@ -16,6 +16,7 @@
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
+#include "tlm/vc4/compressed_list.h"
 #include "tlm/vc4/v3d.h"
 
 namespace gpuvp::test::vc4t {
@@ -73,7 +74,8 @@ struct List {
 // One decoded tile list.
 struct TileList {
   std::vector<std::uint8_t> ops;                      // packets outside compressed runs, in order
-  std::vector<std::vector<std::uint16_t>> entries;    // absolute entries (1, 2 or 3 indices)
+  std::vector<std::vector<std::uint16_t>> entries;    // decoded primitives (1, 2 or 3 indices)
+  std::vector<std::vector<std::uint8_t>> raw;         // the entries' bytes as written
   std::vector<std::uint32_t> branches;                // BRANCH targets (chained blocks)
   bool returned = false;                              // ended with RETURN_FROM_SUB_LIST
   std::string error;
@@ -177,25 +179,27 @@ class Vc4Fixture : public ::testing::Test {
       }
       if (op == pk::kCompressedPrimitive) {
         ++a;
+        vc4::compressed::Primitive prev;
         for (;;) {
           const std::uint8_t e = get(a, 1)[0];
           if (e == 0x80) {
             ++a;
             break;
           }
-          if (e != 0x81) {
+          // Every coding, decoded against the previous primitive of the run (the codec's exact bytes are checked
+          // against hand-made vectors in test_tile_binner.cpp).
+          const unsigned len = vc4::compressed::entry_length(current_format_, e);
+          if (len == 0 || e == vc4::compressed::kRelativeBranch) {
             t.error = "unexpected compressed entry " + std::to_string(e);
             return t;
           }
-          const std::uint8_t fmt = current_format_;
-          const unsigned count = fmt == 0x10 ? 1 : fmt == 0x11 ? 2 : 3;
-          std::vector<std::uint16_t> idx;
-          for (unsigned i = 0; i < count; ++i) {
-            const auto b = get(a + 1 + 2 * i, 2);
-            idx.push_back(static_cast<std::uint16_t>(b[0] | b[1] << 8));
-          }
-          t.entries.push_back(idx);
-          a += 1 + 2 * count;
+          const std::vector<std::uint8_t> bytes = get(a, len);
+          vc4::compressed::Primitive p;
+          if (!vc4::compressed::decode(current_format_, bytes.data(), prev, p, t.error)) return t;
+          t.entries.emplace_back(p.index.begin(), p.index.begin() + p.vertices);
+          t.raw.push_back(bytes);
+          prev = p;
+          a += len;
         }
         continue;
       }

@@ -367,14 +367,13 @@ void ControlListExecutor::step() {
       return;
     }
     // Compressed primitive lists: the opcode (and for the clipped form a u32 address word), then entries up to an
-    // escape byte, executed entry by entry in step_compressed(). Only the 16-bit-index triangle encoding is
-    // documented (vc4-gpu-tools dump_compressed_triangle).
+    // escape byte, executed entry by entry in step_compressed(). Only the 16-bit-index encodings are modelled
+    // (compressed_list.h); Broadcom's debugger gives lengths for the 32-bit x/y forms but no meaning we could check.
     const std::uint8_t format = list_state_.primitive_list_format();
-    if (format != packet::kListFormat16BitTriangles && format != packet::kListFormat16BitLines &&
-        format != packet::kListFormat16BitPoints) {
+    if (compressed::vertices_of(format) == 0) {
       fail(ca, p.opcode, "compressed primitive list in PRIMITIVE_LIST_FORMAT " + hex32(format) +
-                             " is not modelled (only 16-bit-index triangles, 0x12, has a documented encoding; the "
-                             "model's binner also writes 16-bit-index points 0x10 and lines 0x11)");
+                             " is not modelled (only the 16-bit-index formats 0x10 points, 0x11 lines and 0x12 "
+                             "triangles)");
       return;
     }
     len = p.opcode == packet::kClippedCompressedPrimitive ? 5 : 1;
@@ -406,37 +405,15 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     fail(ca, compressed_opcode_, "compressed primitive list reaches the end address without its escape byte");
     return;
   }
-  std::uint8_t b[7] = {};
+  std::uint8_t b[compressed::kMaxEntryLength] = {};
   std::string reason;
   if (!fetch(ca, 1, b, reason)) {
     fail(ca, compressed_opcode_, "compressed list fetch failed: " + reason);
     return;
   }
-  // Entry lengths of the 16-bit-index triangle encoding (vc4-gpu-tools dump_compressed_triangle, reference-vc4.md
-  // 3.4): 0x80 escape, 0x82 relative branch (+int16 in 32-byte units), 0x81 three absolute u16 indices, low nibble
-  // 0xF one absolute u16 + two relative, low bits 0b11 three 4-bit deltas, else one relative index.
-  // Points (0x10) and lines (0x11) have no documented encoding: the model's binner writes only the escape, the
-  // relative branch and absolute entries (0x81 + one or two u16 indices) for them, and only those are accepted.
+  // Entry lengths and meanings: tlm/vc4/compressed_list.h (vc4-gpu-tools, Broadcom's control list debugger).
   const std::uint8_t format = list_state_.primitive_list_format();
-  unsigned len = 1;
-  const bool escape = b[0] == 0x80;
-  const bool branch = b[0] == 0x82;
-  if (branch) {
-    len = 3;
-  } else if (format != packet::kListFormat16BitTriangles && !escape) {
-    if (b[0] != 0x81) {
-      fail(ca, compressed_opcode_, "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) +
-                                       " is not modelled (no documented encoding for points and lines)");
-      return;
-    }
-    len = format == packet::kListFormat16BitLines ? 5 : 3;
-  } else if (b[0] == 0x81) {
-    len = 7;
-  } else if (!escape && (b[0] & 0xF) == 0xF) {
-    len = 4;
-  } else if (!escape && (b[0] & 3) == 3) {
-    len = 2;
-  }
+  const unsigned len = compressed::entry_length(format, b[0]);
   if (ca < ea && static_cast<std::uint64_t>(ca) + len > ea) {
     fail(ca, compressed_opcode_, "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " +
                                      hex32(ea));
@@ -448,7 +425,7 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
   }
   cycles(params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1));
   bytes_ += len;
-  if (branch) {
+  if (b[0] == compressed::kRelativeBranch) {
     const auto offset = static_cast<std::int16_t>(b[1] | b[2] << 8);
     const std::int64_t target = static_cast<std::int64_t>(ca & ~31u) + static_cast<std::int64_t>(offset) * 32;
     if (target < 0 || !services_.in_dram(static_cast<std::uint64_t>(target), 1)) {
@@ -459,10 +436,18 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     set_ca(static_cast<std::uint32_t>(target));
     return;
   }
-  if (escape) {
+  if (b[0] == compressed::kEscape) {
     in_compressed_ = false;
-  } else if (unit_ && thread_ == 1) {
-    unit_->compressed_primitive(ca, format, unit_ctx_);
+  } else {
+    compressed::Primitive prim;
+    std::string why;
+    if (!compressed::decode(format, b, previous_primitive_, prim, why)) {
+      fail(ca, compressed_opcode_, "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) +
+                                       ": " + why);
+      return;
+    }
+    previous_primitive_ = prim;
+    if (unit_ && thread_ == 1) unit_->compressed_primitive(ca, format, prim, unit_ctx_);
   }
   set_ca(ca + len);
   progress_to(static_cast<std::uint64_t>(ca) + len);
@@ -501,6 +486,9 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
   if (op == packet::kCompressedPrimitive || op == packet::kClippedCompressedPrimitive) {
     in_compressed_ = true;
     compressed_opcode_ = op;
+    // The relative codings refer to the previous primitive; each list starts from (0, 0, 0) (an assumption:
+    // compressed_list.h).
+    previous_primitive_ = compressed::Primitive{};
   }
   const Outcome outcome = run_unit(p, rec);
   if (outcome != Outcome::kNext) return outcome;
@@ -518,7 +506,10 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
   const bool eof = op == packet::kStoreMsTileBufferAndEof ||
                    (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
                    (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
-  if (eof && thread_ == 1 && services_.frame_done) services_.frame_done();
+  if (eof && thread_ == 1) {
+    if (services_.frame_done) services_.frame_done();
+    on_frame_complete();  // "last tile written": queued increments of the render thread take effect
+  }
   return Outcome::kNext;
 }
 
@@ -595,10 +586,12 @@ ControlListExecutor::Outcome ControlListExecutor::return_from_sub_list(const Pac
 
 void ControlListExecutor::increment_semaphore() {
   ++pending_increments_;
-  if (!semaphore_increment_waits_for_flush()) apply_semaphore_increments();
+  if (!semaphore_increment_waits_for_flush() && !semaphore_increment_waits_for_frame()) apply_semaphore_increments();
 }
 
 void ControlListExecutor::on_binner_flush_complete() { apply_semaphore_increments(); }
+
+void ControlListExecutor::on_frame_complete() { apply_semaphore_increments(); }
 
 void ControlListExecutor::apply_semaphore_increments() {
   for (; pending_increments_ > 0; --pending_increments_) {

@@ -27,6 +27,7 @@
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
+#include "tlm/vc4/compressed_list.h"
 
 namespace gpuvp::vc4 {
 
@@ -188,8 +189,9 @@ class ControlListUnit {
   virtual const char* unit_name() const = 0;
   // Every packet except HALT, NOP, branches, returns and the semaphores.
   virtual UnitResult execute(const StatePacket& p, UnitContext& ctx) = 0;
-  // One primitive entry of a compressed list (render thread) reached the unit.
-  virtual void compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/, UnitContext&) {}
+  // One primitive entry of a compressed list (render thread) reached the unit, decoded to its vertex indices.
+  virtual void compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/,
+                                    const compressed::Primitive& /*primitive*/, UnitContext&) {}
   // CTRSTA, or a fresh start of the thread (EA written while stopped).
   virtual void thread_reset() {}
 
@@ -249,12 +251,19 @@ class ControlListExecutor : public sc_core::sc_module {
   void reset();
 
   // The binner or renderer fed by this thread (nullptr: their packets are counted and reported as not modelled).
-  // With a unit on CT0 an INCREMENT_SEMAPHORE in the binning list takes effect only when the FLUSH that follows it has
-  // completed in the PTB (reference-vc4.md 3.5: vc4_validate.c "the FLUSH ... actually triggers the queued semaphore
-  // increment"; Mesa vc4_job.c "doesn't act until the FLUSH completes"). On CT1 it takes effect at once.
+  // With a unit attached an INCREMENT_SEMAPHORE is queued and takes effect at the thread's next completion point. The
+  // guide's packet table gives it for both threads: "Increment Semaphore: after tile lists are flushed or last tile
+  // written" (Broadcom VideoCore IV 3D Architecture Reference Guide, transcribed in PeterLemon CONTROL_LIST.INC). On
+  // CT0 that is the FLUSH completing in the PTB (vc4_validate.c "the FLUSH ... actually triggers the queued semaphore
+  // increment"; Mesa vc4_job.c "doesn't act until the FLUSH completes"); on CT1 it is the last tile of the frame
+  // written, i.e. the end-of-frame store completing (the point RFC counts and FRDONE rises). A bare CLE (no unit)
+  // applies increments at once.
   void set_unit(ControlListUnit* unit) { unit_ = unit; }
   bool semaphore_increment_waits_for_flush() const { return unit_ != nullptr && thread_ == 0; }
+  bool semaphore_increment_waits_for_frame() const { return unit_ != nullptr && thread_ == 1; }
   void on_binner_flush_complete();
+  void on_frame_complete();
+  unsigned pending_semaphore_increments() const { return pending_increments_; }
   // CTnPC: primitives remaining in the primitive packet being binned (the binner updates it).
   void set_primitives_remaining(std::uint32_t n) { pc_->set(n); }
 
@@ -311,6 +320,7 @@ class ControlListExecutor : public sc_core::sc_module {
   bool waiting_semaphore_ = false;
   bool in_compressed_ = false;        // inside a compressed primitive list (until its escape byte)
   std::uint8_t compressed_opcode_ = 0;
+  compressed::Primitive previous_primitive_;  // base of the relative codings
   unsigned pending_increments_ = 0;
   sc_core::sc_event kick_;
   core::Picoseconds last_progress_ps_ = 0;

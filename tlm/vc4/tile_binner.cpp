@@ -536,13 +536,10 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
     return UnitResult::done();
   }
 
-  // The entry: 0x81 and the absolute u16 indices (see the header for points and lines).
-  std::uint8_t entry[7] = {0x81};
-  unsigned entry_len = 1;
-  for (unsigned i = 0; i < nv; ++i) {
-    entry[entry_len++] = static_cast<std::uint8_t>(idx[i]);
-    entry[entry_len++] = static_cast<std::uint8_t>(idx[i] >> 8);
-  }
+  // The entry: the shortest documented coding (compressed_list.h); relative codings only inside an open run.
+  compressed::Primitive prim;
+  prim.vertices = nv;
+  for (unsigned i = 0; i < nv; ++i) prim.index[i] = static_cast<std::uint16_t>(idx[i]);
   const std::uint8_t format = kind == Kind::kTriangle ? packet::kListFormat16BitTriangles
                               : kind == Kind::kLine   ? packet::kListFormat16BitLines
                                                       : packet::kListFormat16BitPoints;
@@ -562,8 +559,15 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
         if (r.kind != UnitResult::Kind::kDone) return r;
         t.format = format;
       }
-      r = append(t, entry, entry_len, true, ctx);
+      std::array<std::uint8_t, compressed::kMaxEntryLength> entry;
+      unsigned entry_len = compressed::encode(format, prim, t.compressed_open ? &t.last : nullptr, entry);
+      if (t.write + entry_len + kLinkReserve > t.block_end) {
+        // The block is full: append() chains a new one and re-opens the run, where no previous primitive exists.
+        entry_len = compressed::encode(format, prim, nullptr, entry);
+      }
+      r = append(t, entry.data(), entry_len, true, ctx);
       if (r.kind != UnitResult::Kind::kDone) return r;
+      t.last = prim;
       ++t.primitives;
       ++entries_;
     }

@@ -14,9 +14,11 @@
 // Modelling choices where no public source says what the hardware writes (each also commented at its place):
 // - a full block is chained with BRANCH (opcode 16) to the next block (vc4-gpu-tools follows BRANCH inside tile lists);
 //   six bytes at the end of every block stay reserved for the escape and that BRANCH;
-// - triangles are written as absolute entries (0x81 + three u16 indices), the one form whose meaning is fully
-//   documented (the base of the relative forms is not); points and lines, whose encodings are undocumented, as 0x81 +
-//   one or two u16 indices under PRIMITIVE_LIST_FORMAT 0x10 / 0x11;
+// - compressed entries use the shortest coding whose meaning a source gives (compressed_list.h: Broadcom's control
+//   list debugger documents all four triangle codings and their base, the previous triangle): triangles in 1, 2, 4
+//   or 7 bytes, lines absolute (5 bytes) or one absolute + one relative index (3 bytes), points absolute (3 bytes,
+//   their 2-byte coding's base is not documented). Every run starts with an entry that does not depend on a previous
+//   primitive (the hardware's reset point for it is undocumented);
 // - the tile state data array is only zeroed (auto-init); its layout is undocumented and the model keeps tile state
 //   internally.
 #pragma once
@@ -75,6 +77,7 @@ struct BinnedTile {
   std::uint8_t format = 0;        // PRIMITIVE_LIST_FORMAT the tile's list is in
   bool compressed_open = false;   // inside a COMPRESSED_PRIMITIVE run (an escape is due before any packet)
   std::uint32_t primitives = 0;   // compressed entries written
+  compressed::Primitive last;     // the last primitive written (base of the relative codings while the run is open)
 };
 
 class TileBinner : public sc_core::sc_module, public ControlListUnit {

@@ -76,8 +76,10 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
   }
 }
 
-void TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format, UnitContext& ctx) {
+void TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format,
+                                       const compressed::Primitive& primitive, UnitContext& ctx) {
   ++not_shaded_;
+  tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
   if (warned_not_shaded_) return;
   warned_not_shaded_ = true;
@@ -146,6 +148,7 @@ UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx
   }
   tile_x_ = x;
   tile_y_ = y;
+  tile_primitives_.clear();
   ++tiles_;
   ctx.time.advance(services_.clock.cycles(params_.tile_cycles));
   // Loads fire on TILE_COORDINATES (vc4_render_cl.c: "only one load may be outstanding").

@@ -71,7 +71,8 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
 
   const char* unit_name() const override { return "tile renderer"; }
   UnitResult execute(const StatePacket& p, UnitContext& ctx) override;
-  void compressed_primitive(std::uint32_t address, std::uint8_t list_format, UnitContext& ctx) override;
+  void compressed_primitive(std::uint32_t address, std::uint8_t list_format, const compressed::Primitive& primitive,
+                            UnitContext& ctx) override;
   void thread_reset() override;
 
   bool configured() const { return configured_; }
@@ -79,6 +80,8 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   unsigned tiles_x() const { return (width_ + tile_px_ - 1) / tile_px_; }
   unsigned tiles_y() const { return (height_ + tile_px_ - 1) / tile_px_; }
   std::uint32_t color_at(unsigned x, unsigned y) const { return color_.at(y * tile_px_ + x); }
+  // The primitives the current tile received (since its TILE_COORDINATES), decoded.
+  const std::vector<compressed::Primitive>& tile_primitives() const { return tile_primitives_; }
   std::uint64_t tiles_stored() const { return stores_.value; }
   std::uint64_t primitives_not_shaded() const { return not_shaded_.value; }
 
@@ -129,6 +132,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   std::vector<std::uint32_t> zs_;
   std::vector<PendingLoad> pending_loads_;
   std::vector<std::uint8_t> row_;
+  std::vector<compressed::Primitive> tile_primitives_;
   bool warned_not_shaded_ = false;
 
   core::Counter& tiles_;
