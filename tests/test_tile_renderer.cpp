@@ -1,6 +1,7 @@
 // Tile renderer (CT1): the kernel's 99-byte render-only clear of a 1024x64 buffer (reference-vc4.md 5.B), clears in
 // RGBA8888 and BGR565 with the frame's stride and partial edge tiles, loads firing on TILE_COORDINATES, disable-clear
-// bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, and every error path.
+// bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, the multisample tile
+// buffer with sample-0, 4x and 16x decimated stores (general and STORE_MS_TILE_BUFFER), and every error path.
 #include "tests/test_vc4_support.h"
 
 #include <functional>
@@ -172,13 +173,17 @@ TEST_F(Renderer, BadRenderListsStopCt1WithCterr) {
       {[](List& l) { render_config(l, kFrame, 0, 64, 4); }, "TILE_RENDERING_MODE_CONFIG with a 0x64 frame"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 6); },
        "memory format 1 (T/LT tiling) is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 4); }, "decimation is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 3 << 4); }, "decimate mode 3 is undefined"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 2); }, "64-bit (HDR) colour is not modelled"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 3 << 2); }, "colour format 3 is undefined"},
       {[](List& l) { render_config(l, 0xFFFF00, 64, 64, 4); tile(l, 0, 0); l.op(pk::kStoreMsTileBuffer); },
        "tile (0, 0) store of 256 bytes at 0x1000000 is outside DRAM"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 1 | 1 << 4, kFrame); },
        "STORE_TILE_BUFFER_GENERAL T-tiled memory format is not modelled"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 1 | 3 << 6, kFrame); },
+       "STORE_TILE_BUFFER_GENERAL mode 3 is undefined"},
+      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 2 | 1 << 6, kFrame); },
+       "STORE_TILE_BUFFER_GENERAL of the Z/S buffer with decimation 4x is not modelled"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 4); store_general(l, 5, kFrame); },
        "STORE_TILE_BUFFER_GENERAL of the full dump buffer is not modelled"},
       {[](List& l) { render_config(l, kFrame, 64, 64, 4); l.op(pk::kLoadTileBufferGeneral).u16(1 | 2 << 4).u32(kFrame); },
@@ -216,6 +221,132 @@ TEST_F(Renderer, BadRenderListsStopCt1WithCterr) {
   EXPECT_EQ(errors("STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"), 1u);
   EXPECT_EQ(errors("TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"), 1u);
   for (const auto& c : cases) EXPECT_EQ(errors(c.second), 1u) << c.second;
+}
+
+// ---- multisample tile buffer, decimation ----
+
+constexpr std::uint32_t kGridIn = 0x300000;
+// A full-resolution buffer (the 64x64 sample grid, row by row) with sample (gx, gy) = A 0xFF, R gx, G gy and
+// B 0 / 80 / 160 / 240 for the four grid positions of a 2x2 block (in multisample mode: samples 0, 1, 2, 3 of a pixel).
+std::vector<std::uint8_t> sample_grid() {
+  std::vector<std::uint8_t> g;
+  for (std::uint32_t gy = 0; gy < 64; ++gy) {
+    for (std::uint32_t gx = 0; gx < 64; ++gx) {
+      le(g, 0xFF000000u | gx << 16 | gy << 8 | ((gx & 1) + 2 * (gy & 1)) * 80, 4);
+    }
+  }
+  return g;
+}
+// Loads the grid into tile (0, 0) of a `w`x`h` frame configured with `bits`.
+List& load_grid(List& l, std::uint16_t w, std::uint16_t h, std::uint16_t bits) {
+  render_config(l, kFrame, w, h, bits);
+  l.op(pk::kLoadFullResTileBuffer).u32(kGridIn | vc4::TileRenderer::kFullResDisableZs);
+  return tile(l, 0, 0);
+}
+
+TEST_F(Renderer, MultisampleStoresSampleZeroOrAveragesFourOrSixteenSamples) {
+  constexpr std::uint32_t kSample = 0x400000, kDec4 = 0x410000, kDec16 = 0x420000, k565 = 0x430000, kFull = 0x440000;
+  constexpr std::uint16_t kNoClear = vc4::TileRenderer::kGeneralDisableColorClear | vc4::TileRenderer::kGeneralDisableZsClear;
+  put(kGridIn, sample_grid());
+  for (std::uint32_t a : {kSample, kDec4, kDec16, k565, kFull}) put(a, std::vector<std::uint8_t>(0x10000, 0xEE));
+  List l{kList, {}};
+  load_grid(l, 32, 32, 1 | 1 << 2);  // 32x32 pixels, 4x multisample, RGBA8888: one 32x32 tile of 4 samples
+  store_general(l, 1 | kNoClear, kSample);                                   // sample 0
+  store_general(l, 1 | 1 << 6 | kNoClear, kDec4);                            // decimate 4x
+  store_general(l, 1 | 2 << 6 | kNoClear, kDec16);                           // decimate 16x
+  store_general(l, 1 | 1 << 6 | 2 << 8 | kNoClear, k565);                    // decimate 4x, BGR565
+  l.op(pk::kStoreFullResTileBuffer).u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear | pk::kLoadStoreEof);
+  run(l, 200, [&] {
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
+    EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
+  });
+  // The tile buffer holds the four distinct samples of every pixel.
+  EXPECT_EQ(v3d_.renderer().color_at(3, 5, 0), 0xFF060A00u);
+  EXPECT_EQ(v3d_.renderer().color_at(3, 5, 3), 0xFF070BF0u);
+  // Sample mode: 32x32 pixels of sample 0 (grid (2x, 2y)), stride 128.
+  EXPECT_EQ(word(kSample), 0xFF000000u);
+  EXPECT_EQ(word(kSample + 5 * 128 + 3 * 4), 0xFF060A00u);
+  EXPECT_EQ(word(kSample + 31 * 128 + 31 * 4), 0xFF3E3E00u);
+  EXPECT_EQ(word(kSample + 32 * 128), 0xEEEEEEEEu);
+  // 4x: the four samples of a pixel averaged, rounded to nearest: R (2x + 2x + 1) * 2 / 4 -> 2x + 1, G 2y + 1,
+  // B (0 + 80 + 160 + 240) / 4 = 120.
+  EXPECT_EQ(word(kDec4), 0xFF010178u);
+  EXPECT_EQ(word(kDec4 + 5 * 128 + 3 * 4), 0xFF070B78u);
+  EXPECT_EQ(word(kDec4 + 31 * 128 + 31 * 4), 0xFF3F3F78u);
+  EXPECT_EQ(word(kDec4 + 32 * 128), 0xEEEEEEEEu);
+  // 16x: 2x2 pixels of 4 samples into one: a 16x16 image, stride 64; R 4X + 1.5 rounds to 4X + 2.
+  EXPECT_EQ(word(kDec16), 0xFF020278u);
+  EXPECT_EQ(word(kDec16 + 2 * 64 + 1 * 4), 0xFF060A78u);
+  EXPECT_EQ(word(kDec16 + 15 * 64 + 15 * 4), 0xFF3E3E78u);
+  EXPECT_EQ(word(kDec16 + 16 * 64), 0xEEEEEEEEu);
+  // 4x into BGR565: 0xFF010178 -> R 0x01 >> 3, G 0x01 >> 2, B 0x78 >> 3 = 0x000F; 0xFF3F3F78 -> 0x39EF.
+  EXPECT_EQ(get(k565, 2), (std::vector<std::uint8_t>{0x0F, 0x00}));
+  EXPECT_EQ(get(k565 + 31 * 64 + 31 * 2, 2), (std::vector<std::uint8_t>{0xEF, 0x39}));
+  EXPECT_EQ(get(k565 + 32 * 64, 2), (std::vector<std::uint8_t>{0xEE, 0xEE}));
+  // The full-resolution store writes the sample grid back unchanged (16 KiB).
+  EXPECT_EQ(get(kFull, 64 * 64 * 4), sample_grid());
+  EXPECT_EQ(word(kFull + 64 * 64 * 4), 0xEEEEEEEEu);
+}
+
+TEST_F(Renderer, StoreMsTileBufferResolvesWithTheConfiguredDecimation) {
+  // TILE_RENDERING_MODE_CONFIG decimate 1x (sample 0), 4x (Mesa and Broadcom's driver pair it with 4x multisample)
+  // and 16x, each storing the same grid to its own frame buffer with STORE_MS_TILE_BUFFER.
+  constexpr std::uint32_t kOut[3] = {0x400000, 0x410000, 0x420000};
+  put(kGridIn, sample_grid());
+  for (std::uint32_t a : kOut) put(a, std::vector<std::uint8_t>(0x2000, 0xEE));
+  List l{kList, {}};
+  for (unsigned d = 0; d < 3; ++d) {
+    render_config(l, kOut[d], 32, 32, static_cast<std::uint16_t>(1 | 1 << 2 | d << 4));
+    l.op(pk::kLoadFullResTileBuffer).u32(kGridIn | vc4::TileRenderer::kFullResDisableZs);
+    tile(l, 0, 0).op(d == 2 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+  }
+  run(l, 200, [&] { EXPECT_EQ(rd(vc4::kV3dRfc), 1u); });
+  EXPECT_EQ(word(kOut[0] + 31 * 128 + 31 * 4), 0xFF3E3E00u);
+  EXPECT_EQ(word(kOut[0] + 32 * 128), 0xEEEEEEEEu);
+  EXPECT_EQ(word(kOut[1] + 31 * 128 + 31 * 4), 0xFF3F3F78u);
+  EXPECT_EQ(word(kOut[1] + 32 * 128), 0xEEEEEEEEu);
+  EXPECT_EQ(word(kOut[2] + 15 * 64 + 15 * 4), 0xFF3E3E78u);
+  EXPECT_EQ(word(kOut[2] + 16 * 64), 0xEEEEEEEEu);
+}
+
+TEST_F(Renderer, WithoutMultisamplingDecimationAveragesBlocksOfPixels) {
+  // One sample per pixel: 4x averages 2x2 pixels (a 32x32 image of the 64x64 tile), 16x 4x4 pixels (16x16).
+  constexpr std::uint32_t kDec4 = 0x410000, kDec16 = 0x420000, kSample = 0x430000;
+  put(kGridIn, sample_grid());
+  for (std::uint32_t a : {kDec4, kDec16, kSample}) put(a, std::vector<std::uint8_t>(0x8000, 0xEE));
+  constexpr std::uint16_t kNoClear = vc4::TileRenderer::kGeneralDisableColorClear;
+  List l{kList, {}};
+  load_grid(l, 64, 64, 1 << 2);
+  store_general(l, 1 | 1 << 6 | kNoClear, kDec4);
+  store_general(l, 1 | 2 << 6 | kNoClear, kDec16);
+  store_general(l, 1 | kNoClear, kSample);
+  run(l, 200, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u); });
+  EXPECT_EQ(word(kDec4 + 5 * 128 + 3 * 4), 0xFF070B78u);
+  EXPECT_EQ(word(kDec4 + 32 * 128), 0xEEEEEEEEu);
+  EXPECT_EQ(word(kDec16 + 15 * 64 + 15 * 4), 0xFF3E3E78u);
+  EXPECT_EQ(word(kDec16 + 16 * 64), 0xEEEEEEEEu);
+  // Sample mode is the pixel itself at full resolution: (63, 63) is grid (63, 63), B 240.
+  EXPECT_EQ(word(kSample + 63 * 256 + 63 * 4), 0xFF3F3FF0u);
+}
+
+TEST_F(Renderer, DecimatedStoresOfPartialTilesUseTheDecimatedFrameStride) {
+  // A 40x40 multisample frame: 2x2 tiles of 32 pixels. Decimated 16x it is ceil(80 / 4) = 20 pixels across, stride
+  // 80 bytes; tile (1, 1) covers stored pixels 16..19 in both directions (a 4x4 corner).
+  constexpr std::uint32_t kOut = 0x400000;
+  put(kGridIn, sample_grid());
+  put(kOut, std::vector<std::uint8_t>(0x1000, 0xEE));
+  List l{kList, {}};
+  render_config(l, kFrame, 40, 40, 1 | 1 << 2);
+  l.op(pk::kLoadFullResTileBuffer).u32(kGridIn | vc4::TileRenderer::kFullResDisableZs);
+  tile(l, 1, 1);
+  store_general(l, 1 | 2 << 6, kOut);
+  run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u); });
+  EXPECT_EQ(word(kOut + 16 * 80 + 16 * 4), 0xFF020278u);  // the tile's first block
+  EXPECT_EQ(word(kOut + 19 * 80 + 19 * 4), 0xFF0E0E78u);
+  EXPECT_EQ(word(kOut + 16 * 80 + 15 * 4), 0xEEEEEEEEu);  // left of the tile: untouched
+  EXPECT_EQ(word(kOut + 20 * 80), 0xEEEEEEEEu);           // below the frame
+  EXPECT_EQ(word(kOut + 15 * 80 + 16 * 4), 0xEEEEEEEEu);  // above the tile
+  EXPECT_EQ(word(kOut + 16 * 80 + 20 * 4), 0xEEEEEEEEu);  // right of the frame (next row's start is 16 * 80 + 80)
 }
 
 TEST_F(Renderer, StoreTimeFollowsTheBytesStored) {

@@ -165,6 +165,40 @@ TEST(Vc4EndToEnd, KernelRenderOnlyClearThroughTheDriver) {
   EXPECT_EQ(soc.v3d()->thread(0).packets_executed(), 0u);  // ct0ca == ct0ea: CT0 never ran
 }
 
+TEST(Vc4EndToEnd, MultisampleClearResolvedWithDecimate4xThroughTheDriver) {
+  // The render-config bits the kernel accepts include MS_MODE_4X and DECIMATE_MODE_4X (vc4_render_cl.c; Mesa sets
+  // both for MSAA): 32x32 tiles of four samples, resolved to one pixel each by the colour store.
+  host::Vc4RenderSetup r;
+  r.color_address = 0x10000000;
+  r.width = 96;
+  r.height = 40;
+  r.color_bits = 1u << 2 | 1u << 0 | 1u << 4;  // RGBA8888, MS 4x, decimate 4x
+  r.use_clear_color = true;
+  r.clear_color[0] = r.clear_color[1] = 0x80402010;
+  r.max_x_tile = 2;  // ceil(96 / 32) - 1
+  r.max_y_tile = 1;  // ceil(40 / 32) - 1
+  ASSERT_EQ(Vc4Driver::validate_render_setup(r), "");
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  Vc4Driver d(port);
+  std::vector<std::uint8_t> guard(96 * 40 * 4 + 64, 0xEE);
+  soc.dram().store().write(0x10000000, guard.data(), guard.size());
+  bool done = false;
+  test::run_thread([&] {
+    d.enable_interrupts();
+    d.submit({}, Vc4Driver::build_render_cl(r));
+    done = d.wait_frame(1'000'000);
+  });
+  EXPECT_TRUE(done);
+  std::vector<std::uint32_t> fb(96 * 40 + 1);
+  soc.dram().store().read(0x10000000, reinterpret_cast<std::uint8_t*>(fb.data()), fb.size() * 4);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < 96 * 40; ++i) bad += fb[i] != 0x80402010;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(fb[96 * 40], 0xEEEEEEEEu);  // a 96x40 image: nothing beyond it
+  EXPECT_EQ(soc.v3d()->renderer().tiles_stored(), 6u);
+}
+
 TEST(Vc4EndToEnd, SameFrameAsAHostScriptThroughTheExecutable) {
   host::ScriptHostPort port;
   Vc4Driver d(port);

@@ -105,8 +105,8 @@ UnitResult TileRenderer::configure(const StatePacket& p) {
   if (flags & kConfig64BitColor) {
     return UnitResult::error("TILE_RENDERING_MODE_CONFIG 64-bit (HDR) colour is not modelled");
   }
-  if ((flags >> kConfigDecimateShift) & 3) {
-    return UnitResult::error("TILE_RENDERING_MODE_CONFIG decimation is not modelled (only 1x)");
+  if (((flags >> kConfigDecimateShift) & 3) == 3) {
+    return UnitResult::error("TILE_RENDERING_MODE_CONFIG decimate mode 3 is undefined (0 1x, 1 4x, 2 16x)");
   }
   if ((flags >> kConfigMemFormatShift) & 3) {
     return UnitResult::error("TILE_RENDERING_MODE_CONFIG memory format " +
@@ -180,18 +180,44 @@ bool TileRenderer::transfer(bool write, std::uint32_t address, void* data, unsig
   return true;
 }
 
-UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx) {
-  // The tile's pixels that lie inside the frame, row by row at the frame's stride.
-  const unsigned x0 = tile_x_ * tile_px_, y0 = tile_y_ * tile_px_;
-  const unsigned w = std::min(tile_px_, width_ - std::min(width_, x0));
-  const unsigned h = std::min(tile_px_, height_ - std::min(height_, y0));
-  const std::uint64_t stride = static_cast<std::uint64_t>(width_) * bpp;
+std::size_t TileRenderer::grid_index(unsigned x, unsigned y, unsigned s) const {
+  if (samples() == 1) return static_cast<std::size_t>(y) * kGrid + x;
+  return static_cast<std::size_t>(2 * y + (s >> 1)) * kGrid + 2 * x + (s & 1);
+}
+
+UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, unsigned block,
+                                      UnitContext& ctx) {
+  // The stored image: pixels (sample 0) in sample mode, else one pixel per block x block grid samples (see the
+  // header). Its size and stride follow the frame's extent in that unit.
+  const bool ms = samples() == 4;
+  unsigned out_tile = tile_px_, out_w = width_, out_h = height_;
+  if (block != 0) {
+    out_tile = kGrid / block;
+    out_w = ((ms ? 2 * width_ : width_) + block - 1) / block;
+    out_h = ((ms ? 2 * height_ : height_) + block - 1) / block;
+  }
+  const unsigned x0 = tile_x_ * out_tile, y0 = tile_y_ * out_tile;
+  const unsigned w = std::min(out_tile, out_w - std::min(out_w, x0));
+  const unsigned h = std::min(out_tile, out_h - std::min(out_h, y0));
+  const std::uint64_t stride = static_cast<std::uint64_t>(out_w) * bpp;
   const std::vector<std::uint32_t>& src = buffer == Buffer::kColor ? color_ : zs_;
+  auto average = [&](unsigned gx, unsigned gy) {
+    const unsigned n = block * block;
+    std::uint32_t v = 0;
+    for (unsigned c = 0; c < 4; ++c) {
+      unsigned sum = 0;
+      for (unsigned dy = 0; dy < block; ++dy) {
+        for (unsigned dx = 0; dx < block; ++dx) sum += (src[(gy + dy) * kGrid + gx + dx] >> (8 * c)) & 0xFF;
+      }
+      v |= ((sum + n / 2) / n) << (8 * c);
+    }
+    return v;
+  };
   row_.resize(static_cast<std::size_t>(w) * bpp);
   std::string message;
   for (unsigned y = 0; y < h; ++y) {
     for (unsigned x = 0; x < w; ++x) {
-      const std::uint32_t v = src[y * tile_px_ + x];
+      const std::uint32_t v = block == 0 ? src[grid_index(x, y, 0)] : average(x * block, y * block);
       if (bpp == 2) {
         const std::uint16_t p = to_565(v);
         row_[2 * x] = static_cast<std::uint8_t>(p);
@@ -227,13 +253,14 @@ UnitResult TileRenderer::load_raster(Buffer buffer, std::uint32_t base, unsigned
                                (message.empty() ? "load beyond the 32-bit bus" : message));
     }
     for (unsigned x = 0; x < w; ++x) {
-      if (bpp == 2) {
-        dst[y * tile_px_ + x] = from_565(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8));
-      } else {
-        dst[y * tile_px_ + x] = static_cast<std::uint32_t>(row_[4 * x]) | static_cast<std::uint32_t>(row_[4 * x + 1]) << 8 |
-                                static_cast<std::uint32_t>(row_[4 * x + 2]) << 16 |
-                                static_cast<std::uint32_t>(row_[4 * x + 3]) << 24;
-      }
+      const std::uint32_t v =
+          bpp == 2 ? from_565(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8))
+                   : static_cast<std::uint32_t>(row_[4 * x]) | static_cast<std::uint32_t>(row_[4 * x + 1]) << 8 |
+                         static_cast<std::uint32_t>(row_[4 * x + 2]) << 16 |
+                         static_cast<std::uint32_t>(row_[4 * x + 3]) << 24;
+      // A raster load fills every sample of the pixel (Broadcom's V3D driver: loads map all samples to the one
+      // stored pixel, "replicating behaviour", v3d_tlb_decimate.c).
+      for (unsigned smp = 0; smp < samples(); ++smp) dst[grid_index(x, y, smp)] = v;
     }
   }
   ++loads_;
@@ -241,18 +268,13 @@ UnitResult TileRenderer::load_raster(Buffer buffer, std::uint32_t base, unsigned
 }
 
 // Full-resolution buffers hold the whole tile buffer, 16 KiB per tile (vc4_packet.h VC4_TILE_BUFFER_SIZE), at the
-// address the packet gives (the kernel adds the tile's offset, vc4_render_cl.c vc4_full_res_offset). The sample
-// order inside is undocumented: the model writes pixels row-major, each pixel's four samples in a row in 4x
-// multisample mode (all equal while rasterisation is not modelled).
+// address the packet gives (the kernel adds the tile's offset, vc4_render_cl.c vc4_full_res_offset): the 64x64 sample
+// grid row by row, 4 bytes per sample (the grid's layout: see the header).
 UnitResult TileRenderer::store_full(Buffer buffer, std::uint32_t address, UnitContext& ctx) {
   const std::vector<std::uint32_t>& src = buffer == Buffer::kColor ? color_ : zs_;
-  const unsigned samples = (flags_ & kConfigMs4x) ? 4 : 1;
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(tile_px_) * tile_px_ * samples * 4);
-  std::size_t k = 0;
-  for (unsigned i = 0; i < tile_px_ * tile_px_; ++i) {
-    for (unsigned s = 0; s < samples; ++s) {
-      for (unsigned b = 0; b < 4; ++b) bytes[k++] = static_cast<std::uint8_t>(src[i] >> (8 * b));
-    }
+  std::vector<std::uint8_t> bytes(src.size() * 4);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    for (unsigned b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<std::uint8_t>(src[i] >> (8 * b));
   }
   std::string message;
   if (!transfer(true, address, bytes.data(), static_cast<unsigned>(bytes.size()), ctx, message)) {
@@ -264,14 +286,13 @@ UnitResult TileRenderer::store_full(Buffer buffer, std::uint32_t address, UnitCo
 
 UnitResult TileRenderer::load_full(Buffer buffer, std::uint32_t address, UnitContext& ctx) {
   std::vector<std::uint32_t>& dst = buffer == Buffer::kColor ? color_ : zs_;
-  const unsigned samples = (flags_ & kConfigMs4x) ? 4 : 1;
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(tile_px_) * tile_px_ * samples * 4);
+  std::vector<std::uint8_t> bytes(dst.size() * 4);
   std::string message;
   if (!transfer(false, address, bytes.data(), static_cast<unsigned>(bytes.size()), ctx, message)) {
     return UnitResult::error("full-resolution " + message);
   }
-  for (unsigned i = 0; i < tile_px_ * tile_px_; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i) * samples * 4;  // sample 0
+  for (std::size_t i = 0; i < dst.size(); ++i) {
+    const std::size_t k = 4 * i;
     dst[i] = static_cast<std::uint32_t>(bytes[k]) | static_cast<std::uint32_t>(bytes[k + 1]) << 8 |
              static_cast<std::uint32_t>(bytes[k + 2]) << 16 | static_cast<std::uint32_t>(bytes[k + 3]) << 24;
   }
@@ -300,11 +321,18 @@ UnitResult TileRenderer::store_general(const StatePacket& p, UnitContext& ctx) {
       return UnitResult::error("STORE_TILE_BUFFER_GENERAL " + std::string(tiling == 1 ? "T" : "LT") +
                                "-tiled memory format is not modelled (only raster)");
     }
-    if (mode != 0) return UnitResult::error("STORE_TILE_BUFFER_GENERAL decimation is not modelled (only sample 0)");
+    if (mode == 3) {
+      return UnitResult::error("STORE_TILE_BUFFER_GENERAL mode 3 is undefined (0 sample, 1 decimate 4x, 2 decimate 16x)");
+    }
     if (pixel_format == 3) return UnitResult::error("STORE_TILE_BUFFER_GENERAL pixel format 3 is undefined");
     const Buffer b = buffer == 1 ? Buffer::kColor : Buffer::kZs;
+    if (b == Buffer::kZs && mode != 0) {
+      return UnitResult::error(std::string("STORE_TILE_BUFFER_GENERAL of the Z/S buffer with decimation ") +
+                               (mode == 1 ? "4x" : "16x") +
+                               " is not modelled (no source gives a meaning to averaged depth and stencil)");
+    }
     const unsigned bpp = b == Buffer::kZs ? 4 : pixel_format == 0 ? 4 : 2;
-    UnitResult r = store_raster(b, word & ~15u, bpp, ctx);
+    UnitResult r = store_raster(b, word & ~15u, bpp, mode == 0 ? 0 : mode == 1 ? 2 : 4, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;
   }
   clear(clear_color, clear_zs);
@@ -396,11 +424,14 @@ void TileRenderer::thread_reset() {
 }
 
 UnitResult TileRenderer::store_ms(UnitContext& ctx) {
-  // STORE_MS_TILE_BUFFER: the (resolved) colour to the frame buffer of TILE_RENDERING_MODE_CONFIG, in its format
-  // (0 BGR565 dithered, 1 RGBA8888, 2 BGR565), then the clear.
+  // STORE_MS_TILE_BUFFER: the colour, resolved by the configuration's decimate mode (1x: sample 0, 4x, 16x; see the
+  // header), to the frame buffer of TILE_RENDERING_MODE_CONFIG in its format (0 BGR565 dithered, 1 RGBA8888,
+  // 2 BGR565), then the clear.
   if (!configured_) return need_config("STORE_MS_TILE_BUFFER");
   const unsigned format = (flags_ >> kConfigFormatShift) & 3;
-  UnitResult r = store_raster(Buffer::kColor, frame_address_, format == 1 ? 4 : 2, ctx);
+  const unsigned decimate = (flags_ >> kConfigDecimateShift) & 3;
+  UnitResult r = store_raster(Buffer::kColor, frame_address_, format == 1 ? 4 : 2,
+                              decimate == 0 ? 0 : decimate == 1 ? 2 : 4, ctx);
   if (r.kind != UnitResult::Kind::kDone) return r;
   clear(true, true);
   return UnitResult::done();

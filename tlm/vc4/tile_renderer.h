@@ -7,11 +7,32 @@
 // binned tile lists are counted and reported as not yet shaded: rasterisation and the fragment shader (QPU) are the
 // next issue. Facts: reference-vc4.md sections 1, 4, 5.B; Linux vc4_packet.h, vc4_render_cl.c.
 //
-// Colour in the tile buffer is one 32-bit value per pixel, 0xAARRGGBB (the value CLEAR_COLORS holds; Mesa renders
+// Colour in the tile buffer is one 32-bit value per sample, 0xAARRGGBB (the value CLEAR_COLORS holds; Mesa renders
 // PIPE_FORMAT_B8G8R8A8 as the hardware's RGBA8888, vc4_formats.c); BGR565 stores keep its top 5/6/5 bits of red,
-// green and blue (dithering is not modelled). Z/S is one 32-bit value per pixel: Z in bits 23:0, stencil in 31:24
-// (the hardware's internal layout is undocumented). Only raster (linear) memory and 1x decimation are modelled; T and
-// LT tiling and decimated stores stop the thread with a "not modelled" error.
+// green and blue (dithering is not modelled). Z/S is one 32-bit value per sample: Z in bits 23:0, stencil in 31:24
+// (the hardware's internal layout is undocumented). Only raster (linear) memory is modelled; T and LT tiling stop the
+// thread with a "not modelled" error.
+//
+// Samples and decimation. The tile buffer is a 64x64 grid of samples (16 KiB of colour, vc4_packet.h
+// VC4_TILE_BUFFER_SIZE): 64x64 pixels of one sample, or in 4x multisample mode 32x32 pixels of four samples, sample s
+// of pixel (x, y) at grid (2x + (s & 1), 2y + (s >> 1)) -- the placement Broadcom's V3D driver gives its "all samples"
+// stores (v3d_tlb_decimate.c v3d_tlb_sample_to_decimated_coords; vc4's own is undocumented, its kernel treats the
+// full-resolution buffer as opaque). A full-resolution store/load moves that grid row by row (64 x 4 bytes per row).
+// A store's decimation (TILE_RENDERING_MODE_CONFIG b5:4 for STORE_MS_TILE_BUFFER, STORE_TILE_BUFFER_GENERAL b7:6 for
+// itself) picks what one stored pixel is:
+//   sample mode / 1x: sample 0 of each pixel, at pixel resolution;
+//   decimate 4x:      the average of a 2x2 block of grid samples -- the four samples of one pixel in multisample mode
+//                     (the resolve: Broadcom's driver sets "1x or 4x decimation" equal to its multisample flag,
+//                     glxx_hw_4.c, as Mesa does; v3d_tlb_decimate.c: 4x decimation "reduced number of samples to 1
+//                     per pixel"), a 2x2 block of pixels otherwise (a half-resolution image);
+//   decimate 16x:     the average of a 4x4 block of grid samples -- 2x2 pixels of four samples in multisample mode, 4x4
+//                     pixels otherwise: a half- or quarter-resolution image.
+// No available source states the 16x layout or the non-multisample meaning of 4x (Broadcom's later V3D driver leaves
+// its 16x "not_impl"); the model reads "N x decimation" as N grid samples per stored pixel, the one reading that fits
+// every documented case. The stored image is ceil(frame / block) pixels across and down with its own stride (stored
+// width x bytes per pixel); a block is averaged whole, samples beyond the frame edge included. Channel averages round
+// to nearest, (sum + N/2) / N, per 8-bit channel (rounding undocumented). Decimated Z/S stores are not modelled (an
+// average of depths has no documented meaning): they stop the thread with an error.
 #pragma once
 
 #include <cstdint>
@@ -53,12 +74,13 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   static constexpr std::uint16_t kConfigMs4x = 1u << 0;
   static constexpr std::uint16_t kConfig64BitColor = 1u << 1;
   static constexpr unsigned kConfigFormatShift = 2;     // 3:2: 0 BGR565 dithered, 1 RGBA8888, 2 BGR565
-  static constexpr unsigned kConfigDecimateShift = 4;   // 5:4
+  static constexpr unsigned kConfigDecimateShift = 4;   // 5:4: 0 1x, 1 4x, 2 16x
+  static constexpr unsigned kGrid = 64;                 // the tile buffer's side in samples
   static constexpr unsigned kConfigMemFormatShift = 6;  // 7:6: 0 linear, 1 T, 2 LT
   // STORE/LOAD_TILE_BUFFER_GENERAL first (16-bit) word (vc4_packet.h VC4_LOADSTORE_TILE_BUFFER_*).
   static constexpr unsigned kGeneralBufferMask = 7;  // 0 none, 1 colour, 2 Z/S, 3 Z, 4 VG mask, 5 full dump
   static constexpr unsigned kGeneralTilingShift = 4;
-  static constexpr unsigned kGeneralModeShift = 6;
+  static constexpr unsigned kGeneralModeShift = 6;        // 0 sample, 1 decimate 4x, 2 decimate 16x
   static constexpr unsigned kGeneralPixelFormatShift = 8;  // 0 RGBA8888, 1 BGR565 dithered, 2 BGR565
   static constexpr std::uint16_t kGeneralDisableColorClear = 1u << 13;
   static constexpr std::uint16_t kGeneralDisableZsClear = 1u << 14;
@@ -79,7 +101,10 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   unsigned tile_px() const { return tile_px_; }
   unsigned tiles_x() const { return (width_ + tile_px_ - 1) / tile_px_; }
   unsigned tiles_y() const { return (height_ + tile_px_ - 1) / tile_px_; }
-  std::uint32_t color_at(unsigned x, unsigned y) const { return color_.at(y * tile_px_ + x); }
+  unsigned samples() const { return (flags_ & kConfigMs4x) ? 4 : 1; }
+  // Sample s of pixel (x, y) of the current tile (s < samples()).
+  std::uint32_t color_at(unsigned x, unsigned y, unsigned s = 0) const { return color_.at(grid_index(x, y, s)); }
+  std::uint32_t zs_at(unsigned x, unsigned y, unsigned s = 0) const { return zs_.at(grid_index(x, y, s)); }
   // The primitives the current tile received (since its TILE_COORDINATES), decoded.
   const std::vector<compressed::Primitive>& tile_primitives() const { return tile_primitives_; }
   std::uint64_t tiles_stored() const { return stores_.value; }
@@ -102,8 +127,10 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit {
   UnitResult store_full_res(const StatePacket& p, UnitContext& ctx);
   UnitResult load_full_res(const StatePacket& p);
   UnitResult store_ms(UnitContext& ctx);
-  // Raster transfer of one buffer of the current tile; bpp 2 (BGR565) or 4.
-  UnitResult store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx);
+  // Raster transfer of one buffer of the current tile; bpp 2 (BGR565) or 4. `block` is the decimation's side in grid
+  // samples: 0 sample mode, 2 decimate 4x, 4 decimate 16x.
+  UnitResult store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, unsigned block, UnitContext& ctx);
+  std::size_t grid_index(unsigned x, unsigned y, unsigned s) const;
   UnitResult load_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx);
   UnitResult store_full(Buffer buffer, std::uint32_t address, UnitContext& ctx);
   UnitResult load_full(Buffer buffer, std::uint32_t address, UnitContext& ctx);
