@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tlm/core/report.h"
 #include "tlm/vc4/control_list_executor.h"
 #include "tlm/vc4/v3d.h"
 
@@ -151,7 +152,34 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   return cl;
 }
 
-std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec_count) {
+namespace {
+
+// What the binning-list walk learns for the later checks (struct vc4_exec_info's fields of the same names).
+struct BinWalk {
+  const Vc4Submit* job = nullptr;  // null: the list alone, without BO references (validate_bin_cl)
+  std::uint32_t bo_index[2] = {0, 0};
+  struct ShaderState {
+    std::uint32_t addr = 0;  // the GL_SHADER_STATE word: b2:0 attribute count (0 = 8), b3 extended
+    std::uint32_t max_index = 0;
+  };
+  std::vector<ShaderState> shader_states;
+  unsigned bin_tiles_x = 0;
+  unsigned bin_tiles_y = 0;
+};
+
+std::string at_text(std::size_t at) { return "at byte " + std::to_string(at) + ": "; }
+
+// vc4_use_bo: a BO of the job by position, refused when out of range ('>=') or a shader BO.
+std::string use_bo(const Vc4Submit& job, std::uint32_t hindex, const char* what) {
+  if (hindex >= job.bos.size()) {
+    return std::string(what) + " BO index " + std::to_string(hindex) + " is not below the BO count " +
+           std::to_string(job.bos.size());
+  }
+  if (job.bos[hindex].shader) return std::string(what) + " BO " + std::to_string(hindex) + " is a shader BO";
+  return {};
+}
+
+std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec_count, BinWalk& w) {
   // The opcodes a user binning list may contain (vc4_validate.c cmd_info[] entries with a handler or no restriction
   // for the bin list): HALT, NOP, FLUSH, FLUSH_ALL_STATE, START_TILE_BINNING, INCREMENT_SEMAPHORE, the GL primitives,
   // PRIMITIVE_LIST_FORMAT, GL_SHADER_STATE, the state packets 96..103, the clipper 105/106, the binning mode and
@@ -165,9 +193,7 @@ std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsi
         return op >= 96 && op <= 103;
     }
   };
-  auto at_text = [](std::size_t at) { return "at byte " + std::to_string(at) + ": "; };
   bool seen_config = false, seen_start = false, seen_flush = false, seen_increment = false;
-  unsigned shader_states = 0;
   std::size_t at = 0;
   while (at < cl.size()) {
     const std::uint8_t op = cl[at];
@@ -197,6 +223,8 @@ std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsi
       case pk::kTileBinningModeConfig: {
         if (seen_config) return at_text(at) + "duplicate TILE_BINNING_MODE_CONFIG";
         seen_config = true;
+        w.bin_tiles_x = cl[at + 13];
+        w.bin_tiles_y = cl[at + 14];
         if (cl[at + 13] == 0 || cl[at + 14] == 0) return at_text(at) + "tile binning with a zero-sized tile grid";
         const std::uint8_t flags = cl[at + 15];
         if (flags & 0x80) return at_text(at) + "double-buffer in non-multisample mode is not supported";
@@ -208,22 +236,50 @@ std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsi
         if (!seen_config) return at_text(at) + "START_TILE_BINNING before TILE_BINNING_MODE_CONFIG";
         seen_start = true;
         break;
-      case pk::kGlShaderState:
-        if (shader_states == shader_rec_count) {
+      case pk::kGlShaderState: {
+        if (w.shader_states.size() >= shader_rec_count) {
           return at_text(at) + "more GL_SHADER_STATE packets than the " + std::to_string(shader_rec_count) +
                  " shader records supplied";
         }
         // The user list gives only the attribute count; the kernel fills in the record address.
-        if (get32(cl, at + 1) & ~0xFu) return at_text(at) + "GL_SHADER_STATE with bits above 3:0 set";
-        ++shader_states;
+        const std::uint32_t word = get32(cl, at + 1);
+        if (word & ~0xFu) return at_text(at) + "GL_SHADER_STATE with bits above 3:0 set";
+        w.shader_states.push_back({word, 0});
         break;
-      case pk::kGlIndexedPrimitive:
-      case pk::kGlArrayPrimitive:
-        if (shader_states == 0) return at_text(at) + "draw before any GL_SHADER_STATE";
-        if (op == pk::kGlArrayPrimitive &&
-            static_cast<std::uint64_t>(get32(cl, at + 2)) + get32(cl, at + 6) > 0xFFFFFFFFull) {
+      }
+      case pk::kGlIndexedPrimitive: {
+        if (w.shader_states.empty()) return at_text(at) + "draw before any GL_SHADER_STATE";
+        const std::uint32_t count = get32(cl, at + 2), offset = get32(cl, at + 6), max_index = get32(cl, at + 10);
+        const std::uint32_t index_size = (cl[at + 1] >> 4) ? 2 : 1;
+        w.shader_states.back().max_index = std::max(w.shader_states.back().max_index, max_index);
+        if (w.job) {
+          // The index buffer is the BO the last GEM_HANDLES named first (vc4_use_handle(exec, 0)).
+          const std::string bad = use_bo(*w.job, w.bo_index[0], "index buffer");
+          if (!bad.empty()) return at_text(at) + "GL_INDEXED_PRIMITIVE: " + bad;
+          const std::uint32_t size = w.job->bos[w.bo_index[0]].size;
+          // vc4_validate.c: offset > size, or fewer whole indices after the offset than the count.
+          if (offset > size || (size - offset) / index_size < count) {
+            return at_text(at) + "GL_INDEXED_PRIMITIVE reads " + std::to_string(count) + " indices of " +
+                   std::to_string(index_size) + " bytes at offset " + std::to_string(offset) + " of a " +
+                   std::to_string(size) + "-byte index buffer";
+          }
+        }
+        break;
+      }
+      case pk::kGlArrayPrimitive: {
+        if (w.shader_states.empty()) return at_text(at) + "draw before any GL_SHADER_STATE";
+        const std::uint32_t count = get32(cl, at + 2), first = get32(cl, at + 6);
+        if (static_cast<std::uint64_t>(count) + first > 0xFFFFFFFFull) {
           return at_text(at) + "GL_ARRAY_PRIMITIVE first + count overflows 32 bits";
         }
+        // vc4_validate.c: max_index = count + first - 1 (a count of 0 wraps to 0xFFFFFFFF when first is 0, as there).
+        const std::uint32_t max_index = count + first - 1;
+        w.shader_states.back().max_index = std::max(w.shader_states.back().max_index, max_index);
+        break;
+      }
+      case 254:
+        w.bo_index[0] = get32(cl, at + 1);
+        w.bo_index[1] = get32(cl, at + 5);
         break;
       default:
         break;
@@ -232,6 +288,253 @@ std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsi
   }
   if (!seen_start) return "no START_TILE_BINNING in the list";
   if (!seen_increment || !seen_flush) return "the list does not end INCREMENT_SEMAPHORE, FLUSH";
+  return {};
+}
+
+// vc4_validate.c validate_gl_shader_rec for every shader state, consuming job.shader_rec in order.
+std::string check_shader_records(const Vc4Submit& job, const BinWalk& w) {
+  static constexpr unsigned kShaderOffsets[3] = {4, 16, 28};  // FS, VS, CS code addresses in the record
+  static const char* const kShaderName[3] = {"FS", "VS", "CS"};
+  std::size_t pos = 0;
+  std::uint32_t left = static_cast<std::uint32_t>(job.shader_rec.size());
+  for (std::size_t n = 0; n < w.shader_states.size(); ++n) {
+    const BinWalk::ShaderState& st = w.shader_states[n];
+    const std::string rec = "shader record " + std::to_string(n) + ": ";
+    const unsigned attrs = (st.addr & 7) ? (st.addr & 7) : 8;
+    const bool extended = st.addr & 8;
+    const std::uint32_t packet_size = extended ? 100 + 4 * attrs : 36 + 8 * attrs;
+    const std::uint32_t relocs = 3 + attrs;
+    if (relocs * 4 > left) {
+      return rec + std::to_string(relocs) + " BO handles overrun the " + std::to_string(left) +
+             " shader record bytes left";
+    }
+    std::vector<std::uint32_t> handle(relocs);
+    for (std::uint32_t i = 0; i < relocs; ++i) handle[i] = get32(job.shader_rec, pos + 4 * i);
+    pos += relocs * 4;
+    left -= relocs * 4;
+    if (packet_size > left) {
+      return rec + "the " + std::to_string(packet_size) + "-byte record overruns the " + std::to_string(left) +
+             " shader record bytes left";
+    }
+    const std::size_t r = pos;  // the record
+    pos += packet_size;
+    left -= packet_size;
+    for (unsigned i = 0; i < 3; ++i) {
+      // vc4_validate.c compares with '>' here (not '>=' as vc4_use_bo does): a handle equal to the BO count passes
+      // and the kernel then reads one entry past its BO array. The model cannot read it: it reports the slip.
+      if (handle[i] > job.bos.size()) {
+        return rec + kShaderName[i] + " handle " + std::to_string(handle[i]) + " is above the BO count " +
+               std::to_string(job.bos.size());
+      }
+      if (handle[i] == job.bos.size()) {
+        return rec + kShaderName[i] + " handle " + std::to_string(handle[i]) +
+               " equals the BO count: it passes the kernel's '>' check and names no BO";
+      }
+    }
+    for (unsigned i = 3; i < relocs; ++i) {
+      const std::string bad = use_bo(job, handle[i], ("attribute " + std::to_string(i - 3)).c_str());
+      if (!bad.empty()) return rec + bad;
+    }
+    // (The kernel reads validated_shader->is_threaded of the FS/VS/CS BOs before its own check that they are
+    // validated shaders; the model reports a non-shader BO first instead of following that pointer.)
+    for (unsigned i = 0; i < 3; ++i) {
+      if (!job.bos[handle[i]].shader) {
+        return rec + kShaderName[i] + " BO " + std::to_string(handle[i]) + " is not a validated shader";
+      }
+    }
+    const bool fs_single_threaded = job.shader_rec[r] & 0x01;  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
+    if (fs_single_threaded == job.bos[handle[0]].threaded) {
+      return rec + "the FS threading flag (" + (fs_single_threaded ? "single" : "multi") +
+             "-threaded) does not match the FS BO";
+    }
+    if (job.bos[handle[1]].threaded || job.bos[handle[2]].threaded) return rec + "VS and CS cannot be threaded";
+    for (unsigned i = 0; i < 3; ++i) {
+      if (get32(job.shader_rec, r + kShaderOffsets[i]) != 0) {
+        return rec + kShaderName[i] + " code offset " + std::to_string(get32(job.shader_rec, r + kShaderOffsets[i])) +
+               " is not 0 (shaders start at offset 0 of their BO)";
+      }
+      // vc4_validate.c compares each shader's uniform stream with the whole uniforms size (not what is left).
+      if (job.bos[handle[i]].uniforms_src_size > job.uniforms_size) {
+        return rec + kShaderName[i] + " reads " + std::to_string(job.bos[handle[i]].uniforms_src_size) +
+               " uniform bytes of the " + std::to_string(job.uniforms_size) + " supplied";
+      }
+    }
+    for (unsigned i = 0; i < attrs; ++i) {
+      const Vc4Bo& vbo = job.bos[handle[3 + i]];
+      const std::size_t o = r + 36 + 8 * i;
+      const std::uint32_t offset = get32(job.shader_rec, o), attr_size = job.shader_rec[o + 4] + 1u;
+      std::uint32_t stride = job.shader_rec[o + 5];
+      if (extended) stride |= get32(job.shader_rec, r + 100 + 4 * i) & ~0xFFu;
+      const std::string attr = rec + "attribute " + std::to_string(i) + ": ";
+      if (vbo.size < offset || vbo.size - offset < attr_size) {
+        return attr + std::to_string(attr_size) + " bytes at offset " + std::to_string(offset) + " overrun the " +
+               std::to_string(vbo.size) + "-byte BO";
+      }
+      if (stride != 0) {
+        const std::uint32_t max_index = (vbo.size - offset - attr_size) / stride;
+        if (st.max_index > max_index) {
+          return attr + "primitives use index " + std::to_string(st.max_index) + ", the BO holds up to index " +
+                 std::to_string(max_index);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// vc4_validate.c vc4_check_tex_size: a width x height surface of `cpp` bytes per pixel in `tiling` at `offset`.
+std::string check_surface_size(const Vc4Bo& bo, std::uint32_t offset, unsigned tiling, unsigned width, unsigned height,
+                               unsigned cpp) {
+  if (width > 4096 || height > 4096) {
+    return "surface " + std::to_string(width) + "x" + std::to_string(height) + " is larger than 4096";
+  }
+  const unsigned utile_w = cpp == 4 ? 4 : cpp == 8 ? 2 : 8, utile_h = cpp == 1 ? 8 : 4;
+  auto up = [](std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; };
+  std::uint32_t aw = up(width, utile_w), ah = height;
+  if (tiling == 1) {
+    aw = up(width, utile_w * 8);
+    ah = up(height, utile_h * 8);
+  } else if (tiling == 2) {
+    ah = up(height, utile_h);
+  }
+  const std::uint32_t size = aw * cpp * ah;
+  if (static_cast<std::uint32_t>(size + offset) < size || size + offset > bo.size) {
+    return "surface of " + std::to_string(size) + " bytes at offset " + std::to_string(offset) + " overruns the " +
+           std::to_string(bo.size) + "-byte BO";
+  }
+  return {};
+}
+
+// vc4_render_cl.c vc4_full_res_bounds_check: 16 KiB per 32x32 tile, tile (x, y) at DIV_ROUND_UP(width, 32) * y + x.
+// The kernel compares the whole tiles after the offset with that index ('<'), so the last tile itself may lie beyond
+// the BO: the check accepts one tile fewer than the render writes (the model keeps the kernel's arithmetic).
+std::string check_full_res(const Vc4Submit& job, const Vc4Bo& bo, std::uint32_t offset) {
+  if (offset > bo.size) return "offset " + std::to_string(offset) + " is beyond the " + std::to_string(bo.size) + "-byte BO";
+  const std::uint32_t stride = (job.width + 31u) / 32u;
+  if ((bo.size - offset) / (16u * 1024u) < stride * job.max_y_tile + job.max_x_tile) {
+    return "full-resolution tile (" + std::to_string(job.max_x_tile) + ", " + std::to_string(job.max_y_tile) +
+           ") is beyond the " + std::to_string(bo.size) + "-byte BO at offset " + std::to_string(offset);
+  }
+  return {};
+}
+
+// vc4_rcl_surface_setup (colour/ZS reads, ZS write) and vc4_rcl_msaa_surface_setup / the render config surface.
+std::string check_general_surface(const Vc4Submit& job, const Vc4SubmitSurface& s, const char* name, bool is_zs_write) {
+  const std::string n = std::string(name) + ": ";
+  if (s.flags & ~Vc4SubmitSurface::kReadIsFullRes) return n + "unknown surface flags";
+  if (s.hindex == Vc4SubmitSurface::kNone) return {};
+  std::string bad = use_bo(job, s.hindex, "surface");
+  if (!bad.empty()) return n + bad;
+  const Vc4Bo& bo = job.bos[s.hindex];
+  if (s.flags & Vc4SubmitSurface::kReadIsFullRes) {
+    if (is_zs_write) return n + "a general Z/S write may not be full resolution";
+    if (s.bits != 0) return n + "load/store bits set on a full-resolution surface";
+    bad = check_full_res(job, bo, s.offset);
+    return bad.empty() ? bad : n + bad;
+  }
+  if (s.bits & ~(0x0030 | 0x0007 | 0x0300)) return n + "bits outside tiling, buffer and format";
+  const unsigned tiling = (s.bits >> 4) & 3, buffer = s.bits & 7, format = (s.bits >> 8) & 3;
+  if (tiling > 2) return n + "tiling beyond LT";
+  unsigned cpp = 4;
+  if (buffer == 2) {
+    if (format != 0) return n + "a Z/S buffer with a colour format";
+  } else if (buffer == 1) {
+    if (format == 3) return n + "colour format not RGBA8888, BGR565 dithered or BGR565";
+    cpp = format == 0 ? 4 : 2;
+  } else {
+    return n + "buffer " + std::to_string(buffer) + " is neither colour nor Z/S";
+  }
+  if (s.offset & 15) return n + "offset not 16-byte aligned";
+  bad = check_surface_size(bo, s.offset, tiling, job.width, job.height, cpp);
+  return bad.empty() ? bad : n + bad;
+}
+
+std::string check_msaa_surface(const Vc4Submit& job, const Vc4SubmitSurface& s, const char* name) {
+  const std::string n = std::string(name) + ": ";
+  if (s.flags != 0 || s.bits != 0) return n + "MSAA surface with flags or bits";
+  if (s.hindex == Vc4SubmitSurface::kNone) return {};
+  std::string bad = use_bo(job, s.hindex, "surface");
+  if (!bad.empty()) return n + bad;
+  if (s.offset & 15) return n + "offset not 16-byte aligned";
+  bad = check_full_res(job, job.bos[s.hindex], s.offset);
+  return bad.empty() ? bad : n + bad;
+}
+
+std::string check_render_config_surface(const Vc4Submit& job, const Vc4SubmitSurface& s) {
+  const std::string n = "colour write: ";
+  if (s.flags != 0) return n + "flags on the render config surface";
+  // Memory format, colour format, MS 4x, decimate 4x (vc4_render_cl.c): 16x decimation is not accepted.
+  if (s.bits & ~(0x00C0 | 0x000C | 0x0001 | 0x0010)) return n + "render config bits outside the allowed set";
+  if (s.hindex == Vc4SubmitSurface::kNone) return {};
+  std::string bad = use_bo(job, s.hindex, "surface");
+  if (!bad.empty()) return n + bad;
+  const unsigned tiling = (s.bits >> 6) & 3, format = (s.bits >> 2) & 3;
+  if (tiling > 2) return n + "tiling beyond LT";
+  if (format == 3) return n + "colour format not 565, 565 dithered or 8888";
+  bad = check_surface_size(job.bos[s.hindex], s.offset, tiling, job.width, job.height, format == 1 ? 4 : 2);
+  return bad.empty() ? bad : n + bad;
+}
+
+}  // namespace
+
+std::string Vc4Driver::validate_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec_count) {
+  BinWalk w;
+  return walk_bin_cl(cl, shader_rec_count, w);
+}
+
+std::string Vc4Driver::check_exec_sizes(std::uint32_t bin_cl_size, std::uint32_t shader_rec_size,
+                                        std::uint32_t uniforms_size, std::uint32_t shader_rec_count) {
+  // vc4_gem.c vc4_get_bcl, in the kernel's 32-bit arithmetic; struct vc4_shader_state is 8 bytes (addr, max_index).
+  const std::uint32_t shader_rec_offset = (bin_cl_size + 15u) & ~15u;
+  const std::uint32_t uniforms_offset = shader_rec_offset + shader_rec_size;
+  const std::uint32_t exec_size = uniforms_offset + uniforms_size;
+  const std::uint32_t bin_size = exec_size + 8u * shader_rec_count;
+  if (shader_rec_offset < bin_cl_size) return "overflow in exec arguments: binning list size rounded to 16 bytes";
+  if (uniforms_offset < shader_rec_offset) return "overflow in exec arguments: shader record size";
+  if (exec_size < uniforms_offset) return "overflow in exec arguments: uniforms size";
+  if (shader_rec_count >= 0xFFFFFFFFu / 8u) return "overflow in exec arguments: shader record count";
+  if (bin_size < exec_size) return "overflow in exec arguments: shader state array";
+  return {};
+}
+
+std::string Vc4Driver::validate_submit(const Vc4Submit& job) const {
+  const std::uint32_t known = Vc4Submit::kUseClearColor | Vc4Submit::kFixedRclOrder | Vc4Submit::kRclOrderIncreasingX |
+                              Vc4Submit::kRclOrderIncreasingY;
+  if (job.flags & ~known) return "unknown submit flags " + core::format_hex(job.flags);
+  if (job.pad2 != 0) return "pad2 is not 0";
+  if (job.bos.empty()) return "rendering requires BOs to validate (bo_handle_count is 0)";
+  BinWalk w;
+  w.job = &job;
+  const bool has_bin = !job.bin_cl.empty();
+  if (has_bin) {
+    std::string bad = check_exec_sizes(static_cast<std::uint32_t>(job.bin_cl.size()),
+                                       static_cast<std::uint32_t>(job.shader_rec.size()), job.uniforms_size,
+                                       job.shader_rec_count);
+    if (bad.empty()) bad = walk_bin_cl(job.bin_cl, job.shader_rec_count, w);
+    if (!bad.empty()) return "binning list: " + bad;
+    bad = check_shader_records(job, w);
+    if (!bad.empty()) return bad;
+  }
+  // vc4_render_cl.c vc4_get_rcl.
+  if (job.min_x_tile > job.max_x_tile || job.min_y_tile > job.max_y_tile) return "minimum tile beyond the maximum tile";
+  if (has_bin && (job.max_x_tile > w.bin_tiles_x || job.max_y_tile > w.bin_tiles_y)) {
+    return "render tiles (" + std::to_string(job.max_x_tile) + ", " + std::to_string(job.max_y_tile) +
+           ") beyond the binned " + std::to_string(w.bin_tiles_x) + "x" + std::to_string(w.bin_tiles_y) + " tiles";
+  }
+  std::string bad = check_render_config_surface(job, job.color_write);
+  if (bad.empty()) bad = check_general_surface(job, job.color_read, "colour read", false);
+  if (bad.empty()) bad = check_general_surface(job, job.zs_read, "Z/S read", false);
+  if (bad.empty()) bad = check_general_surface(job, job.zs_write, "Z/S write", true);
+  if (bad.empty()) bad = check_msaa_surface(job, job.msaa_color_write, "MSAA colour write");
+  if (bad.empty()) bad = check_msaa_surface(job, job.msaa_zs_write, "MSAA Z/S write");
+  if (!bad.empty()) return bad;
+  const auto none = [](const Vc4SubmitSurface& s) { return s.hindex == Vc4SubmitSurface::kNone; };
+  if (none(job.color_write) && none(job.zs_write) && none(job.msaa_color_write) && none(job.msaa_zs_write)) {
+    return "no colour or Z/S write surface";
+  }
+  if (job.perfmonid != 0 && std::find(perfmons_.begin(), perfmons_.end(), job.perfmonid) == perfmons_.end()) {
+    return "unknown perfmon id " + std::to_string(job.perfmonid);
+  }
   return {};
 }
 

@@ -1,7 +1,7 @@
 // A vc4-like host driver model: physically contiguous buffers (vc4 has no MMU), Mesa-style binning control lists with
 // NV shader state (pre-shaded vertices: the model has no QPUs yet), the kernel's render control list construction
 // (vc4_render_cl.c), the kernel's validation of user binning lists (vc4_validate.c: the rejection list of
-// reference-vc4.md 4.1) and render set-ups, the kernel's bin memory set-up (a 512 KiB bin slot: tile state data array,
+// reference-vc4.md 4.1), render set-ups and whole submissions against a BO table (Vc4Submit), the kernel's bin memory set-up (a 512 KiB bin slot: tile state data array,
 // then tile allocation memory), the binner out-of-memory interrupt handler (vc4_irq.c), submission through
 // CT0CA/CT0EA and CT1CA/CT1EA (vc4_gem.c submit_cl) and waiting for FLDONE/FRDONE. It reaches the platform only
 // through a HostPort, so the same code runs live or is recorded as a host script.
@@ -57,6 +57,50 @@ struct Vc4RenderSetup {
   unsigned max_y_tile = 0;
 };
 
+// The smallest stand-in for what the kernel's submit ioctl sees (struct drm_vc4_submit_cl in vc4_drm.h and the GEM
+// objects its handle array names), enough to run the kernel's checks (vc4_gem.c vc4_submit_cl_ioctl, vc4_get_bcl;
+// vc4_validate.c; vc4_render_cl.c vc4_get_rcl). GEM handles become positions in `bos`.
+struct Vc4Bo {
+  std::uint32_t addr = 0;
+  std::uint32_t size = 0;
+  // A BO the kernel validated as a shader (vc4_validate_shaders.c, run at BO creation). The model has no shader
+  // validator and no QPUs: these fields state what it would have found.
+  bool shader = false;
+  bool threaded = false;                // validated_shader->is_threaded
+  std::uint32_t uniforms_src_size = 0;  // bytes of the uniform stream the shader reads
+};
+// struct drm_vc4_submit_rcl_surface.
+struct Vc4SubmitSurface {
+  static constexpr std::uint32_t kNone = ~0u;
+  static constexpr std::uint16_t kReadIsFullRes = 1u << 0;  // VC4_SUBMIT_RCL_SURFACE_READ_IS_FULL_RES
+  std::uint32_t hindex = kNone;  // position in Vc4Submit::bos; kNone: no surface
+  std::uint32_t offset = 0;
+  std::uint16_t bits = 0;        // LOAD/STORE_TILE_BUFFER_GENERAL bits, or TILE_RENDERING_MODE_CONFIG bits
+  std::uint16_t flags = 0;
+};
+struct Vc4Submit {
+  // Submit flags (vc4_drm.h VC4_SUBMIT_CL_*).
+  static constexpr std::uint32_t kUseClearColor = 1u << 0;
+  static constexpr std::uint32_t kFixedRclOrder = 1u << 1;
+  static constexpr std::uint32_t kRclOrderIncreasingX = 1u << 2;
+  static constexpr std::uint32_t kRclOrderIncreasingY = 1u << 3;
+
+  std::vector<Vc4Bo> bos;                // bo_handles / bo_handle_count
+  std::vector<std::uint8_t> bin_cl;      // the user's binning list (GEM_HANDLES packets name BOs by position)
+  // Per GL_SHADER_STATE, in order: 3 + attribute-count u32 BO positions (FS, VS, CS, then one per attribute), then
+  // the shader record itself (36 + 8 x attributes bytes, or 100 + 4 x attributes extended), as Mesa packs them.
+  std::vector<std::uint8_t> shader_rec;
+  std::uint32_t shader_rec_count = 0;
+  std::uint32_t uniforms_size = 0;       // bytes of uniforms supplied (their contents are not modelled)
+  Vc4SubmitSurface color_read, color_write, zs_read, zs_write, msaa_color_write, msaa_zs_write;
+  std::uint16_t width = 0;
+  std::uint16_t height = 0;
+  std::uint8_t min_x_tile = 0, min_y_tile = 0, max_x_tile = 0, max_y_tile = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t pad2 = 0;
+  std::uint32_t perfmonid = 0;
+};
+
 class Vc4Driver {
  public:
   struct Buffer {
@@ -91,6 +135,19 @@ class Vc4Driver {
   static std::string validate_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec_count = 1);
   // The kernel's checks of the render set-up (vc4_render_cl.c vc4_get_rcl and its surface set-up).
   static std::string validate_render_setup(const Vc4RenderSetup& setup);
+  // Everything the submit ioctl checks before a job is queued, in its order (vc4_gem.c vc4_submit_cl_ioctl): submit
+  // flags, pad2, the BO table, the exec sizes (vc4_get_bcl), the binning list with its BO references (indexed draws
+  // against their index buffer, array draws), the GL shader records (handles, shader BOs, threading, uniforms,
+  // attribute bounds against max index x stride), the render tiles and every surface (vc4_get_rcl), the perfmon id.
+  // Empty when the job would be accepted. Texture relocations (vc4_validate.c reloc_tex) are not checked: the model
+  // has no shader validator to name the texture samples a shader makes, so no texture ever reaches a check.
+  std::string validate_submit(const Vc4Submit& job) const;
+  // vc4_get_bcl's arithmetic over the exec arguments (32-bit: shader records after the list rounded to 16 bytes, then
+  // uniforms, then 8 bytes of shader state per record): empty, or the overflow.
+  static std::string check_exec_sizes(std::uint32_t bin_cl_size, std::uint32_t shader_rec_size,
+                                      std::uint32_t uniforms_size, std::uint32_t shader_rec_count);
+  // A performance monitor id of this file (vc4_perfmon.c ids start at 1); the counters themselves are not modelled.
+  std::uint32_t create_perfmon() { return perfmons_.emplace_back(static_cast<std::uint32_t>(perfmons_.size() + 1)); }
 
   // Bin memory set-up of a validated list (vc4_validate.c validate_tile_binning_config): a fresh bin slot; TSDA at its
   // start, tile allocation memory after roundup(48 * tiles, 4096), the rest of the slot as its size, flags forced.
@@ -130,6 +187,7 @@ class Vc4Driver {
   Vc4Layout layout_;
   std::uint32_t next_ = 0;
   unsigned overflow_blocks_ = 0;
+  std::vector<std::uint32_t> perfmons_;
 };
 
 }  // namespace gpuvp::host
