@@ -167,7 +167,9 @@ TEST_F(V3dRegisters, CtrunZeroStopsAndOneResumesAtCa) {
 
 TEST_F(V3dRegisters, CtrstaClearsErrorStackAndSemaphore) {
   put(0x1000, {0x11, 0x00, 0x11, 0x00, 0x00});  // BRANCH_TO_SUB_LIST 0x1100
-  put(0x1100, {0x07, 0x07, 0x02});              // INCREMENT x2, then opcode 2 (unknown)
+  // A 64x64 frame at 0x200000, tile (0, 0), INCREMENT x2 (CT1's take effect when the frame's last tile is written),
+  // STORE_MS_TILE_BUFFER_AND_EOF, then opcode 2 (unknown).
+  put(0x1100, {0x71, 0x00, 0x00, 0x20, 0x00, 64, 0, 64, 0, 0x04, 0x00, 0x73, 0x00, 0x00, 0x07, 0x07, 0x19, 0x02});
   test::run_thread([&] {
     submit(1, 0x1000, 0x1005);
     settle();
@@ -175,13 +177,13 @@ TEST_F(V3dRegisters, CtrstaClearsErrorStackAndSemaphore) {
                                          1u << ControlListExecutor::kCtRtsdShift |
                                          2u << ControlListExecutor::kCtSemaShift);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | 2u << ControlListExecutor::kCtSemaShift);
-    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1102u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1111u);
     EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0x1005u);
     wr(vc4::kV3dCtnCs(1), ControlListExecutor::kCtRsta);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);
     EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0u);
-    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1102u);  // addresses are kept
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1111u);  // addresses are kept
   });
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "unknown opcode 2").size(), 1u);
 }
