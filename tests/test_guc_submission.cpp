@@ -1,17 +1,24 @@
 // GuC submission: clients with a doorbell cacheline, process descriptor and work queue (i915 v4.x
 // intel_guc_submission.c, intel_guc_fwif.h struct guc_process_desc / guc_wq_item); the firmware consumes work items
-// on the doorbell interrupt, writes the ring tail into the context image and submits through the render engine's
-// ELSP; the same workload gives the same memory as execlist submission; malformed work items stop the client's queue
-// with the i915 WQ_STATUS codes and an error offset, never the host.
+// on the doorbell interrupt, writes the ring tail into the context image and submits through the engine's ELSP; it
+// learns completions from the context status buffer when the context-switch interrupt, steered to the GuC as i915's
+// guc_interrupts_capture does, arrives, and reports them to the host in the CT receive buffer; clients are served by
+// priority, round robin within a priority; every engine is scheduled; the same workload gives the same memory as
+// execlist submission; malformed work items stop the client's queue with the i915 WQ_STATUS codes and an error
+// offset, never the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <vector>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
 #include "platform/platform.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
+#include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/mi_commands.h"
 
@@ -19,6 +26,46 @@ using namespace gpuvp;
 namespace mi = gen::mi;
 
 namespace {
+
+// The driver's whole GuC submission path on two engines, written against HostPort so that it runs live and as a
+// host script: load, CT channel, execlists + interrupt capture on RCS and BCS, one client, one work item per engine,
+// then the checks (memory, the work queue consumed, two completion events in the CT receive buffer). A script cannot
+// read values back, so every check is a wait or an expect of the port.
+void guc_workload(host::I915Driver& i915, host::GucDriver& guc) {
+  host::HostPort& port = i915.port();
+  guc.load(firmware::read_file(firmware::default_firmware_path()));
+  port.wait_for32(i915.layout().bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
+                  GUC_STATUS_UKERNEL_MASK, 1'000'000);
+  guc.ct_enable();
+  guc.enable_submission({gen::Engine::kRcs, gen::Engine::kBcs});
+  const auto data = i915.alloc(4096);
+  i915.fill(data, 0);
+  host::GucDriver::Client client;
+  guc.create_client(client, 21, 12);
+  port.expect32(i915.layout().bar + GUC_REG_SOFT_SCRATCH(0), GUC_REPLY_SUCCESS);
+  auto& render = i915.create_context(gen::Engine::kRcs);
+  auto& blit = i915.create_context(gen::Engine::kBcs);
+  i915.emit(render, mi::store_data_imm(data.gfx, 0x600D));
+  i915.emit(blit, mi::store_data_imm(data.gfx + 4, 0xB17));
+  const std::uint32_t render_seqno = i915.emit_breadcrumb(render);
+  const std::uint32_t blit_seqno = i915.emit_breadcrumb(blit);
+  guc.submit(client, render, false);
+  guc.submit_raw(client,
+                 {GUC_WQ_TYPE_INORDER | GUC_BLITTER_ENGINE << GUC_WQ_TARGET_SHIFT | 3u << GUC_WQ_LEN_SHIFT,
+                  static_cast<std::uint32_t>(blit.descriptor()), ((blit.tail + 7) / 8) << GUC_WQ_RING_TAIL_SHIFT,
+                  blit_seqno},
+                 false);
+  guc.ring(client);
+  i915.wait_seqno(render, render_seqno, 400'000);
+  i915.wait_seqno(blit, blit_seqno, 400'000);
+  port.expect32(data.phys, 0x600D);
+  port.expect32(data.phys + 4, 0xB17);
+  port.expect32(client.desc() + GUC_PD_HEAD, 2 * GUC_WQ_ITEM_BYTES);
+  port.wait_for32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16, ~0u, 100'000);
+  port.expect32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16);
+  // GEN8_GT_IIR(2) bit 31: the completion events interrupted the host.
+  port.expect32(i915.layout().bar + 0x44328, GUC_HOST_IIR_GUC2HOST, GUC_HOST_IIR_GUC2HOST);
+}
 
 class GucSubmissionTest : public ::testing::Test {
  protected:
@@ -29,10 +76,41 @@ class GucSubmissionTest : public ::testing::Test {
   void boot() {
     const auto r = guc_.load(firmware::read_file(firmware::default_firmware_path()));
     ASSERT_TRUE(r.ok) << r.error;
-    i915_.enable_interrupts(gen::Engine::kRcs);
-    i915_.enable_execlists(gen::Engine::kRcs);
+    guc_.enable_submission({gen::Engine::kRcs});
   }
   std::uint32_t read32(std::uint64_t phys) { return port_.read32(phys); }
+  // A client and a render context whose ring stores `value` at the start of a fresh buffer, then a breadcrumb.
+  struct SingleStore {
+    host::I915Driver::Buffer data;
+    host::GucDriver::Client client;
+    host::I915Driver::Context* ctx = nullptr;
+    std::uint32_t seqno = 0;
+  };
+  SingleStore single_store(std::uint32_t stage, std::uint32_t doorbell, std::uint32_t value) {
+    SingleStore w;
+    w.data = i915_.alloc(4096);
+    i915_.fill(w.data, 0);
+    EXPECT_EQ(guc_.create_client(w.client, stage, doorbell), GUC_REPLY_SUCCESS);
+    w.ctx = &i915_.create_context(gen::Engine::kRcs);
+    i915_.emit(*w.ctx, mi::store_data_imm(w.data.gfx, value));
+    w.seqno = i915_.emit_breadcrumb(*w.ctx);
+    return w;
+  }
+  // Work-done events waiting in the CT receive buffer, in the order the firmware posted them.
+  std::vector<host::GucDriver::WorkDone> work_done() {
+    std::vector<host::GucDriver::WorkDone> done;
+    for (const auto& m : guc_.ct_receive()) {
+      if (auto d = host::GucDriver::work_done(m)) done.push_back(*d);
+    }
+    return done;
+  }
+  // Position of the firmware's log line for a submission ("stage S fence F -> engine").
+  static std::size_t submitted_at(const std::string& log, std::uint32_t stage, std::uint32_t fence,
+                                  const char* engine = "rcs") {
+    char line[64];
+    std::snprintf(line, sizeof line, "stage 0x%08x fence 0x%08x -> %s\n", stage, fence, engine);
+    return log.find(line);
+  }
   // The workload: two render contexts, each storing four dwords (0xA000.., 0xB000..) into its half of the first 32
   // bytes of a fresh buffer and ending with a breadcrumb.
   struct Workload {
@@ -127,19 +205,222 @@ TEST_F(GucSubmissionTest, FirmwareServesClientsRoundRobin) {
     for (std::uint32_t i = 0; i < 4; ++i) EXPECT_EQ(read32(data.phys + 4 * i), i + 1);
     // Fences of the submissions in the firmware's order: a1, b1, a2, b2.
     const std::string log = guc_.read_log();
-    auto hex8 = [](std::uint32_t v) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "0x%08x", v);
-      return std::string(buf);
+    ASSERT_NE(submitted_at(log, 7, sa1), std::string::npos) << log;
+    ASSERT_NE(submitted_at(log, 8, sb2), std::string::npos) << log;
+    EXPECT_LT(submitted_at(log, 7, sa1), submitted_at(log, 8, sb1)) << log;
+    EXPECT_LT(submitted_at(log, 8, sb1), submitted_at(log, 7, sa2)) << log;
+    EXPECT_LT(submitted_at(log, 7, sa2), submitted_at(log, 8, sb2)) << log;
+  });
+}
+
+TEST_F(GucSubmissionTest, ContextSwitchInterruptsGoToTheGucUserInterruptsToTheHost) {
+  test::run_thread([&] {
+    boot();
+    ASSERT_TRUE(guc_.ct_enable());
+    i915_.enable_interrupts(gen::Engine::kRcs, gen::GtInterrupts::kContextSwitch);
+    EXPECT_EQ(i915_.mmio_read(0x229C) & (1u << 14), 1u << 14) << "RING_MODE_GEN7 GFX_INTERRUPT_STEERING";
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_BCS_RCS_IER), 0xFFFEFFFEu) << "everything but the user interrupts";
+    SingleStore w = single_store(5, 3, 0x1234);
+    auto& [data, c, ctx_ptr, seqno] = w;
+    auto& ctx = *ctx_ptr;
+    const std::uint64_t events = core::stats().counter_value("gpuvp.gen.guc.engine_events");
+    guc_.submit(c, ctx);
+    ASSERT_TRUE(i915_.wait_seqno(ctx, seqno, 200'000)) << guc_.read_log();
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 16, ~0u, 100'000))
+        << guc_.read_log();
+    EXPECT_EQ(read32(data.phys), 0x1234u);
+    // GEN8_GT_IIR(0): the host saw the breadcrumb's user interrupt but none of the context switches.
+    const std::uint32_t iir0 = i915_.mmio_read(0x44308);
+    EXPECT_EQ(iir0 & gen::GtInterrupts::kUserInterrupt, gen::GtInterrupts::kUserInterrupt);
+    EXPECT_EQ(iir0 & gen::GtInterrupts::kContextSwitch, 0u);
+    // The GuC got both CSB writes (idle-to-active, complete + active-to-idle) and consumed them: the read pointer
+    // (10:8) caught up with the write pointer (2:0).
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.engine_events"), events + 2);
+    const std::uint32_t csb_pointer = i915_.mmio_read(0x23A0);
+    EXPECT_EQ((csb_pointer >> 8) & 7, csb_pointer & 7) << core::format_hex(csb_pointer);
+    // The completion event: {header: 3 dwords, WORK_ITEM_DONE}, stage, fence, GuC engine id, and the GuC-to-host
+    // interrupt.
+    EXPECT_TRUE(guc_.interrupt_pending());
+    const auto messages = guc_.ct_receive();
+    ASSERT_EQ(messages.size(), 1u);
+    EXPECT_EQ(messages[0].header, 3u | GUC_ACTION_WORK_ITEM_DONE << 16);
+    EXPECT_EQ(messages[0].data, (std::vector<std::uint32_t>{5, seqno, GUC_RENDER_ENGINE}));
+
+    // Released: the context switches go back to the host.
+    guc_.release_interrupts({gen::Engine::kRcs});
+    i915_.mmio_write(0x44308, iir0);
+    const std::uint64_t events_before = core::stats().counter_value("gpuvp.gen.guc.engine_events");
+    i915_.emit(ctx, mi::store_data_imm(data.gfx + 4, 0x5678));
+    const auto seqno2 = i915_.emit_breadcrumb(ctx);
+    i915_.submit(ctx);
+    ASSERT_TRUE(i915_.wait_seqno(ctx, seqno2, 200'000));
+    EXPECT_EQ(read32(data.phys + 4), 0x5678u);
+    EXPECT_EQ(i915_.mmio_read(0x44308) & gen::GtInterrupts::kContextSwitch, gen::GtInterrupts::kContextSwitch);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.engine_events"), events_before);
+  });
+}
+
+TEST_F(GucSubmissionTest, EveryEngineRunsWorkFromOneClient) {
+  test::run_thread([&] {
+    const auto r = guc_.load(firmware::read_file(firmware::default_firmware_path()));
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(guc_.ct_enable());
+    const std::vector<gen::Engine> engines = {gen::Engine::kRcs, gen::Engine::kBcs, gen::Engine::kVcs0,
+                                              gen::Engine::kVcs1, gen::Engine::kVecs};
+    guc_.enable_submission(engines);
+    const auto data = i915_.alloc(4096);
+    i915_.fill(data, 0);
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 11, 5), GUC_REPLY_SUCCESS);
+    std::vector<host::I915Driver::Context*> contexts;
+    std::vector<std::uint32_t> seqnos;
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+      auto& ctx = i915_.create_context(engines[i]);
+      i915_.emit(ctx, mi::store_data_imm(data.gfx + 4 * i, 0xE0 + static_cast<std::uint32_t>(i)));
+      seqnos.push_back(i915_.emit_breadcrumb(ctx));
+      guc_.submit(c, ctx, false);
+      contexts.push_back(&ctx);
+    }
+    guc_.ring(c);
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+      ASSERT_TRUE(i915_.wait_seqno(*contexts[i], seqnos[i], 400'000)) << gen::to_string(engines[i]) << "\n"
+                                                                        << guc_.read_log();
+      EXPECT_EQ(read32(data.phys + 4 * i), 0xE0 + i) << gen::to_string(engines[i]);
+    }
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 5 * 16, ~0u, 100'000))
+        << guc_.read_log();
+    // One completion per engine, each naming the engine's GuC id (i915: render 0, video 1, blitter 2, vebox 3,
+    // video2 4).
+    auto done = work_done();
+    ASSERT_EQ(done.size(), engines.size());
+    const std::uint32_t guc_ids[] = {GUC_RENDER_ENGINE, GUC_BLITTER_ENGINE, GUC_VIDEO_ENGINE, GUC_VIDEO_ENGINE2,
+                                     GUC_VIDEOENHANCE_ENGINE};
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+      const host::GucDriver::WorkDone expected{11, seqnos[i], guc_ids[i]};
+      EXPECT_NE(std::find(done.begin(), done.end(), expected), done.end()) << gen::to_string(engines[i]);
+    }
+    // The in-order queue does not serialise different engines: all five were submitted before the first completed.
+    const std::string log = guc_.read_log();
+    EXPECT_LT(submitted_at(log, 11, seqnos[4], "vecs"), log.find(" done on ")) << log;
+  });
+}
+
+TEST_F(GucSubmissionTest, HigherPriorityClientIsServedFirst) {
+  test::run_thread([&] {
+    boot();
+    const auto data = i915_.alloc(4096);
+    i915_.fill(data, 0);
+    // A normal-priority client occupies the render engine until the test writes the semaphore.
+    host::GucDriver::Client blocker, a, b, urgent;
+    ASSERT_EQ(guc_.create_client(blocker, 1, 1, GUC_CLIENT_PRIORITY_NORMAL), GUC_REPLY_SUCCESS);
+    ASSERT_EQ(guc_.create_client(a, 2, 2, GUC_CLIENT_PRIORITY_NORMAL), GUC_REPLY_SUCCESS);
+    ASSERT_EQ(guc_.create_client(b, 3, 3, GUC_CLIENT_PRIORITY_NORMAL), GUC_REPLY_SUCCESS);
+    ASSERT_EQ(guc_.create_client(urgent, 4, 4, GUC_CLIENT_PRIORITY_KMD_HIGH), GUC_REPLY_SUCCESS);
+    auto& blocking = i915_.create_context(gen::Engine::kRcs);
+    i915_.emit(blocking, mi::semaphore_wait(data.gfx + 0x100, 1, mi::Compare::kEqual));
+    const auto blocker_seqno = i915_.emit_breadcrumb(blocking);
+    guc_.submit(blocker, blocking);
+    ASSERT_TRUE(port_.wait_for32(blocker.desc() + GUC_PD_HEAD, GUC_WQ_ITEM_BYTES, ~0u, 100'000)) << guc_.read_log();
+
+    // Two items each from the normal clients, one from the urgent client, all rung while the engine is busy.
+    struct Job {
+      host::GucDriver::Client* client;
+      host::I915Driver::Context* ctx;
+      std::uint32_t seqno;
     };
-    auto at = [&](std::uint32_t stage, std::uint32_t fence) {
-      return log.find("stage " + hex8(stage) + " fence " + hex8(fence) + " -> rcs");
+    std::vector<Job> jobs;
+    // One context per client: a client's second item continues its ring (fences 1 and 2).
+    auto& ctx_a = i915_.create_context(gen::Engine::kRcs);
+    auto& ctx_b = i915_.create_context(gen::Engine::kRcs);
+    auto& ctx_urgent = i915_.create_context(gen::Engine::kRcs);
+    auto queue = [&](host::GucDriver::Client& client, std::uint32_t value) {
+      auto& ctx = &client == &a ? ctx_a : &client == &b ? ctx_b : ctx_urgent;
+      i915_.emit(ctx, mi::store_data_imm(data.gfx + 4 * value, value));
+      jobs.push_back({&client, &ctx, i915_.emit_breadcrumb(ctx)});
+      guc_.submit(client, ctx);
     };
-    ASSERT_NE(at(7, sa1), std::string::npos) << log;
-    ASSERT_NE(at(8, sb2), std::string::npos) << log;
-    EXPECT_LT(at(7, sa1), at(8, sb1)) << log;
-    EXPECT_LT(at(8, sb1), at(7, sa2)) << log;
-    EXPECT_LT(at(7, sa2), at(8, sb2)) << log;
+    queue(a, 1);
+    queue(a, 2);
+    queue(b, 3);
+    queue(b, 4);
+    queue(urgent, 5);
+    sc_core::wait(20, sc_core::SC_US);
+    port_.write32(data.phys + 0x100, 1);  // releases the blocker
+    ASSERT_TRUE(i915_.wait_seqno(blocking, blocker_seqno, 200'000)) << guc_.read_log();
+    for (const Job& j : jobs) ASSERT_TRUE(i915_.wait_seqno(*j.ctx, j.seqno, 400'000)) << guc_.read_log();
+    for (std::uint32_t v = 1; v <= 5; ++v) EXPECT_EQ(read32(data.phys + 4 * v), v);
+    // The urgent client first, then the normal ones round robin from the client after the blocker: a1, b1, a2, b2.
+    const std::string log = guc_.read_log();
+    const std::size_t order[] = {submitted_at(log, 4, jobs[4].seqno), submitted_at(log, 2, jobs[0].seqno),
+                                 submitted_at(log, 3, jobs[2].seqno), submitted_at(log, 2, jobs[1].seqno),
+                                 submitted_at(log, 3, jobs[3].seqno)};
+    for (std::size_t i = 0; i < 5; ++i) ASSERT_NE(order[i], std::string::npos) << i << "\n" << log;
+    for (std::size_t i = 0; i + 1 < 5; ++i) EXPECT_LT(order[i], order[i + 1]) << i << "\n" << log;
+  });
+}
+
+TEST_F(GucSubmissionTest, WorkIsHeldUntilTheEngineInterruptsAreSteeredToTheGuc) {
+  test::run_thread([&] {
+    const auto r = guc_.load(firmware::read_file(firmware::default_firmware_path()));
+    ASSERT_TRUE(r.ok) << r.error;
+    i915_.enable_interrupts(gen::Engine::kRcs);
+    i915_.enable_execlists(gen::Engine::kRcs);
+    SingleStore w = single_store(6, 6, 0x77);
+    auto& [data, c, ctx_ptr, seqno] = w;
+    auto& ctx = *ctx_ptr;
+    guc_.submit(c, ctx);
+    sc_core::wait(50, sc_core::SC_US);
+    EXPECT_EQ(read32(data.phys), 0u);
+    EXPECT_EQ(read32(c.desc() + GUC_PD_HEAD), 0u) << "the item stays queued";
+    EXPECT_NE(guc_.read_log().find("rcs: context-switch interrupts not steered to the GuC: work held\n"),
+              std::string::npos)
+        << guc_.read_log();
+    // Steering alone is not enough: the GuC's IER must take the context switch too.
+    i915_.mmio_write(0x229C, 1u << 30 | 1u << 14);
+    guc_.ring(c);
+    sc_core::wait(50, sc_core::SC_US);
+    EXPECT_EQ(read32(data.phys), 0u);
+    guc_.capture_interrupts({gen::Engine::kRcs});
+    guc_.ring(c);
+    ASSERT_TRUE(i915_.wait_seqno(ctx, seqno, 200'000)) << guc_.read_log();
+    EXPECT_EQ(read32(data.phys), 0x77u);
+  });
+}
+
+TEST_F(GucSubmissionTest, DriverWorkloadOnTwoEngines) {
+  test::run_thread([&] {
+    guc_workload(i915_, guc_);
+    // Both completions, render first or blitter first as the engines finish.
+    auto done = work_done();
+    ASSERT_EQ(done.size(), 2u);
+    std::sort(done.begin(), done.end(), [](const auto& x, const auto& y) { return x.guc_engine < y.guc_engine; });
+    EXPECT_EQ(done[0], (host::GucDriver::WorkDone{21, 1, GUC_RENDER_ENGINE}));
+    EXPECT_EQ(done[1], (host::GucDriver::WorkDone{21, 1, GUC_BLITTER_ENGINE}));
+  });
+}
+
+TEST(GucSubmissionScript, SameWorkloadAsAHostScriptThroughTheExecutable) {
+  host::ScriptHostPort port;
+  host::I915Driver i915(port);
+  host::GucDriver guc(i915);
+  guc_workload(i915, guc);
+  const std::string path = ::testing::TempDir() + "guc_submission.gpuvp";
+  std::ofstream(path) << port.script();
+  test::ProcessResult r = test::run_gpuvp("run --script " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << r.out;
+}
+
+TEST_F(GucSubmissionTest, ClientWithAnUndefinedPriorityIsRefused) {
+  test::run_thread([&] {
+    boot();
+    host::GucDriver::Client c;
+    EXPECT_EQ(guc_.create_client(c, 9, 9, GUC_CLIENT_PRIORITY_NUM), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(9)) & GUC_DRB_VALID, 0u);
+    EXPECT_NE(guc_.read_log().find("doorbell allocation refused: client priority 0x00000004"), std::string::npos)
+        << guc_.read_log();
+    EXPECT_EQ(guc_.create_client(c, 9, 9, GUC_CLIENT_PRIORITY_HIGH), GUC_REPLY_SUCCESS);
   });
 }
 
@@ -154,7 +435,7 @@ TEST_F(GucSubmissionTest, WorkItemForAnUnknownEngineStopsTheQueue) {
     EXPECT_TRUE(port_.wait_for32(c.desc() + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_ENGINE_ID_NOT_USED, ~0u, 200'000));
     EXPECT_EQ(read32(c.desc() + GUC_PD_ERROR_OFFSET), 0u);
     EXPECT_EQ(read32(c.desc() + GUC_PD_HEAD), 0u) << "the bad item is not consumed";
-    EXPECT_NE(guc_.read_log().find("work queue error: engine not scheduled by this firmware"), std::string::npos)
+    EXPECT_NE(guc_.read_log().find("work queue error: engine not present or not the client's"), std::string::npos)
         << guc_.read_log();
     // A valid item behind it does not run: the queue stays stopped.
     const auto data = i915_.alloc(4096);

@@ -97,6 +97,7 @@
 /* Interrupt vectors delivered through the firmware's IDT. */
 #define GUC_VECTOR_HOST2GUC 0x30u /* GUC_SEND_INTERRUPT written by the host */
 #define GUC_VECTOR_DOORBELL 0x31u /* a valid doorbell rang; GUC_LAPIC_DOORBELL_PENDING names which */
+#define GUC_VECTOR_ENGINE 0x32u   /* an engine event steered to the GuC; GUC_LAPIC_ENGINE_IIR(n) names it */
 
 /* ---- MMIO mailbox (old gen9 ABI, i915 intel_guc_fwif.h / intel_guc.c intel_guc_send_mmio) ---- */
 #define GUC_ACTION_DEFAULT 0x0u
@@ -192,15 +193,69 @@
 #define GUC_WQ_LEN_MASK (0x7FFu << 16)
 #define GUC_WQ_RING_TAIL_SHIFT 20u
 #define GUC_WQ_RING_TAIL_MAX 0x7FFu
+/* Client priorities in the process descriptor (i915 GUC_CLIENT_PRIORITY_*): a lower value is served first. */
+#define GUC_PD_PRIORITY 0x2Cu
+#define GUC_PD_ENGINE_PRESENCE 0x28u
+#define GUC_CLIENT_PRIORITY_KMD_HIGH 0u
+#define GUC_CLIENT_PRIORITY_HIGH 1u
+#define GUC_CLIENT_PRIORITY_KMD_NORMAL 2u
+#define GUC_CLIENT_PRIORITY_NORMAL 3u
+#define GUC_CLIENT_PRIORITY_NUM 4u
+/* GuC engine ids (i915 intel_guc_fwif.h) and the engines' register bases (i915 RENDER_RING_BASE, GEN6_BSD_RING_BASE,
+ * BLT_RING_BASE, VEBOX_RING_BASE, GEN8_BSD2_RING_BASE). */
 #define GUC_RENDER_ENGINE 0u
-/* Render engine execlists registers the firmware drives (i915 RING_ELSP, RING_EXECLIST_STATUS_LO, RING_CONTEXT_STATUS_PTR)
- * and the context image's ring tail (register-state page = LRCA + 4 KiB, i915 v4.x CTX_RING_TAIL value dword 7). The
- * engine is busy while an element is active (GVT execlist_status_format: element 1/0 active bits 17/18); the valid
- * bits 3/4 stay set after the elements completed, so they do not say busy. */
-#define GUC_RCS_ELSP 0x2230u
-#define GUC_RCS_EXECLIST_STATUS_LO 0x2234u
-#define GUC_RCS_CSB_POINTER 0x23A0u
-#define GUC_EXECLIST_BUSY ((1u << 17) | (1u << 18))
+#define GUC_VIDEO_ENGINE 1u
+#define GUC_BLITTER_ENGINE 2u
+#define GUC_VIDEOENHANCE_ENGINE 3u
+#define GUC_VIDEO_ENGINE2 4u
+#define GUC_MAX_ENGINES_NUM 5u
+#define GUC_ENGINE_BASES {0x2000u, 0x12000u, 0x22000u, 0x1A000u, 0x1C000u}
+/* Execlists registers the firmware drives, from the engine base (i915 RING_ELSP, RING_EXECLIST_STATUS_LO,
+ * RING_CONTEXT_STATUS_BUF_LO/HI, RING_CONTEXT_STATUS_PTR, RING_MODE_GEN7) and the CSB status bits (GEN8_CTX_STATUS_*).
+ * CSB pointer: write pointer 2:0 (hardware), read pointer 10:8 (software, masked write), 6 entries. */
+#define GUC_ENGINE_ELSP 0x230u
+#define GUC_ENGINE_EXECLIST_STATUS_LO 0x234u
+#define GUC_ENGINE_CSB(i) (0x370u + 8u * (i))
+#define GUC_ENGINE_CSB_POINTER 0x3A0u
+#define GUC_ENGINE_RING_MODE 0x29Cu
+#define GUC_CSB_ENTRIES 6u
+#define GUC_CSB_IDLE_TO_ACTIVE (1u << 0)
+#define GUC_CSB_PREEMPTED (1u << 1)
+#define GUC_CSB_ELEMENT_SWITCH (1u << 2)
+#define GUC_CSB_ACTIVE_TO_IDLE (1u << 3)
+#define GUC_CSB_COMPLETE (1u << 4)
+
+/* ---- Engine interrupts steered to the GuC (i915 guc_interrupts_capture) ----
+ * The host sets GFX_INTERRUPT_STEERING (bit 14 of RING_MODE_GEN7, masked) in each engine and enables in
+ * GUC_BCS_RCS_IER / GUC_VCS2_VCS1_IER / GUC_WD_VECS_IER the events the GuC takes; those registers have the GT
+ * interrupt banks' layout (RCS 15:0, BCS 31:16; VCS 15:0, VCS2 31:16; VECS 15:0; context switch = bit 8 of an
+ * engine's half). i915 enables everything except the user interrupts, which stay with the host. An event of a steered
+ * engine enabled in the GuC's IER goes to the GuC instead of the host's GT IIR (model's reading of i915's comment
+ * "route USER_INTERRUPT to Host, all others are sent to GuC"). */
+#define GUC_RING_MODE_INTERRUPT_STEERING (1u << 14)
+#define GUC_REG_BCS_RCS_IER 0xC550u
+#define GUC_REG_VCS2_VCS1_IER 0xC554u
+#define GUC_REG_WD_VECS_IER 0xC558u
+#define GUC_IER_COUNT 3u
+#define GUC_ENGINE_CONTEXT_SWITCH (1u << 8)
+#define GUC_ENGINE_USER_INTERRUPT (1u << 0)
+/* GuC side (model's choice): the events it took, latched per IER register in GUC_LAPIC_ENGINE_IIR(n) (same layout,
+ * write 1 to clear), announced by GUC_VECTOR_ENGINE. GUC_LAPIC_ENGINES: bit per GuC engine id present. */
+#define GUC_LAPIC_ENGINE_IIR(n) (0x810u + 4u * (n))
+#define GUC_LAPIC_ENGINES 0x81Cu
+/* The GuC-to-host interrupt reaches the host as GEN8_GT_IIR(2) bit 31 (i915 GUC_INTR_GUC2HOST << 16, gen9
+ * pm_guc_events) with GEN8_MASTER_IRQ bit 5 (GEN8_GT_GUC_IRQ). */
+#define GUC_HOST_IIR_BANK 2u
+#define GUC_HOST_IIR_GUC2HOST (1u << 31)
+
+/* ---- GuC-to-host event (model's own action: no public GuC ABI reports work completion) ----
+ * When a submitted context completes (CSB COMPLETE), the firmware puts a request message into the CT receive buffer
+ * (i915 v4.x ct_handle_request layout: header {dwords that follow, action}, then the payload, no fence) and raises
+ * the GuC-to-host interrupt. Payload: stage id, fence of the work item, GuC engine id. */
+#define GUC_ACTION_WORK_ITEM_DONE 0x7001u
+#define GUC_WORK_ITEM_DONE_LEN 3u
+
+/* The context image's ring tail: register-state page = LRCA + 4 KiB, i915 v4.x CTX_RING_TAIL value dword 7. */
 #define GUC_LRC_RING_TAIL_OFFSET (4096u + 7u * 4u)
 
 /* Firmware log buffer (model's format; i915's GUC_CTL_LOG_PARAMS packs page counts differently): LOG_PARAMS =

@@ -10,6 +10,7 @@ typedef unsigned char u8;
 extern char __bss_start[], __bss_end[];
 extern void guc_host2guc_entry(void);
 extern void guc_doorbell_entry(void);
+extern void guc_engine_entry(void);
 
 struct idt_gate {
   u16 offset_low;
@@ -33,11 +34,24 @@ static u32 forcewake_policy;
 static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
 static u32 requests;
+
 /* GuC submission: the process descriptor of each doorbell's client (0 = none) and whether it rang since its work
  * queue was last drained. */
 static u32 client_desc[GUC_NUM_DOORBELLS];
-static u8 client_ready[GUC_NUM_DOORBELLS];
-static u32 next_client; /* round robin: the doorbell served first in the next round */
+/* Clients whose doorbell rang and whose queue may hold work: a bit per doorbell, so that the scheduler skips 32 idle
+ * doorbells at a time. */
+static u32 client_ready[GUC_NUM_DOORBELLS / 32];
+static u8 client_priority[GUC_NUM_DOORBELLS]; /* GUC_CLIENT_PRIORITY_*, read from the descriptor at allocation */
+/* Round robin within a priority level: the doorbell looked at first when the level is next served. */
+static u32 next_client[GUC_CLIENT_PRIORITY_NUM];
+
+static void set_ready(u32 db, int ready) {
+  if (ready) {
+    client_ready[db / 32] |= 1u << (db % 32);
+  } else {
+    client_ready[db / 32] &= ~(1u << (db % 32));
+  }
+}
 /* Command transport buffers: descriptor GGTT addresses, 0 when not registered. */
 static u32 ct_desc[2];
 
@@ -50,24 +64,34 @@ static inline void mem_write(u32 addr, u32 value) { *(volatile u32*)addr = value
 
 static void set_ukernel_status(u32 status) { lapic_write(GUC_LAPIC_UKERNEL_STATUS, status); }
 
-/* ---- log buffer ---- */
+/* ---- log buffer ----
+ * Only the firmware writes the offset, so it keeps its own copy and publishes it once per string: each character
+ * costs one graphics-memory write instead of four accesses. */
+static u32 log_offset;
+
+static void log_publish(void) {
+  if (log_base) mem_write(log_base + 4, log_offset);
+}
+
 static void log_putc(char c) {
   if (!log_base) return;
-  u32 offset = mem_read(log_base + 4);
-  if (offset >= log_text_size) offset = 0;
+  if (log_offset >= log_text_size) log_offset = 0;
   volatile u8* text = (volatile u8*)(log_base + GUC_LOG_HEADER_BYTES);
-  text[offset] = (u8)c;
-  mem_write(log_base + 4, offset + 1 >= log_text_size ? 0 : offset + 1);
+  text[log_offset++] = (u8)c;
+  if (log_offset >= log_text_size) log_offset = 0;
+  if (c == '\n') log_publish();
 }
 
 static void log_puts(const char* s) {
   while (*s) log_putc(*s++);
+  log_publish();
 }
 
 static void log_hex(u32 v) {
   static const char digits[] = "0123456789abcdef";
   log_puts("0x");
   for (int shift = 28; shift >= 0; shift -= 4) log_putc(digits[(v >> shift) & 0xF]);
+  log_publish();
 }
 
 static void log_setup(u32 params) {
@@ -78,6 +102,7 @@ static void log_setup(u32 params) {
     log_text_size = (((params & GUC_LOG_PAGES_MASK) >> GUC_LOG_PAGES_SHIFT) + 1) * 4096u - GUC_LOG_HEADER_BYTES;
     mem_write(log_base + 0, GUC_LOG_MAGIC);
     mem_write(log_base + 4, 0);
+    log_offset = 0;
     mem_write(log_base + 8, 0);
     mem_write(log_base + 12, log_text_size);
   }
@@ -96,9 +121,17 @@ static u32 allocate_doorbell(u32 stage_id, u32 doorbell, u32 process_desc) {
     log_putc('\n');
     return GUC_REPLY_ALLOCATE_DOORBELL_FAIL;
   }
+  const u32 priority = process_desc ? mem_read(process_desc + GUC_PD_PRIORITY) : GUC_CLIENT_PRIORITY_NORMAL;
+  if (priority >= GUC_CLIENT_PRIORITY_NUM) {
+    log_puts("doorbell allocation refused: client priority ");
+    log_hex(priority);
+    log_putc('\n');
+    return GUC_REPLY_ALLOCATE_DOORBELL_FAIL;
+  }
   doorbell_owner[doorbell] = stage_id + 1;
   client_desc[doorbell] = process_desc;
-  client_ready[doorbell] = 0;
+  set_ready(doorbell, 0);
+  client_priority[doorbell] = (u8)priority;
   if (process_desc) mem_write(process_desc + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_ACTIVE);
   mmio_write(GUC_REG_DRBREGL(doorbell), GUC_DRB_VALID | (stage_id << 8));
   log_puts("doorbell ");
@@ -118,7 +151,7 @@ static u32 deallocate_doorbell(u32 stage_id, u32 doorbell) {
   }
   doorbell_owner[doorbell] = 0;
   client_desc[doorbell] = 0;
-  client_ready[doorbell] = 0;
+  set_ready(doorbell, 0);
   mmio_write(GUC_REG_DRBREGL(doorbell), 0);
   log_puts("doorbell released ");
   log_hex(doorbell);
@@ -241,30 +274,36 @@ static void ct_error(u32 desc, const char* why) {
   log_putc('\n');
 }
 
-/* A response to the host: {header: 2 dwords follow, is-response, action}, fence, status. */
-static void ct_respond(u32 action, u32 fence, u32 status) {
+/* Appends a message to the receive buffer and raises the GuC-to-host interrupt; 0 if it could not. */
+static int ct_post(const u32* message, u32 dwords) {
   const u32 desc = ct_desc[GUC_CTB_TYPE_RECV];
-  if (!desc || mem_read(desc + GUC_CTB_DESC_IS_IN_ERROR)) return;
+  if (!desc || mem_read(desc + GUC_CTB_DESC_IS_IN_ERROR)) return 0;
   const u32 addr = mem_read(desc + GUC_CTB_DESC_ADDR);
   const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
   const u32 head = mem_read(desc + GUC_CTB_DESC_HEAD);
   u32 tail = mem_read(desc + GUC_CTB_DESC_TAIL);
   if (head >= size || tail >= size || (tail & 3)) {
     ct_error(desc, "receive buffer offsets");
-    return;
+    return 0;
   }
   const u32 used = tail >= head ? tail - head : size - head + tail;
-  if (size - used <= 12) {
+  if (size - used <= 4 * dwords) {
     log_puts("CT receive buffer full\n");
-    return;
+    return 0;
   }
-  const u32 message[3] = {2u | GUC_CT_MSG_IS_RESPONSE | (action << GUC_CT_MSG_ACTION_SHIFT), fence, status};
-  for (u32 i = 0; i < 3; ++i) {
+  for (u32 i = 0; i < dwords; ++i) {
     mem_write(addr + tail, message[i]);
     tail = (tail + 4) % size;
   }
   mem_write(desc + GUC_CTB_DESC_TAIL, tail);
   lapic_write(GUC_LAPIC_HOST_INTERRUPT, 1);
+  return 1;
+}
+
+/* A response to the host: {header: 2 dwords follow, is-response, action}, fence, status. */
+static void ct_respond(u32 action, u32 fence, u32 status) {
+  const u32 message[3] = {2u | GUC_CT_MSG_IS_RESPONSE | (action << GUC_CT_MSG_ACTION_SHIFT), fence, status};
+  ct_post(message, 3);
 }
 
 /* Consumes every message the host put in the send buffer. */
@@ -318,26 +357,28 @@ void guc_host2guc_isr(void) {
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 
-/* ---- GuC submission ---- */
-#define ENGINE_POLLS 100000u /* bound on waiting for the render engine (each poll is a timed register read) */
+/* ---- GuC submission ----
+ * The firmware owns the engines' execlists: it writes ELSP itself, one context at a time per engine, and learns that
+ * the context completed from the engine's context status buffer when the context-switch interrupt (steered to the
+ * GuC by the host) arrives. Clients are served by priority (GUC_CLIENT_PRIORITY_*, lower first) and round robin
+ * within a priority; a client's work queue is in order, so an item waiting for a busy engine holds the items behind
+ * it. A completed item is reported to the host with a GUC_ACTION_WORK_ITEM_DONE message in the CT receive buffer. */
+static const u32 engine_base[GUC_MAX_ENGINES_NUM] = GUC_ENGINE_BASES;
+static const char* const engine_name[GUC_MAX_ENGINES_NUM] = {"rcs", "vcs0", "bcs", "vecs", "vcs1"};
+/* Where an engine's events land in GUC_LAPIC_ENGINE_IIR(n) (the GT interrupt bank layout). */
+static const u8 engine_iir_index[GUC_MAX_ENGINES_NUM] = {0, 1, 0, 2, 1};
+static const u8 engine_iir_shift[GUC_MAX_ENGINES_NUM] = {0, 0, 16, 0, 16};
+static u32 engines_present; /* bit per GuC engine id (GUC_LAPIC_ENGINES) */
 
-/* Waits until the render engine has no valid or active execlist element; 0 if it stayed busy. */
-static int wait_engine_idle(void) {
-  for (u32 i = 0; i < ENGINE_POLLS; ++i) {
-    if (!(mmio_read(GUC_RCS_EXECLIST_STATUS_LO) & GUC_EXECLIST_BUSY)) return 1;
-  }
-  return 0;
-}
-
-/* After an ELSP write: waits until the engine took the submission (busy, or a new context status entry when the
- * context already finished), so that the next idle check does not see the engine before it acted. */
-static void wait_engine_accepted(u32 csb_pointer_before) {
-  for (u32 i = 0; i < ENGINE_POLLS; ++i) {
-    if (mmio_read(GUC_RCS_EXECLIST_STATUS_LO) & GUC_EXECLIST_BUSY) return;
-    if (mmio_read(GUC_RCS_CSB_POINTER) != csb_pointer_before) return;
-  }
-  log_puts("render engine did not take the submission\n");
-}
+struct engine_state {
+  u32 busy;        /* a context was submitted and has not completed */
+  u32 db;          /* the client whose work item runs */
+  u32 fence;       /* its fence id */
+  u32 context_id;  /* the context ID given with the ELSP write */
+  u32 csb_read;    /* the last CSB entry consumed; GUC_CSB_ENTRIES until the first submission */
+  u32 warned;      /* interrupts-not-steered diagnostic given */
+};
+static struct engine_state engines[GUC_MAX_ENGINES_NUM];
 
 static void wq_error(u32 desc, u32 head, u32 status, const char* why, u32 value) {
   log_puts("work queue error: ");
@@ -351,10 +392,20 @@ static void wq_error(u32 desc, u32 head, u32 status, const char* why, u32 value)
   mem_write(desc + GUC_PD_WQ_STATUS, status); /* last: the host may read the log once it sees the status */
 }
 
-/* Submits the client's next work item to its engine; 1 if it did, 0 if the queue is empty or in error. */
-static int submit_next(u32 db) {
+/* The firmware only learns that a context completed from the context-switch interrupt: without it an engine would
+ * stay busy for ever, so work for an engine whose interrupts the host did not steer to the GuC is held. */
+static int engine_interrupts_routed(u32 id) {
+  const u32 ier = mmio_read(GUC_REG_BCS_RCS_IER + 4u * engine_iir_index[id]);
+  return (mmio_read(engine_base[id] + GUC_ENGINE_RING_MODE) & GUC_RING_MODE_INTERRUPT_STEERING) &&
+         ((ier >> engine_iir_shift[id]) & GUC_ENGINE_CONTEXT_SWITCH);
+}
+
+enum submit_result { SUBMIT_NOTHING, SUBMIT_DONE, SUBMIT_BLOCKED };
+
+/* Submits the client's next work item to its engine. */
+static enum submit_result submit_next(u32 db) {
   const u32 desc = client_desc[db];
-  if (mem_read(desc + GUC_PD_WQ_STATUS) != GUC_WQ_STATUS_ACTIVE) return 0;
+  if (mem_read(desc + GUC_PD_WQ_STATUS) != GUC_WQ_STATUS_ACTIVE) return SUBMIT_NOTHING;
   const u32 base = mem_read(desc + GUC_PD_WQ_BASE);
   const u32 size = mem_read(desc + GUC_PD_WQ_SIZE);
   const u32 head = mem_read(desc + GUC_PD_HEAD);
@@ -362,9 +413,9 @@ static int submit_next(u32 db) {
   if (size == 0 || (size % GUC_WQ_ITEM_BYTES) || !ggtt_range_ok(base, size) || head >= size || tail >= size ||
       (head % GUC_WQ_ITEM_BYTES) || (tail % GUC_WQ_ITEM_BYTES)) {
     wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "work queue geometry, tail", tail);
-    return 0;
+    return SUBMIT_NOTHING;
   }
-  if (head == tail) return 0;
+  if (head == tail) return SUBMIT_NOTHING;
   const u32 header = mem_read(base + head);
   const u32 context_desc = mem_read(base + head + 4);
   const u32 info = mem_read(base + head + 8);
@@ -372,54 +423,143 @@ static int submit_next(u32 db) {
   if ((header & GUC_WQ_TYPE_MASK) != GUC_WQ_TYPE_INORDER ||
       ((header & GUC_WQ_LEN_MASK) >> GUC_WQ_LEN_SHIFT) != GUC_WQ_ITEM_BYTES / 4 - 1) {
     wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "bad item header", header);
-    return 0;
+    return SUBMIT_NOTHING;
   }
-  if (((header & GUC_WQ_TARGET_MASK) >> GUC_WQ_TARGET_SHIFT) != GUC_RENDER_ENGINE) {
-    wq_error(desc, head, GUC_WQ_STATUS_ENGINE_ID_NOT_USED, "engine not scheduled by this firmware, header", header);
-    return 0;
+  const u32 id = (header & GUC_WQ_TARGET_MASK) >> GUC_WQ_TARGET_SHIFT;
+  if (id >= GUC_MAX_ENGINES_NUM || !(engines_present & (1u << id)) ||
+      !(mem_read(desc + GUC_PD_ENGINE_PRESENCE) & (1u << id))) {
+    wq_error(desc, head, GUC_WQ_STATUS_ENGINE_ID_NOT_USED, "engine not present or not the client's, header", header);
+    return SUBMIT_NOTHING;
   }
   const u32 lrca = context_desc & ~0xFFFu;
   if (!(context_desc & 1u) || !ggtt_range_ok(lrca, 2 * 4096u)) {
     wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "bad context descriptor", context_desc);
-    return 0;
+    return SUBMIT_NOTHING;
   }
-  if (!wait_engine_idle()) {
-    log_puts("render engine stayed busy: submission postponed\n");
-    return 0;
+  struct engine_state* e = &engines[id];
+  if (e->busy) return SUBMIT_BLOCKED;
+  if (!engine_interrupts_routed(id)) {
+    if (!e->warned) {
+      log_puts(engine_name[id]);
+      log_puts(": context-switch interrupts not steered to the GuC: work held\n");
+      e->warned = 1;
+    }
+    return SUBMIT_BLOCKED;
+  }
+  const u32 mmio = engine_base[id];
+  if (e->csb_read >= GUC_CSB_ENTRIES) {
+    /* First submission: everything already in the buffer is history (write pointer 7 = nothing written yet). */
+    const u32 write = mmio_read(mmio + GUC_ENGINE_CSB_POINTER) & 7u;
+    e->csb_read = write < GUC_CSB_ENTRIES ? write : GUC_CSB_ENTRIES - 1;
   }
   log_puts("stage ");
   log_hex(doorbell_owner[db] - 1);
   log_puts(" fence ");
   log_hex(fence);
-  log_puts(" -> rcs\n");
+  log_puts(" -> ");
+  log_puts(engine_name[id]);
+  log_putc('\n');
   mem_write(lrca + GUC_LRC_RING_TAIL_OFFSET, ((info >> GUC_WQ_RING_TAIL_SHIFT) & GUC_WQ_RING_TAIL_MAX) * 8u);
-  /* Element 1 unused; element 0 with the LRCA's page number as its context ID (the work item carries only the
-   * descriptor's lower dword). */
-  const u32 csb_pointer = mmio_read(GUC_RCS_CSB_POINTER);
-  mmio_write(GUC_RCS_ELSP, 0);
-  mmio_write(GUC_RCS_ELSP, 0);
-  mmio_write(GUC_RCS_ELSP, lrca >> 12);
-  mmio_write(GUC_RCS_ELSP, context_desc);
-  wait_engine_accepted(csb_pointer);
+  e->busy = 1;
+  e->db = db;
+  e->fence = fence;
+  e->context_id = lrca >> 12; /* the work item carries only the descriptor's lower dword */
   mem_write(desc + GUC_PD_HEAD, (head + GUC_WQ_ITEM_BYTES) % size);
-  return 1;
+  /* Element 1 unused, element 0 last (the write that submits). */
+  mmio_write(mmio + GUC_ENGINE_ELSP, 0);
+  mmio_write(mmio + GUC_ENGINE_ELSP, 0);
+  mmio_write(mmio + GUC_ENGINE_ELSP, e->context_id);
+  mmio_write(mmio + GUC_ENGINE_ELSP, context_desc);
+  return SUBMIT_DONE;
 }
 
-/* Round robin over the clients whose doorbell rang: one work item each per round until all queues are drained. */
+/* Hands work to idle engines: the highest-priority ready client first, round robin within a priority level; after
+ * every submission the search starts again from the top priority. */
 static void schedule(void) {
-  for (int progress = 1; progress;) {
-    progress = 0;
-    for (u32 i = 0; i < GUC_NUM_DOORBELLS; ++i) {
-      const u32 db = (next_client + i) % GUC_NUM_DOORBELLS;
-      if (!client_ready[db]) continue;
-      if (submit_next(db)) {
-        progress = 1;
-      } else {
-        client_ready[db] = 0;
+  for (;;) {
+    int submitted = 0;
+    for (u32 prio = 0; prio < GUC_CLIENT_PRIORITY_NUM && !submitted; ++prio) {
+      for (u32 i = 0; i < GUC_NUM_DOORBELLS;) {
+        const u32 db = (next_client[prio] + i) % GUC_NUM_DOORBELLS;
+        const u32 later = client_ready[db / 32] >> (db % 32); /* this doorbell and the rest of its word */
+        if (!later) {
+          i += 32 - db % 32;
+          continue;
+        }
+        if (!(later & 1u)) {
+          i += (u32)__builtin_ctz(later);
+          continue;
+        }
+        ++i;
+        if (client_priority[db] != prio) continue;
+        const enum submit_result r = submit_next(db);
+        if (r == SUBMIT_NOTHING) set_ready(db, 0);
+        if (r == SUBMIT_DONE) {
+          next_client[prio] = (db + 1) % GUC_NUM_DOORBELLS;
+          submitted = 1;
+          break;
+        }
       }
     }
-    next_client = (next_client + 1) % GUC_NUM_DOORBELLS;
+    if (!submitted) return;
   }
+}
+
+static void report_done(u32 id) {
+  struct engine_state* e = &engines[id];
+  const u32 db = e->db;
+  const u32 stage = doorbell_owner[db] ? doorbell_owner[db] - 1 : 0xFFFFFFFFu;
+  log_puts("stage ");
+  log_hex(stage);
+  log_puts(" fence ");
+  log_hex(e->fence);
+  log_puts(" done on ");
+  log_puts(engine_name[id]);
+  log_putc('\n');
+  const u32 message[1 + GUC_WORK_ITEM_DONE_LEN] = {
+      GUC_WORK_ITEM_DONE_LEN | (GUC_ACTION_WORK_ITEM_DONE << GUC_CT_MSG_ACTION_SHIFT), stage, e->fence, id};
+  ct_post(message, 1 + GUC_WORK_ITEM_DONE_LEN);
+}
+
+/* Consumes the engine's new context status entries (from the one after csb_read to the write pointer). */
+static void process_csb(u32 id) {
+  struct engine_state* e = &engines[id];
+  if (e->csb_read >= GUC_CSB_ENTRIES) return; /* never submitted to: the entries are not ours */
+  const u32 mmio = engine_base[id];
+  const u32 write = mmio_read(mmio + GUC_ENGINE_CSB_POINTER) & 7u;
+  if (write >= GUC_CSB_ENTRIES) return;
+  while (e->csb_read != write) {
+    e->csb_read = (e->csb_read + 1) % GUC_CSB_ENTRIES;
+    const u32 status = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read));
+    const u32 context_id = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read) + 4);
+    if ((status & (GUC_CSB_COMPLETE | GUC_CSB_PREEMPTED)) && e->busy && context_id == e->context_id) {
+      if (status & GUC_CSB_PREEMPTED) log_puts("context preempted by someone else\n");
+      report_done(id);
+      e->busy = 0;
+    }
+  }
+  /* The read pointer tells whoever looks at the register what the firmware consumed (masked write, 10:8). */
+  mmio_write(mmio + GUC_ENGINE_CSB_POINTER, (7u << 24) | (e->csb_read << 8));
+}
+
+/* Engine events steered to the GuC: context switches complete work and free the engine for the next item. */
+void guc_engine_isr(void) {
+  for (;;) {
+    u32 events[GUC_IER_COUNT];
+    u32 any = 0;
+    for (u32 n = 0; n < GUC_IER_COUNT; ++n) {
+      events[n] = lapic_read(GUC_LAPIC_ENGINE_IIR(n));
+      if (events[n]) lapic_write(GUC_LAPIC_ENGINE_IIR(n), events[n]);
+      any |= events[n];
+    }
+    if (!any) break;
+    for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) {
+      const u32 bits = (events[engine_iir_index[id]] >> engine_iir_shift[id]) & 0xFFFFu;
+      if (bits & GUC_ENGINE_CONTEXT_SWITCH) process_csb(id);
+    }
+  }
+  schedule();
+  lapic_write(GUC_LAPIC_EOI, 0);
 }
 
 /* A valid doorbell rang: serve every doorbell the hardware latched. */
@@ -433,7 +573,7 @@ void guc_doorbell_isr(void) {
     log_hex(mmio_read(GUC_REG_DRBREGU(db)));
     if (!doorbell_owner[db]) log_puts(" (not allocated: ignored)");
     log_putc('\n');
-    if (doorbell_owner[db] && client_desc[db]) client_ready[db] = 1;
+    if (doorbell_owner[db] && client_desc[db]) set_ready(db, 1);
   }
   schedule();
   lapic_write(GUC_LAPIC_EOI, 0);
@@ -454,6 +594,7 @@ void guc_main(void) {
 
   set_gate(GUC_VECTOR_HOST2GUC, guc_host2guc_entry);
   set_gate(GUC_VECTOR_DOORBELL, guc_doorbell_entry);
+  set_gate(GUC_VECTOR_ENGINE, guc_engine_entry);
   struct idt_pointer idtr = {sizeof(idt) - 1, (u32)idt};
   __asm__ volatile("lidt %0" : : "m"(idtr));
   set_ukernel_status(GUC_UKERNEL_IDT_DONE);
@@ -462,6 +603,8 @@ void guc_main(void) {
   set_ukernel_status(GUC_UKERNEL_LAPIC_DONE);
 
   log_setup(scratch(1 + GUC_CTL_LOG_PARAMS));
+  engines_present = lapic_read(GUC_LAPIC_ENGINES);
+  for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) engines[id].csb_read = GUC_CSB_ENTRIES;
   log_puts("gpuvp GuC firmware ");
   log_hex((GUC_FIRMWARE_VERSION_MAJOR << 16) | GUC_FIRMWARE_VERSION_MINOR);
   log_puts(" ready\n");

@@ -43,6 +43,15 @@ guc_doorbell_entry:
     popal
     iret
 
+    /* Engine interrupt (an event of an engine steered to the GuC, e.g. a context switch). */
+    .globl guc_engine_entry
+guc_engine_entry:
+    pushal
+    cld
+    call guc_engine_isr
+    popal
+    iret
+
     .section .rodata
     .balign 8
 gdt:

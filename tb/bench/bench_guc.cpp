@@ -59,7 +59,7 @@ struct Rig : sc_core::sc_module {
   void work() {
     image = firmware::read_file(firmware::default_firmware_path());
     ok = guc.load(image).ok && guc.ct_enable();
-    driver.enable_execlists(gen::Engine::kRcs);
+    guc.enable_submission({gen::Engine::kRcs});
     guc_context = &driver.create_context(gen::Engine::kRcs);
     elsp_context = &driver.create_context(gen::Engine::kRcs);
     ok = ok && guc.create_client(client, 1, 1) == GUC_REPLY_SUCCESS;

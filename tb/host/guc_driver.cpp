@@ -4,6 +4,9 @@
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
+#include "tlm/gen/command_streamer.h"
+#include "tlm/gen/gt_interrupts.h"
+#include "tlm/gen/guc.h"
 #include "tlm/gen/mi_commands.h"
 
 namespace gpuvp::host {
@@ -38,6 +41,7 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
   std::memcpy(dwords.data(), bytes.data(), dma_bytes);
   i915_.upload(image_, 0, dwords);
 
+  enable_interrupts();
   if (log_.size == 0) log_ = i915_.alloc(kLogPages * 4096);
   i915_.fill(log_, 0);
   std::uint32_t params[kParams] = {};
@@ -108,9 +112,65 @@ void GucDriver::ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie) {
   i915_.mmio_write(GUC_REG_DRBREGU(doorbell), cookie);
 }
 
-std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell) {
+namespace {
+std::uint32_t gt_bank_register(int bank, std::uint32_t offset) {
+  return gen::GtInterrupts::kGtIsrBase + 0x10u * static_cast<std::uint32_t>(bank) + offset;
+}
+constexpr std::uint32_t kImr = 0x4, kIir = 0x8, kIer = 0xC;
+}  // namespace
+
+void GucDriver::enable_interrupts() {
+  // Bank 2 has no other user in this model (no PM interrupts), so the driver owns the whole register pair.
+  const int bank = GUC_HOST_IIR_BANK;
+  i915_.mmio_write(gt_bank_register(bank, kIer), GUC_HOST_IIR_GUC2HOST);
+  i915_.mmio_write(gt_bank_register(bank, kImr), ~GUC_HOST_IIR_GUC2HOST);
+  i915_.mmio_write(gen::GtInterrupts::kMasterIrq, gen::GtInterrupts::kMasterEnable);
+}
+
+bool GucDriver::interrupt_pending() {
+  return (i915_.mmio_read(gt_bank_register(GUC_HOST_IIR_BANK, kIir)) & GUC_HOST_IIR_GUC2HOST) != 0;
+}
+
+void GucDriver::ack_interrupt() { i915_.mmio_write(gt_bank_register(GUC_HOST_IIR_BANK, kIir), GUC_HOST_IIR_GUC2HOST); }
+
+void GucDriver::capture_interrupts(const std::vector<gen::Engine>& engines) {
+  for (gen::Engine e : engines) {
+    i915_.mmio_write(gen::engine_info(e).mmio_base + GUC_ENGINE_RING_MODE, masked_enable(GUC_RING_MODE_INTERRUPT_STEERING));
+  }
+  // i915: "route USER_INTERRUPT to Host, all others are sent to GuC"; the three registers share the bit layout.
+  const std::uint32_t host_only = GUC_ENGINE_USER_INTERRUPT | GUC_ENGINE_USER_INTERRUPT << 16;
+  for (std::uint32_t n = 0; n < GUC_IER_COUNT; ++n) i915_.mmio_write(GUC_REG_BCS_RCS_IER + 4 * n, ~host_only);
+}
+
+void GucDriver::enable_submission(const std::vector<gen::Engine>& engines) {
+  for (gen::Engine e : engines) {
+    i915_.enable_interrupts(e);
+    i915_.enable_execlists(e);
+  }
+  capture_interrupts(engines);
+}
+
+void GucDriver::release_interrupts(const std::vector<gen::Engine>& engines) {
+  for (gen::Engine e : engines) {
+    i915_.mmio_write(gen::engine_info(e).mmio_base + GUC_ENGINE_RING_MODE, GUC_RING_MODE_INTERRUPT_STEERING << 16);
+  }
+  for (std::uint32_t n = 0; n < GUC_IER_COUNT; ++n) i915_.mmio_write(GUC_REG_BCS_RCS_IER + 4 * n, 0);
+}
+
+std::optional<GucDriver::WorkDone> GucDriver::work_done(const CtMessage& message) {
+  if ((message.header & GUC_CT_MSG_IS_RESPONSE) ||
+      message.header >> GUC_CT_MSG_ACTION_SHIFT != GUC_ACTION_WORK_ITEM_DONE ||
+      message.data.size() != GUC_WORK_ITEM_DONE_LEN) {
+    return std::nullopt;
+  }
+  return WorkDone{message.data[0], message.data[1], message.data[2]};
+}
+
+std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell,
+                                       std::uint32_t priority, std::uint32_t engines) {
   client.stage_id = stage_id;
   client.doorbell = doorbell;
+  client.wq_tail = 0;
   client.object = i915_.alloc(kWqOffset + kWqSize);
   i915_.fill(client.object, 0);
   HostPort& port = i915_.port();
@@ -120,13 +180,15 @@ std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, s
   port.write64(desc + 0x04, client.object.gfx);  // db_base_addr
   port.write64(desc + GUC_PD_WQ_BASE, client.object.gfx + kWqOffset);
   port.write32(desc + GUC_PD_WQ_SIZE, kWqSize);
+  port.write32(desc + GUC_PD_ENGINE_PRESENCE, engines);
+  port.write32(desc + GUC_PD_PRIORITY, priority);
   return send({GUC_ACTION_ALLOCATE_DOORBELL, stage_id, doorbell,
                static_cast<std::uint32_t>(client.object.gfx + kProcessDescOffset)});
 }
 
 void GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_doorbell) {
   if (context.tail % 8 != 0) i915_.emit(context, gen::mi::noop());  // the work item carries the tail in qwords
-  const std::uint32_t header = GUC_WQ_TYPE_INORDER | GUC_RENDER_ENGINE << GUC_WQ_TARGET_SHIFT |
+  const std::uint32_t header = GUC_WQ_TYPE_INORDER | gen::Guc::guc_engine_id(context.engine) << GUC_WQ_TARGET_SHIFT |
                                (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
   submit_raw(client, {header, static_cast<std::uint32_t>(context.descriptor()),
                       (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT, context.seqno},
@@ -135,9 +197,10 @@ void GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_d
 
 void GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
   HostPort& port = i915_.port();
-  const std::uint32_t tail = port.read32(client.desc() + GUC_PD_TAIL);
+  const std::uint32_t tail = client.wq_tail;
   for (std::size_t i = 0; i < item.size(); ++i) port.write32(client.wq() + tail + 4 * i, item[i]);
-  port.write32(client.desc() + GUC_PD_TAIL, (tail + GUC_WQ_ITEM_BYTES) % kWqSize);
+  client.wq_tail = (tail + GUC_WQ_ITEM_BYTES) % kWqSize;
+  port.write32(client.desc() + GUC_PD_TAIL, client.wq_tail);
   if (ring_doorbell) ring(client);
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/guc/guc_abi.h"
 #include "tb/host/i915_driver.h"
 
 namespace gpuvp::host {
@@ -53,6 +54,23 @@ class GucDriver {
   void ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie);
   // Acknowledges GuC-to-host events (writes SOFT_SCRATCH(15) without the given bits).
   void ack_events(std::uint32_t bits);
+
+  // ---- Interrupts (i915 gen9_enable_guc_interrupts, guc_interrupts_capture / release) ----
+  // Unmasks and enables GUC_INTR_GUC2HOST in GEN8_GT_IMR/IER(2) and sets the master enable. load() does it before
+  // starting the DMA (i915 does it after the load), so that a crash during boot also interrupts the host.
+  void enable_interrupts();
+  // GEN8_GT_IIR(2) bit 31: the GuC posted an event; ack clears it (write 1), as i915's handler does before it reads
+  // SOFT_SCRATCH(15) and the CT buffer.
+  bool interrupt_pending();
+  void ack_interrupt();
+  // Steers the engines' interrupts to the GuC: GFX_INTERRUPT_STEERING in RING_MODE_GEN7 and every event but the
+  // user interrupts in GUC_BCS_RCS_IER / GUC_VCS2_VCS1_IER / GUC_WD_VECS_IER. GuC submission needs it: the firmware
+  // learns completions from the context-switch interrupts. release gives everything back to the host.
+  void capture_interrupts(const std::vector<gen::Engine>& engines);
+  void release_interrupts(const std::vector<gen::Engine>& engines);
+  // i915 intel_guc_submission_enable for the given engines: the host's interrupts (user interrupt, CS error) and
+  // execlists mode on each, then capture_interrupts.
+  void enable_submission(const std::vector<gen::Engine>& engines);
   // The firmware log: header {magic, write offset, flush count, text size} and the text written so far.
   const I915Driver::Buffer& log_buffer() const { return log_; }
   std::uint32_t log_flush_count();
@@ -66,6 +84,7 @@ class GucDriver {
     std::uint32_t doorbell = 0;
     I915Driver::Buffer object;
     std::uint32_t cookie = 0;
+    std::uint32_t wq_tail = 0;  // the driver's copy of the tail it writes (i915 v4.x client->wq_tail)
     std::uint64_t desc() const { return object.phys + kProcessDescOffset; }
     std::uint64_t wq() const { return object.phys + kWqOffset; }
   };
@@ -74,7 +93,11 @@ class GucDriver {
   static constexpr std::uint32_t kWqSize = 0x2000;
   // Fills the doorbell cacheline and the process descriptor, then ALLOCATE_DOORBELL {stage, doorbell, process
   // descriptor}; returns the GuC's reply.
-  std::uint32_t create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell);
+  // priority: GUC_CLIENT_PRIORITY_* (i915's execbuf client is KMD_NORMAL); engines: GuC engine id mask the client
+  // submits to (the process descriptor's engine_presence; default all five).
+  std::uint32_t create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell,
+                              std::uint32_t priority = GUC_CLIENT_PRIORITY_KMD_NORMAL,
+                              std::uint32_t engines = (1u << GUC_MAX_ENGINES_NUM) - 1);
   // Appends an in-order work item for the context (ring tail in qwords, fence = the context's last seqno), advances
   // the work queue tail in the process descriptor and rings the doorbell. Completion: the context's breadcrumb
   // (I915Driver::wait_seqno), as i915 v4.x waits for GuC-submitted requests.
@@ -102,6 +125,16 @@ class GucDriver {
   };
   // GuC-to-host messages waiting in the receive buffer; advances its head.
   std::vector<CtMessage> ct_receive();
+  // A GUC_ACTION_WORK_ITEM_DONE event: the firmware saw the work item's context complete.
+  struct WorkDone {
+    std::uint32_t stage_id = 0;
+    std::uint32_t fence = 0;
+    std::uint32_t guc_engine = 0;
+    bool operator==(const WorkDone& o) const {
+      return stage_id == o.stage_id && fence == o.fence && guc_engine == o.guc_engine;
+    }
+  };
+  static std::optional<WorkDone> work_done(const CtMessage& message);
   std::uint64_t ct_descriptor(std::uint32_t type) const { return ct_.phys + type * 0x400; }
   std::uint32_t ct_last_fence() const { return fence_; }
 

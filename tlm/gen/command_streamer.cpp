@@ -157,8 +157,12 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
     pdp_[2 * n]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
     pdp_[2 * n + 1]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
   }
-  gfx_mode_ = &add("GFX_MODE", er::kGfxMode, Access::kMasked, "bit 9 PPGTT enable, bit 7 48-bit PPGTT",
-                   {{"PPGTT_48B", 7, 1, ""}, {"PPGTT_ENABLE", 9, 1, ""}, {"RUN_LIST_ENABLE", 15, 1, ""}});
+  gfx_mode_ = &add("GFX_MODE", er::kGfxMode, Access::kMasked,
+                   "RING_MODE_GEN7: bit 15 run list (execlists), 14 interrupt steering to the GuC, 9 PPGTT, 7 48-bit PPGTT",
+                   {{"PPGTT_48B", 7, 1, ""},
+                    {"PPGTT_ENABLE", 9, 1, ""},
+                    {"INTERRUPT_STEERING", 14, 1, ""},
+                    {"RUN_LIST_ENABLE", 15, 1, ""}});
   gfx_mode_->on_write([this, kick](core::Register&, std::uint64_t, std::uint64_t) {
     update_ppgtt_root();
     kick();
@@ -206,6 +210,10 @@ bool CommandStreamer::has_work() const {
 }
 
 bool CommandStreamer::execlist_mode() const { return (gfx_mode_->value() & er::kGfxRunListEnable) != 0; }
+
+bool CommandStreamer::interrupts_steered_to_guc() const {
+  return (gfx_mode_->value() & er::kGfxInterruptSteering) != 0;
+}
 
 std::optional<std::uint32_t> CommandStreamer::running_context() const {
   if (!context_running_) return std::nullopt;

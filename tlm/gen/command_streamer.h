@@ -81,6 +81,8 @@ constexpr std::uint32_t kErrorInstruction = 1u << 0;
 constexpr std::uint32_t kErrorPageTable = 1u << 4;
 // GFX_MODE (masked): PPGTT enable bit 9, 48-bit PPGTT bit 7, run list enable bit 15 (execlists).
 constexpr std::uint32_t kGfxRunListEnable = 1u << 15;
+// i915 GFX_INTERRUPT_STEERING: the engine's interrupts go to the GuC (as far as the GuC's IER registers take them).
+constexpr std::uint32_t kGfxInterruptSteering = 1u << 14;
 constexpr std::uint32_t kGfxPpgttEnable = 1u << 9;
 constexpr std::uint32_t kGfxPpgtt48b = 1u << 7;
 // BBSTATE bit 5: the batch runs in the PPGTT.
@@ -163,6 +165,8 @@ class CommandStreamer : public sc_core::sc_module {
   Execlists& execlists() { return execlists_; }
   // Execlists mode: GFX_MODE.RUN_LIST_ENABLE set; work comes from contexts submitted through ELSP.
   bool execlist_mode() const;
+  // RING_MODE_GEN7 GFX_INTERRUPT_STEERING: interrupts offered to the GuC first.
+  bool interrupts_steered_to_guc() const;
   // Context ID of the running context, if any.
   std::optional<std::uint32_t> running_context() const;
 

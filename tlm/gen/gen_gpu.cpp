@@ -38,7 +38,18 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         "guc", params_.guc, regs(),
         [bar](tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) { bar->b_transport(trans, delay); },
         memory, gtt_.add_client("guc", 0x20, 0), std::string());
-    guc_->host_irq().on_change([this](bool) { update_irq(); });
+    guc_->set_host_interrupt([this] { interrupts_.raise_bank(GtInterrupts::kGucBank, GtInterrupts::kGucToHost); });
+    std::uint32_t present = 0;
+    for (int i = 0; i < kEngineCount; ++i) {
+      if (engines_[static_cast<std::size_t>(i)]) present |= 1u << Guc::guc_engine_id(static_cast<Engine>(i));
+    }
+    guc_->set_engines_present(present);
+    // Events of an engine with GFX_INTERRUPT_STEERING set are offered to the GuC first.
+    interrupts_.set_router([this](Engine engine, std::uint32_t bits) -> std::uint32_t {
+      const auto& cs = engines_[static_cast<std::size_t>(engine)];
+      if (!cs || !cs->interrupts_steered_to_guc()) return 0;
+      return guc_->take_engine_interrupt(engine, bits);
+    });
   }
   // GEN6_GDRST: software sets domain bits to reset engines; the hardware clears them when done (at once here).
   regs()
@@ -53,10 +64,7 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
       });
 }
 
-// The GuC-to-host interrupt joins the GTT fault line until GtInterrupts exposes the PM/GuC bank (bank 2).
-void GenGpu::update_irq() {
-  interrupts_.set_external(gtt_.fault_irq().level() || (guc_ && guc_->host_irq().level()));
-}
+void GenGpu::update_irq() { interrupts_.set_external(gtt_.fault_irq().level()); }
 
 std::vector<std::string> GenGpu::incidents() const {
   std::vector<std::string> all;

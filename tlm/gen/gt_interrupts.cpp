@@ -140,7 +140,11 @@ GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_ir
       d.reset = reset;
       d.access = access;
       d.description = description + use;
-      if (n != 2) d.fields = engine_fields;
+      if (n != kGucBank) {
+        d.fields = engine_fields;
+      } else {
+        d.fields = {{"guc2host", 31, 1, "GUC_INTR_GUC2HOST: the GuC posted an event (SOFT_SCRATCH(15), CT buffer)"}};
+      }
       return d;
     };
     isr_[n] = &bar_.add(def("GEN8_GT_ISR", kIsrOffset, 0, core::Access::kReadOnly,
@@ -179,9 +183,18 @@ void GtInterrupts::raise(Engine engine, std::uint32_t bits) {
   bits &= kLowHalf;  // an engine owns 16 bits of its bank
   if (bits == 0) return;
   ++*events_[static_cast<std::size_t>(engine)];
+  if (router_) bits &= ~router_(engine, bits);
+  if (bits == 0) return;
   const int n = bank_of(engine);
   const std::uint64_t field = static_cast<std::uint64_t>(bits) << shift_of(engine);
   iir_[n]->set_bits(field & ~imr_[n]->value());
+  update();
+}
+
+void GtInterrupts::raise_bank(int bank, std::uint32_t bits) {
+  if (bank < 0 || bank >= kBanks) throw std::out_of_range("GtInterrupts: no GT bank " + std::to_string(bank));
+  const auto n = static_cast<std::size_t>(bank);
+  iir_[n]->set_bits(bits & ~imr_[n]->value());
   update();
 }
 

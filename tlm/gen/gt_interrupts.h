@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
@@ -35,6 +36,12 @@ class GtInterrupts {
   static constexpr std::uint32_t kFlushNotify = 1u << 4;
   static constexpr std::uint32_t kContextSwitch = 1u << 8;
   static constexpr std::uint32_t kWaitOnSemaphore = 1u << 11;
+  // Bank 2, GuC half (bits 31:16): i915 GUC_INTR_GUC2HOST (bit 15 of the GuC's 16-bit vector) << 16.
+  static constexpr int kGucBank = 2;
+  static constexpr std::uint32_t kGucToHost = 1u << 31;
+
+  // Takes the engine event bits steered elsewhere (to the GuC) and returns them; the rest reach the host banks.
+  using Router = std::function<std::uint32_t(Engine, std::uint32_t bits)>;
 
   // Declares the registers in the BAR's bank; drives host_irq.
   GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_prefix);
@@ -42,6 +49,11 @@ class GtInterrupts {
   // An engine event (one or more of the bits above): latched into IIR unless masked (IMR), counted, and the host
   // line re-evaluated.
   void raise(Engine engine, std::uint32_t bits);
+  // Engine events first offered to the router (i915 guc_interrupts_capture: GFX_INTERRUPT_STEERING and the GuC's
+  // IER registers decide which events the GuC takes instead of the host).
+  void set_router(Router router) { router_ = std::move(router); }
+  // A non-engine event of a bank (bank 2: the GuC-to-host interrupt), latched into IIR unless masked.
+  void raise_bank(int bank, std::uint32_t bits);
   // Extra level sources ORed into the host line without going through the GT banks (e.g. the GTT fault line until a
   // dedicated register reports it).
   void set_external(bool level);
@@ -61,6 +73,7 @@ class GtInterrupts {
   std::array<core::Register*, 4> isr_{}, imr_{}, iir_{}, ier_{};
   core::Register* master_ = nullptr;
   bool external_ = false;
+  Router router_;
   std::array<core::Counter*, kEngineCount> events_{};
 };
 

@@ -45,7 +45,6 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       memory_(memory),
       gtt_(gtt),
       public_key_pem_(public_key_pem.empty() ? std::string(kGucTestPublicKeyPem) : public_key_pem),
-      host_irq_(std::string(this->name()) + ".irq"),
       sram_(params.wopcm_size, 0),
       instructions_(core::stats().counter(std::string(this->name()) + ".instructions", "firmware instructions")),
       mmio_accesses_(core::stats().counter(std::string(this->name()) + ".mmio_accesses", "firmware register accesses")),
@@ -54,6 +53,8 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       interrupts_(core::stats().counter(std::string(this->name()) + ".interrupts", "interrupts delivered")),
       doorbell_rings_(
           core::stats().counter(std::string(this->name()) + ".doorbell_rings", "rings of valid doorbells")),
+      engine_events_(core::stats().counter(std::string(this->name()) + ".engine_events",
+                                           "engine interrupt events steered to the GuC")),
       boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
       boot_failures_(core::stats().counter(std::string(this->name()) + ".boot_failures", "rejected images")),
       faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")) {
@@ -96,10 +97,6 @@ void Guc::declare_registers() {
                                        : "mailbox parameter",
                              {}});
   }
-  scratch_[15]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
-    host_event_latched_ = false;
-    update_host_irq();
-  });
   for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
     bar_.add({"UOS_RSA_SCRATCH_" + std::to_string(i), GUC_REG_RSA_SCRATCH(i), 32, 0, Access::kReadWrite,
               "RSA signature of the image, dword " + std::to_string(i), {}});
@@ -130,6 +127,15 @@ void Guc::declare_registers() {
           wake_.notify(sc_core::SC_ZERO_TIME);
         }
       });
+  static const char* const ier_names[GUC_IER_COUNT] = {"GUC_BCS_RCS_IER", "GUC_VCS2_VCS1_IER", "GUC_WD_VECS_IER"};
+  static const char* const ier_use[GUC_IER_COUNT] = {"RCS 15:0, BCS 31:16", "VCS 15:0, VCS2 31:16",
+                                                     "VECS 15:0"};
+  for (unsigned n = 0; n < GUC_IER_COUNT; ++n) {
+    ier_[n] = &bar_.add({ier_names[n], GUC_REG_BCS_RCS_IER + 4 * n, 32, 0, Access::kReadWrite,
+                         std::string("engine events the GuC takes from steered engines (") + ier_use[n] +
+                             "; GT interrupt bit layout)",
+                         {}});
+  }
   bar_.add({"GEN9_GT_PM_CONFIG", kGtPmConfig, 32, 0, Access::kReadWrite, "bit 0 doorbell enable", {}});
   for (unsigned d = 0; d < GUC_NUM_DOORBELLS; ++d) {
     bar_.add({"DRBREGL_" + std::to_string(d), GUC_REG_DRBREGL(d), 32, 0, Access::kReadWrite,
@@ -184,7 +190,34 @@ void Guc::set_mia(std::uint32_t bits, bool on) {
   }
 }
 
-void Guc::update_host_irq() { host_irq_.set(host_event_latched_); }
+void Guc::post_host_interrupt() {
+  if (raise_host_interrupt_) raise_host_interrupt_();
+}
+
+std::uint32_t Guc::guc_engine_id(Engine engine) {
+  switch (engine) {
+    case Engine::kRcs: return GUC_RENDER_ENGINE;
+    case Engine::kVcs0: return GUC_VIDEO_ENGINE;
+    case Engine::kBcs: return GUC_BLITTER_ENGINE;
+    case Engine::kVecs: return GUC_VIDEOENHANCE_ENGINE;
+    case Engine::kVcs1: return GUC_VIDEO_ENGINE2;
+  }
+  throw std::invalid_argument("Guc: unknown engine");
+}
+
+std::uint32_t Guc::take_engine_interrupt(Engine engine, std::uint32_t bits) {
+  // GUC_BCS_RCS_IER, GUC_VCS2_VCS1_IER and GUC_WD_VECS_IER mirror GT banks 0, 1 and 3.
+  const int bank = GtInterrupts::bank_of(engine);
+  const std::size_t n = bank == 3 ? 2 : static_cast<std::size_t>(bank);
+  const int shift = GtInterrupts::shift_of(engine);
+  const std::uint32_t taken = bits & static_cast<std::uint32_t>(ier_[n]->value() >> shift) & 0xFFFFu;
+  if (taken == 0) return 0;
+  ++engine_events_;
+  engine_iir_[n] |= taken << shift;
+  engine_irq_pending_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+  return taken;
+}
 
 void Guc::reset() {
   ++generation_;
@@ -206,8 +239,8 @@ void Guc::reset() {
   std::fill(sram_.begin(), sram_.end(), 0);
   status_->set(kStatusResetValue);
   dma_ctrl_->set(0);
-  host_event_latched_ = false;
-  update_host_irq();
+  engine_irq_pending_ = false;
+  engine_iir_.fill(0);
   wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -390,11 +423,14 @@ void Guc::execute() {
 
   while (generation == generation_ && state_ == State::kRunning) {
     if (interrupt_pending()) {
-      // The host's mailbox first, then doorbells (fixed priority, like vectors of an x86 local APIC).
+      // The host's mailbox first, then doorbells, then engine events (fixed priority, like vectors of an x86 local
+      // APIC).
       if (host2guc_pending_) {
         if (deliver_interrupt(GUC_VECTOR_HOST2GUC)) host2guc_pending_ = false;
-      } else if (deliver_interrupt(GUC_VECTOR_DOORBELL)) {
-        doorbell_irq_pending_ = false;
+      } else if (doorbell_irq_pending_) {
+        if (deliver_interrupt(GUC_VECTOR_DOORBELL)) doorbell_irq_pending_ = false;
+      } else if (deliver_interrupt(GUC_VECTOR_ENGINE)) {
+        engine_irq_pending_ = false;
       }
       if (state_ != State::kRunning) break;
     }
@@ -521,8 +557,7 @@ void Guc::fault(const std::string& what) {
   set_mia(GUC_STATUS_MIA_CORE_STATE | GUC_STATUS_MIA_HALT_REQUESTED | GUC_STATUS_MIA_ISR_ENTRY, false);
   scratch_[GUC_SCRATCH_EXCEPTION_EIP]->set(eip);
   scratch_[15]->set_bits(GUC_EVENT_CRASH_DUMP_POSTED);
-  host_event_latched_ = true;
-  update_host_irq();
+  post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
   incidents_.push_back("firmware fault at EIP " + hex32(eip) + ": " + what);
   core::report_error(name(), msg);
@@ -622,6 +657,10 @@ std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, voi
     return static_cast<std::uint32_t>(guc->clock_.cycles_in(since));
   }
   if (offset == GUC_LAPIC_DOORBELL_PENDING) return guc->next_rung_doorbell();
+  if (offset == GUC_LAPIC_ENGINES) return guc->engines_present_;
+  for (unsigned n = 0; n < GUC_IER_COUNT; ++n) {
+    if (offset == GUC_LAPIC_ENGINE_IIR(n)) return guc->engine_iir_[n];
+  }
   guc->stop_with_fault("read of unmodelled or write-only local register " + hex32(GUC_LAPIC_BASE + offset));
   return 0;
 }
@@ -637,10 +676,12 @@ void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64
       guc->set_ukernel(static_cast<std::uint32_t>(value));
       break;
     case GUC_LAPIC_HOST_INTERRUPT:
-      if (value & 1) {
-        guc->host_event_latched_ = true;
-        guc->update_host_irq();
-      }
+      if (value & 1) guc->post_host_interrupt();
+      break;
+    case GUC_LAPIC_ENGINE_IIR(0):
+    case GUC_LAPIC_ENGINE_IIR(1):
+    case GUC_LAPIC_ENGINE_IIR(2):
+      guc->engine_iir_[(offset - GUC_LAPIC_ENGINE_IIR(0)) / 4] &= ~static_cast<std::uint32_t>(value);
       break;
     default:
       guc->stop_with_fault("write to unmodelled local register " + hex32(GUC_LAPIC_BASE + offset));

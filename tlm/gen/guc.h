@@ -11,8 +11,13 @@
 // port. Whatever the firmware does, the host is safe: an access outside the map, an invalid instruction or an
 // unhandled CPU exception stops the core with uKernel status 0x70, the faulting EIP in SOFT_SCRATCH(13), a crash
 // event in SOFT_SCRATCH(15), the GuC-to-host interrupt and a report with the registers and the disassembly.
+//
+// Interrupts: the host's GUC_SEND_INTERRUPT, doorbell rings and the engine events the host steered to the GuC
+// (GFX_INTERRUPT_STEERING + GUC_*_IER, i915 guc_interrupts_capture) reach the firmware through its IDT; the
+// firmware's GuC-to-host interrupt is GEN8_GT_IIR(2) bit 31 (GUC_INTR_GUC2HOST), raised through a callback.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +34,7 @@
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
+#include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
 #include "tlm/gen/guc_gdb_stub.h"
 
@@ -73,9 +79,14 @@ class Guc : public sc_core::sc_module {
   Guc(const Guc&) = delete;
   Guc& operator=(const Guc&) = delete;
 
-  // The GuC-to-host interrupt: held while an event the host has not acknowledged (by writing SOFT_SCRATCH(15)) is
-  // pending.
-  core::InterruptLine& host_irq() { return host_irq_; }
+  // The GuC-to-host interrupt: called for every event the firmware (or a fault) posts to the host.
+  void set_host_interrupt(std::function<void()> raise) { raise_host_interrupt_ = std::move(raise); }
+  // The engines the firmware may schedule (bit per GuC engine id), what the firmware reads in GUC_LAPIC_ENGINES.
+  void set_engines_present(std::uint32_t guc_engine_mask) { engines_present_ = guc_engine_mask; }
+  static std::uint32_t guc_engine_id(Engine engine);
+  // An event of an engine whose interrupts are steered to the GuC: the bits enabled in the GuC's IER register for
+  // that engine are latched for the firmware (GUC_VECTOR_ENGINE); returns them (they do not reach the host).
+  std::uint32_t take_engine_interrupt(Engine engine, std::uint32_t bits);
   // GDRST GuC domain: stops the core, puts it back in reset and forgets the loaded image.
   void reset();
 
@@ -100,7 +111,9 @@ class Guc : public sc_core::sc_module {
   void execute();
   bool deliver_interrupt(std::uint32_t vector);
   // An interrupt waits and the core is not serving one.
-  bool interrupt_pending() const { return (host2guc_pending_ || doorbell_irq_pending_) && !in_service_; }
+  bool interrupt_pending() const {
+    return (host2guc_pending_ || doorbell_irq_pending_ || engine_irq_pending_) && !in_service_;
+  }
   bool interrupts_enabled();  // EFLAGS.IF of the core
   void ring_doorbell(unsigned doorbell);
   std::uint32_t next_rung_doorbell();
@@ -108,7 +121,7 @@ class Guc : public sc_core::sc_module {
   std::string register_dump();
   void set_ukernel(std::uint32_t status);
   void set_mia(std::uint32_t bits, bool on);
-  void update_host_irq();
+  void post_host_interrupt();
   void open_core();
   // Hands the stopped core to gdb; returns false when the core must not run on (reset meanwhile).
   void debugger_stop();
@@ -135,7 +148,8 @@ class Guc : public sc_core::sc_module {
   core::InitiatorPort& memory_;
   GttClient& gtt_;
   std::string public_key_pem_;
-  core::InterruptLine host_irq_;
+  std::function<void()> raise_host_interrupt_;
+  std::uint32_t engines_present_ = 0;
   core::LocalTime local_;
 
   std::vector<std::uint8_t> sram_;
@@ -150,7 +164,8 @@ class Guc : public sc_core::sc_module {
   bool halted_ = false;
   bool hlt_seen_ = false;
   bool emulating_ = false;  // inside uc_emu_start (callbacks run on this stack)
-  bool host_event_latched_ = false;
+  bool engine_irq_pending_ = false;                         // an engine event arrived since the last delivery
+  std::array<std::uint32_t, GUC_IER_COUNT> engine_iir_{};   // GUC_LAPIC_ENGINE_IIR(n)
   std::string pending_fault_;
   std::uint64_t slice_instructions_ = 0;
   std::uint64_t boot_cycle_ps_ = 0;  // time of the jump, for the local timestamp
@@ -164,12 +179,14 @@ class Guc : public sc_core::sc_module {
   core::Register* status_ = nullptr;
   core::Register* scratch_[16] = {};
   core::Register* dma_ctrl_ = nullptr;
+  std::array<core::Register*, GUC_IER_COUNT> ier_{};
 
   core::Counter& instructions_;
   core::Counter& mmio_accesses_;
   core::Counter& memory_accesses_;
   core::Counter& interrupts_;
   core::Counter& doorbell_rings_;
+  core::Counter& engine_events_;
   core::Counter& boots_;
   core::Counter& boot_failures_;
   core::Counter& faults_;
