@@ -15,7 +15,7 @@ struct RtlRingPointer::Impl {
   ClockedModel<Vring_ptr> model{"ring_ptr"};
 };
 
-RtlRingPointer::RtlRingPointer() : impl_(std::make_unique<Impl>()) {
+RtlRingPointer::RtlRingPointer(bool lockstep) : impl_(std::make_unique<Impl>()), lockstep_(lockstep) {
   impl_->model.reset(clear_strobes);  // power-on reset
 }
 
@@ -42,6 +42,18 @@ RingOutputs RtlRingPointer::cycle(const RingInputs& in) {
   t.consume_bytes_i = in.consume_bytes;
   impl_->model.cycle(clear_strobes);
   return outputs();
+}
+
+void RtlRingPointer::run_to_cycle(std::uint64_t cycle) {
+  if (!lockstep_) return;
+  // Every clock edge the engine had since the last operation, with the strobes low. The first operation after
+  // power-on starts at cycle 0; an operation that arrives "earlier" than the block's cycle (a host write while the
+  // engine ran ahead in its quantum) clocks nothing extra.
+  while (cycles_ < cycle) {
+    ++cycles_;
+    ++idle_cycles_;
+    impl_->model.cycle(clear_strobes);
+  }
 }
 
 RingOutputs RtlRingPointer::outputs() const {
@@ -154,6 +166,9 @@ RingOutputs outputs_of(const gen::RingPointer& r, bool wrapped) {
 void register_ring_model() {
   gen::register_ring_pointer_model("rtl", []() -> std::unique_ptr<gen::RingPointerModel> {
     return std::make_unique<RtlRingPointer>();
+  });
+  gen::register_ring_pointer_model("rtl_lockstep", []() -> std::unique_ptr<gen::RingPointerModel> {
+    return std::make_unique<RtlRingPointer>(true);
   });
 }
 

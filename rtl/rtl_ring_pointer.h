@@ -40,7 +40,9 @@ RingOutputs outputs_of(const gen::RingPointer& ring, bool wrapped);
 
 class RtlRingPointer final : public gen::RingPointerModel {
  public:
-  RtlRingPointer();
+  // lockstep: run_to_cycle() clocks every idle cycle up to the engine's current cycle (gen.ring_model=rtl_lockstep);
+  // otherwise the block is clocked once per operation only (gen.ring_model=rtl).
+  explicit RtlRingPointer(bool lockstep = false);
   ~RtlRingPointer() override;
   RtlRingPointer(const RtlRingPointer&) = delete;
   RtlRingPointer& operator=(const RtlRingPointer&) = delete;
@@ -51,6 +53,8 @@ class RtlRingPointer final : public gen::RingPointerModel {
   // Writes a VCD waveform of every following cycle to path (false if it cannot be opened).
   bool trace_to(const std::string& path);
   std::uint64_t cycles() const { return cycles_; }
+  std::uint64_t idle_cycles() const { return idle_cycles_; }
+  void run_to_cycle(std::uint64_t cycle) override;
 
   // gen::RingPointerModel: each call is one clock cycle (reads are combinational, no cycle).
   void reset() override;
@@ -72,9 +76,11 @@ class RtlRingPointer final : public gen::RingPointerModel {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::uint64_t cycles_ = 0;
+  std::uint64_t idle_cycles_ = 0;
+  bool lockstep_ = false;
 };
 
-// Registers "rtl" as a gen.ring_model (gen::register_ring_pointer_model). Idempotent.
+// Registers "rtl" and "rtl_lockstep" as gen.ring_model values (gen::register_ring_pointer_model). Idempotent.
 void register_ring_model();
 
 }  // namespace gpuvp::rtl

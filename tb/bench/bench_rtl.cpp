@@ -1,5 +1,6 @@
 // bench_rtl: the same workload with the C++ ring pointer (gen.ring_model=tlm) and with the verilated rtl/ring_ptr.sv
-// behind its clocked adapter (gen.ring_model=rtl), side by side:
+// behind its clocked adapter, clocked once per operation (gen.ring_model=rtl) or on every engine clock cycle
+// (gen.ring_model=rtl_lockstep, the platform rows only), side by side:
 //   ring/<model>     the ring pointer alone, driven as a command streamer drives it: the driver moves TAIL by 1 KiB,
 //                    then for every command bytes_available(), head_address() and consume(4, 12 or 16 bytes), until
 //                    the ring is empty; 16 KiB ring, so it wraps every 16 submissions. Counted: commands.
@@ -108,6 +109,11 @@ std::map<std::string, Rig*> g_rigs;
 void BM_Platform(benchmark::State& state, const std::string& model) {
   Rig& rig = *g_rigs.at(model);
   gen::CommandStreamer& rcs = *rig.soc.gen()->engine(gen::Engine::kRcs);
+  // One untimed round first: a lockstep block catches up on every clock cycle simulated since it last ran (the
+  // other rows advance the shared kernel's time), which is not the steady state this row measures.
+  rig.rounds = 1;
+  rig.go.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
   const std::uint64_t commands0 = rcs.commands_executed();
   constexpr int kRounds = 4;
   while (state.KeepRunning()) {
@@ -143,7 +149,7 @@ int sc_main(int argc, char** argv) {
   bool console = true;
   if (!bench::start(argc, argv, console)) return 2;
   rtl::register_ring_model();
-  for (const char* model : {"tlm", "rtl"}) {
+  for (const char* model : {"tlm", "rtl", "rtl_lockstep"}) {
     platform::PlatformParams params;
     params.gen.gpu.ring_model = model;
     auto* soc = new platform::Platform(model, params);
@@ -161,12 +167,14 @@ int sc_main(int argc, char** argv) {
   });
   benchmark::RegisterBenchmark("ring/rtl", [](benchmark::State& s) {
     gen::EngineRingPointer ring;
-    ring.attach(std::make_unique<rtl::RtlRingPointer>());
+    ring.attach(std::make_unique<rtl::RtlRingPointer>(), nullptr);
     BM_Ring(s, ring);
   });
   benchmark::RegisterBenchmark("platform/tlm", [](benchmark::State& s) { BM_Platform(s, "tlm"); })
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("platform/rtl", [](benchmark::State& s) { BM_Platform(s, "rtl"); })
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("platform/rtl_lockstep", [](benchmark::State& s) { BM_Platform(s, "rtl_lockstep"); })
       ->Unit(benchmark::kMillisecond);
   Collector collector;
   if (console) {
@@ -179,14 +187,14 @@ int sc_main(int argc, char** argv) {
     std::printf("\nTLM / RTL speed ratio (commands per host second):\n");
     const double cxx = g_rate["ring/cxx"], tlm = g_rate["ring/tlm"];
     if (cxx > 0 && tlm > 0) std::printf("  dispatch  %9.3fx  (ring/cxx vs ring/tlm)\n", cxx / tlm);
-    for (const char* level : {"ring", "platform"}) {
-      const double t = g_rate[std::string(level) + "/tlm"], r = g_rate[std::string(level) + "/rtl"];
-      if (t > 0 && r > 0) std::printf("  %-9s %9.1fx  (%.2f vs %.2f M cmd/s)\n", level, t / r, t / 1e6, r / 1e6);
-    }
-    const double t = g_rate["ring/tlm"], r = g_rate["ring/rtl"];
-    if (t > 0 && r > 0) {
-      std::printf("Target (reported, not asserted): ring pointer TLM >= 100x faster than RTL: %s\n",
-                  t / r >= 100 ? "MET" : "MISSED");
+    std::printf("Target (reported, not asserted): TLM >= 100x faster than RTL\n");
+    for (const char* row : {"ring/rtl", "platform/rtl", "platform/rtl_lockstep"}) {
+      const std::string level = std::string(row).substr(0, std::string(row).find('/'));
+      const double t = g_rate[level + "/tlm"], r = g_rate[row];
+      if (t > 0 && r > 0) {
+        std::printf("  %-22s %9.1fx  (%.3f vs %.3f M cmd/s)  %s\n", row, t / r, t / 1e6, r / 1e6,
+                    t / r >= 100 ? "MET" : "MISSED");
+      }
     }
   }
   return bench::finish();

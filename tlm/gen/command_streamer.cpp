@@ -209,6 +209,11 @@ bool CommandStreamer::has_work() const {
   return ring_.enabled() && !ring_.empty();
 }
 
+void CommandStreamer::attach_ring_model(std::unique_ptr<RingPointerModel> model) {
+  // The engine's local time: its own thread's, or the kernel's when a host register write arrives.
+  ring_.attach(std::move(model), [this] { return services_.clock.cycles_in(time_.now()); });
+}
+
 bool CommandStreamer::execlist_mode() const { return (gfx_mode_->value() & er::kGfxRunListEnable) != 0; }
 
 bool CommandStreamer::interrupts_steered_to_guc() const {

@@ -156,7 +156,7 @@ class CommandStreamer : public sc_core::sc_module {
   State state() const { return state_; }
   const EngineRingPointer& ring() const { return ring_; }
   // Replaces the built-in ring pointer logic with another implementation (the RTL block); before the first access.
-  void attach_ring_model(std::unique_ptr<RingPointerModel> model) { ring_.attach(std::move(model)); }
+  void attach_ring_model(std::unique_ptr<RingPointerModel> model);
   // Engine reset (GDRST domain or full reset): registers to reset values, pending work dropped.
   void reset();
   // Text reports of hangs and errors so far (for the run summary).

@@ -63,8 +63,10 @@ struct GenGpuParams {
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");
     v.group("guc", guc, "GuC microcontroller (x86 core running firmware/guc)");
-    v.param("ring_model", ring_model, "ring pointer logic of every engine: tlm (C++) or rtl (verilated RTL block)",
-            {"tlm", "rtl"});
+    v.param("ring_model", ring_model,
+            "ring pointer logic of every engine: tlm (C++), rtl (verilated RTL block, one clock cycle per register "
+            "write or consume) or rtl_lockstep (the RTL block clocked on every engine clock cycle)",
+            {"tlm", "rtl", "rtl_lockstep"});
   }
 };
 

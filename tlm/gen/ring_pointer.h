@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -84,6 +85,10 @@ class RingPointerModel {
   virtual std::uint32_t bytes_available() const = 0;
   virtual std::uint32_t driver_space() const = 0;
   virtual std::uint32_t head_address() const = 0;
+  // Called before every register write or consume with the engine's current clock cycle (cycles since time 0). A
+  // lockstep model clocks the idle cycles up to it first, so that the block sees every clock edge the engine's
+  // clock has had; a model clocked per operation ignores it.
+  virtual void run_to_cycle(std::uint64_t cycle) { (void)cycle; }
 };
 
 using RingPointerModelFactory = std::unique_ptr<RingPointerModel> (*)();
@@ -100,15 +105,20 @@ void set_default_ring_model(const std::string& name);
 // calls; the decoded accessors are computed from the register read-back in both cases.
 class EngineRingPointer {
  public:
-  void attach(std::unique_ptr<RingPointerModel> model) { model_ = std::move(model); }
+  // cycle_now: the engine's current clock cycle, handed to the model before every write or consume.
+  void attach(std::unique_ptr<RingPointerModel> model, std::function<std::uint64_t()> cycle_now) {
+    model_ = std::move(model);
+    cycle_now_ = std::move(cycle_now);
+  }
   bool external() const { return model_ != nullptr; }
+  RingPointerModel* model() const { return model_.get(); }
 
-  void reset() { model_ ? model_->reset() : local_.reset(); }
-  void write_start(std::uint32_t v) { model_ ? model_->write_start(v) : local_.write_start(v); }
-  void write_ctl(std::uint32_t v) { model_ ? model_->write_ctl(v) : local_.write_ctl(v); }
-  void write_head(std::uint32_t v) { model_ ? model_->write_head(v) : local_.write_head(v); }
-  void write_tail(std::uint32_t v) { model_ ? model_->write_tail(v) : local_.write_tail(v); }
-  bool consume(std::uint32_t bytes) { return model_ ? model_->consume(bytes) : local_.consume(bytes); }
+  void reset() { model_ ? (catch_up(), model_->reset()) : local_.reset(); }
+  void write_start(std::uint32_t v) { model_ ? (catch_up(), model_->write_start(v)) : local_.write_start(v); }
+  void write_ctl(std::uint32_t v) { model_ ? (catch_up(), model_->write_ctl(v)) : local_.write_ctl(v); }
+  void write_head(std::uint32_t v) { model_ ? (catch_up(), model_->write_head(v)) : local_.write_head(v); }
+  void write_tail(std::uint32_t v) { model_ ? (catch_up(), model_->write_tail(v)) : local_.write_tail(v); }
+  bool consume(std::uint32_t bytes) { return model_ ? (catch_up(), model_->consume(bytes)) : local_.consume(bytes); }
 
   std::uint32_t start_reg() const { return model_ ? model_->start_reg() : local_.start_reg(); }
   std::uint32_t ctl_reg() const { return model_ ? model_->ctl_reg() : local_.ctl_reg(); }
@@ -126,8 +136,13 @@ class EngineRingPointer {
   std::uint32_t wrap_count() const { return head_reg() >> 21; }
 
  private:
+  void catch_up() {
+    if (cycle_now_) model_->run_to_cycle(cycle_now_());
+  }
+
   RingPointer local_;
   std::unique_ptr<RingPointerModel> model_;
+  std::function<std::uint64_t()> cycle_now_;
 };
 
 }  // namespace gpuvp::gen
