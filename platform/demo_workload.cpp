@@ -1,7 +1,11 @@
 #include "platform/demo_workload.h"
 
+#include <fstream>
 #include <sstream>
 
+#include "firmware/guc/guc_abi.h"
+#include "firmware/tools/guc_image.h"
+#include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tb/host/vc4_driver.h"
 #include "tlm/core/report.h"
@@ -19,6 +23,48 @@ std::string hex(std::uint64_t v) { return core::format_hex(v); }
 // A deterministic pattern so that every read-back has one right answer.
 std::uint32_t pattern(gen::Engine e, std::uint32_t i) {
   return 0x9E3779B9u * (i + 1) ^ (static_cast<std::uint32_t>(e) + 1) << 24;
+}
+
+// The GuC part (after the execlists part, on the render engine): the i915 GuC load sequence with the built firmware,
+// the CT channel, the render engine's interrupts captured for the GuC, and two clients of different priority whose
+// work items the firmware submits through ELSP; the firmware reports both completions in the CT receive buffer.
+void guc_demo(host::I915Driver& driver, host::ScriptHostPort& port) {
+  namespace mi = gen::mi;
+  const std::string path = firmware::default_firmware_path();
+  if (!std::ifstream(path)) {
+    port.comment("GuC part left out: no firmware image at " + path);
+    return;
+  }
+  port.comment("GuC: load and authenticate the firmware, then submit through two clients' work queues");
+  host::GucDriver guc(driver);
+  guc.load(firmware::read_file(path));
+  port.wait_for32(driver.layout().bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
+                  GUC_STATUS_UKERNEL_MASK, 2'000'000);
+  port.expect32(driver.layout().bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
+                GUC_STATUS_UKERNEL_MASK);
+  guc.ct_enable();
+  guc.capture_interrupts({gen::Engine::kRcs});
+  const auto results = driver.alloc(4096);
+  host::GucDriver::Client clients[2];
+  host::I915Driver::Context* contexts[2] = {};
+  std::uint32_t seqnos[2] = {};
+  for (std::uint32_t c = 0; c < 2; ++c) {
+    guc.create_client(clients[c], 1 + c, 1 + c, c == 0 ? GUC_CLIENT_PRIORITY_NORMAL : GUC_CLIENT_PRIORITY_KMD_HIGH);
+    contexts[c] = &driver.create_context(gen::Engine::kRcs);
+    for (std::uint32_t d = 0; d < 8; ++d) {
+      driver.emit(*contexts[c], mi::store_data_imm(results.gfx + 32 * c + 4 * d, 0x6C000000u | c << 8 | d));
+    }
+    seqnos[c] = driver.emit_breadcrumb(*contexts[c]);
+    guc.submit(clients[c], *contexts[c]);
+  }
+  for (std::uint32_t c = 0; c < 2; ++c) driver.wait_seqno(*contexts[c], seqnos[c], 200'000);
+  port.comment("GuC: both work queues consumed, the stores landed, two completion events for the host");
+  for (std::uint32_t c = 0; c < 2; ++c) {
+    port.expect32(clients[c].desc() + GUC_PD_HEAD, GUC_WQ_ITEM_BYTES);
+    port.expect32(results.phys + 32 * c + 28, 0x6C000000u | c << 8 | 7);
+  }
+  port.wait_for32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16, ~0u, 100'000);
+  port.expect32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16);
 }
 
 // The Gen part: every configured engine runs a batch through its own ring, as i915 submits legacy rings, and the
@@ -116,6 +162,7 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
     // The context status buffer mirror: five entries (idle-to-active, element switch, active-to-idle, then
     // idle-to-active and active-to-idle for the third context); the write pointer ends at entry 4.
     port.expect32(driver.engine_status_page(gen::Engine::kRcs).phys + gen::Execlists::kHwspCsbWriteDword * 4, 4);
+    if (params.gen.gpu.guc.enabled) guc_demo(driver, port);
   }
   s << port.script();
 }

@@ -199,14 +199,16 @@ TEST(GpuvpCli, StatsAndTraceFilesAreWrittenAsJson) {
   std::set<std::string> context_spans;
   for (const auto& e : t["traceEvents"]) {
     if (e["ph"] == "X" && e["tid"] == rcs_track && e["name"] == "busy") ++busy_spans;
-    // The demo's three execlist contexts on the render engine: one span each (IDs 1..3 from the driver model).
+    // The demo's execlist contexts on the render engine: one span each (IDs 1..3 from the driver model).
     if (e["ph"] == "X" && e["tid"] == rcs_track && e["name"].get<std::string>().rfind("ctx ", 0) == 0) {
       EXPECT_GT(e["dur"].get<double>(), 0.0);
       context_spans.insert(e["name"].get<std::string>());
     }
   }
   EXPECT_GE(busy_spans, 1);
-  EXPECT_EQ(context_spans, (std::set<std::string>{"ctx 0x1", "ctx 0x2", "ctx 0x3"}));
+  // Plus the two contexts the GuC part submits: the firmware gives each its LRCA page number as context ID.
+  EXPECT_EQ(context_spans.size(), 5u);
+  for (const char* id : {"ctx 0x1", "ctx 0x2", "ctx 0x3"}) EXPECT_EQ(context_spans.count(id), 1u) << id;
 }
 
 TEST(GpuvpCli, SameConfigGivesBitIdenticalStatistics) {
