@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
 #include "tb/bench/bench_support.h"
+#include "tb/bench/platform_rig.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/gen/execlists.h"
@@ -112,9 +113,7 @@ BENCHMARK(BM_ExeclistPairs)->Unit(benchmark::kMicrosecond);
 int sc_main(int argc, char** argv) {
   bool console = true;
   if (!bench::start(argc, argv, console)) return 2;
-  auto* soc = new platform::Platform("gpuvp", platform::PlatformParams{});
-  rig = new Rig("rig", *soc);
-  sc_core::sc_start();  // elaborate, create the contexts, pause
+  rig = bench::default_platform_rig<Rig>();  // elaborate, create the contexts, pause
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const auto& latency = core::stats().histogram("gpuvp.gen.rcs.submit_to_start_ps");

@@ -24,6 +24,7 @@
 #include "firmware/tools/guc_image.h"
 #include "platform/platform.h"
 #include "tb/bench/bench_support.h"
+#include "tb/bench/platform_rig.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tlm/core/report.h"
@@ -147,9 +148,7 @@ BENCHMARK(BM_ResetAndBoot)->Unit(benchmark::kMillisecond);
 int sc_main(int argc, char** argv) {
   bool console = true;
   if (!bench::start(argc, argv, console)) return 2;
-  auto* soc = new platform::Platform("gpuvp", platform::PlatformParams{});
-  rig = new Rig("rig", *soc);
-  sc_core::sc_start();  // elaborate, load the firmware, pause
+  rig = bench::default_platform_rig<Rig>();  // elaborate, load the firmware, pause
   if (!rig->ok) {
     std::fprintf(stderr, "bench_guc: the firmware did not load or refused the CT buffers\n");
     return 1;

@@ -17,6 +17,7 @@
 
 #include "platform/platform.h"
 #include "tb/bench/bench_support.h"
+#include "tb/bench/platform_rig.h"
 #include "tb/host/vc4_driver.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
@@ -137,15 +138,13 @@ BENCHMARK(BM_Vc4)->Name("BM_Frame")->Arg(2)->Unit(benchmark::kMillisecond);
 int sc_main(int argc, char** argv) {
   bool console = true;
   if (!bench::start(argc, argv, console)) return 2;
-  auto* soc = new platform::Platform("gpuvp", platform::PlatformParams{});
-  rig = new Rig("rig", *soc);
-  sc_core::sc_start();  // elaborate, build the lists, pause
+  rig = bench::default_platform_rig<Rig>();  // elaborate, build the lists, pause
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (console) {
     std::printf("\nvc4 at %.0f MHz: %u triangles over %ux%u (16x16 tiles); frame_us is the modelled time of binning them "
                 "and clearing + storing the frame; no target is asserted\n",
-                static_cast<double>(soc->params().vc4.v3d.clock_hz) / 1e6, kTriangles, kSize, kSize);
+                static_cast<double>(rig->soc.params().vc4.v3d.clock_hz) / 1e6, kTriangles, kSize, kSize);
   }
   return bench::finish();
 }
