@@ -15,9 +15,7 @@ Bus::Bus(sc_core::sc_module_name name, std::uint64_t clock_hz)
       address_errors_(stats().counter(std::string(this->name()) + ".address_errors",
                                       "accesses that hit no target or crossed the end of a window")),
       transactions_(stats().counter(std::string(this->name()) + ".transactions")) {
-  upstream.register_b_transport(this, &Bus::b_transport);
-  upstream.register_transport_dbg(this, &Bus::transport_dbg);
-  upstream.register_get_direct_mem_ptr(this, &Bus::get_direct_mem_ptr);
+  upstream.bind(*this);
   downstream.register_invalidate_direct_mem_ptr(this, &Bus::invalidate_direct_mem_ptr);
 }
 
@@ -48,17 +46,15 @@ void Bus::end_of_elaboration() {
     port_state_[i].bytes = &stats().counter(p + ".bytes");
     port_state_[i].wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
     port_state_[i].busy = &stats().busy_time(p + ".busy");
+    const std::uint32_t width = map_[i].timing.bytes_per_cycle;
+    if (width != 0 && (width & (width - 1)) == 0) port_state_[i].width_shift = __builtin_ctz(width);
     for (std::size_t cycles = 0; cycles <= PortState::kDelayTableCycles; ++cycles) {
       port_state_[i].hop_and_occupancy[cycles] = to_sc_time(clock_.cycles(map_[i].timing.hop_latency_cycles + cycles));
     }
   }
 }
 
-const BusMapping* Bus::decode(std::uint64_t addr) const {
-  if (last_hit_ < map_.size()) {
-    const BusMapping& m = map_[last_hit_];
-    if (addr >= m.base && addr <= m.end()) return &m;
-  }
+const BusMapping* Bus::decode_search(std::uint64_t addr) const {
   auto it = std::upper_bound(map_.begin(), map_.end(), addr,
                              [](std::uint64_t a, const BusMapping& m) { return a < m.base; });
   if (it == map_.begin()) return nullptr;
@@ -68,23 +64,19 @@ const BusMapping* Bus::decode(std::uint64_t addr) const {
   return &*it;
 }
 
-const BusMapping* Bus::route(tlm::tlm_generic_payload& trans) {
+const BusMapping* Bus::reject(tlm::tlm_generic_payload& trans, const BusMapping* m) {
   const std::uint64_t addr = trans.get_address();
   const unsigned len = trans.get_data_length();
-  const BusMapping* m = decode(addr);
-  if (m == nullptr || len == 0 || len - 1 > m->end() - addr) {
-    ++address_errors_;
-    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    report_warning(name(), std::string(m ? "access crosses the end of window '" + m->name + "'"
-                                         : std::string("no target")) +
-                               " at " + format_hex(addr) + " (" + std::to_string(len) + " bytes, " +
-                               (trans.is_write() ? "write" : "read") + ")");
-    return nullptr;
-  }
-  return m;
+  ++address_errors_;
+  trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  report_warning(name(), std::string(m ? "access crosses the end of window '" + m->name + "'"
+                                       : std::string("no target")) +
+                             " at " + format_hex(addr) + " (" + std::to_string(len) + " bytes, " +
+                             (trans.is_write() ? "write" : "read") + ")");
+  return nullptr;
 }
 
-void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   ++transactions_;
   const BusMapping* m = route(trans);
   if (m == nullptr) return;
@@ -103,7 +95,8 @@ void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_cor
   Picoseconds occupancy = 0;
   std::uint64_t occupancy_cycles = 0;
   if (m->timing.bytes_per_cycle) {
-    occupancy_cycles = (len + m->timing.bytes_per_cycle - 1) / m->timing.bytes_per_cycle;
+    const std::uint32_t bytes = len + m->timing.bytes_per_cycle - 1;
+    occupancy_cycles = port.width_shift >= 0 ? bytes >> port.width_shift : bytes / m->timing.bytes_per_cycle;
     occupancy = clock_.cycles(occupancy_cycles);
     if (start + occupancy > port.next_free_ps) {
       port.last_start_ps = start;
@@ -128,7 +121,13 @@ void Bus::b_transport(int /*initiator*/, tlm::tlm_generic_payload& trans, sc_cor
   trans.set_address(global);
 }
 
-unsigned int Bus::transport_dbg(int /*initiator*/, tlm::tlm_generic_payload& trans) {
+tlm::tlm_sync_enum Bus::nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) {
+  // As with the multi-socket the bus used before: blocking transport only.
+  report_error(name(), "nb_transport_fw: the bus supports blocking transport only");
+  return tlm::TLM_COMPLETED;
+}
+
+unsigned int Bus::transport_dbg(tlm::tlm_generic_payload& trans) {
   const BusMapping* m = route(trans);
   if (m == nullptr) return 0;
   const std::uint64_t global = trans.get_address();
@@ -138,7 +137,7 @@ unsigned int Bus::transport_dbg(int /*initiator*/, tlm::tlm_generic_payload& tra
   return n;
 }
 
-bool Bus::get_direct_mem_ptr(int /*initiator*/, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
+bool Bus::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
   const std::uint64_t global = trans.get_address();
   const BusMapping* m = decode(global);
   if (m == nullptr) return false;
@@ -169,7 +168,7 @@ void Bus::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64
     if (start > m.size - 1) continue;
     std::uint64_t g_start = m.base + start;
     std::uint64_t g_end = m.base + std::min<std::uint64_t>(end, m.size - 1);
-    for (unsigned i = 0; i < upstream.size(); ++i) upstream[static_cast<int>(i)]->invalidate_direct_mem_ptr(g_start, g_end);
+    for (int i = 0; i < upstream.size(); ++i) upstream[i]->invalidate_direct_mem_ptr(g_start, g_end);
   }
 }
 

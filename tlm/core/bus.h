@@ -13,7 +13,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
@@ -35,9 +34,12 @@ struct BusMapping {
   std::uint64_t end() const { return base + size - 1; }  // inclusive
 };
 
-class Bus : public sc_core::sc_module {
+// The bus implements the forward interface itself behind a plain target socket that any number of initiators bind to:
+// one virtual call per access instead of the multi-socket's binder, functor and member-pointer hops (the bus never
+// needed to know which initiator called).
+class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  using TargetSocket = tlm_utils::multi_passthrough_target_socket<Bus>;
+  using TargetSocket = tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0>;
   using InitiatorSocket = tlm_utils::multi_passthrough_initiator_socket<Bus>;
 
   // Initiators bind their sockets here.
@@ -67,7 +69,15 @@ class Bus : public sc_core::sc_module {
   void map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing);
 
   const std::vector<BusMapping>& mappings() const { return map_; }
-  const BusMapping* decode(std::uint64_t addr) const;
+  // The window holding addr, or nullptr. Consecutive accesses usually hit the window of the previous one: that check is
+  // inline, the binary search is not.
+  const BusMapping* decode(std::uint64_t addr) const {
+    if (last_hit_ < map_.size()) {
+      const BusMapping& m = map_[last_hit_];
+      if (addr >= m.base && addr <= m.end()) return &m;
+    }
+    return decode_search(addr);
+  }
   const ClockDomain& clock() const { return clock_; }
   std::uint64_t address_errors() const { return address_errors_.value; }
   nlohmann::json describe() const;
@@ -80,18 +90,34 @@ class Bus : public sc_core::sc_module {
     Counter* bytes = nullptr;
     Counter* wait_ps = nullptr;
     BusyTime* busy = nullptr;
+    // Occupancy in cycles of len bytes is ceil(len / bytes_per_cycle): a shift when the width is a power of two (the
+    // usual case; a division costs more than the rest of the bookkeeping), else a division.
+    int width_shift = -1;
     // hop latency + occupancy as an sc_time, by occupancy cycles, for short accesses (no sc_time built per access)
     static constexpr std::size_t kDelayTableCycles = 8;
     std::array<sc_core::sc_time, kDelayTableCycles + 1> hop_and_occupancy{};
   };
 
-  void b_transport(int initiator, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& trans);
-  bool get_direct_mem_ptr(int initiator, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  // tlm_fw_transport_if, for the initiators bound to upstream.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  // Blocking transport only: a non-blocking call is an error (as with the multi-socket the bus had before).
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
   void end_of_elaboration() override;
   // Decodes and checks that the whole access fits in one window; on failure sets the response and counts it.
-  const BusMapping* route(tlm::tlm_generic_payload& trans);
+  const BusMapping* route(tlm::tlm_generic_payload& trans) {
+    const std::uint64_t addr = trans.get_address();
+    const unsigned len = trans.get_data_length();
+    const BusMapping* m = decode(addr);
+    if (m == nullptr || len == 0 || len - 1 > m->end() - addr) return reject(trans, m);
+    return m;
+  }
+  // The error half of route(), out of line: counts, answers TLM_ADDRESS_ERROR_RESPONSE and warns. Returns nullptr.
+  const BusMapping* reject(tlm::tlm_generic_payload& trans, const BusMapping* m);
+  const BusMapping* decode_search(std::uint64_t addr) const;
 
   ClockDomain clock_;
   std::vector<BusMapping> map_;  // sorted by base

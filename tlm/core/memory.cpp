@@ -85,12 +85,13 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
     read_delay_[cycles] = to_sc_time(clock_.cycles(params_.read_latency_cycles + cycles));
     write_delay_[cycles] = to_sc_time(clock_.cycles(params_.write_latency_cycles + cycles));
   }
-  socket.register_b_transport(this, &Memory::b_transport);
-  socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
-  socket.register_transport_dbg(this, &Memory::transport_dbg);
+  if ((params_.bytes_per_cycle & (params_.bytes_per_cycle - 1)) == 0) {
+    width_shift_ = __builtin_ctz(params_.bytes_per_cycle);
+  }
+  socket.bind(*this);
 }
 
-bool Memory::access(tlm::tlm_generic_payload& trans) {
+inline bool Memory::access(tlm::tlm_generic_payload& trans) {
   const std::uint64_t addr = trans.get_address();
   const unsigned len = trans.get_data_length();
   if (!store_.contains(addr, len)) {
@@ -101,30 +102,38 @@ bool Memory::access(tlm::tlm_generic_payload& trans) {
     trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
     return false;
   }
+  const tlm::tlm_command cmd = trans.get_command();
+  if (cmd != tlm::TLM_READ_COMMAND && cmd != tlm::TLM_WRITE_COMMAND) {
+    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return false;
+  }
+  if (trans.get_byte_enable_ptr() && trans.get_byte_enable_length()) {
+    access_with_byte_enables(trans);
+  } else if (cmd == tlm::TLM_READ_COMMAND) {
+    store_.read(addr, trans.get_data_ptr(), len);
+  } else {
+    store_.write(addr, trans.get_data_ptr(), len);
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  return true;
+}
+
+void Memory::access_with_byte_enables(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
   unsigned char* data = trans.get_data_ptr();
   const unsigned char* be = trans.get_byte_enable_ptr();
   const unsigned be_len = trans.get_byte_enable_length();
   if (trans.is_read()) {
     store_.read(addr, data, len);
-    if (be && be_len) {
-      for (unsigned i = 0; i < len; ++i) {
-        if (!be[i % be_len]) data[i] = 0;
-      }
-    }
-  } else if (trans.is_write()) {
-    if (be && be_len) {
-      for (unsigned i = 0; i < len; ++i) {
-        if (be[i % be_len]) store_.write(addr + i, data + i, 1);
-      }
-    } else {
-      store_.write(addr, data, len);
+    for (unsigned i = 0; i < len; ++i) {
+      if (!be[i % be_len]) data[i] = 0;
     }
   } else {
-    trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-    return false;
+    for (unsigned i = 0; i < len; ++i) {
+      if (be[i % be_len]) store_.write(addr + i, data + i, 1);
+    }
   }
-  trans.set_response_status(tlm::TLM_OK_RESPONSE);
-  return true;
 }
 
 void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -133,7 +142,8 @@ void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     return;
   }
   const unsigned len = trans.get_data_length();
-  const std::uint64_t transfer_cycles = (len + params_.bytes_per_cycle - 1) / params_.bytes_per_cycle;
+  const std::uint32_t bytes = len + params_.bytes_per_cycle - 1;
+  const std::uint64_t transfer_cycles = width_shift_ >= 0 ? bytes >> width_shift_ : bytes / params_.bytes_per_cycle;
   const bool read = trans.is_read();
   if (read) {
     ++reads_;
@@ -150,6 +160,17 @@ void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     delay += to_sc_time(clock_.cycles(latency + transfer_cycles));
   }
   trans.set_dmi_allowed(params_.dmi);
+}
+
+tlm::tlm_sync_enum Memory::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                           sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) {
+    report_error(name(), "nb_transport_fw: only BEGIN_REQ is expected (requests complete at once)");
+    return tlm::TLM_COMPLETED;
+  }
+  b_transport(trans, delay);
+  phase = tlm::BEGIN_RESP;
+  return tlm::TLM_COMPLETED;
 }
 
 bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {

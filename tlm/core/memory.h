@@ -11,7 +11,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
@@ -84,9 +83,11 @@ struct MemoryParams {
   bool dmi = true;
 };
 
-class Memory : public sc_core::sc_module {
+// Memory implements the forward interface itself behind a plain target socket: one virtual call per access from the
+// bus, without a convenience socket's dispatch in between.
+class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<Memory> socket;
+  tlm::tlm_target_socket<> socket;
 
   Memory(sc_core::sc_module_name name, const MemoryParams& params);
 
@@ -102,15 +103,25 @@ class Memory : public sc_core::sc_module {
   void invalidate_dmi();
 
  private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
-  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  // tlm_fw_transport_if.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+  // A non-blocking request completes at once through b_transport (the base protocol allows TLM_COMPLETED in answer
+  // to BEGIN_REQ).
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
   // Checks range, command and streaming; on success copies the data and returns true.
   bool access(tlm::tlm_generic_payload& trans);
+  // The byte-enable case of access(), out of line: rare, and a loop per byte.
+  void access_with_byte_enables(tlm::tlm_generic_payload& trans);
 
   MemoryParams params_;
   SparseStore store_;
   ClockDomain clock_;
+  // Transfer cycles of len bytes are ceil(len / bytes_per_cycle): a shift when the width is a power of two, else a
+  // division (which costs more than the rest of an access).
+  int width_shift_ = -1;
   // Delay of an access by its transfer cycles, precomputed for short transfers: building an sc_time per access costs
   // more than the copy itself.
   static constexpr std::size_t kDelayTableCycles = 8;

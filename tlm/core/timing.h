@@ -32,7 +32,8 @@ inline sc_core::sc_time to_sc_time(Picoseconds ps) {
   return sc_core::sc_time::from_value(ps);
 }
 inline Picoseconds to_ps(const sc_core::sc_time& t) { return t.value(); }
-inline Picoseconds now_ps() { return sc_core::sc_time_stamp().value(); }
+// sc_time_stamp() is an out-of-line library call; the simulation context's time_stamp() is the same value, inline.
+inline Picoseconds now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
 
 // A clock domain: a name and a frequency. Blocks annotate delays in their own cycles through it.
 class ClockDomain {

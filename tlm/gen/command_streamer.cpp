@@ -183,6 +183,8 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
                                   Access::kReadWrite, "general purpose register for MI_MATH", {}});
   }
 
+  history_.resize(params_.hang_history);
+
   SC_HAS_PROCESS(CommandStreamer);
   SC_THREAD(run);
 }
@@ -323,38 +325,36 @@ bool CommandStreamer::fetch_dword_miss(std::uint64_t address, AddressSpace space
   return true;
 }
 
-unsigned CommandStreamer::command_length(std::uint32_t dw0, std::string& reason) const {
+unsigned CommandStreamer::command_length(std::uint32_t dw0, std::string* reason) const {
   const bool gen9 = services_.generation >= 9;
   const std::uint32_t type = mi::type_of(dw0);
   if (type == mi::kTypeGfxPipe) {
     if ((dw0 & 0xFFFF0000) == mi::kPipeControlDw0) {
       if (!info_.render) {
-        reason = "PIPE_CONTROL is a render-engine command";
+        if (reason) *reason = "PIPE_CONTROL is a render-engine command";
         return 0;
       }
       if ((dw0 & 0xFF) != 4) {
-        reason = "PIPE_CONTROL with a length other than 6 dwords";
+        if (reason) *reason = "PIPE_CONTROL with a length other than 6 dwords";
         return 0;
       }
       return 6;
     }
-    reason = "3D/media command (pipeline " + std::to_string(dw0 >> 27 & 3) + ", opcode " +
-             std::to_string(dw0 >> 24 & 7) + ", sub-opcode " + std::to_string(dw0 >> 16 & 0xFF) +
-             ") is not modelled";
+    if (reason) {
+      *reason = "3D/media command (pipeline " + std::to_string(dw0 >> 27 & 3) + ", opcode " +
+                std::to_string(dw0 >> 24 & 7) + ", sub-opcode " + std::to_string(dw0 >> 16 & 0xFF) +
+                ") is not modelled";
+    }
     return 0;
   }
   if (type != mi::kTypeMi) {
-    reason = "command type " + std::to_string(type) + " is not modelled";
+    if (reason) *reason = "command type " + std::to_string(type) + " is not modelled";
     return 0;
   }
   const std::uint32_t len = dw0 & 0xFF;
-  auto exactly = [&](std::initializer_list<std::uint32_t> allowed, const char* name) -> unsigned {
-    for (std::uint32_t a : allowed) {
-      if (len == a) return len + 2;
-    }
-    reason = std::string("bad length ") + std::to_string(len) + " for " + name;
-    return 0;
-  };
+  // Commands with a fixed set of lengths (bits 7:0) set name and ok and end after the switch.
+  const char* name = nullptr;
+  bool ok = false;
   switch (mi::opcode_of(dw0)) {
     case mi::kNoop:
     case mi::kUserInterrupt:
@@ -366,40 +366,64 @@ unsigned CommandStreamer::command_length(std::uint32_t dw0, std::string& reason)
       const std::uint32_t l = dw0 & (gen9 ? 0xFF : 0x3F);
       return l + 2;
     }
-    case mi::kSemaphoreWait: return exactly({2}, "MI_SEMAPHORE_WAIT");
+    case mi::kSemaphoreWait:
+      name = "MI_SEMAPHORE_WAIT";
+      ok = len == 2;
+      break;
     case mi::kStoreDataImm:
-      return (dw0 & mi::kStoreQword) ? exactly({3}, "MI_STORE_DATA_IMM (qword)") : exactly({2}, "MI_STORE_DATA_IMM");
+      name = (dw0 & mi::kStoreQword) ? "MI_STORE_DATA_IMM (qword)" : "MI_STORE_DATA_IMM";
+      ok = len == ((dw0 & mi::kStoreQword) ? 3 : 2);
+      break;
     case mi::kStoreDataIndex:
-      return (dw0 & mi::kStoreQword) ? exactly({2}, "MI_STORE_DATA_INDEX (qword)")
-                                     : exactly({1}, "MI_STORE_DATA_INDEX");
+      name = (dw0 & mi::kStoreQword) ? "MI_STORE_DATA_INDEX (qword)" : "MI_STORE_DATA_INDEX";
+      ok = len == ((dw0 & mi::kStoreQword) ? 2 : 1);
+      break;
     case mi::kLoadRegisterImm:
       if (len % 2 == 0 || len > 2 * 126 - 1) {
-        reason = "bad length " + std::to_string(len) + " for MI_LOAD_REGISTER_IMM (2n-1, n <= 126)";
+        if (reason) *reason = "bad length " + std::to_string(len) + " for MI_LOAD_REGISTER_IMM (2n-1, n <= 126)";
         return 0;
       }
       return len + 2;
-    case mi::kStoreRegisterMem: return exactly({2}, "MI_STORE_REGISTER_MEM");
-    case mi::kLoadRegisterMem: return exactly({2}, "MI_LOAD_REGISTER_MEM");
+    case mi::kStoreRegisterMem:
+      name = "MI_STORE_REGISTER_MEM";
+      ok = len == 2;
+      break;
+    case mi::kLoadRegisterMem:
+      name = "MI_LOAD_REGISTER_MEM";
+      ok = len == 2;
+      break;
     case mi::kFlushDw:
       if (info_.render) {
-        reason = "MI_FLUSH_DW is not a render-engine command";
+        if (reason) *reason = "MI_FLUSH_DW is not a render-engine command";
         return 0;
       }
-      return exactly({2, 3}, "MI_FLUSH_DW");
-    case mi::kAtomic: return exactly({1, 3, 5, 9}, "MI_ATOMIC");
-    case mi::kBatchBufferStart: return exactly({1}, "MI_BATCH_BUFFER_START");
+      name = "MI_FLUSH_DW";
+      ok = len == 2 || len == 3;
+      break;
+    case mi::kAtomic:
+      name = "MI_ATOMIC";
+      ok = len == 1 || len == 3 || len == 5 || len == 9;
+      break;
+    case mi::kBatchBufferStart:
+      name = "MI_BATCH_BUFFER_START";
+      ok = len == 1;
+      break;
     case mi::kConditionalBatchBufferEnd:
       // Gen9: 4 dwords. Gen8: Mesa's gen8.xml says 3 while its address field reaches into a fourth dword and the
       // media driver emits 4; accept both.
-      return gen9 ? exactly({2}, "MI_CONDITIONAL_BATCH_BUFFER_END")
-                  : exactly({1, 2}, "MI_CONDITIONAL_BATCH_BUFFER_END");
+      name = "MI_CONDITIONAL_BATCH_BUFFER_END";
+      ok = len == 2 || (!gen9 && len == 1);
+      break;
     default: {
       char buf[64];
       std::snprintf(buf, sizeof buf, "unknown MI opcode 0x%02x", mi::opcode_of(dw0));
-      reason = buf;
+      if (reason) *reason = buf;
       return 0;
     }
   }
+  if (ok) return len + 2;
+  if (reason) *reason = std::string("bad length ") + std::to_string(len) + " for " + name;
+  return 0;
 }
 
 bool CommandStreamer::fetch_command(Command& cmd) {
@@ -418,9 +442,10 @@ bool CommandStreamer::fetch_command(Command& cmd) {
     return false;
   }
   current_header_ = cmd.dw[0];
-  std::string reason;
-  cmd.length = command_length(cmd.dw[0], reason);
+  cmd.length = command_length(cmd.dw[0], nullptr);  // the reason text only when the command is rejected
   if (cmd.length == 0) {
+    std::string reason;
+    command_length(cmd.dw[0], &reason);
     cmd.length = 1;
     fail(&cmd, reason, er::kErrorInstruction);
     return false;
@@ -428,6 +453,12 @@ bool CommandStreamer::fetch_command(Command& cmd) {
   if (in_ring && ring_.bytes_available() < 4 * cmd.length) {
     // The rest of the command is not below TAIL yet: wait for the driver to advance TAIL.
     return false;
+  }
+  // A batch command that ends inside the line buffer the header came from: its dwords are there (what fetch_dword
+  // would return one by one).
+  if (!in_ring && (cmd.address & 63) + 4ULL * cmd.length <= 64) {
+    std::memcpy(&cmd.dw[1], &line_[(cmd.address & 63) / 4 + 1], 4ULL * (cmd.length - 1));
+    return true;
   }
   for (unsigned i = 1; i < cmd.length; ++i) {
     if (!fetch_dword(address_of_dword(i), cmd.space, cmd.dw[i])) {
@@ -1074,8 +1105,7 @@ CommandStreamer::Outcome CommandStreamer::fail(const Command* cmd, const std::st
 
 void CommandStreamer::record_history(const Command& cmd) {
   // Raw record only: this runs for every command; the text is built in declare_hang().
-  if (params_.hang_history == 0) return;
-  if (history_.empty()) history_.resize(params_.hang_history);
+  if (history_.empty()) return;  // hang_history 0
   HistoryEntry& e = history_[history_next_];
   e.address = cmd.address;
   e.length = cmd.length;

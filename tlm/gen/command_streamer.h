@@ -212,8 +212,9 @@ class CommandStreamer : public sc_core::sc_module {
     return fetch_dword_miss(address, space, out);
   }
   bool fetch_dword_miss(std::uint64_t address, AddressSpace space, std::uint32_t& out);
-  // Returns the command's length in dwords from its header, or 0 with reason set when it is malformed/unknown.
-  unsigned command_length(std::uint32_t dw0, std::string& reason) const;
+  // Returns the command's length in dwords from its header, or 0 when it is malformed/unknown, with *reason set if
+  // reason is given (the text is built only then: this runs for every command).
+  unsigned command_length(std::uint32_t dw0, std::string* reason) const;
   Outcome execute(Command& cmd);
   Outcome batch_buffer_start(const Command& cmd);
   Outcome batch_buffer_end();
