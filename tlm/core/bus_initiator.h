@@ -85,6 +85,7 @@ class BusInitiator : public sc_core::sc_module {
   DmiCache dmi_;
   bool use_dmi_ = false;
   tlm::tlm_generic_payload payload_;
+  sc_core::sc_time last_delay_;  // the delay the last b_transport returned (see transport())
   Counter& transactions_;
   Counter& dmi_accesses_;
   Counter& errors_;

@@ -309,7 +309,7 @@ bool CommandStreamer::fetch_dword_miss(std::uint64_t address, AddressSpace space
       current_header_ = 0;
       return false;
     }
-    delay = core::to_sc_time(time_.offset_ps());
+    // delay already holds the offset just stored.
     const auto status = services_.memory.read(t.pa, line_.data(), 64, delay);
     time_.set_offset(core::to_ps(delay));
     if (status != tlm::TLM_OK_RESPONSE) {
