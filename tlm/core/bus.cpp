@@ -34,7 +34,7 @@ void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, u
   auto pos = std::lower_bound(map_.begin(), map_.end(), m,
                               [](const BusMapping& a, const BusMapping& b) { return a.base < b.base; });
   map_.insert(pos, m);
-  last_hit_ = 0;
+  last_hit_ = nullptr;
 }
 
 void Bus::end_of_elaboration() {
@@ -60,7 +60,7 @@ const BusMapping* Bus::decode_search(std::uint64_t addr) const {
   if (it == map_.begin()) return nullptr;
   --it;
   if (addr > it->end()) return nullptr;
-  last_hit_ = static_cast<std::size_t>(it - map_.begin());
+  last_hit_ = &*it;
   return &*it;
 }
 

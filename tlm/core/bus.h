@@ -72,10 +72,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // The window holding addr, or nullptr. Consecutive accesses usually hit the window of the previous one: that check is
   // inline, the binary search is not.
   const BusMapping* decode(std::uint64_t addr) const {
-    if (last_hit_ < map_.size()) {
-      const BusMapping& m = map_[last_hit_];
-      if (addr >= m.base && addr <= m.end()) return &m;
-    }
+    if (last_hit_ != nullptr && addr >= last_hit_->base && addr <= last_hit_->end()) return last_hit_;
     return decode_search(addr);
   }
   const ClockDomain& clock() const { return clock_; }
@@ -121,7 +118,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
 
   ClockDomain clock_;
   std::vector<BusMapping> map_;  // sorted by base
-  mutable std::size_t last_hit_ = 0;
+  mutable const BusMapping* last_hit_ = nullptr;  // into map_; reset whenever map_ changes
   unsigned ports_ = 0;
   std::vector<std::string> port_names_;
   std::vector<std::string> initiator_names_;

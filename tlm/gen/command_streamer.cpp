@@ -457,7 +457,7 @@ bool CommandStreamer::fetch_command(Command& cmd) {
   // A batch command that ends inside the line buffer the header came from: its dwords are there (what fetch_dword
   // would return one by one).
   if (!in_ring && (cmd.address & 63) + 4ULL * cmd.length <= 64) {
-    std::memcpy(&cmd.dw[1], &line_[(cmd.address & 63) / 4 + 1], 4ULL * (cmd.length - 1));
+    std::memcpy(cmd.dw.data() + 1, line_.data() + (cmd.address & 63) / 4 + 1, 4ULL * (cmd.length - 1));
     return true;
   }
   for (unsigned i = 1; i < cmd.length; ++i) {
