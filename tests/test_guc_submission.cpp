@@ -412,6 +412,118 @@ TEST(GucSubmissionScript, SameWorkloadAsAHostScriptThroughTheExecutable) {
   EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << r.out;
 }
 
+TEST_F(GucSubmissionTest, DescriptorTheEngineWouldRefuseIsACommandError) {
+  test::run_thread([&] {
+    boot();
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 3, 4), GUC_REPLY_SUCCESS);
+    auto& ctx = i915_.create_context(gen::Engine::kRcs);
+    const auto desc = static_cast<std::uint32_t>(ctx.descriptor());
+    ASSERT_EQ(desc & (GUC_LRC_DESC_VALID | GUC_LRC_DESC_PRIVILEGE), GUC_LRC_DESC_VALID | GUC_LRC_DESC_PRIVILEGE);
+    const std::uint32_t header = GUC_WQ_TYPE_INORDER | 3u << GUC_WQ_LEN_SHIFT;
+    guc_.submit_raw(c, {header, desc & ~GUC_LRC_DESC_PRIVILEGE, 0, 1});
+    EXPECT_TRUE(port_.wait_for32(c.desc() + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_CMD_ERROR, ~0u, 200'000));
+    host::GucDriver::Client d;
+    ASSERT_EQ(guc_.create_client(d, 5, 6), GUC_REPLY_SUCCESS);
+    guc_.submit_raw(d, {header, (desc & ~GUC_LRC_DESC_ADDRESSING_MASK) | 2u << GUC_LRC_DESC_ADDRESSING_SHIFT, 0, 1});
+    EXPECT_TRUE(port_.wait_for32(d.desc() + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_CMD_ERROR, ~0u, 200'000));
+    EXPECT_NE(guc_.read_log().find("bad context descriptor 0x"), std::string::npos) << guc_.read_log();
+  });
+}
+
+TEST_F(GucSubmissionTest, CommandStreamerErrorFailsTheItemAndHoldsTheEngineUntilReset) {
+  test::run_thread([&] {
+    boot();
+    ASSERT_TRUE(guc_.ct_enable());
+    const auto data = i915_.alloc(4096);
+    i915_.fill(data, 0);
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 9, 7), GUC_REPLY_SUCCESS);
+    auto& bad = i915_.create_context(gen::Engine::kRcs);
+    i915_.emit(bad, {mi::instr(0x3E, 0), 0});  // an MI opcode the engine does not know
+    i915_.emit_breadcrumb(bad);
+    auto& good = i915_.create_context(gen::Engine::kRcs);
+    i915_.emit(good, mi::store_data_imm(data.gfx, 0x0C0FFEE));
+    const auto seqno = i915_.emit_breadcrumb(good);
+    guc_.submit(c, bad);
+    guc_.submit(c, good);
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 16, ~0u, 200'000))
+        << guc_.read_log();
+    auto events = work_done();
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0], (host::GucDriver::WorkDone{9, bad.seqno, GUC_RENDER_ENGINE, true}));
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "rcs").size(), 1u);
+    // The engine stays stopped: the next item waits.
+    sc_core::wait(30, sc_core::SC_US);
+    EXPECT_EQ(read32(data.phys), 0u);
+    EXPECT_EQ(read32(c.desc() + GUC_PD_HEAD), GUC_WQ_ITEM_BYTES);
+    EXPECT_NE(guc_.read_log().find("rcs: command streamer error, work held until the engine is reset\n"),
+              std::string::npos)
+        << guc_.read_log();
+    // GDRST render domain (i915 GEN6_GRDOM_RENDER), then a ring: the firmware sees the reset and goes on.
+    i915_.mmio_write(0x941C, 1u << 1);
+    guc_.ring(c);
+    ASSERT_TRUE(i915_.wait_seqno(good, seqno, 200'000)) << guc_.read_log();
+    EXPECT_EQ(read32(data.phys), 0x0C0FFEEu);
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 32, ~0u, 100'000));
+    events = work_done();
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0], (host::GucDriver::WorkDone{9, seqno, GUC_RENDER_ENGINE, false}));
+  });
+}
+
+TEST_F(GucSubmissionTest, RoundRobinCrossesTheDoorbellBitmapWords) {
+  test::run_thread([&] {
+    boot();
+    const auto data = i915_.alloc(4096);
+    i915_.fill(data, 0);
+    // The blocker on doorbell 254 holds the engine; clients on doorbells 31, 32, 200 and 255 queue one item each.
+    host::GucDriver::Client blocker;
+    ASSERT_EQ(guc_.create_client(blocker, 100, 254), GUC_REPLY_SUCCESS);
+    auto& blocking = i915_.create_context(gen::Engine::kRcs);
+    i915_.emit(blocking, mi::semaphore_wait(data.gfx + 0x100, 1, mi::Compare::kEqual));
+    const auto blocker_seqno = i915_.emit_breadcrumb(blocking);
+    guc_.submit(blocker, blocking);
+    ASSERT_TRUE(port_.wait_for32(blocker.desc() + GUC_PD_HEAD, GUC_WQ_ITEM_BYTES, ~0u, 100'000)) << guc_.read_log();
+    const std::uint32_t doorbells[] = {200, 32, 255, 31};  // rung in this order
+    std::vector<host::GucDriver::Client> clients(4);
+    std::vector<host::I915Driver::Context*> contexts;
+    for (std::size_t i = 0; i < 4; ++i) {
+      ASSERT_EQ(guc_.create_client(clients[i], doorbells[i], doorbells[i]), GUC_REPLY_SUCCESS);
+      auto& ctx = i915_.create_context(gen::Engine::kRcs);
+      i915_.emit(ctx, mi::store_data_imm(data.gfx + 4 * i, doorbells[i]));
+      i915_.emit_breadcrumb(ctx);
+      guc_.submit(clients[i], ctx);
+      contexts.push_back(&ctx);
+    }
+    sc_core::wait(20, sc_core::SC_US);
+    port_.write32(data.phys + 0x100, 1);
+    ASSERT_TRUE(i915_.wait_seqno(blocking, blocker_seqno, 200'000)) << guc_.read_log();
+    for (std::size_t i = 0; i < 4; ++i) ASSERT_TRUE(i915_.wait_seqno(*contexts[i], 1, 200'000)) << guc_.read_log();
+    // Round robin from the doorbell after the blocker's: 255, then wrapping to 31, 32, 200.
+    const std::string log = guc_.read_log();
+    const std::size_t order[] = {submitted_at(log, 255, 1), submitted_at(log, 31, 1), submitted_at(log, 32, 1),
+                                 submitted_at(log, 200, 1)};
+    for (std::size_t i = 0; i < 4; ++i) ASSERT_NE(order[i], std::string::npos) << i << "\n" << log;
+    for (std::size_t i = 0; i + 1 < 4; ++i) EXPECT_LT(order[i], order[i + 1]) << i << "\n" << log;
+  });
+}
+
+TEST_F(GucSubmissionTest, FullWorkQueueRefusesTheItem) {
+  test::run_thread([&] {
+    boot();
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 12, 12), GUC_REPLY_SUCCESS);
+    // Without a ring, the firmware's head stays 0: the queue takes size / 16 - 1 items.
+    const std::array<std::uint32_t, 4> item = {GUC_WQ_TYPE_INORDER | 3u << GUC_WQ_LEN_SHIFT, 0, 0, 0};
+    for (std::uint32_t i = 0; i + 1 < host::GucDriver::kWqSize / GUC_WQ_ITEM_BYTES; ++i) {
+      ASSERT_TRUE(guc_.submit_raw(c, item, false)) << i;
+    }
+    EXPECT_FALSE(guc_.submit_raw(c, item, false));
+    EXPECT_EQ(read32(c.desc() + GUC_PD_TAIL), host::GucDriver::kWqSize - GUC_WQ_ITEM_BYTES);
+  });
+}
+
 TEST_F(GucSubmissionTest, ClientWithAnUndefinedPriorityIsRefused) {
   test::run_thread([&] {
     boot();

@@ -224,6 +224,16 @@
 #define GUC_CSB_ELEMENT_SWITCH (1u << 2)
 #define GUC_CSB_ACTIVE_TO_IDLE (1u << 3)
 #define GUC_CSB_COMPLETE (1u << 4)
+/* EXECLIST_STATUS_LO: element 1/0 active (GVT execlist_status_format bits 17/18). */
+#define GUC_EXECLIST_ACTIVE ((1u << 17) | (1u << 18))
+/* Context descriptor (i915 GEN8_CTX_*): valid 0, privilege 8, addressing mode 4:3 (1 legacy 32-bit PPGTT, 3 48-bit);
+ * the engine refuses others, so the firmware checks before submitting. */
+#define GUC_LRC_DESC_VALID (1u << 0)
+#define GUC_LRC_DESC_PRIVILEGE (1u << 8)
+#define GUC_LRC_DESC_ADDRESSING_SHIFT 3u
+#define GUC_LRC_DESC_ADDRESSING_MASK (3u << 3)
+#define GUC_LRC_LEGACY_32B 1u
+#define GUC_LRC_LEGACY_64B 3u
 
 /* ---- Engine interrupts steered to the GuC (i915 guc_interrupts_capture) ----
  * The host sets GFX_INTERRUPT_STEERING (bit 14 of RING_MODE_GEN7, masked) in each engine and enables in
@@ -239,6 +249,7 @@
 #define GUC_IER_COUNT 3u
 #define GUC_ENGINE_CONTEXT_SWITCH (1u << 8)
 #define GUC_ENGINE_USER_INTERRUPT (1u << 0)
+#define GUC_ENGINE_CS_ERROR (1u << 3)
 /* GuC side (model's choice): the events it took, latched per IER register in GUC_LAPIC_ENGINE_IIR(n) (same layout,
  * write 1 to clear), announced by GUC_VECTOR_ENGINE. GUC_LAPIC_ENGINES: bit per GuC engine id present. */
 #define GUC_LAPIC_ENGINE_IIR(n) (0x810u + 4u * (n))
@@ -253,6 +264,9 @@
  * (i915 v4.x ct_handle_request layout: header {dwords that follow, action}, then the payload, no fence) and raises
  * the GuC-to-host interrupt. Payload: stage id, fence of the work item, GuC engine id. */
 #define GUC_ACTION_WORK_ITEM_DONE 0x7001u
+/* Same payload: the work item did not complete (a command streamer error on its engine, the engine reset while it
+ * ran, or its context preempted by an ELSP write that was not the GuC's). */
+#define GUC_ACTION_WORK_ITEM_FAILED 0x7002u
 #define GUC_WORK_ITEM_DONE_LEN 3u
 
 /* The context image's ring tail: register-state page = LRCA + 4 KiB, i915 v4.x CTX_RING_TAIL value dword 7. */

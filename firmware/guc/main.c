@@ -371,11 +371,13 @@ static const u8 engine_iir_shift[GUC_MAX_ENGINES_NUM] = {0, 0, 16, 0, 16};
 static u32 engines_present; /* bit per GuC engine id (GUC_LAPIC_ENGINES) */
 
 struct engine_state {
-  u32 busy;        /* a context was submitted and has not completed */
-  u32 db;          /* the client whose work item runs */
-  u32 fence;       /* its fence id */
+  u32 busy;        /* a context runs: ours (submitted, not completed) or, after a GuC reset, somebody else's */
+  u32 foreign;     /* the running context is not ours (found active when the firmware first looked) */
+  u32 failed;      /* the engine stopped with a command streamer error: work held until the host resets it */
+  u32 stage;       /* the stage id and fence of our running work item */
+  u32 fence;
   u32 context_id;  /* the context ID given with the ELSP write */
-  u32 csb_read;    /* the last CSB entry consumed; GUC_CSB_ENTRIES until the first submission */
+  u32 csb_read;    /* the last CSB entry consumed; GUC_CSB_ENTRIES until the firmware first looked */
   u32 warned;      /* interrupts-not-steered diagnostic given */
 };
 static struct engine_state engines[GUC_MAX_ENGINES_NUM];
@@ -398,6 +400,59 @@ static int engine_interrupts_routed(u32 id) {
   const u32 ier = mmio_read(GUC_REG_BCS_RCS_IER + 4u * engine_iir_index[id]);
   return (mmio_read(engine_base[id] + GUC_ENGINE_RING_MODE) & GUC_RING_MODE_INTERRUPT_STEERING) &&
          ((ier >> engine_iir_shift[id]) & GUC_ENGINE_CONTEXT_SWITCH);
+}
+
+/* Tells the host how a work item ended: WORK_ITEM_DONE, or WORK_ITEM_FAILED when it did not complete. */
+static void report(u32 id, u32 action) {
+  struct engine_state* e = &engines[id];
+  log_puts("stage ");
+  log_hex(e->stage);
+  log_puts(" fence ");
+  log_hex(e->fence);
+  log_puts(action == GUC_ACTION_WORK_ITEM_DONE ? " done on " : " FAILED on ");
+  log_puts(engine_name[id]);
+  log_putc('\n');
+  const u32 message[1 + GUC_WORK_ITEM_DONE_LEN] = {
+      GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage, e->fence, id};
+  ct_post(message, 1 + GUC_WORK_ITEM_DONE_LEN);
+}
+
+/* Brings the firmware's view of an engine up to date with its context status buffer. New entries are consumed: a
+ * COMPLETE of our context ends its work item, a PREEMPTED without COMPLETE means somebody else's ELSP write took the
+ * engine (the item did not finish: reported as failed). A write pointer of 7 means nothing was written since the
+ * engine's reset: whatever ran is gone. The first look takes the buffer's contents as history and an active
+ * element (after a GuC reset) as somebody else's context, waited for. Also run at the start of every scheduling
+ * pass, so that a completion whose interrupt went elsewhere is not missed. */
+static void sync_engine(u32 id) {
+  struct engine_state* e = &engines[id];
+  const u32 mmio = engine_base[id];
+  const u32 write = mmio_read(mmio + GUC_ENGINE_CSB_POINTER) & 7u;
+  const int active = (mmio_read(mmio + GUC_ENGINE_EXECLIST_STATUS_LO) & GUC_EXECLIST_ACTIVE) != 0;
+  if (write >= GUC_CSB_ENTRIES || e->csb_read >= GUC_CSB_ENTRIES) {
+    if (e->csb_read < GUC_CSB_ENTRIES && write >= GUC_CSB_ENTRIES && (e->busy || e->failed)) {
+      log_puts(engine_name[id]);
+      log_puts(": engine reset\n");
+      if (e->busy && !e->foreign) report(id, GUC_ACTION_WORK_ITEM_FAILED);
+    }
+    e->csb_read = write < GUC_CSB_ENTRIES ? write : GUC_CSB_ENTRIES - 1;
+    e->failed = 0;
+    e->busy = active;
+    e->foreign = active;
+    return;
+  }
+  while (e->csb_read != write) {
+    e->csb_read = (e->csb_read + 1) % GUC_CSB_ENTRIES;
+    const u32 status = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read));
+    const u32 context_id = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read) + 4);
+    if (e->busy && e->foreign) {
+      if (status & GUC_CSB_ACTIVE_TO_IDLE) e->busy = e->foreign = 0;
+    } else if (e->busy && context_id == e->context_id && (status & (GUC_CSB_COMPLETE | GUC_CSB_PREEMPTED))) {
+      report(id, (status & GUC_CSB_COMPLETE) ? GUC_ACTION_WORK_ITEM_DONE : GUC_ACTION_WORK_ITEM_FAILED);
+      e->busy = 0;
+    }
+  }
+  /* The read pointer tells whoever looks at the register what the firmware consumed (masked write, 10:8). */
+  mmio_write(mmio + GUC_ENGINE_CSB_POINTER, (7u << 24) | (e->csb_read << 8));
 }
 
 enum submit_result { SUBMIT_NOTHING, SUBMIT_DONE, SUBMIT_BLOCKED };
@@ -432,12 +487,13 @@ static enum submit_result submit_next(u32 db) {
     return SUBMIT_NOTHING;
   }
   const u32 lrca = context_desc & ~0xFFFu;
-  if (!(context_desc & 1u) || !ggtt_range_ok(lrca, 2 * 4096u)) {
+  const u32 addressing = (context_desc & GUC_LRC_DESC_ADDRESSING_MASK) >> GUC_LRC_DESC_ADDRESSING_SHIFT;
+  if (!(context_desc & GUC_LRC_DESC_VALID) || !(context_desc & GUC_LRC_DESC_PRIVILEGE) ||
+      (addressing != GUC_LRC_LEGACY_32B && addressing != GUC_LRC_LEGACY_64B) || !ggtt_range_ok(lrca, 2 * 4096u)) {
     wq_error(desc, head, GUC_WQ_STATUS_CMD_ERROR, "bad context descriptor", context_desc);
     return SUBMIT_NOTHING;
   }
   struct engine_state* e = &engines[id];
-  if (e->busy) return SUBMIT_BLOCKED;
   if (!engine_interrupts_routed(id)) {
     if (!e->warned) {
       log_puts(engine_name[id]);
@@ -446,12 +502,9 @@ static enum submit_result submit_next(u32 db) {
     }
     return SUBMIT_BLOCKED;
   }
+  if (e->csb_read >= GUC_CSB_ENTRIES) sync_engine(id); /* first look: maybe found running after a GuC reset */
+  if (e->busy || e->failed) return SUBMIT_BLOCKED;
   const u32 mmio = engine_base[id];
-  if (e->csb_read >= GUC_CSB_ENTRIES) {
-    /* First submission: everything already in the buffer is history (write pointer 7 = nothing written yet). */
-    const u32 write = mmio_read(mmio + GUC_ENGINE_CSB_POINTER) & 7u;
-    e->csb_read = write < GUC_CSB_ENTRIES ? write : GUC_CSB_ENTRIES - 1;
-  }
   log_puts("stage ");
   log_hex(doorbell_owner[db] - 1);
   log_puts(" fence ");
@@ -461,7 +514,7 @@ static enum submit_result submit_next(u32 db) {
   log_putc('\n');
   mem_write(lrca + GUC_LRC_RING_TAIL_OFFSET, ((info >> GUC_WQ_RING_TAIL_SHIFT) & GUC_WQ_RING_TAIL_MAX) * 8u);
   e->busy = 1;
-  e->db = db;
+  e->stage = doorbell_owner[db] - 1;
   e->fence = fence;
   e->context_id = lrca >> 12; /* the work item carries only the descriptor's lower dword */
   mem_write(desc + GUC_PD_HEAD, (head + GUC_WQ_ITEM_BYTES) % size);
@@ -476,6 +529,11 @@ static enum submit_result submit_next(u32 db) {
 /* Hands work to idle engines: the highest-priority ready client first, round robin within a priority level; after
  * every submission the search starts again from the top priority. */
 static void schedule(void) {
+  /* One consistent view of the engines for the whole pass (a completion noticed halfway would let a lower priority
+   * in before a higher one already passed over); a completion or reset whose interrupt went elsewhere is found here. */
+  for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) {
+    if (engines[id].csb_read < GUC_CSB_ENTRIES) sync_engine(id);
+  }
   for (;;) {
     int submitted = 0;
     for (u32 prio = 0; prio < GUC_CLIENT_PRIORITY_NUM && !submitted; ++prio) {
@@ -505,42 +563,7 @@ static void schedule(void) {
   }
 }
 
-static void report_done(u32 id) {
-  struct engine_state* e = &engines[id];
-  const u32 db = e->db;
-  const u32 stage = doorbell_owner[db] ? doorbell_owner[db] - 1 : 0xFFFFFFFFu;
-  log_puts("stage ");
-  log_hex(stage);
-  log_puts(" fence ");
-  log_hex(e->fence);
-  log_puts(" done on ");
-  log_puts(engine_name[id]);
-  log_putc('\n');
-  const u32 message[1 + GUC_WORK_ITEM_DONE_LEN] = {
-      GUC_WORK_ITEM_DONE_LEN | (GUC_ACTION_WORK_ITEM_DONE << GUC_CT_MSG_ACTION_SHIFT), stage, e->fence, id};
-  ct_post(message, 1 + GUC_WORK_ITEM_DONE_LEN);
-}
-
-/* Consumes the engine's new context status entries (from the one after csb_read to the write pointer). */
-static void process_csb(u32 id) {
-  struct engine_state* e = &engines[id];
-  if (e->csb_read >= GUC_CSB_ENTRIES) return; /* never submitted to: the entries are not ours */
-  const u32 mmio = engine_base[id];
-  const u32 write = mmio_read(mmio + GUC_ENGINE_CSB_POINTER) & 7u;
-  if (write >= GUC_CSB_ENTRIES) return;
-  while (e->csb_read != write) {
-    e->csb_read = (e->csb_read + 1) % GUC_CSB_ENTRIES;
-    const u32 status = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read));
-    const u32 context_id = mmio_read(mmio + GUC_ENGINE_CSB(e->csb_read) + 4);
-    if ((status & (GUC_CSB_COMPLETE | GUC_CSB_PREEMPTED)) && e->busy && context_id == e->context_id) {
-      if (status & GUC_CSB_PREEMPTED) log_puts("context preempted by someone else\n");
-      report_done(id);
-      e->busy = 0;
-    }
-  }
-  /* The read pointer tells whoever looks at the register what the firmware consumed (masked write, 10:8). */
-  mmio_write(mmio + GUC_ENGINE_CSB_POINTER, (7u << 24) | (e->csb_read << 8));
-}
+static int e_busy_ours(u32 id) { return engines[id].busy && !engines[id].foreign; }
 
 /* Engine events steered to the GuC: context switches complete work and free the engine for the next item. */
 void guc_engine_isr(void) {
@@ -555,7 +578,16 @@ void guc_engine_isr(void) {
     if (!any) break;
     for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) {
       const u32 bits = (events[engine_iir_index[id]] >> engine_iir_shift[id]) & 0xFFFFu;
-      if (bits & GUC_ENGINE_CONTEXT_SWITCH) process_csb(id);
+      if ((bits & GUC_ENGINE_CONTEXT_SWITCH) && engines[id].csb_read < GUC_CSB_ENTRIES) sync_engine(id);
+      if (bits & GUC_ENGINE_CS_ERROR) {
+        /* The engine stopped at a bad command (its error registers say which): the item will not complete, and the
+         * engine takes no more work until the host resets it. */
+        log_puts(engine_name[id]);
+        log_puts(": command streamer error, work held until the engine is reset\n");
+        if (e_busy_ours(id)) report(id, GUC_ACTION_WORK_ITEM_FAILED);
+        engines[id].busy = 0;
+        engines[id].failed = 1;
+      }
     }
   }
   schedule();

@@ -78,6 +78,7 @@ struct Rig : sc_core::sc_module {
           const std::uint32_t seqno = driver.emit_breadcrumb(*guc_context);
           guc.submit(client, *guc_context);
           ok = driver.wait_seqno(*guc_context, seqno, 1'000'000);
+          guc.ct_receive();  // the completion events, as a driver drains them (a full buffer would drop them)
         } else if (work_kind == Work::kElspSubmit) {
           const std::uint32_t seqno = driver.emit_breadcrumb(*elsp_context);
           driver.submit(*elsp_context);

@@ -158,12 +158,13 @@ void GucDriver::release_interrupts(const std::vector<gen::Engine>& engines) {
 }
 
 std::optional<GucDriver::WorkDone> GucDriver::work_done(const CtMessage& message) {
+  const std::uint32_t action = message.header >> GUC_CT_MSG_ACTION_SHIFT;
   if ((message.header & GUC_CT_MSG_IS_RESPONSE) ||
-      message.header >> GUC_CT_MSG_ACTION_SHIFT != GUC_ACTION_WORK_ITEM_DONE ||
+      (action != GUC_ACTION_WORK_ITEM_DONE && action != GUC_ACTION_WORK_ITEM_FAILED) ||
       message.data.size() != GUC_WORK_ITEM_DONE_LEN) {
     return std::nullopt;
   }
-  return WorkDone{message.data[0], message.data[1], message.data[2]};
+  return WorkDone{message.data[0], message.data[1], message.data[2], action == GUC_ACTION_WORK_ITEM_FAILED};
 }
 
 std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, std::uint32_t doorbell,
@@ -186,22 +187,27 @@ std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, s
                static_cast<std::uint32_t>(client.object.gfx + kProcessDescOffset)});
 }
 
-void GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_doorbell) {
+bool GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_doorbell) {
   if (context.tail % 8 != 0) i915_.emit(context, gen::mi::noop());  // the work item carries the tail in qwords
   const std::uint32_t header = GUC_WQ_TYPE_INORDER | gen::Guc::guc_engine_id(context.engine) << GUC_WQ_TARGET_SHIFT |
                                (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
-  submit_raw(client, {header, static_cast<std::uint32_t>(context.descriptor()),
-                      (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT, context.seqno},
-             ring_doorbell);
+  return submit_raw(
+      client,
+      {header, static_cast<std::uint32_t>(context.descriptor()), (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT,
+       context.seqno},
+      ring_doorbell);
 }
 
-void GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
+bool GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
   HostPort& port = i915_.port();
   const std::uint32_t tail = client.wq_tail;
+  // One item always stays free, or a full queue would look empty (head == tail). A script reads 0 and never waits.
+  if ((tail + GUC_WQ_ITEM_BYTES) % kWqSize == port.read32(client.desc() + GUC_PD_HEAD)) return false;
   for (std::size_t i = 0; i < item.size(); ++i) port.write32(client.wq() + tail + 4 * i, item[i]);
   client.wq_tail = (tail + GUC_WQ_ITEM_BYTES) % kWqSize;
   port.write32(client.desc() + GUC_PD_TAIL, client.wq_tail);
   if (ring_doorbell) ring(client);
+  return true;
 }
 
 void GucDriver::ring(Client& client) {

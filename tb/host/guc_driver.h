@@ -102,9 +102,10 @@ class GucDriver {
   // the work queue tail in the process descriptor and rings the doorbell. Completion: the context's breadcrumb
   // (I915Driver::wait_seqno), as i915 v4.x waits for GuC-submitted requests.
   // ring_doorbell false only queues the item (a later ring() hands over everything queued).
-  void submit(Client& client, I915Driver::Context& context, bool ring_doorbell = true);
-  // Appends a raw 4-dword work item and rings the doorbell if asked (tests of malformed items).
-  void submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell = true);
+  bool submit(Client& client, I915Driver::Context& context, bool ring_doorbell = true);
+  // Appends a raw 4-dword work item and rings the doorbell if asked (tests of malformed items). False, and nothing
+  // written, when the work queue is full (the firmware's head one item after the tail, i915 guc_wq_reserve).
+  bool submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell = true);
   // Increments the cookie in the doorbell cacheline (i915 guc_ring_doorbell) and rings the doorbell.
   void ring(Client& client);
 
@@ -125,13 +126,15 @@ class GucDriver {
   };
   // GuC-to-host messages waiting in the receive buffer; advances its head.
   std::vector<CtMessage> ct_receive();
-  // A GUC_ACTION_WORK_ITEM_DONE event: the firmware saw the work item's context complete.
+  // A GUC_ACTION_WORK_ITEM_DONE event (the firmware saw the work item's context complete) or, with failed set,
+  // GUC_ACTION_WORK_ITEM_FAILED (it did not complete: CS error, engine reset, or preempted by someone else).
   struct WorkDone {
     std::uint32_t stage_id = 0;
     std::uint32_t fence = 0;
     std::uint32_t guc_engine = 0;
+    bool failed = false;
     bool operator==(const WorkDone& o) const {
-      return stage_id == o.stage_id && fence == o.fence && guc_engine == o.guc_engine;
+      return stage_id == o.stage_id && fence == o.fence && guc_engine == o.guc_engine && failed == o.failed;
     }
   };
   static std::optional<WorkDone> work_done(const CtMessage& message);
