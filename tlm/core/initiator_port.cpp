@@ -43,12 +43,15 @@ tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64
       return tlm::TLM_OK_RESPONSE;
     }
   }
-  std::unique_ptr<tlm::tlm_generic_payload> p;
-  if (free_payloads_.empty()) {
-    p = std::make_unique<tlm::tlm_generic_payload>();
-  } else {
-    p = std::move(free_payloads_.back());
-    free_payloads_.pop_back();
+  // The spare payload first (the usual case: no other access of this port in flight), then the pool.
+  std::unique_ptr<tlm::tlm_generic_payload> p = std::move(spare_payload_);
+  if (!p) {
+    if (free_payloads_.empty()) {
+      p = std::make_unique<tlm::tlm_generic_payload>();
+    } else {
+      p = std::move(free_payloads_.back());
+      free_payloads_.pop_back();
+    }
   }
   p->set_command(cmd);
   p->set_address(addr);
@@ -75,7 +78,11 @@ tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64
       (cmd == tlm::TLM_WRITE_COMMAND ? hot_write_ : hot_read_).set(region);
     }
   }
-  free_payloads_.push_back(std::move(p));
+  if (!spare_payload_) {
+    spare_payload_ = std::move(p);
+  } else {
+    free_payloads_.push_back(std::move(p));
+  }
   return status;
 }
 

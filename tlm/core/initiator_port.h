@@ -68,6 +68,8 @@ class InitiatorPort : public sc_core::sc_module {
 
   // Payloads are reused: constructing a generic payload allocates its extension array, which cost more than the
   // access itself. A pool (not one member) because several threads share the port and a target may wait().
+  // spare_payload_ holds one idle payload so that the common case touches no vector.
+  std::unique_ptr<tlm::tlm_generic_payload> spare_payload_;
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_payloads_;
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
 

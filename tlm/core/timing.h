@@ -33,7 +33,13 @@ inline sc_core::sc_time to_sc_time(Picoseconds ps) {
 }
 inline Picoseconds to_ps(const sc_core::sc_time& t) { return t.value(); }
 // sc_time_stamp() is an out-of-line library call; the simulation context's time_stamp() is the same value, inline.
-inline Picoseconds now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+// The compiler keeps sc_get_curr_simcontext() out of line (it may create the context), so the context pointer it
+// returns is read directly once it exists.
+inline Picoseconds now_ps() {
+  sc_core::sc_simcontext* context = sc_core::sc_curr_simcontext;
+  if (context == nullptr) context = sc_core::sc_get_curr_simcontext();
+  return context->time_stamp().value();
+}
 
 // A clock domain: a name and a frequency. Blocks annotate delays in their own cycles through it.
 class ClockDomain {

@@ -442,7 +442,17 @@ bool CommandStreamer::fetch_command(Command& cmd) {
     return false;
   }
   current_header_ = cmd.dw[0];
-  cmd.length = command_length(cmd.dw[0], nullptr);  // the reason text only when the command is rejected
+  // A long batch repeats the same headers: the length of the last valid header is remembered (it depends only on the
+  // header, the generation and the engine, which are fixed).
+  if (cmd.dw[0] == length_memo_header_) {
+    cmd.length = length_memo_;
+  } else {
+    cmd.length = command_length(cmd.dw[0], nullptr);  // the reason text only when the command is rejected
+    if (cmd.length != 0) {
+      length_memo_header_ = cmd.dw[0];
+      length_memo_ = cmd.length;
+    }
+  }
   if (cmd.length == 0) {
     std::string reason;
     command_length(cmd.dw[0], &reason);
@@ -457,7 +467,9 @@ bool CommandStreamer::fetch_command(Command& cmd) {
   // A batch command that ends inside the line buffer the header came from: its dwords are there (what fetch_dword
   // would return one by one).
   if (!in_ring && (cmd.address & 63) + 4ULL * cmd.length <= 64) {
-    std::memcpy(cmd.dw.data() + 1, line_.data() + (cmd.address & 63) / 4 + 1, 4ULL * (cmd.length - 1));
+    // A fixed-size copy (inline, no library call): the dwords past the command's length are never read, and line_'s
+    // padding keeps the source inside the array.
+    std::memcpy(cmd.dw.data() + 1, line_.data() + (cmd.address & 63) / 4 + 1, 4 * 15);
     return true;
   }
   for (unsigned i = 1; i < cmd.length; ++i) {

@@ -264,12 +264,15 @@ class CommandStreamer : public sc_core::sc_module {
   core::Picoseconds busy_since_ps_ = 0;
   bool waiting_semaphore_ = false;
   std::uint32_t current_header_ = 0;
+  // fetch_command(): the last header command_length() accepted and its length; starts as header 0 (MI_NOOP, 1 dword).
+  std::uint32_t length_memo_header_ = 0;
+  unsigned length_memo_ = 1;
 
   // Command fetch line buffer (64 bytes), dropped on TAIL writes, jumps and writes to it.
   std::uint64_t line_gva_ = ~0ULL;
   AddressSpace line_space_ = AddressSpace::kGgtt;
   std::uint64_t line_pa_ = ~0ULL;
-  std::array<std::uint32_t, 16> line_{};
+  std::array<std::uint32_t, 32> line_{};  // the line is dwords 0-15; 16-31 pad fetch_command()'s fixed-size copy
 
   // Execlists state.
   Execlists execlists_;

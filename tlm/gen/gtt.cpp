@@ -69,6 +69,7 @@ void GttClient::insert(std::uint64_t vpn, bool ppgtt, const Translation& t) {
     if (e.last_use < victim->last_use) victim = &e;
   }
   *victim = TlbEntry{true, ppgtt, t.writable, t.pat, vpn, t.pa >> 12, ++use_clock_};
+  last_hit_ = nullptr;  // the new entry may duplicate a read-only one earlier in the set
 }
 
 // The TLB missed (or held the page read-only for a write): walk, check the permission, fill the TLB.

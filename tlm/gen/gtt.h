@@ -139,6 +139,10 @@ class GttClient {
   std::uint64_t set_mask_;     // sets_ - 1 when sets_ is a power of two, else 0
   sc_core::sc_time hit_time_;  // tlb_hit_cycles of the GTT's clock, charged on every lookup
   std::uint64_t use_clock_ = 0;
+  // The entry lookup() returned last, or nullptr. While it is valid and its vpn matches it is still the first match in
+  // its set (what lookup() would return): invalidation only clears entries, and insert(), the only writer of vpns,
+  // resets it.
+  TlbEntry* last_hit_ = nullptr;
   core::Counter& lookups_;
   core::Counter& hits_;
   core::Counter& misses_;
@@ -151,7 +155,12 @@ Translation GttClient::translate(std::uint64_t va, AddressSpace space, bool writ
   const bool ppgtt = space == AddressSpace::kPpgtt;
   const std::uint64_t vpn = va >> 12;
   delay += hit_time_;
-  TlbEntry* e = lookup(vpn, ppgtt);
+  // Consecutive accesses usually hit the entry the previous hit returned: check it before searching its set.
+  TlbEntry* e = last_hit_;
+  if (e == nullptr || !e->valid || e->vpn != vpn || e->ppgtt != ppgtt) {
+    e = lookup(vpn, ppgtt);
+    last_hit_ = e;
+  }
   // A cached read-only entry still faults on a write: permissions are part of what the TLB holds.
   if (e == nullptr || (write && !e->writable)) return translate_miss(va, space, write, delay);
   ++hits_;
