@@ -524,6 +524,36 @@ TEST_F(GucSubmissionTest, FullWorkQueueRefusesTheItem) {
   });
 }
 
+TEST_F(GucSubmissionTest, EventsWaitWhileTheReceiveBufferIsFull) {
+  test::run_thread([&] {
+    boot();
+    ASSERT_TRUE(guc_.ct_enable());
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 13, 13), GUC_REPLY_SUCCESS);
+    auto& ctx = i915_.create_context(gen::Engine::kRcs);
+    // 70 completions, none drained: the 1 KiB receive buffer takes 63 four-dword events (one slot stays free).
+    constexpr std::uint32_t kItems = 70;
+    std::uint32_t last = 0;
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      last = i915_.emit_breadcrumb(ctx);
+      ASSERT_TRUE(guc_.submit(c, ctx));
+      ASSERT_TRUE(i915_.wait_seqno(ctx, last, 100'000)) << i << "\n" << guc_.read_log();
+    }
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 63 * 16, ~0u, 50'000));
+    auto done = work_done();
+    ASSERT_EQ(done.size(), 63u);
+    EXPECT_NE(guc_.read_log().find("CT receive buffer full: events held\n"), std::string::npos) << guc_.read_log();
+    // Drained; the next request to the GuC lets the held ones out, in order, none lost.
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}), GUC_REPLY_SUCCESS);
+    auto rest = work_done();
+    done.insert(done.end(), rest.begin(), rest.end());
+    ASSERT_EQ(done.size(), kItems);
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      EXPECT_EQ(done[i], (host::GucDriver::WorkDone{13, last - kItems + 1 + i, GUC_RENDER_ENGINE, false})) << i;
+    }
+  });
+}
+
 TEST_F(GucSubmissionTest, ClientWithAnUndefinedPriorityIsRefused) {
   test::run_thread([&] {
     boot();

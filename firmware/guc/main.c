@@ -287,10 +287,7 @@ static int ct_post(const u32* message, u32 dwords) {
     return 0;
   }
   const u32 used = tail >= head ? tail - head : size - head + tail;
-  if (size - used <= 4 * dwords) {
-    log_puts("CT receive buffer full\n");
-    return 0;
-  }
+  if (size - used <= 4 * dwords) return 0; /* full: the host has not drained it */
   for (u32 i = 0; i < dwords; ++i) {
     mem_write(addr + tail, message[i]);
     tail = (tail + 4) % size;
@@ -300,10 +297,38 @@ static int ct_post(const u32* message, u32 dwords) {
   return 1;
 }
 
+/* GuC-to-host events wait here while the receive buffer is full; they go out in order at the next interrupt of any
+ * kind (a host request, a doorbell, an engine event) once the host has drained the buffer. An event is lost only
+ * when this queue is full too. */
+#define EVENT_QUEUE 64u
+#define EVENT_DWORDS (1u + GUC_WORK_ITEM_DONE_LEN)
+static u32 held_events[EVENT_QUEUE][EVENT_DWORDS];
+static u32 held_first, held_count;
+
+static void flush_events(void) {
+  while (held_count && ct_post(held_events[held_first], EVENT_DWORDS)) {
+    held_first = (held_first + 1) % EVENT_QUEUE;
+    --held_count;
+  }
+}
+
+static void post_event(const u32* message) {
+  flush_events();
+  if (!held_count && ct_post(message, EVENT_DWORDS)) return;
+  if (held_count == EVENT_QUEUE) {
+    log_puts("CT receive buffer and event queue full: event lost\n");
+    return;
+  }
+  if (!held_count) log_puts("CT receive buffer full: events held\n");
+  u32* slot = held_events[(held_first + held_count) % EVENT_QUEUE];
+  for (u32 i = 0; i < EVENT_DWORDS; ++i) slot[i] = message[i];
+  ++held_count;
+}
+
 /* A response to the host: {header: 2 dwords follow, is-response, action}, fence, status. */
 static void ct_respond(u32 action, u32 fence, u32 status) {
   const u32 message[3] = {2u | GUC_CT_MSG_IS_RESPONSE | (action << GUC_CT_MSG_ACTION_SHIFT), fence, status};
-  ct_post(message, 3);
+  if (!ct_post(message, 3)) log_puts("CT receive buffer full: response dropped\n");
 }
 
 /* Consumes every message the host put in the send buffer. */
@@ -345,6 +370,7 @@ static void ct_process(void) {
 }
 
 void guc_host2guc_isr(void) {
+  flush_events();
   /* One interrupt serves both channels: a mailbox request (SOFT_SCRATCH(0) holds an action, not a response; action
    * 0 = DEFAULT means none) and new messages in the CT send buffer. */
   const u32 action = scratch(0);
@@ -412,9 +438,9 @@ static void report(u32 id, u32 action) {
   log_puts(action == GUC_ACTION_WORK_ITEM_DONE ? " done on " : " FAILED on ");
   log_puts(engine_name[id]);
   log_putc('\n');
-  const u32 message[1 + GUC_WORK_ITEM_DONE_LEN] = {
-      GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage, e->fence, id};
-  ct_post(message, 1 + GUC_WORK_ITEM_DONE_LEN);
+  const u32 message[EVENT_DWORDS] = {GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage,
+                                     e->fence, id};
+  post_event(message);
 }
 
 /* Brings the firmware's view of an engine up to date with its context status buffer. New entries are consumed: a
@@ -567,6 +593,7 @@ static int e_busy_ours(u32 id) { return engines[id].busy && !engines[id].foreign
 
 /* Engine events steered to the GuC: context switches complete work and free the engine for the next item. */
 void guc_engine_isr(void) {
+  flush_events();
   for (;;) {
     u32 events[GUC_IER_COUNT];
     u32 any = 0;
@@ -596,6 +623,7 @@ void guc_engine_isr(void) {
 
 /* A valid doorbell rang: serve every doorbell the hardware latched. */
 void guc_doorbell_isr(void) {
+  flush_events();
   for (u32 db = lapic_read(GUC_LAPIC_DOORBELL_PENDING); db != GUC_DOORBELL_NONE;
        db = lapic_read(GUC_LAPIC_DOORBELL_PENDING)) {
     if (db >= GUC_NUM_DOORBELLS) break;
