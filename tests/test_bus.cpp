@@ -1,6 +1,9 @@
 // Bus: decode, address translation, latency accumulation, contention, DMI forwarding and invalidation, errors.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <stdexcept>
+
 #include <tlm_utils/simple_target_socket.h>
 
 #include "tests/support/sc_test.h"
@@ -283,7 +286,7 @@ TEST(InitiatorPort, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleR
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(port.socket, "gpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
-  port.set_use_dmi(true);
+  port.set_mode(core::InitiatorPort::Mode::kDmi);
   test::run_thread([&] {
     const std::uint32_t v = 0xCAFEF00D;
     sc_time delay = sc_core::SC_ZERO_TIME;
@@ -308,4 +311,160 @@ TEST(InitiatorPort, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleR
     EXPECT_EQ(port.dmi_accesses(), 2u);  // through the bus again
     EXPECT_EQ(core::stats().counter_value("mem.reads"), 1u);
   });
+}
+
+namespace {
+
+// A target that grants plain DMI onto its own buffer without answering a timed DMI request (as a third-party memory
+// model would).
+class PlainDmiTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<PlainDmiTarget> socket;
+  unsigned calls = 0;
+  unsigned char buffer[4096] = {};
+
+  explicit PlainDmiTarget(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
+    socket.register_b_transport(this, &PlainDmiTarget::b_transport);
+    socket.register_get_direct_mem_ptr(this, &PlainDmiTarget::get_direct_mem_ptr);
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
+    ++calls;
+    delay += sc_time(7, SC_NS);
+    unsigned char* p = buffer + t.get_address();
+    if (t.is_read()) {
+      std::memcpy(t.get_data_ptr(), p, t.get_data_length());
+    } else {
+      std::memcpy(p, t.get_data_ptr(), t.get_data_length());
+    }
+    t.set_dmi_allowed(true);
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    dmi.set_dmi_ptr(buffer);
+    dmi.set_start_address(0);
+    dmi.set_end_address(sizeof buffer - 1);
+    dmi.allow_read_write();
+    dmi.set_read_latency(sc_time(7, SC_NS));
+    dmi.set_write_latency(sc_time(7, SC_NS));
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST(InitiatorPort, TimedDmiChargesWhatTransportWouldIncludingContention) {
+  // Two identical systems at the same kernel time, each with two GPU-like ports on a narrow DRAM port (8 bytes per
+  // cycle, so 64- and 256-byte accesses queue behind each other): A reaches memory through b_transport, B through
+  // timed DMI. After every access both ports' local offsets and the data read must agree, and at the end every bus
+  // and memory statistic.
+  core::Bus bus_a("bus_a"), bus_b("bus_b");
+  core::Memory mem_a("mem_a", small_memory()), mem_b("mem_b", small_memory());
+  core::InitiatorPort a0("a0"), a1("a1"), b0("b0"), b1("b1");
+  bus_a.attach_target(mem_a.socket, "dram", 0x4000'0000, 1 << 20, {2, 8});
+  bus_b.attach_target(mem_b.socket, "dram", 0x4000'0000, 1 << 20, {2, 8});
+  bus_a.attach_initiator(a0.socket, "p0");
+  bus_a.attach_initiator(a1.socket, "p1");
+  bus_b.attach_initiator(b0.socket, "p0");
+  bus_b.attach_initiator(b1.socket, "p1");
+  b0.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  b1.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  test::run_thread([&] {
+    core::InitiatorPort* ports_a[2] = {&a0, &a1};
+    core::InitiatorPort* ports_b[2] = {&b0, &b1};
+    sc_time delay_a[2] = {sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME};
+    sc_time delay_b[2] = {sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME};
+    const unsigned lengths[] = {4, 8, 64, 256, 4, 64};
+    std::uint32_t lfsr = 0xACE1u;
+    for (int i = 0; i < 400; ++i) {
+      lfsr = (lfsr >> 1) ^ (-(lfsr & 1u) & 0xB400u);
+      const unsigned port = lfsr & 1;
+      const bool write = (lfsr >> 1) & 1;
+      const unsigned len = lengths[(lfsr >> 2) % 6];
+      const std::uint64_t addr = 0x4000'0000 + ((lfsr >> 5) & 1) * 0x10000 + ((lfsr >> 6) & 0x3F) * 256;
+      unsigned char out[256], in_a[256] = {}, in_b[256] = {};
+      for (unsigned k = 0; k < len; ++k) out[k] = static_cast<unsigned char>(i + k);
+      if (write) {
+        ASSERT_EQ(ports_a[port]->write(addr, out, len, delay_a[port]), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(ports_b[port]->write(addr, out, len, delay_b[port]), tlm::TLM_OK_RESPONSE);
+      } else {
+        ASSERT_EQ(ports_a[port]->read(addr, in_a, len, delay_a[port]), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(ports_b[port]->read(addr, in_b, len, delay_b[port]), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(std::memcmp(in_a, in_b, len), 0) << "access " << i;
+      }
+      ASSERT_EQ(delay_a[port], delay_b[port]) << "access " << i << " port " << port << " len " << len;
+      if (i % 16 == 15) {  // the kernel moves on; the ports' offsets shrink by as much
+        const sc_time step(100, SC_NS);
+        sc_core::wait(step);
+        for (int p = 0; p < 2; ++p) {
+          delay_a[p] = delay_a[p] > step ? delay_a[p] - step : sc_core::SC_ZERO_TIME;
+          delay_b[p] = delay_b[p] > step ? delay_b[p] - step : sc_core::SC_ZERO_TIME;
+        }
+      }
+    }
+    // The transport side never used DMI, the timed side mostly did.
+    EXPECT_EQ(a0.dmi_accesses() + a1.dmi_accesses(), 0u);
+    EXPECT_GT(b0.dmi_accesses() + b1.dmi_accesses(), 350u);
+    // An invalidation sends the next access through the bus again.
+    mem_b.invalidate_dmi();
+    const std::uint64_t dmi_before = b0.dmi_accesses();
+    std::uint32_t v = 0;
+    ASSERT_EQ(a0.read(0x4000'0000, &v, 4, delay_a[0]), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(b0.read(0x4000'0000, &v, 4, delay_b[0]), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(b0.dmi_accesses(), dmi_before);
+    EXPECT_EQ(delay_a[0], delay_b[0]);
+  });
+  EXPECT_GT(core::stats().counter_value("bus_a.dram.contention_wait_ps"), 0u);
+  for (const char* stat : {"transactions", "dram.transactions", "dram.bytes", "dram.contention_wait_ps"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
+              core::stats().counter_value(std::string("bus_b.") + stat))
+        << stat;
+  }
+  for (const char* stat : {"reads", "writes", "bytes_written", "bytes_read"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("mem_a.") + stat),
+              core::stats().counter_value(std::string("mem_b.") + stat))
+        << stat;
+  }
+  const auto busy = core::stats().busy_times();
+  EXPECT_EQ(busy.at("bus_a.dram.busy"), busy.at("bus_b.dram.busy"));
+  EXPECT_EQ(busy.at("mem_a.busy"), busy.at("mem_b.busy"));
+}
+
+TEST(InitiatorPort, TimedDmiStaysOnTransportWhenATargetGrantsWithoutTiming) {
+  // Without the target's stage the grant would lose its latency: the port keeps using b_transport. The same target
+  // is used through plain DMI when asked for.
+  core::Bus bus("bus");
+  PlainDmiTarget target("target");
+  core::InitiatorPort timed("timed"), plain("plain");
+  bus.attach_target(target.socket, "target", 0x1000, 4096, {2, 0});
+  bus.attach_initiator(timed.socket, "timed");
+  bus.attach_initiator(plain.socket, "plain");
+  timed.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  plain.set_mode(core::InitiatorPort::Mode::kDmi);
+  test::run_thread([&] {
+    std::uint32_t v = 0x12345678;
+    for (int i = 0; i < 3; ++i) {
+      sc_time d = sc_core::SC_ZERO_TIME;
+      ASSERT_EQ(timed.write(0x1010, &v, 4, d), tlm::TLM_OK_RESPONSE);
+      EXPECT_EQ(d, sc_time(9, SC_NS));  // 2 ns hop + the target's 7 ns, every time through the target
+    }
+    EXPECT_EQ(target.calls, 3u);
+    EXPECT_EQ(timed.dmi_accesses(), 0u);
+    for (int i = 0; i < 3; ++i) {
+      sc_time d = sc_core::SC_ZERO_TIME;
+      ASSERT_EQ(plain.read(0x1010, &v, 4, d), tlm::TLM_OK_RESPONSE);
+      EXPECT_EQ(v, 0x12345678u);
+      EXPECT_EQ(d, sc_time(9, SC_NS));  // the granted 7 ns + the bus's hop
+    }
+    EXPECT_EQ(target.calls, 4u);  // the first read went through the target and brought the grant
+    EXPECT_EQ(plain.dmi_accesses(), 2u);
+  });
+}
+
+TEST(InitiatorPort, ParsesTheConfiguredAccessModes) {
+  EXPECT_EQ(core::InitiatorPort::parse_mode("transport"), core::InitiatorPort::Mode::kTransport);
+  EXPECT_EQ(core::InitiatorPort::parse_mode("timed_dmi"), core::InitiatorPort::Mode::kTimedDmi);
+  EXPECT_EQ(core::InitiatorPort::parse_mode("dmi"), core::InitiatorPort::Mode::kDmi);
+  EXPECT_THROW(core::InitiatorPort::parse_mode("fast"), std::invalid_argument);
 }

@@ -105,13 +105,60 @@ TEST(GpuvpCli, ShippedDefaultConfigRunsTheDemo) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
-TEST(GpuvpCli, DemoPassesItsChecksWithGpuMemoryThroughDmi) {
-  // gen.memory_dmi trades bus contention and DRAM statistics for speed; what the GPU writes must not change (the demo
-  // checks every result with expect lines, which end the run non-zero on a mismatch).
-  Result r = run("run --set gen.memory_dmi=true");
+TEST(GpuvpCli, DemoPassesItsChecksWithGpuMemoryThroughPlainDmi) {
+  // memory_access=dmi trades bus contention and DRAM statistics for speed; what the GPUs write must not change (the
+  // demo checks every result with expect lines, which end the run non-zero on a mismatch).
+  Result r = run("run --set gen.memory_access=dmi --set vc4.v3d.memory_access=dmi");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0 errors, 0 warnings"), std::string::npos) << r.out;
+}
+
+// The statistics of a run without the counters that say how memory was reached (DMI grants and accesses) and
+// without the configuration echo.
+static nlohmann::json stats_without_access_path(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json flat = j.flatten();
+  nlohmann::json kept = nlohmann::json::object();
+  for (auto it = flat.begin(); it != flat.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.find("memory_access") != std::string::npos || key.find("dmi_grants") != std::string::npos ||
+        key.find("dmi_accesses") != std::string::npos) {
+      continue;
+    }
+    kept[key] = it.value();
+  }
+  return kept;
+}
+
+TEST(GpuvpCli, TimedDmiGivesTheStatisticsOfABusTransactionPerAccess) {
+  // The default (timed_dmi) and transport differ only in host cost: every simulated time, contention wait, byte and
+  // busy time in the statistics must be the same, while the default really served accesses through DMI.
+  const std::string timed = ::testing::TempDir() + "gpuvp-stats-timed-" + std::to_string(::getpid()) + ".json";
+  const std::string transport = ::testing::TempDir() + "gpuvp-stats-transport-" + std::to_string(::getpid()) + ".json";
+  Result a = run("run --quiet --stats " + timed);
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  Result b = run("run --quiet --set gen.memory_access=transport --set vc4.v3d.memory_access=transport --stats " +
+                 transport);
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_EQ(a.out, b.out);
+  std::ifstream in(timed);
+  const nlohmann::json full = nlohmann::json::parse(in).flatten();
+  std::uint64_t dmi_accesses = 0;
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    if (it.key().find("dmi_accesses") != std::string::npos) dmi_accesses += it.value().get<std::uint64_t>();
+  }
+  EXPECT_GT(dmi_accesses, 1000u);
+  const nlohmann::json sa = stats_without_access_path(timed);
+  const nlohmann::json sb = stats_without_access_path(transport);
+  EXPECT_GT(sa.size(), 100u);
+  for (auto it = sa.begin(); it != sa.end(); ++it) {
+    EXPECT_EQ(it.value(), sb.value(it.key(), nlohmann::json())) << it.key();
+  }
+  EXPECT_EQ(sa.size(), sb.size());
+  ::unlink(timed.c_str());
+  ::unlink(transport.c_str());
 }
 
 TEST(GpuvpCli, VersionAndHelp) {

@@ -23,9 +23,11 @@
 // "sim/exp" is measured / expected simulated time (1.000000 when the model charges exactly the configured costs);
 // "cmd_ns" is the per-command simulated time with the fetch and ring overheads removed, to compare with "cfg_ns".
 //
-// Every workload runs three times, on platforms elaborated side by side: command streamers built under a global
-// quantum of 1 us and 10 us (LocalTime reads the quantum when it is constructed), and a third at 1 us whose GPU
-// reaches memory through DMI pointers (gen.memory_dmi: no bus contention, the granted latency per access). The
+// Every workload runs four times, on platforms elaborated side by side: command streamers built under a global
+// quantum of 1 us and 10 us (LocalTime reads the quantum when it is constructed) with the default gen.memory_access
+// (timed_dmi: DMI pointers charged the bus's and the DRAM's latency, contention and statistics), and two at 1 us whose
+// GPU reaches memory through a bus transaction per access (transport) or through plain DMI pointers (dmi: no bus
+// contention, the granted latency per access). timed_dmi and transport must give the same simulated time. The
 // summary prints the ratios and the target (>= 20 M commands/s), which is reported, not asserted.
 //
 // Correctness (fails the benchmark row): breadcrumb value, the engine idle with HEAD == TAIL and no incidents, the
@@ -103,10 +105,10 @@ core::MemoryParams dram_params() {
   return p;
 }
 
-gen::GenGpuParams gpu_params(bool memory_dmi = false) {
+gen::GenGpuParams gpu_params(const std::string& memory_access = "timed_dmi") {
   gen::GenGpuParams p;
   p.engines = {true, false, false, false, false};
-  p.memory_dmi = memory_dmi;
+  p.memory_access = memory_access;
   return p;
 }
 
@@ -145,7 +147,7 @@ class Worker : public sc_core::sc_module {
 struct Platform {
   std::string tag;
   core::Picoseconds quantum_ps;
-  bool memory_dmi;
+  std::string memory_access;
   core::Bus bus;
   core::Memory dram;
   core::BusInitiator host;
@@ -157,14 +159,14 @@ struct Platform {
   std::uint32_t tail = 0;  // ring offset of the next submission
   std::uint32_t seq = 0;
 
-  Platform(const std::string& t, core::Picoseconds quantum, bool dmi)
+  Platform(const std::string& t, core::Picoseconds quantum, const std::string& access)
       : tag(t),
         quantum_ps(quantum),
-        memory_dmi(dmi),
+        memory_access(access),
         bus(("bus_" + t).c_str()),
         dram(("dram_" + t).c_str(), dram_params()),
         host(("host_" + t).c_str()),
-        gpu(("gen_" + t).c_str(), gpu_params(dmi), kGsm),
+        gpu(("gen_" + t).c_str(), gpu_params(access), kGsm),
         worker(("worker_" + t).c_str()) {
     bus.attach_initiator(host.socket, "host");
     bus.attach_initiator(gpu.memory.socket, "gen");
@@ -214,8 +216,8 @@ struct CostModel {
   core::Picoseconds walk_read_ps;    // 8-byte GGTT entry read
   core::Picoseconds dword_write_ps;  // 4-byte SDI write
 
-  explicit CostModel(bool memory_dmi = false) {
-    const gen::GenGpuParams g = gpu_params(memory_dmi);
+  explicit CostModel(const std::string& memory_access) {
+    const gen::GenGpuParams g = gpu_params(memory_access);
     const core::MemoryParams m = dram_params();
     period = core::ClockDomain("gpu", g.clock_hz).period_ps();
     const core::Picoseconds bus_period = core::ClockDomain("bus", 1'000'000'000).period_ps();
@@ -228,7 +230,7 @@ struct CostModel {
     walk_level = g.gtt.walk_level_cycles;
     auto bus_ps = [&](std::uint64_t bytes, bool read) {
       // A DMI access costs the latency the region was granted with: the bus hop and the DRAM latency.
-      if (memory_dmi) {
+      if (memory_access == "dmi") {
         return kBusHop * bus_period + (read ? m.read_latency_cycles : m.write_latency_cycles) * mem_period;
       }
       const std::uint64_t occupancy = (bytes + kBusBytesPerCycle - 1) / kBusBytesPerCycle;
@@ -329,7 +331,7 @@ std::string bench_name(int w, const Platform& p) { return std::string("cs/") + k
 void run_cs(benchmark::State& state, int platform_index, int w) {
   Platform& p = *g_platforms[static_cast<std::size_t>(platform_index)];
   const WorkloadInfo& wl = kWorkloads[w];
-  const CostModel cm(p.memory_dmi);
+  const CostModel cm(p.memory_access);
   const std::uint64_t lines = 2 + (batch_bytes(w) + 63) / 64;  // the batch starts 64-byte aligned
   const std::uint64_t sdis = (wl.kind == Kind::kSdi ? kBatchCommands : 0) + 1;
   const core::Picoseconds expected_no_miss = kBatchCommands * cm.batch_command_ps(wl.kind) + cm.overhead_ps() +
@@ -417,21 +419,21 @@ void run_cs(benchmark::State& state, int platform_index, int w) {
 }
 
 void print_summary(std::FILE* out) {
-  const CostModel cm;
+  const CostModel cm("transport");  // the same costs as timed_dmi
   std::fprintf(out,
                "\nCost model (GPU clock %.3f ns): line fetch %.0f ns, TLB miss +%.0f ns, ring+BBE overhead %.0f ns "
                "per batch of %u commands\n",
                static_cast<double>(cm.period) / 1000.0, static_cast<double>(cm.line_fetch_ps()) / 1000.0,
                static_cast<double>(cm.miss_ps()) / 1000.0, static_cast<double>(cm.overhead_ps()) / 1000.0,
                kBatchCommands);
-  std::fprintf(out, "%-16s %10s %9s %12s %12s %10s %10s %10s\n", "benchmark", "M cmd/s", "host ns", "sim ns/cmd",
+  std::fprintf(out, "%-22s %10s %9s %12s %12s %10s %10s %10s\n", "benchmark", "M cmd/s", "host ns", "sim ns/cmd",
                "expected", "sim/exp", "cmd ns", "config ns");
   for (int w = 0; w < 3; ++w) {
     for (const auto& p : g_platforms) {
       auto it = g_results.find(bench_name(w, *p));
       if (it == g_results.end()) continue;
       const Result& r = it->second;
-      std::fprintf(out, "%-16s %10.2f %9.2f %12.4f %12.4f %10.6f %10.4f %10.4f\n", it->first.c_str(),
+      std::fprintf(out, "%-22s %10.2f %9.2f %12.4f %12.4f %10.6f %10.4f %10.4f\n", it->first.c_str(),
                    r.cmd_per_s / 1e6, r.host_ns, r.sim_ns, r.exp_ns, r.sim_ns / r.exp_ns, r.cmd_ns, r.cfg_ns);
     }
   }
@@ -444,22 +446,31 @@ void print_summary(std::FILE* out) {
                  b->second.cmd_per_s / a->second.cmd_per_s, b->second.cmd_per_s / 1e6, a->second.cmd_per_s / 1e6,
                  a->second.sim_ns == b->second.sim_ns ? "identical" : "differs");
   }
-  std::fprintf(out, "\nGPU memory through DMI vs through the bus, quantum 1 us (gen.memory_dmi; no contention or DRAM "
-                    "statistics with DMI):\n");
-  for (int w = 0; w < 3; ++w) {
-    auto a = g_results.find(bench_name(w, *g_platforms[0]));
-    auto b = g_results.find(bench_name(w, *g_platforms[2]));
-    if (a == g_results.end() || b == g_results.end()) continue;
-    std::fprintf(out, "  %-5s %6.3fx  (%.2f vs %.2f M cmd/s; simulated %.2f vs %.2f ns/cmd)\n", kWorkloads[w].name,
-                 b->second.cmd_per_s / a->second.cmd_per_s, b->second.cmd_per_s / 1e6, a->second.cmd_per_s / 1e6,
-                 b->second.sim_ns, a->second.sim_ns);
-  }
+  // Platforms: 0 q1us (timed_dmi), 1 q10us, 2 q1us_transport, 3 q1us_dmi.
+  auto compare = [&](const char* title, std::size_t fast, std::size_t slow, bool same_time) {
+    std::fprintf(out, "\n%s:\n", title);
+    for (int w = 0; w < 3; ++w) {
+      auto a = g_results.find(bench_name(w, *g_platforms[slow]));
+      auto b = g_results.find(bench_name(w, *g_platforms[fast]));
+      if (a == g_results.end() || b == g_results.end()) continue;
+      std::fprintf(out, "  %-5s %6.3fx  (%.2f vs %.2f M cmd/s; simulated %.2f vs %.2f ns/cmd%s)\n", kWorkloads[w].name,
+                   b->second.cmd_per_s / a->second.cmd_per_s, b->second.cmd_per_s / 1e6, a->second.cmd_per_s / 1e6,
+                   b->second.sim_ns, a->second.sim_ns,
+                   !same_time ? "" : a->second.sim_ns == b->second.sim_ns ? ", identical" : ", DIFFERS");
+    }
+  };
+  compare("GPU memory through timed DMI vs a bus transaction per access, quantum 1 us (gen.memory_access timed_dmi "
+          "vs transport; the same simulated time, contention and statistics)",
+          0, 2, true);
+  compare("GPU memory through plain DMI vs a bus transaction per access, quantum 1 us (gen.memory_access dmi vs "
+          "transport; no contention or DRAM statistics with plain DMI)",
+          3, 2, false);
   std::fprintf(out, "\nTarget (reported, not asserted): >= 20 M commands/s on this machine\n");
   for (int w = 0; w < 3; ++w) {
     for (const auto& p : g_platforms) {
       auto it = g_results.find(bench_name(w, *p));
       if (it == g_results.end()) continue;
-      std::fprintf(out, "  %-16s %8.2f M/s  %s\n", it->first.c_str(), it->second.cmd_per_s / 1e6,
+      std::fprintf(out, "  %-22s %8.2f M/s  %s\n", it->first.c_str(), it->second.cmd_per_s / 1e6,
                    it->second.cmd_per_s >= 20e6 ? "MET" : "MISSED");
     }
   }
@@ -475,12 +486,13 @@ int sc_main(int argc, char** argv) {
   struct Variant {
     const char* tag;
     core::Picoseconds quantum;
-    bool memory_dmi;
+    const char* memory_access;
   };
-  for (const Variant& v : {Variant{"q1us", core::kPsPerUs, false}, Variant{"q10us", 10 * core::kPsPerUs, false},
-                           Variant{"q1us_dmi", core::kPsPerUs, true}}) {
+  for (const Variant& v : {Variant{"q1us", core::kPsPerUs, "timed_dmi"}, Variant{"q10us", 10 * core::kPsPerUs, "timed_dmi"},
+                           Variant{"q1us_transport", core::kPsPerUs, "transport"},
+                           Variant{"q1us_dmi", core::kPsPerUs, "dmi"}}) {
     core::set_global_quantum(v.quantum);
-    g_platforms.push_back(std::make_unique<Platform>(v.tag, v.quantum, v.memory_dmi));
+    g_platforms.push_back(std::make_unique<Platform>(v.tag, v.quantum, v.memory_access));
   }
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration and initialisation: the workers wait for a job
 

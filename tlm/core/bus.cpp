@@ -39,6 +39,9 @@ void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, u
 
 void Bus::end_of_elaboration() {
   port_state_.assign(map_.size(), {});
+  window_stages_.clear();
+  window_stages_.reserve(map_.size());
+  for (std::size_t i = 0; i < map_.size(); ++i) window_stages_.emplace_back(*this, i);
   const std::string prefix = std::string(name()) + ".";
   for (std::size_t i = 0; i < map_.size(); ++i) {
     const std::string p = prefix + map_[i].name;
@@ -80,10 +83,16 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   ++transactions_;
   const BusMapping* m = route(trans);
   if (m == nullptr) return;
-  const std::size_t index = static_cast<std::size_t>(m - map_.data());
-  PortState& port = port_state_[index];
-  const unsigned len = trans.get_data_length();
+  account(static_cast<std::size_t>(m - map_.data()), trans.get_data_length(), delay);
+  const std::uint64_t global = trans.get_address();
+  trans.set_address(global - m->base);
+  downstream[static_cast<int>(m->port)]->b_transport(trans, delay);
+  trans.set_address(global);
+}
 
+void Bus::account(std::size_t index, unsigned len, sc_core::sc_time& delay) {
+  const BusMapping& m = map_[index];
+  PortState& port = port_state_[index];
   // Contention: the access starts when the port is free, occupies it for len / width cycles, and the initiator sees
   // queueing + hop latency + occupancy on top of what the target adds.
   // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
@@ -94,9 +103,9 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
   Picoseconds occupancy = 0;
   std::uint64_t occupancy_cycles = 0;
-  if (m->timing.bytes_per_cycle) {
-    const std::uint32_t bytes = len + m->timing.bytes_per_cycle - 1;
-    occupancy_cycles = port.width_shift >= 0 ? bytes >> port.width_shift : bytes / m->timing.bytes_per_cycle;
+  if (m.timing.bytes_per_cycle) {
+    const std::uint32_t bytes = len + m.timing.bytes_per_cycle - 1;
+    occupancy_cycles = port.width_shift >= 0 ? bytes >> port.width_shift : bytes / m.timing.bytes_per_cycle;
     occupancy = clock_.cycles(occupancy_cycles);
     if (start + occupancy > port.next_free_ps) {
       port.last_start_ps = start;
@@ -108,17 +117,12 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   ++*port.transactions;
   *port.bytes += len;
   port.busy->add(occupancy);
-
-  const std::uint64_t global = trans.get_address();
-  trans.set_address(global - m->base);
   if (occupancy_cycles <= PortState::kDelayTableCycles) {
     delay += port.hop_and_occupancy[occupancy_cycles];
     if (wait) delay += to_sc_time(wait);
   } else {
-    delay += to_sc_time(wait + clock_.cycles(m->timing.hop_latency_cycles) + occupancy);
+    delay += to_sc_time(wait + clock_.cycles(m.timing.hop_latency_cycles) + occupancy);
   }
-  downstream[static_cast<int>(m->port)]->b_transport(trans, delay);
-  trans.set_address(global);
 }
 
 tlm::tlm_sync_enum Bus::nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) {
@@ -150,6 +154,9 @@ bool Bus::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi)
   if (end > m->size - 1) end = m->size - 1;
   if (granted && start > end) return false;
   if (granted) {
+    if (auto* timed = trans.get_extension<TimedDmiRequest>(); timed && timed->chain.complete()) {
+      timed->chain.prepend(&window_stages_[static_cast<std::size_t>(m - map_.data())]);
+    }
     dmi.set_start_address(m->base + start);
     dmi.set_end_address(m->base + end);
     dmi.set_read_latency(dmi.get_read_latency() + to_sc_time(clock_.cycles(m->timing.hop_latency_cycles)));

@@ -15,6 +15,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 
 #include "tlm/core/stats.h"
+#include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
@@ -94,6 +95,19 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     static constexpr std::size_t kDelayTableCycles = 8;
     std::array<sc_core::sc_time, kDelayTableCycles + 1> hop_and_occupancy{};
   };
+  // The window's stage in timed DMI grants: what b_transport does for an access that hits the window.
+  class WindowStage : public DmiTimingStage {
+   public:
+    WindowStage(Bus& bus, std::size_t index) : bus_(bus), index_(index) {}
+    void account(bool, unsigned len, sc_core::sc_time& delay) override {
+      ++bus_.transactions_;
+      bus_.account(index_, len, delay);
+    }
+
+   private:
+    Bus& bus_;
+    std::size_t index_;
+  };
 
   // tlm_fw_transport_if, for the initiators bound to upstream.
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
@@ -115,6 +129,8 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // The error half of route(), out of line: counts, answers TLM_ADDRESS_ERROR_RESPONSE and warns. Returns nullptr.
   const BusMapping* reject(tlm::tlm_generic_payload& trans, const BusMapping* m);
   const BusMapping* decode_search(std::uint64_t addr) const;
+  // Contention, hop latency and statistics of an access of len bytes through window index (b_transport and timed DMI).
+  void account(std::size_t index, unsigned len, sc_core::sc_time& delay);
 
   ClockDomain clock_;
   std::vector<BusMapping> map_;  // sorted by base
@@ -123,6 +139,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   std::vector<std::string> port_names_;
   std::vector<std::string> initiator_names_;
   std::vector<PortState> port_state_;  // per mapping
+  std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
   Counter& address_errors_;
   Counter& transactions_;
 };

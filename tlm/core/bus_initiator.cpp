@@ -17,9 +17,9 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
                                                  unsigned len) {
   const bool write = cmd == tlm::TLM_WRITE_COMMAND;
   if (use_dmi_) {
-    const tlm::tlm_dmi* region = nullptr;
-    if (unsigned char* p = dmi_.lookup(addr, len, write, &region)) {
-      hot_.set(*region);
+    const DmiCache::Entry* entry = nullptr;
+    if (unsigned char* p = dmi_.lookup(addr, len, write, &entry)) {
+      hot_.set(entry->region);
       if (write) {
         std::memcpy(p, data, len);
       } else {

@@ -5,25 +5,26 @@
 namespace gpuvp::core {
 
 const tlm::tlm_dmi* DmiCache::region_for(std::uint64_t addr) const {
-  for (const auto& r : regions_) {
-    if (addr >= r.get_start_address() && addr <= r.get_end_address()) return &r;
+  for (const auto& e : entries_) {
+    if (addr >= e.region.get_start_address() && addr <= e.region.get_end_address()) return &e.region;
   }
   return nullptr;
 }
 
-void DmiCache::insert(const tlm::tlm_dmi& dmi) {
+void DmiCache::insert(const tlm::tlm_dmi& dmi, const DmiTimingChain* timing) {
   // Bounded: when full, forget the oldest region; it is granted again on the next miss.
-  if (regions_.size() >= kMaxRegions) regions_.erase(regions_.begin());
-  regions_.push_back(dmi);
-  last_ = regions_.size() - 1;
+  if (entries_.size() >= kMaxRegions) entries_.erase(entries_.begin());
+  Entry e{dmi, timing ? *timing : DmiTimingChain{}, timing != nullptr};
+  entries_.push_back(e);
+  last_ = entries_.size() - 1;
 }
 
 void DmiCache::invalidate(std::uint64_t start, std::uint64_t end) {
-  regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
-                                [&](const tlm::tlm_dmi& r) {
-                                  return r.get_start_address() <= end && r.get_end_address() >= start;
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                [&](const Entry& e) {
+                                  return e.region.get_start_address() <= end && e.region.get_end_address() >= start;
                                 }),
-                 regions_.end());
+                 entries_.end());
   last_ = 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include <tlm>
 
+#include "tlm/core/timed_dmi.h"
+
 namespace gpuvp::core {
 
 // The DMI region an initiator used last, with its latencies ready to add: the inline fast path of an access checks
@@ -20,11 +22,13 @@ struct DmiHotRegion {
   sc_core::sc_time write_latency;
   bool readable = false;
   bool writable = false;
+  bool timed = false;  // a timed grant: run timing instead of adding the fixed latencies
+  DmiTimingChain timing;
 
   bool covers(std::uint64_t addr, unsigned len) const {
     return addr >= start && addr <= end && len != 0 && len - 1 <= end - addr;
   }
-  void set(const tlm::tlm_dmi& region) {
+  void set(const tlm::tlm_dmi& region, const DmiTimingChain* timed_chain = nullptr) {
     start = region.get_start_address();
     end = region.get_end_address();
     ptr = region.get_dmi_ptr();
@@ -34,36 +38,49 @@ struct DmiHotRegion {
     write_ps = write_latency.value();
     readable = region.is_read_allowed();
     writable = region.is_write_allowed();
+    timed = timed_chain != nullptr;
+    if (timed_chain) {
+      timing = *timed_chain;
+    } else {
+      timing.clear();
+    }
   }
   void clear() { *this = DmiHotRegion{}; }
 };
 
 class DmiCache {
  public:
-  // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr. When region is given,
-  // it receives the region that served the access (saves a second search for its latencies).
-  unsigned char* lookup(std::uint64_t addr, unsigned len, bool write, const tlm::tlm_dmi** region = nullptr) {
-    if (last_ < regions_.size()) {
-      if (unsigned char* p = try_region(regions_[last_], addr, len, write)) {
-        if (region) *region = &regions_[last_];
+  struct Entry {
+    tlm::tlm_dmi region;
+    DmiTimingChain timing;  // complete for a timed grant, empty for a plain one
+    bool timed = false;
+  };
+
+  // Pointer to [addr, addr+len) if one region covers it with the wanted access, else nullptr. When entry is given,
+  // it receives the entry that served the access (saves a second search for its latencies).
+  unsigned char* lookup(std::uint64_t addr, unsigned len, bool write, const Entry** entry = nullptr) {
+    if (last_ < entries_.size()) {
+      if (unsigned char* p = try_region(entries_[last_].region, addr, len, write)) {
+        if (entry) *entry = &entries_[last_];
         return p;
       }
     }
-    for (std::size_t i = 0; i < regions_.size(); ++i) {
-      if (unsigned char* p = try_region(regions_[i], addr, len, write)) {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      if (unsigned char* p = try_region(entries_[i].region, addr, len, write)) {
         last_ = i;
-        if (region) *region = &regions_[i];
+        if (entry) *entry = &entries_[i];
         return p;
       }
     }
     return nullptr;
   }
   const tlm::tlm_dmi* region_for(std::uint64_t addr) const;
-  void insert(const tlm::tlm_dmi& dmi);
+  // A plain grant (timing == nullptr) or a timed one with its complete chain.
+  void insert(const tlm::tlm_dmi& dmi, const DmiTimingChain* timing = nullptr);
   // Drops every region overlapping [start, end].
   void invalidate(std::uint64_t start, std::uint64_t end);
-  void clear() { regions_.clear(); }
-  std::size_t size() const { return regions_.size(); }
+  void clear() { entries_.clear(); }
+  std::size_t size() const { return entries_.size(); }
 
  private:
   static unsigned char* try_region(const tlm::tlm_dmi& r, std::uint64_t addr, unsigned len, bool write) {
@@ -73,7 +90,7 @@ class DmiCache {
   }
 
   static constexpr std::size_t kMaxRegions = 64;
-  std::vector<tlm::tlm_dmi> regions_;
+  std::vector<Entry> entries_;
   std::size_t last_ = 0;
 };
 

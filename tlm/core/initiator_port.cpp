@@ -1,6 +1,7 @@
 #include "tlm/core/initiator_port.h"
 
 #include <cstring>
+#include <stdexcept>
 
 namespace gpuvp::core {
 
@@ -21,25 +22,30 @@ void InitiatorPort::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64
   hot_write_.clear();
 }
 
+InitiatorPort::Mode InitiatorPort::parse_mode(const std::string& name) {
+  if (name == "transport") return Mode::kTransport;
+  if (name == "timed_dmi") return Mode::kTimedDmi;
+  if (name == "dmi") return Mode::kDmi;
+  throw std::invalid_argument("unknown memory access mode '" + name + "' (transport, timed_dmi or dmi)");
+}
+
 tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
                                                unsigned len, sc_core::sc_time& delay) {
-  if (use_dmi_) {
+  const bool write = cmd == tlm::TLM_WRITE_COMMAND;
+  if (mode_ != Mode::kTransport) {
     // Another region this port already holds (the hot one is only the last used).
-    const bool write = cmd == tlm::TLM_WRITE_COMMAND;
-    const tlm::tlm_dmi* region = nullptr;
-    if (unsigned char* ptr = dmi_.lookup(addr, len, write, &region)) {
+    const DmiCache::Entry* entry = nullptr;
+    if (unsigned char* ptr = dmi_.lookup(addr, len, write, &entry)) {
       DmiHotRegion& hot = write ? hot_write_ : hot_read_;
-      hot.set(*region);
+      hot.set(entry->region, entry->timed ? &entry->timing : nullptr);
       if (write) {
         std::memcpy(ptr, data, len);
-        delay += hot.write_latency;
         ++writes_;
       } else {
         std::memcpy(data, ptr, len);
-        delay += hot.read_latency;
         ++reads_;
       }
-      ++dmi_accesses_;
+      finish_dmi(hot, write, len, delay);
       return tlm::TLM_OK_RESPONSE;
     }
   }
@@ -63,27 +69,39 @@ tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64
   p->set_dmi_allowed(false);
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   socket->b_transport(*p, delay);
-  if (cmd == tlm::TLM_READ_COMMAND) {
-    ++reads_;
-  } else {
+  if (write) {
     ++writes_;
+  } else {
+    ++reads_;
   }
   const tlm::tlm_response_status status = p->get_response_status();
   if (status != tlm::TLM_OK_RESPONSE) ++errors_;
-  if (use_dmi_ && status == tlm::TLM_OK_RESPONSE && p->is_dmi_allowed()) {
-    tlm::tlm_dmi region;
-    p->set_address(addr);
-    if (socket->get_direct_mem_ptr(*p, region)) {
-      dmi_.insert(region);
-      (cmd == tlm::TLM_WRITE_COMMAND ? hot_write_ : hot_read_).set(region);
-    }
-  }
+  if (mode_ != Mode::kTransport && status == tlm::TLM_OK_RESPONSE && p->is_dmi_allowed()) request_dmi(*p, addr, write);
   if (!spare_payload_) {
     spare_payload_ = std::move(p);
   } else {
     free_payloads_.push_back(std::move(p));
   }
   return status;
+}
+
+void InitiatorPort::request_dmi(tlm::tlm_generic_payload& trans, std::uint64_t addr, bool write) {
+  tlm::tlm_dmi region;
+  trans.set_address(addr);
+  const bool timed = mode_ == Mode::kTimedDmi;
+  if (timed) {
+    timed_request_.chain.clear();
+    trans.set_extension(&timed_request_);
+  }
+  const bool granted = socket->get_direct_mem_ptr(trans, region);
+  if (timed) trans.clear_extension(&timed_request_);
+  if (!granted) return;
+  // A timed grant whose chain some block on the path did not complete would lose that block's timing: stay on
+  // b_transport for that region.
+  if (timed && !timed_request_.chain.complete()) return;
+  const DmiTimingChain* timing = timed ? &timed_request_.chain : nullptr;
+  dmi_.insert(region, timing);
+  (write ? hot_write_ : hot_read_).set(region, timing);
 }
 
 void InitiatorPort::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {

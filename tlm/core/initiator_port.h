@@ -23,14 +23,19 @@ class InitiatorPort : public sc_core::sc_module {
 
   explicit InitiatorPort(sc_core::sc_module_name name);
 
-  // Timed accesses: the bus adds its and the target's latency to delay. With DMI on, an access inside the region
-  // used last is a copy plus the region's latency (no bus contention, no target statistics: the price of speed).
+  // How accesses reach memory. kTransport: every access is a b_transport. kTimedDmi: accesses inside a timed DMI
+  // grant copy through the pointer and run the grant's timing stages, which charge the latency, contention and
+  // statistics b_transport would (tlm/core/timed_dmi.h): the same simulated time and statistics, without the
+  // transaction. kDmi: plain DMI, a copy plus the granted latency (no bus contention, no target statistics: the price
+  // of speed). Targets that grant no DMI are always reached through b_transport.
+  enum class Mode { kTransport, kTimedDmi, kDmi };
+
+  // Timed accesses: the bus adds its and the target's latency to delay.
   tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len, sc_core::sc_time& delay) {
     if (hot_read_.covers(addr, len) && hot_read_.readable) {
       SparseStore::copy_small(static_cast<unsigned char*>(data), hot_read_.ptr + (addr - hot_read_.start), len);
-      delay += hot_read_.read_latency;
+      finish_dmi(hot_read_, false, len, delay);
       ++reads_;
-      ++dmi_accesses_;
       return tlm::TLM_OK_RESPONSE;
     }
     return access(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len, delay);
@@ -39,21 +44,23 @@ class InitiatorPort : public sc_core::sc_module {
     if (hot_write_.covers(addr, len) && hot_write_.writable) {
       SparseStore::copy_small(hot_write_.ptr + (addr - hot_write_.start), static_cast<const unsigned char*>(data),
                               len);
-      delay += hot_write_.write_latency;
+      finish_dmi(hot_write_, true, len, delay);
       ++writes_;
-      ++dmi_accesses_;
       return tlm::TLM_OK_RESPONSE;
     }
     // TLM's data pointer is non-const by design; targets do not modify write data.
     return access(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len, delay);
   }
-  // Direct memory access for targets that grant it (off by default).
-  void set_use_dmi(bool use) {
-    use_dmi_ = use;
+  void set_mode(Mode mode) {
+    mode_ = mode;
+    dmi_.clear();
     hot_read_.clear();
     hot_write_.clear();
   }
-  bool use_dmi() const { return use_dmi_; }
+  Mode mode() const { return mode_; }
+  // Parses a configuration value: "transport", "timed_dmi" or "dmi" (throws std::invalid_argument otherwise).
+  static Mode parse_mode(const std::string& name);
+  // Accesses served through a DMI pointer, plain or timed.
   std::uint64_t dmi_accesses() const { return dmi_accesses_.value; }
   // Forwards a payload unchanged (for blocks that pass accesses through to memory).
   void transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -73,7 +80,19 @@ class InitiatorPort : public sc_core::sc_module {
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_payloads_;
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
 
-  bool use_dmi_ = false;
+  void finish_dmi(const DmiHotRegion& hot, bool write, unsigned len, sc_core::sc_time& delay) {
+    if (hot.timed) {
+      hot.timing.account(write, len, delay);
+    } else {
+      delay += write ? hot.write_latency : hot.read_latency;
+    }
+    ++dmi_accesses_;
+  }
+  // Asks the target for a DMI region after a successful access that allowed it (a timed one in kTimedDmi).
+  void request_dmi(tlm::tlm_generic_payload& trans, std::uint64_t addr, bool write);
+
+  Mode mode_ = Mode::kTransport;
+  TimedDmiRequest timed_request_;
   DmiCache dmi_;
   // The regions of the last DMI read and write: a command streamer reads commands from one page while it writes
   // results to another, so one entry would miss on every access.

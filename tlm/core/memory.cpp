@@ -141,25 +141,27 @@ void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     ++errors_;
     return;
   }
-  const unsigned len = trans.get_data_length();
+  account(trans.is_write(), trans.get_data_length(), delay);
+  trans.set_dmi_allowed(params_.dmi);
+}
+
+void Memory::account(bool write, unsigned len, sc_core::sc_time& delay) {
   const std::uint32_t bytes = len + params_.bytes_per_cycle - 1;
   const std::uint64_t transfer_cycles = width_shift_ >= 0 ? bytes >> width_shift_ : bytes / params_.bytes_per_cycle;
-  const bool read = trans.is_read();
-  if (read) {
-    ++reads_;
-    bytes_read_ += len;
-  } else {
+  if (write) {
     ++writes_;
     bytes_written_ += len;
+  } else {
+    ++reads_;
+    bytes_read_ += len;
   }
   busy_.add(clock_.cycles(transfer_cycles));
   if (transfer_cycles <= kDelayTableCycles) {
-    delay += read ? read_delay_[transfer_cycles] : write_delay_[transfer_cycles];
+    delay += write ? write_delay_[transfer_cycles] : read_delay_[transfer_cycles];
   } else {
-    const std::uint64_t latency = read ? params_.read_latency_cycles : params_.write_latency_cycles;
+    const std::uint64_t latency = write ? params_.write_latency_cycles : params_.read_latency_cycles;
     delay += to_sc_time(clock_.cycles(latency + transfer_cycles));
   }
-  trans.set_dmi_allowed(params_.dmi);
 }
 
 tlm::tlm_sync_enum Memory::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -185,6 +187,7 @@ bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& d
   dmi.allow_read_write();
   dmi.set_read_latency(to_sc_time(clock_.cycles(params_.read_latency_cycles)));
   dmi.set_write_latency(to_sc_time(clock_.cycles(params_.write_latency_cycles)));
+  if (auto* timed = trans.get_extension<TimedDmiRequest>()) timed->chain.set_target(&timing_stage_);
   ++dmi_grants_;
   return true;
 }

@@ -13,6 +13,7 @@
 #include <tlm>
 
 #include "tlm/core/stats.h"
+#include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
@@ -113,6 +114,17 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
                                      sc_core::sc_time& delay) override;
   // Checks range, command and streaming; on success copies the data and returns true.
   bool access(tlm::tlm_generic_payload& trans);
+  // Latency, transfer time and statistics of a successful access: b_transport and timed DMI grants share it.
+  void account(bool write, unsigned len, sc_core::sc_time& delay);
+  // The memory's stage in timed DMI grants.
+  class TimingStage : public DmiTimingStage {
+   public:
+    explicit TimingStage(Memory& memory) : memory_(memory) {}
+    void account(bool write, unsigned len, sc_core::sc_time& delay) override { memory_.account(write, len, delay); }
+
+   private:
+    Memory& memory_;
+  };
   // The byte-enable case of access(), out of line: rare, and a loop per byte.
   void access_with_byte_enables(tlm::tlm_generic_payload& trans);
 
@@ -134,6 +146,7 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   Counter& dmi_grants_;
   Counter& errors_;
   BusyTime& busy_;
+  TimingStage timing_stage_{*this};
 };
 
 }  // namespace gpuvp::core

@@ -19,7 +19,7 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
   // No public source says which GT interrupt a Gen8/9 page fault raises; the faulting engine stops with a CS error,
   // and the fault line itself is ORed into the GPU interrupt while RING_FAULT_REG.VALID is set.
   gtt_.fault_irq().on_change([this](bool) { update_irq(); });
-  memory.set_use_dmi(params_.memory_dmi);
+  memory.set_mode(core::InitiatorPort::parse_mode(params_.memory_access));
   for (int i = 0; i < kEngineCount; ++i) {
     const EngineInfo& info = engine_info(static_cast<Engine>(i));
     if (!params_.engines.has(info.id)) continue;

@@ -46,7 +46,7 @@ struct GenGpuParams {
   std::uint32_t generation = 9;
   std::uint64_t clock_hz = 1'000'000'000;
   std::uint32_t mmio_latency_cycles = 2;
-  bool memory_dmi = false;
+  std::string memory_access = "timed_dmi";  // core::InitiatorPort::Mode by name
   GttParams gtt;
   EngineSelection engines;
   CommandStreamerParams cs;
@@ -57,8 +57,11 @@ struct GenGpuParams {
     v.param("generation", generation, "8 (Broadwell) or 9 (Skylake)", 8, 9);
     v.param("clock_hz", clock_hz, "GPU clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
-    v.param("memory_dmi", memory_dmi,
-            "GPU memory accesses through DMI pointers: faster, but without bus contention or DRAM statistics");
+    v.param("memory_access", memory_access,
+            "how the GPU reaches memory: timed_dmi (DMI pointers charged the latency, contention and statistics of "
+            "the bus and DRAM, as transport), transport (a bus transaction per access) or dmi (DMI pointers with a "
+            "fixed latency: fastest, no bus contention or DRAM statistics)",
+            {"timed_dmi", "transport", "dmi"});
     v.group("gtt", gtt, "GTT MMU");
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");
