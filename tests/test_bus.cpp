@@ -225,7 +225,7 @@ TEST(Bus, ForwardsDmiWithGlobalAddressesAndInvalidatesIt) {
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
-  cpu.set_use_dmi(true);
+  cpu.set_mode(core::AccessMode::kDmi);
   test::run_thread([&] {
     std::uint32_t v = 0x11223344;
     ASSERT_EQ(cpu.write(0x4000'1000, &v, 4), tlm::TLM_OK_RESPONSE);  // b_transport, then the DMI grant
@@ -261,7 +261,7 @@ TEST(Bus, AfterAnInvalidationTheInlineDmiPathFallsBackToTransport) {
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
-  cpu.set_use_dmi(true);
+  cpu.set_mode(core::AccessMode::kDmi);
   test::run_thread([&] {
     std::uint32_t v = 7;
     ASSERT_EQ(cpu.write(0x4000'0100, &v, 4), tlm::TLM_OK_RESPONSE);
@@ -467,4 +467,49 @@ TEST(InitiatorPort, ParsesTheConfiguredAccessModes) {
   EXPECT_EQ(core::InitiatorPort::parse_mode("timed_dmi"), core::InitiatorPort::Mode::kTimedDmi);
   EXPECT_EQ(core::InitiatorPort::parse_mode("dmi"), core::InitiatorPort::Mode::kDmi);
   EXPECT_THROW(core::InitiatorPort::parse_mode("fast"), std::invalid_argument);
+}
+
+TEST(BusInitiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
+  // The host-side initiator in timed DMI mode: the same local time after every access and the same bus and memory
+  // statistics as one that issues a transaction per access, while serving most accesses through the pointer.
+  core::set_global_quantum(core::kPsPerUs);
+  core::Bus bus_a("bus_a"), bus_b("bus_b");
+  core::Memory mem_a("mem_a", small_memory()), mem_b("mem_b", small_memory());
+  core::BusInitiator cpu_a("cpu_a"), cpu_b("cpu_b");
+  bus_a.attach_target(mem_a.socket, "dram", 0, 1 << 20, {2, 8});
+  bus_b.attach_target(mem_b.socket, "dram", 0, 1 << 20, {2, 8});
+  bus_a.attach_initiator(cpu_a.socket, "cpu");
+  bus_b.attach_initiator(cpu_b.socket, "cpu");
+  cpu_b.set_mode(core::AccessMode::kTimedDmi);
+  test::run_thread([&] {
+    unsigned char line[64] = {};
+    for (unsigned i = 0; i < 200; ++i) {
+      const unsigned len = i % 3 == 0 ? 64 : 4;
+      const std::uint64_t addr = (i % 7) * 0x10000 + (i % 13) * 64;
+      line[0] = static_cast<unsigned char>(i);
+      if (i % 2 == 0) {
+        ASSERT_EQ(cpu_a.write(addr, line, len), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(cpu_b.write(addr, line, len), tlm::TLM_OK_RESPONSE);
+      } else {
+        unsigned char ra[64], rb[64];
+        ASSERT_EQ(cpu_a.read(addr, ra, len), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(cpu_b.read(addr, rb, len), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(std::memcmp(ra, rb, len), 0) << "access " << i;
+      }
+      ASSERT_EQ(cpu_a.local_time().now(), cpu_b.local_time().now()) << "access " << i;
+    }
+  });
+  EXPECT_EQ(core::stats().counter_value("cpu_a.dmi_accesses"), 0u);
+  EXPECT_GT(core::stats().counter_value("cpu_b.dmi_accesses"), 150u);
+  for (const char* stat : {"transactions", "dram.transactions", "dram.bytes"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
+              core::stats().counter_value(std::string("bus_b.") + stat))
+        << stat;
+  }
+  for (const char* stat : {"reads", "writes", "bytes_read", "bytes_written"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("mem_a.") + stat),
+              core::stats().counter_value(std::string("mem_b.") + stat))
+        << stat;
+  }
+  EXPECT_EQ(core::stats().busy_times().at("mem_a.busy"), core::stats().busy_times().at("mem_b.busy"));
 }

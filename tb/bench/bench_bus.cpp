@@ -1,12 +1,15 @@
 // bench_bus: host cost of one bus transaction from a core::BusInitiator through a core::Bus to a core::Memory (and to
-// a core::RegisterBlock), in six modes side by side:
+// a core::RegisterBlock), in eight modes side by side:
 //   b_transport with a 1 us quantum | b_transport with quantum 0 (sync after every access) | b_transport, 100 us
 //   DMI with a 1 us quantum         | DMI with quantum 0                                   | DMI, 100 us
+//   timed DMI with a 1 us quantum   |                                                      | timed DMI, 100 us
+// (timed DMI: the pointer plus the bus's and the memory's timing stages, so the simulated time, contention and
+// statistics are b_transport's; the summary checks that the simulated time per access is the same)
 // for 4-byte and 64-byte accesses (alternating write then read-back of the same address, walking a 4 KiB window
 // inside one DMI page). Counters: transactions per host second, host ns per transaction, simulated ns per host second,
 // and the fraction of accesses served by DMI. Host time is process CPU time (the rates follow the CPU column), so a
-// loaded machine skews the numbers less; wall_ns/tx gives the wall-clock view. After the run a summary prints the ratios between the modes and the
-// targets (DMI <= 2 ns, b_transport with quantum <= 10 ns per access), which are reported, not asserted.
+// loaded machine skews the numbers less; wall_ns/tx gives the wall-clock view. After the run a summary prints the
+// ratios between the modes and the targets (DMI <= 2 ns, b_transport with quantum <= 10 ns per access), which are reported, not asserted.
 //
 // SystemC elaborates once per process and its thread processes only run inside sc_start(): the platform is built once
 // in sc_main, a worker SC_THREAD waits for a job, performs it and calls sc_pause(), so every benchmark batch is one
@@ -125,7 +128,16 @@ Platform* g_platform = nullptr;
 
 // The 100 us modes show the access path alone: at 1 us every ~16 accesses (60-cycle DRAM latency) end the quantum and
 // the kernel round trip of the sync (~100 ns) is shared by those few accesses.
-enum class Mode { kBtQuantum, kBtNoQuantum, kDmiQuantum, kDmiNoQuantum, kBtLongQuantum, kDmiLongQuantum };
+enum class Mode {
+  kBtQuantum,
+  kBtNoQuantum,
+  kDmiQuantum,
+  kDmiNoQuantum,
+  kBtLongQuantum,
+  kDmiLongQuantum,
+  kTimedDmiQuantum,
+  kTimedDmiLongQuantum
+};
 const char* mode_name(Mode m) {
   switch (m) {
     case Mode::kBtQuantum: return "b_transport_q1us";
@@ -134,16 +146,30 @@ const char* mode_name(Mode m) {
     case Mode::kDmiNoQuantum: return "dmi_q0";
     case Mode::kBtLongQuantum: return "b_transport_q100us";
     case Mode::kDmiLongQuantum: return "dmi_q100us";
+    case Mode::kTimedDmiQuantum: return "timed_dmi_q1us";
+    case Mode::kTimedDmiLongQuantum: return "timed_dmi_q100us";
   }
   return "?";
 }
-bool mode_dmi(Mode m) { return m == Mode::kDmiQuantum || m == Mode::kDmiNoQuantum || m == Mode::kDmiLongQuantum; }
+core::AccessMode access_mode(Mode m) {
+  switch (m) {
+    case Mode::kDmiQuantum:
+    case Mode::kDmiNoQuantum:
+    case Mode::kDmiLongQuantum: return core::AccessMode::kDmi;
+    case Mode::kTimedDmiQuantum:
+    case Mode::kTimedDmiLongQuantum: return core::AccessMode::kTimedDmi;
+    default: return core::AccessMode::kTransport;
+  }
+}
+bool mode_dmi(Mode m) { return access_mode(m) != core::AccessMode::kTransport; }
 core::Picoseconds mode_quantum_ps(Mode m) {
   switch (m) {
     case Mode::kBtQuantum:
-    case Mode::kDmiQuantum: return kQuantumPs;
+    case Mode::kDmiQuantum:
+    case Mode::kTimedDmiQuantum: return kQuantumPs;
     case Mode::kBtLongQuantum:
-    case Mode::kDmiLongQuantum: return 100 * kQuantumPs;
+    case Mode::kDmiLongQuantum:
+    case Mode::kTimedDmiLongQuantum: return 100 * kQuantumPs;
     default: return 0;
   }
 }
@@ -151,7 +177,9 @@ core::Picoseconds mode_quantum_ps(Mode m) {
 std::uint64_t batch_for(Mode m) {
   switch (m) {
     case Mode::kDmiQuantum:
-    case Mode::kDmiLongQuantum: return 1 << 16;
+    case Mode::kDmiLongQuantum:
+    case Mode::kTimedDmiQuantum:
+    case Mode::kTimedDmiLongQuantum: return 1 << 16;
     case Mode::kBtQuantum:
     case Mode::kBtLongQuantum: return 1 << 14;
     default: return 1 << 12;
@@ -160,6 +188,7 @@ std::uint64_t batch_for(Mode m) {
 
 struct Result {
   double ns_per_tx = 0;
+  double sim_ns_per_tx = 0;
   double tx_per_s = 0;
   double sim_ns_per_host_s = 0;
 };
@@ -177,7 +206,7 @@ void configure(Mode mode) {
   core::BusInitiator& cpu = g_platform->cpu;
   core::set_global_quantum(mode_quantum_ps(mode));
   cpu.local_time().refresh_quantum();
-  cpu.set_use_dmi(mode_dmi(mode));
+  cpu.set_mode(access_mode(mode));
 }
 
 void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::uint64_t base, std::uint64_t window,
@@ -232,7 +261,7 @@ void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::u
   state.counters["wall_ns/tx"] = benchmark::Counter(wall_ns / tx);
   state.counters["dmi_frac"] = benchmark::Counter(static_cast<double>(dmi) / tx);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * len);
-  g_results[name] = {host_ns / tx, tx / (host_ns * 1e-9), sim_ns / (host_ns * 1e-9)};
+  g_results[name] = {host_ns / tx, sim_ns / tx, tx / (host_ns * 1e-9), sim_ns / (host_ns * 1e-9)};
 }
 
 // Cost of one sc_start()/sc_pause() round trip with an empty job: the per-batch overhead included in the other rows.
@@ -243,8 +272,9 @@ void run_round_trip(benchmark::State& state) {
 }
 
 void register_benchmarks() {
-  const Mode modes[] = {Mode::kBtQuantum,  Mode::kBtNoQuantum,     Mode::kDmiQuantum,
-                        Mode::kDmiNoQuantum, Mode::kBtLongQuantum, Mode::kDmiLongQuantum};
+  const Mode modes[] = {Mode::kBtQuantum,       Mode::kBtNoQuantum,      Mode::kDmiQuantum,
+                        Mode::kDmiNoQuantum,     Mode::kBtLongQuantum,    Mode::kDmiLongQuantum,
+                        Mode::kTimedDmiQuantum, Mode::kTimedDmiLongQuantum};
   for (unsigned len : {4u, 64u}) {
     for (Mode m : modes) {
       const std::string name = std::string("bus_mem/") + mode_name(m) + "/" + std::to_string(len) + "B";
@@ -286,12 +316,25 @@ void print_summary(std::FILE* out) {
     ratio("DMI quantum 1 us vs b_transport quantum 0", b0, dq);
     ratio("quantum 100 us vs 1 us, b_transport", bq, std::string("bus_mem/b_transport_q100us/") + len);
     ratio("quantum 100 us vs 1 us, DMI", dq, std::string("bus_mem/dmi_q100us/") + len);
+    ratio("timed DMI vs b_transport, quantum 1 us", bq, std::string("bus_mem/timed_dmi_q1us/") + len);
+    ratio("timed DMI vs b_transport, quantum 100 us", std::string("bus_mem/b_transport_q100us/") + len,
+          std::string("bus_mem/timed_dmi_q100us/") + len);
   }
   std::fprintf(out, " register block (4B):\n");
   ratio("quantum 1 us vs 0, register b_transport", "bus_reg/b_transport_q0/4B", "bus_reg/b_transport_q1us/4B");
   ratio("memory vs register b_transport, quantum 1 us", "bus_reg/b_transport_q1us/4B",
         "bus_mem/b_transport_q1us/4B");
 
+  std::fprintf(out, "\nSimulated ns per access, b_transport vs timed DMI (must be the same):\n");
+  for (const char* q : {"q1us", "q100us"}) {
+    for (const char* len : {"4B", "64B"}) {
+      auto a = g_results.find(std::string("bus_mem/b_transport_") + q + "/" + len);
+      auto b = g_results.find(std::string("bus_mem/timed_dmi_") + q + "/" + len);
+      if (a == g_results.end() || b == g_results.end()) continue;
+      std::fprintf(out, "  %-6s %-4s %10.4f vs %10.4f  %s\n", q, len, a->second.sim_ns_per_tx, b->second.sim_ns_per_tx,
+                   a->second.sim_ns_per_tx == b->second.sim_ns_per_tx ? "same" : "DIFFERENT");
+    }
+  }
   std::fprintf(out, "\nTargets (reported, not asserted):\n");
   auto target = [&](const std::string& name, double limit) {
     const double v = ns(name);
@@ -306,6 +349,11 @@ void print_summary(std::FILE* out) {
   for (const char* len : {"4B", "64B"}) {
     target(std::string("bus_mem/dmi_q100us/") + len, 2.0);
     target(std::string("bus_mem/b_transport_q100us/") + len, 10.0);
+  }
+  std::fprintf(out, " b_transport's timing and statistics through timed DMI:\n");
+  for (const char* len : {"4B", "64B"}) {
+    target(std::string("bus_mem/timed_dmi_q1us/") + len, 10.0);
+    target(std::string("bus_mem/timed_dmi_q100us/") + len, 10.0);
   }
   std::fprintf(out, "\nInitiator counters: cpu.dmi_accesses=%llu cpu.transactions=%llu dram.dmi_grants=%llu\n",
                static_cast<unsigned long long>(counter("cpu.dmi_accesses")),

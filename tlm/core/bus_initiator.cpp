@@ -16,16 +16,16 @@ BusInitiator::BusInitiator(sc_core::sc_module_name name)
 tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
                                                  unsigned len) {
   const bool write = cmd == tlm::TLM_WRITE_COMMAND;
-  if (use_dmi_) {
+  if (mode_ != AccessMode::kTransport) {
     const DmiCache::Entry* entry = nullptr;
     if (unsigned char* p = dmi_.lookup(addr, len, write, &entry)) {
-      hot_.set(entry->region);
+      hot_.set(entry->region, entry->timed ? &entry->timing : nullptr);
       if (write) {
         std::memcpy(p, data, len);
       } else {
         std::memcpy(data, p, len);
       }
-      return finish_dmi(write ? hot_.write_ps : hot_.read_ps);
+      return finish_dmi(write, len);
     }
   }
   payload_.set_command(cmd);
@@ -45,10 +45,9 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   ++transactions_;
   const tlm::tlm_response_status status = payload_.get_response_status();
   if (status != tlm::TLM_OK_RESPONSE) ++errors_;
-  if (use_dmi_ && status == tlm::TLM_OK_RESPONSE && payload_.is_dmi_allowed()) {
-    tlm::tlm_dmi dmi;
+  if (mode_ != AccessMode::kTransport && status == tlm::TLM_OK_RESPONSE && payload_.is_dmi_allowed()) {
     payload_.set_address(addr);
-    if (socket->get_direct_mem_ptr(payload_, dmi)) dmi_.insert(dmi);
+    dmi_.request(socket, payload_, mode_, timed_request_);
   }
   local_time_.sync_if_needed();
   return status;

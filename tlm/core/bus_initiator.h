@@ -28,14 +28,14 @@ class BusInitiator : public sc_core::sc_module {
   tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len) {
     if (hot_.covers(addr, len) && hot_.readable) {
       SparseStore::copy_small(static_cast<unsigned char*>(data), hot_.ptr + (addr - hot_.start), len);
-      return finish_dmi(hot_.read_ps);
+      return finish_dmi(false, len);
     }
     return transport(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len);
   }
   tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len) {
     if (hot_.covers(addr, len) && hot_.writable) {
       SparseStore::copy_small(hot_.ptr + (addr - hot_.start), static_cast<const unsigned char*>(data), len);
-      return finish_dmi(hot_.write_ps);
+      return finish_dmi(true, len);
     }
     // The payload's data pointer is non-const by TLM's design; targets do not modify write data.
     return transport(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len);
@@ -56,12 +56,14 @@ class BusInitiator : public sc_core::sc_module {
     return write(addr, &v, sizeof v);
   }
 
-  // DMI is used for accesses to targets that grant it (memory) when enabled.
-  void set_use_dmi(bool use) {
-    use_dmi_ = use;
+  // How accesses reach targets that grant DMI (memory); kTransport by default, so that every access is a bus
+  // transaction as a CPU would issue it.
+  void set_mode(AccessMode mode) {
+    mode_ = mode;
+    dmi_.clear();
     hot_.clear();
   }
-  bool use_dmi() const { return use_dmi_; }
+  AccessMode mode() const { return mode_; }
   // Synchronise after every access regardless of the quantum ("quantum off").
   LocalTime& local_time() { return local_time_; }
   // Brings the kernel up to this initiator's local time.
@@ -73,8 +75,14 @@ class BusInitiator : public sc_core::sc_module {
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
   void start_of_simulation() override { local_time_.refresh_quantum(); }
 
-  tlm::tlm_response_status finish_dmi(Picoseconds latency) {
-    local_time_.advance(latency);
+  tlm::tlm_response_status finish_dmi(bool write, unsigned len) {
+    if (hot_.timed) {
+      sc_core::sc_time delay = to_sc_time(local_time_.offset_ps());
+      hot_.timing.account(write, len, delay);
+      local_time_.set_offset(to_ps(delay));
+    } else {
+      local_time_.advance(write ? hot_.write_ps : hot_.read_ps);
+    }
     ++dmi_accesses_;
     local_time_.sync_if_needed();
     return tlm::TLM_OK_RESPONSE;
@@ -83,7 +91,8 @@ class BusInitiator : public sc_core::sc_module {
   DmiHotRegion hot_;  // the region of the last DMI access
   LocalTime local_time_;
   DmiCache dmi_;
-  bool use_dmi_ = false;
+  AccessMode mode_ = AccessMode::kTransport;
+  TimedDmiRequest timed_request_;
   tlm::tlm_generic_payload payload_;
   sc_core::sc_time last_delay_;  // the delay the last b_transport returned (see transport())
   Counter& transactions_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <tlm>
@@ -9,6 +10,15 @@
 #include "tlm/core/timed_dmi.h"
 
 namespace gpuvp::core {
+
+// How an initiator reaches targets that grant DMI. kTransport: every access is a b_transport. kTimedDmi: accesses
+// inside a timed DMI grant copy through the pointer and run the grant's timing stages, which charge the latency,
+// contention and statistics b_transport would (tlm/core/timed_dmi.h): the same simulated time and statistics, without
+// the transaction. kDmi: plain DMI, a copy plus the granted latency (no bus contention, no target statistics: the
+// price of speed). Targets that grant no DMI are always reached through b_transport.
+enum class AccessMode { kTransport, kTimedDmi, kDmi };
+// "transport", "timed_dmi" or "dmi"; throws std::invalid_argument otherwise.
+AccessMode parse_access_mode(const std::string& name);
 
 // The DMI region an initiator used last, with its latencies ready to add: the inline fast path of an access checks
 // only this. Empty (start > end) when DMI is off or after an invalidation.
@@ -76,7 +86,23 @@ class DmiCache {
   }
   const tlm::tlm_dmi* region_for(std::uint64_t addr) const;
   // A plain grant (timing == nullptr) or a timed one with its complete chain.
-  void insert(const tlm::tlm_dmi& dmi, const DmiTimingChain* timing = nullptr);
+  const Entry& insert(const tlm::tlm_dmi& dmi, const DmiTimingChain* timing = nullptr);
+  // Asks the target behind socket for the region of trans's address (a timed grant in kTimedDmi, through request) and
+  // keeps it. Returns the new entry, or nullptr when nothing usable was granted: a timed grant whose chain a block on
+  // the path did not complete would lose that block's timing, so that region stays on b_transport.
+  template <typename Socket>
+  const Entry* request(Socket& socket, tlm::tlm_generic_payload& trans, AccessMode mode, TimedDmiRequest& timed_request) {
+    tlm::tlm_dmi region;
+    const bool timed = mode == AccessMode::kTimedDmi;
+    if (timed) {
+      timed_request.chain.clear();
+      trans.set_extension(&timed_request);
+    }
+    const bool granted = socket->get_direct_mem_ptr(trans, region);
+    if (timed) trans.clear_extension(&timed_request);
+    if (!granted || (timed && !timed_request.chain.complete())) return nullptr;
+    return &insert(region, timed ? &timed_request.chain : nullptr);
+  }
   // Drops every region overlapping [start, end].
   void invalidate(std::uint64_t start, std::uint64_t end);
   void clear() { entries_.clear(); }

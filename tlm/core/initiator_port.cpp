@@ -1,7 +1,6 @@
 #include "tlm/core/initiator_port.h"
 
 #include <cstring>
-#include <stdexcept>
 
 namespace gpuvp::core {
 
@@ -20,13 +19,6 @@ void InitiatorPort::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64
   dmi_.invalidate(start, end);
   hot_read_.clear();
   hot_write_.clear();
-}
-
-InitiatorPort::Mode InitiatorPort::parse_mode(const std::string& name) {
-  if (name == "transport") return Mode::kTransport;
-  if (name == "timed_dmi") return Mode::kTimedDmi;
-  if (name == "dmi") return Mode::kDmi;
-  throw std::invalid_argument("unknown memory access mode '" + name + "' (transport, timed_dmi or dmi)");
 }
 
 tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
@@ -76,32 +68,18 @@ tlm::tlm_response_status InitiatorPort::access(tlm::tlm_command cmd, std::uint64
   }
   const tlm::tlm_response_status status = p->get_response_status();
   if (status != tlm::TLM_OK_RESPONSE) ++errors_;
-  if (mode_ != Mode::kTransport && status == tlm::TLM_OK_RESPONSE && p->is_dmi_allowed()) request_dmi(*p, addr, write);
+  if (mode_ != Mode::kTransport && status == tlm::TLM_OK_RESPONSE && p->is_dmi_allowed()) {
+    p->set_address(addr);
+    if (const DmiCache::Entry* e = dmi_.request(socket, *p, mode_, timed_request_)) {
+      (write ? hot_write_ : hot_read_).set(e->region, e->timed ? &e->timing : nullptr);
+    }
+  }
   if (!spare_payload_) {
     spare_payload_ = std::move(p);
   } else {
     free_payloads_.push_back(std::move(p));
   }
   return status;
-}
-
-void InitiatorPort::request_dmi(tlm::tlm_generic_payload& trans, std::uint64_t addr, bool write) {
-  tlm::tlm_dmi region;
-  trans.set_address(addr);
-  const bool timed = mode_ == Mode::kTimedDmi;
-  if (timed) {
-    timed_request_.chain.clear();
-    trans.set_extension(&timed_request_);
-  }
-  const bool granted = socket->get_direct_mem_ptr(trans, region);
-  if (timed) trans.clear_extension(&timed_request_);
-  if (!granted) return;
-  // A timed grant whose chain some block on the path did not complete would lose that block's timing: stay on
-  // b_transport for that region.
-  if (timed && !timed_request_.chain.complete()) return;
-  const DmiTimingChain* timing = timed ? &timed_request_.chain : nullptr;
-  dmi_.insert(region, timing);
-  (write ? hot_write_ : hot_read_).set(region, timing);
 }
 
 void InitiatorPort::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {

@@ -23,12 +23,8 @@ class InitiatorPort : public sc_core::sc_module {
 
   explicit InitiatorPort(sc_core::sc_module_name name);
 
-  // How accesses reach memory. kTransport: every access is a b_transport. kTimedDmi: accesses inside a timed DMI
-  // grant copy through the pointer and run the grant's timing stages, which charge the latency, contention and
-  // statistics b_transport would (tlm/core/timed_dmi.h): the same simulated time and statistics, without the
-  // transaction. kDmi: plain DMI, a copy plus the granted latency (no bus contention, no target statistics: the price
-  // of speed). Targets that grant no DMI are always reached through b_transport.
-  enum class Mode { kTransport, kTimedDmi, kDmi };
+  // How accesses reach memory (see AccessMode).
+  using Mode = AccessMode;
 
   // Timed accesses: the bus adds its and the target's latency to delay.
   tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len, sc_core::sc_time& delay) {
@@ -59,7 +55,7 @@ class InitiatorPort : public sc_core::sc_module {
   }
   Mode mode() const { return mode_; }
   // Parses a configuration value: "transport", "timed_dmi" or "dmi" (throws std::invalid_argument otherwise).
-  static Mode parse_mode(const std::string& name);
+  static Mode parse_mode(const std::string& name) { return parse_access_mode(name); }
   // Accesses served through a DMI pointer, plain or timed.
   std::uint64_t dmi_accesses() const { return dmi_accesses_.value; }
   // Forwards a payload unchanged (for blocks that pass accesses through to memory).
@@ -88,8 +84,6 @@ class InitiatorPort : public sc_core::sc_module {
     }
     ++dmi_accesses_;
   }
-  // Asks the target for a DMI region after a successful access that allowed it (a timed one in kTimedDmi).
-  void request_dmi(tlm::tlm_generic_payload& trans, std::uint64_t addr, bool write);
 
   Mode mode_ = Mode::kTransport;
   TimedDmiRequest timed_request_;
