@@ -464,9 +464,10 @@ bool CommandStreamer::fetch_command(Command& cmd) {
     // The rest of the command is not below TAIL yet: wait for the driver to advance TAIL.
     return false;
   }
-  // A batch command that ends inside the line buffer the header came from: its dwords are there (what fetch_dword
-  // would return one by one).
-  if (!in_ring && (cmd.address & 63) + 4ULL * cmd.length <= 64) {
+  // A command that ends inside the line buffer the header came from (and, in the ring, before the ring's end, so its
+  // dwords do not wrap to the start): its dwords are there (what fetch_dword would return one by one).
+  if ((cmd.address & 63) + 4ULL * cmd.length <= 64 &&
+      (!in_ring || ring_.head_offset() + 4ULL * cmd.length <= ring_.size_bytes())) {
     // A fixed-size copy (inline, no library call): the dwords past the command's length are never read, and line_'s
     // padding keeps the source inside the array.
     std::memcpy(cmd.dw.data() + 1, line_.data() + (cmd.address & 63) / 4 + 1, 4 * 15);
