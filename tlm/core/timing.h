@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <string>
 
 #include <systemc>
@@ -19,17 +21,16 @@ constexpr Picoseconds kPsPerUs = 1000 * kPsPerNs;
 void ensure_picosecond_resolution();
 
 // sc_time::from_value() is an out-of-line library call that re-checks the kernel's time resolution on every use, which
-// costs more than a whole DMI access. Scaling a cached 1 ps by a double is inline and exact below 2^52 ps (about 75
-// simulated minutes): sc_time adds 0.5 before truncating, and value + 0.5 is a double only while value < 2^52.
-namespace detail {
-inline const sc_core::sc_time& one_picosecond() {
-  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
-  return one;
-}
-}  // namespace detail
+// costs more than a whole DMI access, and scaling 1 ps by a double puts an int-to-double, a multiply, an add and a
+// double-to-int conversion on the critical path of every timed access. With the resolution fixed at 1 ps an sc_time's
+// only member is the picosecond count itself, so the value is stored directly (the static_assert guards the layout
+// this relies on; test_timing checks the round trip).
 inline sc_core::sc_time to_sc_time(Picoseconds ps) {
-  if (ps < (Picoseconds{1} << 52)) return detail::one_picosecond() * static_cast<double>(ps);
-  return sc_core::sc_time::from_value(ps);
+  static_assert(sizeof(sc_core::sc_time) == sizeof(Picoseconds) && std::is_standard_layout_v<sc_core::sc_time>,
+                "sc_time is expected to hold exactly its value");
+  sc_core::sc_time t;
+  std::memcpy(static_cast<void*>(&t), &ps, sizeof ps);
+  return t;
 }
 inline Picoseconds to_ps(const sc_core::sc_time& t) { return t.value(); }
 // sc_time_stamp() is an out-of-line library call; the simulation context's time_stamp() is the same value, inline.
