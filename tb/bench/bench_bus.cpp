@@ -77,7 +77,14 @@ class Worker : public sc_core::sc_module {
 
  private:
   void run() {
-    alignas(64) unsigned char wbuf[64] = {};
+    // Each write takes the next of kBuffers prepared buffers, so consecutive writes store different data without the
+    // loop writing the data it is about to copy: a byte stored and then loaded as part of a wider word misses the CPU's
+    // store-to-load forwarding, a stall that would be charged to the access.
+    constexpr std::uint64_t kBuffers = 16;
+    alignas(64) unsigned char wbuf[kBuffers][64];
+    for (std::uint64_t b = 0; b < kBuffers; ++b) {
+      for (unsigned k = 0; k < 64; ++k) wbuf[b][k] = static_cast<unsigned char>(b * 64 + k);
+    }
     alignas(64) unsigned char rbuf[64];
     for (;;) {
       sc_core::wait(start_);
@@ -85,13 +92,13 @@ class Worker : public sc_core::sc_module {
       const std::uint64_t mask = j.window - 1;
       for (std::uint64_t i = 0; i < j.count; ++i) {
         const std::uint64_t addr = j.base + (((i >> 1) * j.len) & mask);
+        const unsigned char* data = wbuf[(i >> 1) % kBuffers];
         tlm::tlm_response_status s;
         if ((i & 1) == 0) {
-          wbuf[0] = static_cast<unsigned char>(i >> 1);  // a new value per write, without a libc call per access
-          s = cpu_.write(addr, wbuf, j.len);
+          s = cpu_.write(addr, data, j.len);
         } else {
           s = cpu_.read(addr, rbuf, j.len);
-          if (j.verify && std::memcmp(wbuf, rbuf, j.len) != 0) ++mismatches_;
+          if (j.verify && std::memcmp(data, rbuf, j.len) != 0) ++mismatches_;
         }
         if (s != tlm::TLM_OK_RESPONSE) ++errors_;
       }
