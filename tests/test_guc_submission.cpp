@@ -554,6 +554,47 @@ TEST_F(GucSubmissionTest, EventsWaitWhileTheReceiveBufferIsFull) {
   });
 }
 
+TEST_F(GucSubmissionTest, WorkWaitsInsteadOfEventsBeingLostWhenTheHostNeverDrains) {
+  // 140 items submitted at once, nothing drained: 63 events fill the 1 KiB receive buffer and 64 wait in the
+  // firmware's queue; the firmware then starts no new item (its event could not be kept), so item 128 does not run.
+  // Each drain and request lets the held events out and the work go on; every event arrives, in order.
+  test::run_thread([&] {
+    boot();
+    ASSERT_TRUE(guc_.ct_enable());
+    host::GucDriver::Client c;
+    ASSERT_EQ(guc_.create_client(c, 14, 14), GUC_REPLY_SUCCESS);
+    auto& ctx = i915_.create_context(gen::Engine::kRcs);
+    constexpr std::uint32_t kItems = 140;
+    constexpr std::uint32_t kRunBeforeHeld = 63 + 64;
+    std::vector<std::uint32_t> seqnos;
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      seqnos.push_back(i915_.emit_breadcrumb(ctx));
+      ASSERT_TRUE(guc_.submit(c, ctx)) << i;
+    }
+    // The firmware's scheduling, logging and CSB work takes about 17 us of GuC time per item.
+    ASSERT_TRUE(i915_.wait_seqno(ctx, seqnos[kRunBeforeHeld - 1], 5'000'000)) << guc_.read_log();
+    EXPECT_FALSE(i915_.wait_seqno(ctx, seqnos[kRunBeforeHeld], 500'000));
+    EXPECT_NE(guc_.read_log().find("CT receive buffer and event queue full: work held until the host drains the "
+                                   "buffer\n"),
+              std::string::npos)
+        << guc_.read_log();
+    std::vector<host::GucDriver::WorkDone> done;
+    for (int round = 0; round < 8 && done.size() < kItems; ++round) {
+      auto some = work_done();
+      done.insert(done.end(), some.begin(), some.end());
+      EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}), GUC_REPLY_SUCCESS);
+      sc_core::wait(2, sc_core::SC_MS);
+    }
+    auto rest = work_done();
+    done.insert(done.end(), rest.begin(), rest.end());
+    ASSERT_EQ(done.size(), kItems) << guc_.read_log();
+    for (std::uint32_t i = 0; i < kItems; ++i) {
+      EXPECT_EQ(done[i], (host::GucDriver::WorkDone{14, seqnos[i], GUC_RENDER_ENGINE, false})) << i;
+    }
+    EXPECT_EQ(guc_.read_log().find("event lost"), std::string::npos) << guc_.read_log();
+  });
+}
+
 TEST_F(GucSubmissionTest, ClientWithAnUndefinedPriorityIsRefused) {
   test::run_thread([&] {
     boot();

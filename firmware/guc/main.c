@@ -298,25 +298,27 @@ static int ct_post(const u32* message, u32 dwords) {
 }
 
 /* GuC-to-host events wait here while the receive buffer is full; they go out in order at the next interrupt of any
- * kind (a host request, a doorbell, an engine event) once the host has drained the buffer. An event is lost only
- * when this queue is full too. */
+ * kind (a host request, a doorbell, an engine event) once the host has drained the buffer. The scheduler starts work
+ * only while this queue has room for the event of every item running (work_has_event_room), so none is lost. */
 #define EVENT_QUEUE 64u
 #define EVENT_DWORDS (1u + GUC_WORK_ITEM_DONE_LEN)
 static u32 held_events[EVENT_QUEUE][EVENT_DWORDS];
 static u32 held_first, held_count;
+static u32 work_held_logged; /* the "work held" diagnostic was given since the queue last emptied */
 
 static void flush_events(void) {
   while (held_count && ct_post(held_events[held_first], EVENT_DWORDS)) {
     held_first = (held_first + 1) % EVENT_QUEUE;
     --held_count;
   }
+  if (!held_count) work_held_logged = 0;
 }
 
 static void post_event(const u32* message) {
   flush_events();
   if (!held_count && ct_post(message, EVENT_DWORDS)) return;
   if (held_count == EVENT_QUEUE) {
-    log_puts("CT receive buffer and event queue full: event lost\n");
+    log_puts("CT receive buffer and event queue full: event lost\n"); /* unreachable while work_has_event_room holds */
     return;
   }
   if (!held_count) log_puts("CT receive buffer full: events held\n");
@@ -369,7 +371,12 @@ static void ct_process(void) {
   }
 }
 
+static void schedule(void);
+
 void guc_host2guc_isr(void) {
+  /* Work held for want of event room may start once the host has drained the receive buffer (the doorbell and engine
+   * interrupts schedule anyway). */
+  const u32 work_was_held = work_held_logged;
   flush_events();
   /* One interrupt serves both channels: a mailbox request (SOFT_SCRATCH(0) holds an action, not a response; action
    * 0 = DEFAULT means none) and new messages in the CT send buffer. */
@@ -380,6 +387,7 @@ void guc_host2guc_isr(void) {
     mmio_write(GUC_REG_SOFT_SCRATCH(0), dispatch(action, p));
   }
   ct_process();
+  if (work_was_held) schedule();
   lapic_write(GUC_LAPIC_EOI, 0);
 }
 
@@ -483,6 +491,20 @@ static void sync_engine(u32 id) {
 
 enum submit_result { SUBMIT_NOTHING, SUBMIT_DONE, SUBMIT_BLOCKED };
 
+/* Every work item started ends in exactly one event (done or failed). A new item may start only while the event queue
+ * could hold the events of all running items and of the new one, should the host leave the receive buffer full: then
+ * work waits in the work queues, not events in a queue that overflows. */
+static int work_has_event_room(void) {
+  u32 running = 0;
+  for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) running += engines[id].busy && !engines[id].foreign;
+  if (held_count + running < EVENT_QUEUE) return 1;
+  if (!work_held_logged) {
+    log_puts("CT receive buffer and event queue full: work held until the host drains the buffer\n");
+    work_held_logged = 1;
+  }
+  return 0;
+}
+
 /* Submits the client's next work item to its engine. */
 static enum submit_result submit_next(u32 db) {
   const u32 desc = client_desc[db];
@@ -529,7 +551,7 @@ static enum submit_result submit_next(u32 db) {
     return SUBMIT_BLOCKED;
   }
   if (e->csb_read >= GUC_CSB_ENTRIES) sync_engine(id); /* first look: maybe found running after a GuC reset */
-  if (e->busy || e->failed) return SUBMIT_BLOCKED;
+  if (e->busy || e->failed || !work_has_event_room()) return SUBMIT_BLOCKED;
   const u32 mmio = engine_base[id];
   log_puts("stage ");
   log_hex(doorbell_owner[db] - 1);
