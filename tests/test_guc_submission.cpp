@@ -595,6 +595,45 @@ TEST_F(GucSubmissionTest, WorkWaitsInsteadOfEventsBeingLostWhenTheHostNeverDrain
   });
 }
 
+TEST_F(GucSubmissionTest, LogVerbosityFollowsGucCtlDebug) {
+  // GUC_CTL_DEBUG = i915's guc_log_level: at LOW the firmware logs errors and refusals only, so a client's
+  // allocation and a work item's doorbell, submission and completion write nothing (and cost the GuC no
+  // graphics-memory writes) while a refused allocation is still reported; the work is done all the same.
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.log_level = GUC_LOG_VERBOSITY_LOW;
+    const auto r = guc_.load(firmware::read_file(firmware::default_firmware_path()), options);
+    ASSERT_TRUE(r.ok) << r.error;
+    guc_.enable_submission({gen::Engine::kRcs});
+    ASSERT_TRUE(guc_.ct_enable());
+    SingleStore w = single_store(15, 15, 0x1234);
+    ASSERT_TRUE(guc_.submit(w.client, *w.ctx));
+    ASSERT_TRUE(i915_.wait_seqno(*w.ctx, w.seqno, 200'000));
+    ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 16, ~0u, 100'000));
+    ASSERT_EQ(work_done().size(), 1u);
+    host::GucDriver::Client refused;
+    EXPECT_EQ(guc_.create_client(refused, 9, 9, GUC_CLIENT_PRIORITY_NUM), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
+    EXPECT_EQ(guc_.read_log(),
+              "gpuvp GuC firmware 0x00090001 ready\n"
+              "doorbell allocation refused: client priority 0x00000004\n");
+  });
+}
+
+TEST_F(GucSubmissionTest, DisabledLogStaysEmpty) {
+  test::run_thread([&] {
+    host::GucDriver::LoadOptions options;
+    options.log_level = -1;  // i915: GUC_LOG_DISABLED
+    const auto r = guc_.load(firmware::read_file(firmware::default_firmware_path()), options);
+    ASSERT_TRUE(r.ok) << r.error;
+    guc_.enable_submission({gen::Engine::kRcs});
+    SingleStore w = single_store(16, 16, 0x4321);
+    ASSERT_TRUE(guc_.submit(w.client, *w.ctx));
+    ASSERT_TRUE(i915_.wait_seqno(*w.ctx, w.seqno, 200'000));
+    EXPECT_EQ(read32(w.data.phys), 0x4321u);
+    EXPECT_EQ(guc_.read_log(), "");
+  });
+}
+
 TEST_F(GucSubmissionTest, ClientWithAnUndefinedPriorityIsRefused) {
   test::run_thread([&] {
     boot();

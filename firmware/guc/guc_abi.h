@@ -151,6 +151,16 @@
 /* Boot parameters: SOFT_SCRATCH(1 + GUC_CTL_*) (i915 v4.x intel_guc_loader.c, intel_guc_fwif.h). */
 #define GUC_CTL_LOG_PARAMS 4u
 #define GUC_CTL_FEATURE 7u
+/* Log verbosity (i915 v4.x intel_guc_init_params: guc_log_level << shift, or GUC_LOG_DISABLED when negative). What
+ * each level shows is the model's choice: LOW errors and refusals, MED also client and power-state changes, HIGH
+ * (and ULTRA) also every doorbell, submission and completion. */
+#define GUC_CTL_DEBUG 8u
+#define GUC_LOG_VERBOSITY_LOW 0u
+#define GUC_LOG_VERBOSITY_MED 1u
+#define GUC_LOG_VERBOSITY_HIGH 2u
+#define GUC_LOG_VERBOSITY_ULTRA 3u
+#define GUC_LOG_VERBOSITY_MASK 0xFu
+#define GUC_LOG_DISABLED (1u << 6)
 
 /* Doorbells: GEN8_DRBREGL(x) 0x1000 + 8x, bit 0 valid (i915 intel_guc_reg.h). */
 #define GUC_REG_DRBREGL(x) (0x1000u + 8u * (x))

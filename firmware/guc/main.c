@@ -30,6 +30,7 @@ static struct idt_gate idt[256];
 /* State kept across mailbox requests. */
 static u32 log_base;      /* GuC (= GGTT) address of the log buffer, 0 when the host gave none */
 static u32 log_text_size; /* bytes of the text area */
+static u32 log_verbosity; /* GUC_LOG_VERBOSITY_* the host asked for (GUC_CTL_DEBUG) */
 static u32 forcewake_policy;
 static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
@@ -69,6 +70,9 @@ static void set_ukernel_status(u32 status) { lapic_write(GUC_LAPIC_UKERNEL_STATU
  * costs one graphics-memory write instead of four accesses. */
 static u32 log_offset;
 
+/* Whether lines of this verbosity go to the log: every line costs graphics-memory writes, per character. */
+static int log_wants(u32 verbosity) { return log_base && log_verbosity >= verbosity; }
+
 static void log_publish(void) {
   if (log_base) mem_write(log_base + 4, log_offset);
 }
@@ -94,8 +98,9 @@ static void log_hex(u32 v) {
   log_publish();
 }
 
-static void log_setup(u32 params) {
-  if (!(params & GUC_LOG_VALID)) return;
+static void log_setup(u32 params, u32 debug) {
+  if (!(params & GUC_LOG_VALID) || (debug & GUC_LOG_DISABLED)) return;
+  log_verbosity = debug & GUC_LOG_VERBOSITY_MASK;
   const u32 base = params & ~0xFFFu;
   if (base < GUC_MMIO_BASE && base != 0) {
     log_base = base;
@@ -134,11 +139,13 @@ static u32 allocate_doorbell(u32 stage_id, u32 doorbell, u32 process_desc) {
   client_priority[doorbell] = (u8)priority;
   if (process_desc) mem_write(process_desc + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_ACTIVE);
   mmio_write(GUC_REG_DRBREGL(doorbell), GUC_DRB_VALID | (stage_id << 8));
-  log_puts("doorbell ");
-  log_hex(doorbell);
-  log_puts(" -> stage ");
-  log_hex(stage_id);
-  log_putc('\n');
+  if (log_wants(GUC_LOG_VERBOSITY_MED)) {
+    log_puts("doorbell ");
+    log_hex(doorbell);
+    log_puts(" -> stage ");
+    log_hex(stage_id);
+    log_putc('\n');
+  }
   return GUC_REPLY_SUCCESS;
 }
 
@@ -153,9 +160,11 @@ static u32 deallocate_doorbell(u32 stage_id, u32 doorbell) {
   client_desc[doorbell] = 0;
   set_ready(doorbell, 0);
   mmio_write(GUC_REG_DRBREGL(doorbell), 0);
-  log_puts("doorbell released ");
-  log_hex(doorbell);
-  log_putc('\n');
+  if (log_wants(GUC_LOG_VERBOSITY_MED)) {
+    log_puts("doorbell released ");
+    log_hex(doorbell);
+    log_putc('\n');
+  }
   return GUC_REPLY_SUCCESS;
 }
 
@@ -173,9 +182,11 @@ static u32 enter_s_state(u32 state, u32 shared) {
   mem_write(shared + 8, allocated);
   mem_write(shared + 12, requests);
   sleep_state = state;
-  log_puts("enter S state ");
-  log_hex(state);
-  log_putc('\n');
+  if (log_wants(GUC_LOG_VERBOSITY_MED)) {
+    log_puts("enter S state ");
+    log_hex(state);
+    log_putc('\n');
+  }
   return GUC_REPLY_SUCCESS;
 }
 
@@ -186,7 +197,7 @@ static u32 exit_s_state(u32 state, u32 shared) {
   }
   mem_write(shared + 0, 0);
   sleep_state = 0;
-  log_puts("exit S state\n");
+  if (log_wants(GUC_LOG_VERBOSITY_MED)) log_puts("exit S state\n");
   return GUC_REPLY_SUCCESS;
 }
 
@@ -206,9 +217,11 @@ static u32 dispatch(u32 action, const u32* p) {
   switch (action) {
     case GUC_ACTION_SAMPLE_FORCEWAKE:
       forcewake_policy = p[0];
-      log_puts("forcewake policy ");
-      log_hex(forcewake_policy);
-      log_putc('\n');
+      if (log_wants(GUC_LOG_VERBOSITY_MED)) {
+        log_puts("forcewake policy ");
+        log_hex(forcewake_policy);
+        log_putc('\n');
+      }
       return GUC_REPLY_SUCCESS;
     case GUC_ACTION_ALLOCATE_DOORBELL:
       return allocate_doorbell(p[0], p[1], p[2]);
@@ -255,9 +268,11 @@ static u32 register_ct(u32 desc, u32 desc_size, u32 type) {
     return GUC_REPLY_GENERIC_FAIL;
   }
   ct_desc[type] = desc;
-  log_puts(type == GUC_CTB_TYPE_SEND ? "CT send buffer " : "CT receive buffer ");
-  log_hex(addr);
-  log_putc('\n');
+  if (log_wants(GUC_LOG_VERBOSITY_MED)) {
+    log_puts(type == GUC_CTB_TYPE_SEND ? "CT send buffer " : "CT receive buffer ");
+    log_hex(addr);
+    log_putc('\n');
+  }
   return GUC_REPLY_SUCCESS;
 }
 
@@ -439,13 +454,15 @@ static int engine_interrupts_routed(u32 id) {
 /* Tells the host how a work item ended: WORK_ITEM_DONE, or WORK_ITEM_FAILED when it did not complete. */
 static void report(u32 id, u32 action) {
   struct engine_state* e = &engines[id];
-  log_puts("stage ");
-  log_hex(e->stage);
-  log_puts(" fence ");
-  log_hex(e->fence);
-  log_puts(action == GUC_ACTION_WORK_ITEM_DONE ? " done on " : " FAILED on ");
-  log_puts(engine_name[id]);
-  log_putc('\n');
+  if (action != GUC_ACTION_WORK_ITEM_DONE || log_wants(GUC_LOG_VERBOSITY_HIGH)) {
+    log_puts("stage ");
+    log_hex(e->stage);
+    log_puts(" fence ");
+    log_hex(e->fence);
+    log_puts(action == GUC_ACTION_WORK_ITEM_DONE ? " done on " : " FAILED on ");
+    log_puts(engine_name[id]);
+    log_putc('\n');
+  }
   const u32 message[EVENT_DWORDS] = {GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage,
                                      e->fence, id};
   post_event(message);
@@ -553,13 +570,15 @@ static enum submit_result submit_next(u32 db) {
   if (e->csb_read >= GUC_CSB_ENTRIES) sync_engine(id); /* first look: maybe found running after a GuC reset */
   if (e->busy || e->failed || !work_has_event_room()) return SUBMIT_BLOCKED;
   const u32 mmio = engine_base[id];
-  log_puts("stage ");
-  log_hex(doorbell_owner[db] - 1);
-  log_puts(" fence ");
-  log_hex(fence);
-  log_puts(" -> ");
-  log_puts(engine_name[id]);
-  log_putc('\n');
+  if (log_wants(GUC_LOG_VERBOSITY_HIGH)) {
+    log_puts("stage ");
+    log_hex(doorbell_owner[db] - 1);
+    log_puts(" fence ");
+    log_hex(fence);
+    log_puts(" -> ");
+    log_puts(engine_name[id]);
+    log_putc('\n');
+  }
   mem_write(lrca + GUC_LRC_RING_TAIL_OFFSET, ((info >> GUC_WQ_RING_TAIL_SHIFT) & GUC_WQ_RING_TAIL_MAX) * 8u);
   e->busy = 1;
   e->stage = doorbell_owner[db] - 1;
@@ -649,12 +668,14 @@ void guc_doorbell_isr(void) {
   for (u32 db = lapic_read(GUC_LAPIC_DOORBELL_PENDING); db != GUC_DOORBELL_NONE;
        db = lapic_read(GUC_LAPIC_DOORBELL_PENDING)) {
     if (db >= GUC_NUM_DOORBELLS) break;
-    log_puts("doorbell ");
-    log_hex(db);
-    log_puts(" rang, cookie ");
-    log_hex(mmio_read(GUC_REG_DRBREGU(db)));
-    if (!doorbell_owner[db]) log_puts(" (not allocated: ignored)");
-    log_putc('\n');
+    if (!doorbell_owner[db] || log_wants(GUC_LOG_VERBOSITY_HIGH)) {
+      log_puts("doorbell ");
+      log_hex(db);
+      log_puts(" rang, cookie ");
+      log_hex(mmio_read(GUC_REG_DRBREGU(db)));
+      if (!doorbell_owner[db]) log_puts(" (not allocated: ignored)");
+      log_putc('\n');
+    }
     if (doorbell_owner[db] && client_desc[db]) set_ready(db, 1);
   }
   schedule();
@@ -684,7 +705,7 @@ void guc_main(void) {
   lapic_write(GUC_LAPIC_EOI, 0);
   set_ukernel_status(GUC_UKERNEL_LAPIC_DONE);
 
-  log_setup(scratch(1 + GUC_CTL_LOG_PARAMS));
+  log_setup(scratch(1 + GUC_CTL_LOG_PARAMS), scratch(1 + GUC_CTL_DEBUG));
   engines_present = lapic_read(GUC_LAPIC_ENGINES);
   for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) engines[id].csb_read = GUC_CSB_ENTRIES;
   log_puts("gpuvp GuC firmware ");

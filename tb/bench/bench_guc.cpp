@@ -13,6 +13,9 @@
 // submission to the breadcrumb it waits for. The engine work after the start is the same in both rows, so the
 // difference is the GuC path's doorbell-to-ELSP cost (interrupt, work-queue reads, idle check, ELSP writes by the
 // firmware); elsp_to_start_ns is the engine's mean ELSP-to-start latency (gen.rcs.submit_to_start_ps) over the row.
+// The GuC row runs twice: with the firmware log at HIGH verbosity (GUC_CTL_DEBUG, the GucDriver's default: a line per
+// doorbell, submission and completion, each character a graphics-memory write) and at LOW (errors only), the GuC
+// reloaded in between, untimed.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -34,7 +37,7 @@ using namespace gpuvp;
 
 namespace {
 
-enum class Work { kMailbox, kCommandTransport, kBoot, kGucSubmit, kElspSubmit };
+enum class Work { kMailbox, kCommandTransport, kBoot, kGucSubmit, kElspSubmit, kReload };
 
 struct Rig : sc_core::sc_module {
   platform::Platform& soc;
@@ -48,6 +51,7 @@ struct Rig : sc_core::sc_module {
   sc_core::sc_event go;
   Work work_kind = Work::kMailbox;
   int rounds = 0;
+  int log_level = GUC_LOG_VERBOSITY_HIGH;  // for the next kReload (and every kBoot)
   bool ok = true;
   core::Picoseconds sim_in_work = 0;
 
@@ -79,12 +83,20 @@ struct Rig : sc_core::sc_module {
           guc.submit(client, *guc_context);
           ok = driver.wait_seqno(*guc_context, seqno, 1'000'000);
           guc.ct_receive();  // the completion events, as a driver drains them (a full buffer would drop them)
+        } else if (work_kind == Work::kReload) {
+          host::GucDriver::LoadOptions options;
+          options.log_level = log_level;
+          ok = guc.reset() && guc.load(image, options).ok && guc.ct_enable();
+          guc.enable_submission({gen::Engine::kRcs});
+          ok = ok && guc.create_client(client, 1, 1) == GUC_REPLY_SUCCESS;
         } else if (work_kind == Work::kElspSubmit) {
           const std::uint32_t seqno = driver.emit_breadcrumb(*elsp_context);
           driver.submit(*elsp_context);
           ok = driver.wait_seqno(*elsp_context, seqno, 1'000'000);
         } else {
-          ok = guc.reset() && guc.load(image).ok && guc.ct_enable();
+          host::GucDriver::LoadOptions options;
+          options.log_level = log_level;
+          ok = guc.reset() && guc.load(image, options).ok && guc.ct_enable();
         }
         soc.host().sync();
         sim_in_work += core::now_ps() - start;
@@ -135,8 +147,28 @@ BENCHMARK(BM_MailboxRoundTrip)->Unit(benchmark::kMicrosecond);
 void BM_CommandTransportRoundTrip(benchmark::State& state) { run(state, Work::kCommandTransport, 64); }
 BENCHMARK(BM_CommandTransportRoundTrip)->Unit(benchmark::kMicrosecond);
 
+// Reloads the GuC with the firmware log at level (untimed).
+void reload(int level) {
+  rig->log_level = level;
+  rig->work_kind = Work::kReload;
+  rig->rounds = 1;
+  rig->go.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+}
+
 void BM_GucSubmissionToBreadcrumb(benchmark::State& state) { run(state, Work::kGucSubmit, 16); }
 BENCHMARK(BM_GucSubmissionToBreadcrumb)->Unit(benchmark::kMicrosecond);
+
+void BM_GucSubmissionToBreadcrumbLogLow(benchmark::State& state) {
+  reload(GUC_LOG_VERBOSITY_LOW);
+  if (!rig->ok) {
+    state.SkipWithError("the GuC did not reload");
+    return;
+  }
+  run(state, Work::kGucSubmit, 16);
+  reload(GUC_LOG_VERBOSITY_HIGH);
+}
+BENCHMARK(BM_GucSubmissionToBreadcrumbLogLow)->Unit(benchmark::kMicrosecond);
 
 void BM_ElspSubmissionToBreadcrumb(benchmark::State& state) { run(state, Work::kElspSubmit, 16); }
 BENCHMARK(BM_ElspSubmissionToBreadcrumb)->Unit(benchmark::kMicrosecond);

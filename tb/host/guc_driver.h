@@ -33,6 +33,10 @@ class GucDriver {
     // Changes the bytes put into graphics memory after the driver parsed and accepted the image (what the boot ROM
     // sees differs from what the driver checked: a corrupted copy).
     std::function<void(std::vector<std::uint8_t>&)> corrupt;
+    // i915's guc_log_level: GUC_CTL_DEBUG = level << GUC_LOG_VERBOSITY_SHIFT (0 LOW .. 3 ULTRA), or GUC_LOG_DISABLED
+    // when negative. The default shows every doorbell, submission and completion, as bring-up wants; each line costs
+    // the firmware graphics-memory writes (simulated time), so performance runs may lower it.
+    int log_level = GUC_LOG_VERBOSITY_HIGH;
   };
   static constexpr std::uint32_t kLogPages = 4;
 
