@@ -513,3 +513,31 @@ TEST(BusInitiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
   }
   EXPECT_EQ(core::stats().busy_times().at("mem_a.busy"), core::stats().busy_times().at("mem_b.busy"));
 }
+
+TEST(InitiatorPort, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
+  // A guest scanning memory it never wrote must not make the model allocate it: such reads stay on b_transport (and
+  // read zero) until the page is written.
+  core::Bus bus("bus");
+  core::Memory mem("mem", small_memory());
+  core::InitiatorPort port("port");
+  bus.attach_target(mem.socket, "mem", 0, 1 << 20, {2, 0});
+  bus.attach_initiator(port.socket, "port");
+  port.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  test::run_thread([&] {
+    for (std::uint64_t addr = 0; addr < (1 << 20); addr += 4096) {
+      std::uint32_t v = 0xFFFFFFFF;
+      sc_time d = sc_core::SC_ZERO_TIME;
+      ASSERT_EQ(port.read(addr, &v, 4, d), tlm::TLM_OK_RESPONSE);
+      EXPECT_EQ(v, 0u);
+    }
+    EXPECT_EQ(mem.store().pages_allocated(), 0u);
+    EXPECT_EQ(port.dmi_accesses(), 0u);
+    const std::uint32_t one = 1;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    ASSERT_EQ(port.write(0x20000, &one, 4, d), tlm::TLM_OK_RESPONSE);
+    std::uint32_t v = 0;
+    ASSERT_EQ(port.read(0x20004, &v, 4, d), tlm::TLM_OK_RESPONSE);  // the written page: through its pointer
+    EXPECT_EQ(port.dmi_accesses(), 1u);
+    EXPECT_EQ(mem.store().pages_allocated(), 1u);
+  });
+}

@@ -141,8 +141,11 @@ void Memory::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& dela
     ++errors_;
     return;
   }
-  account(trans.is_write(), trans.get_data_length(), delay);
-  trans.set_dmi_allowed(params_.dmi);
+  const bool write = trans.is_write();
+  account(write, trans.get_data_length(), delay);
+  // A DMI pointer needs the page's backing store: offering one for a read of memory never written would let a guest
+  // that reads (say, scans) memory make the model allocate it all, where reads through b_transport cost nothing.
+  trans.set_dmi_allowed(params_.dmi && (write || store_.has_page(trans.get_address())));
 }
 
 void Memory::account(bool write, unsigned len, sc_core::sc_time& delay) {
@@ -178,6 +181,7 @@ tlm::tlm_sync_enum Memory::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm:
 bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
   const std::uint64_t addr = trans.get_address();
   if (!params_.dmi || addr >= store_.size()) return false;
+  if (trans.is_read() && !store_.has_page(addr)) return false;  // see b_transport: no backing store for a read
   // One page per grant: pages are not contiguous in host memory.
   const std::uint64_t base = store_.page_base(addr);
   const std::uint64_t end = std::min(base + store_.page_size(), store_.size()) - 1;

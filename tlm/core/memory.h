@@ -62,6 +62,10 @@ class SparseStore {
   void fill(std::uint64_t offset, unsigned char byte, std::uint64_t len);
   // The page holding offset, allocated if needed (for DMI).
   unsigned char* page_for(std::uint64_t offset);
+  // Whether the page holding offset has backing store (was written).
+  bool has_page(std::uint64_t offset) const {
+    return offset < size_ && pages_[static_cast<std::size_t>(offset >> page_shift_)] != nullptr;
+  }
   std::uint64_t page_base(std::uint64_t offset) const { return offset & ~(page_size_ - 1); }
 
  private:
