@@ -9,7 +9,8 @@
 // inside one DMI page). Counters: transactions per host second, host ns per transaction, simulated ns per host second,
 // and the fraction of accesses served by DMI. Host time is process CPU time (the rates follow the CPU column), so a
 // loaded machine skews the numbers less; wall_ns/tx gives the wall-clock view. After the run a summary prints the
-// ratios between the modes and the targets (DMI <= 2 ns, b_transport with quantum <= 10 ns per access), which are reported, not asserted.
+// ratios between the modes and the targets (DMI <= 2 ns, b_transport with quantum <= 10 ns per access), which are
+// reported, not asserted.
 //
 // SystemC elaborates once per process and its thread processes only run inside sc_start(): the platform is built once
 // in sc_main, a worker SC_THREAD waits for a job, performs it and calls sc_pause(), so every benchmark batch is one

@@ -488,9 +488,9 @@ int sc_main(int argc, char** argv) {
     core::Picoseconds quantum;
     const char* memory_access;
   };
-  for (const Variant& v : {Variant{"q1us", core::kPsPerUs, "timed_dmi"}, Variant{"q10us", 10 * core::kPsPerUs, "timed_dmi"},
-                           Variant{"q1us_transport", core::kPsPerUs, "transport"},
-                           Variant{"q1us_dmi", core::kPsPerUs, "dmi"}}) {
+  for (const Variant& v :
+       {Variant{"q1us", core::kPsPerUs, "timed_dmi"}, Variant{"q10us", 10 * core::kPsPerUs, "timed_dmi"},
+        Variant{"q1us_transport", core::kPsPerUs, "transport"}, Variant{"q1us_dmi", core::kPsPerUs, "dmi"}}) {
     core::set_global_quantum(v.quantum);
     g_platforms.push_back(std::make_unique<Platform>(v.tag, v.quantum, v.memory_access));
   }

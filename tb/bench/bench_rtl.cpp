@@ -39,8 +39,8 @@ namespace {
 
 constexpr std::uint32_t kRingBytes = 16 * 1024;
 constexpr std::uint32_t kSubmitBytes = 1024;
-// The driver polls the breadcrumb once per quantum: a finer poll would make the host's bus reads and kernel round trips,
-// the same in every mode, the bulk of the platform rows.
+// The driver polls the breadcrumb once per quantum: a finer poll would make the host's bus reads and kernel round
+// trips, the same in every mode, the bulk of the platform rows.
 constexpr std::uint64_t kPollNs = 1000;
 std::map<std::string, double> g_rate;  // commands per second, by benchmark name
 

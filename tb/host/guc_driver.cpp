@@ -47,8 +47,9 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
   std::uint32_t params[kParams] = {};
   params[GUC_CTL_LOG_PARAMS] =
       static_cast<std::uint32_t>(log_.gfx) | (kLogPages - 1) << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID;
-  params[GUC_CTL_DEBUG] = options.log_level < 0 ? GUC_LOG_DISABLED
-                                                : static_cast<std::uint32_t>(options.log_level) & GUC_LOG_VERBOSITY_MASK;
+  params[GUC_CTL_DEBUG] = options.log_level < 0
+                              ? GUC_LOG_DISABLED
+                              : static_cast<std::uint32_t>(options.log_level) & GUC_LOG_VERBOSITY_MASK;
 
   i915_.mmio_write(GUC_REG_WOPCM_SIZE, options.wopcm_size.value_or(kWopcmSize));
   i915_.mmio_write(GUC_REG_DMA_WOPCM_OFFSET, kWopcmOffset);

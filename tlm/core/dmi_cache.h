@@ -91,7 +91,8 @@ class DmiCache {
   // keeps it. Returns the new entry, or nullptr when nothing usable was granted: a timed grant whose chain a block on
   // the path did not complete would lose that block's timing, so that region stays on b_transport.
   template <typename Socket>
-  const Entry* request(Socket& socket, tlm::tlm_generic_payload& trans, AccessMode mode, TimedDmiRequest& timed_request) {
+  const Entry* request(Socket& socket, tlm::tlm_generic_payload& trans, AccessMode mode,
+                       TimedDmiRequest& timed_request) {
     tlm::tlm_dmi region;
     const bool timed = mode == AccessMode::kTimedDmi;
     if (timed) {
