@@ -483,6 +483,35 @@ TEST_F(CommandStreamerTest, SemaphoreReleasedByAnotherEnginesStoreLetsTheWaiterF
   });
 }
 
+TEST_F(CommandStreamerTest, SignalModeSemaphoreWakesOnAnotherEnginesWriteNotOnlyAtItsFallbackPoll) {
+  // Signal mode (DW0 bit 15 clear): the waiter sleeps until an engine writes memory, with 16 poll intervals
+  // (16 x 256 cycles = 4096 ns) as the fallback for writes it cannot see. Released by RCS's store, it must finish
+  // well inside one fallback interval; it re-read the semaphore only a few times while it waited 20 us.
+  test::run_thread([&] {
+    const Buffer sem = buffer();
+    const Buffer out = buffer();
+    std::vector<std::uint32_t> waiter = mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual, false);
+    EXPECT_EQ(waiter[0] & mi::kSemaphorePoll, 0u);
+    mi::emit(waiter, {mi::instr(mi::kFlushDw, 2) | mi::kFlushPostSyncTimestamp,
+                      static_cast<std::uint32_t>(out.gfx + 0x10) | mi::kFlushDestGgtt, 0, 0});
+    Ring& vcs = ring(Engine::kVcs0);
+    drv_.emit(vcs, waiter);
+    const std::uint32_t seqno = drv_.emit_breadcrumb(vcs);
+    drv_.submit(vcs);
+    wait_ns(20'000);
+    EXPECT_EQ(mem32(drv_.seqno_address(vcs)), 0u);
+    EXPECT_LE(counter("gen.vcs0.semaphore_polls"), 8u);  // about one per 4 us fallback, not one per 256 ns
+    const core::Picoseconds release = host_now();
+    ASSERT_TRUE(run_ring(Engine::kRcs, mi::store_data_imm(sem.gfx, 1)));
+    ASSERT_TRUE(drv_.wait_seqno(vcs, seqno, kWaitNs));
+    // The RCS store lands within a few hundred ns of the release submission; the waiter's timestamp follows within
+    // far less than the 4096 ns fallback (ticks of 83.3 ns).
+    const std::uint64_t done_ts = mem64(out.phys + 0x10);
+    EXPECT_GE(done_ts, ticks_gen9(release));
+    EXPECT_LT(done_ts, ticks_gen9(release + 2'000'000));
+  });
+}
+
 TEST_F(CommandStreamerTest, FlushDwPostSyncWritesAndNotifiesOnNonRenderEngines) {
   test::run_thread([&] {
     const Buffer b = buffer();

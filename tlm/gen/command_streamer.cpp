@@ -657,7 +657,7 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
     bytes += chunk;
     len -= chunk;
   }
-  if (write) services_.memory_written.notify(sc_core::SC_ZERO_TIME);
+  if (write && services_.memory_waiters != 0) services_.memory_written.notify(sc_core::SC_ZERO_TIME);
   return true;
 }
 
@@ -752,8 +752,10 @@ CommandStreamer::Outcome CommandStreamer::semaphore_wait(const Command& cmd) {
   cycles(params_.semaphore_poll_cycles);
   time_.sync();
   if (!(cmd.dw[0] & mi::kSemaphorePoll)) {
+    ++services_.memory_waiters;
     sc_core::wait(services_.clock.cycles(params_.semaphore_poll_cycles) * 16 * sc_core::sc_time(1, sc_core::SC_PS),
                   services_.memory_written | kick_);
+    --services_.memory_waiters;
   }
   return Outcome::kRetry;
 }

@@ -26,7 +26,8 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
     GttClient& client = gtt_.add_client(info.name, info.hw_id, info.hw_id);
     engines_[static_cast<std::size_t>(i)] = std::make_unique<CommandStreamer>(
         info.name, info, params_.cs,
-        EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_});
+        EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_,
+                       memory_waiters_});
     // gen.ring_model: "rtl" puts the verilated ring_ptr block (registered by rtl/) behind every engine.
     engines_[static_cast<std::size_t>(i)]->attach_ring_model(make_ring_pointer_model(params_.ring_model));
   }

@@ -104,6 +104,7 @@ class GenGpu : public core::RegisterBlock {
   core::InterruptLine irq_;
   GtInterrupts interrupts_;
   sc_core::sc_event memory_written_;
+  unsigned memory_waiters_ = 0;  // engines waiting on memory_written_
   std::array<std::unique_ptr<CommandStreamer>, kEngineCount> engines_;
   std::unique_ptr<Guc> guc_;
 };
