@@ -315,6 +315,24 @@ TEST(InitiatorPort, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleR
 
 namespace {
 
+// Two identical systems, bus_a/mem_a and bus_b/mem_b (a "dram" window each), saw the same traffic: every bus and
+// memory statistic agrees.
+void expect_same_bus_and_memory_statistics() {
+  for (const char* stat : {"transactions", "dram.transactions", "dram.bytes", "dram.contention_wait_ps"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
+              core::stats().counter_value(std::string("bus_b.") + stat))
+        << stat;
+  }
+  for (const char* stat : {"reads", "writes", "bytes_read", "bytes_written"}) {
+    EXPECT_EQ(core::stats().counter_value(std::string("mem_a.") + stat),
+              core::stats().counter_value(std::string("mem_b.") + stat))
+        << stat;
+  }
+  const auto busy = core::stats().busy_times();
+  EXPECT_EQ(busy.at("bus_a.dram.busy"), busy.at("bus_b.dram.busy"));
+  EXPECT_EQ(busy.at("mem_a.busy"), busy.at("mem_b.busy"));
+}
+
 // A target that grants plain DMI onto its own buffer without answering a timed DMI request (as a third-party memory
 // model would).
 class PlainDmiTarget : public sc_core::sc_module {
@@ -416,19 +434,7 @@ TEST(InitiatorPort, TimedDmiChargesWhatTransportWouldIncludingContention) {
     EXPECT_EQ(delay_a[0], delay_b[0]);
   });
   EXPECT_GT(core::stats().counter_value("bus_a.dram.contention_wait_ps"), 0u);
-  for (const char* stat : {"transactions", "dram.transactions", "dram.bytes", "dram.contention_wait_ps"}) {
-    EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
-              core::stats().counter_value(std::string("bus_b.") + stat))
-        << stat;
-  }
-  for (const char* stat : {"reads", "writes", "bytes_written", "bytes_read"}) {
-    EXPECT_EQ(core::stats().counter_value(std::string("mem_a.") + stat),
-              core::stats().counter_value(std::string("mem_b.") + stat))
-        << stat;
-  }
-  const auto busy = core::stats().busy_times();
-  EXPECT_EQ(busy.at("bus_a.dram.busy"), busy.at("bus_b.dram.busy"));
-  EXPECT_EQ(busy.at("mem_a.busy"), busy.at("mem_b.busy"));
+  expect_same_bus_and_memory_statistics();
 }
 
 TEST(InitiatorPort, TimedDmiStaysOnTransportWhenATargetGrantsWithoutTiming) {
@@ -501,17 +507,7 @@ TEST(BusInitiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
   });
   EXPECT_EQ(core::stats().counter_value("cpu_a.dmi_accesses"), 0u);
   EXPECT_GT(core::stats().counter_value("cpu_b.dmi_accesses"), 150u);
-  for (const char* stat : {"transactions", "dram.transactions", "dram.bytes"}) {
-    EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
-              core::stats().counter_value(std::string("bus_b.") + stat))
-        << stat;
-  }
-  for (const char* stat : {"reads", "writes", "bytes_read", "bytes_written"}) {
-    EXPECT_EQ(core::stats().counter_value(std::string("mem_a.") + stat),
-              core::stats().counter_value(std::string("mem_b.") + stat))
-        << stat;
-  }
-  EXPECT_EQ(core::stats().busy_times().at("mem_a.busy"), core::stats().busy_times().at("mem_b.busy"));
+  expect_same_bus_and_memory_statistics();
 }
 
 TEST(InitiatorPort, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
