@@ -45,15 +45,18 @@ void Bus::end_of_elaboration() {
   const std::string prefix = std::string(name()) + ".";
   for (std::size_t i = 0; i < map_.size(); ++i) {
     const std::string p = prefix + map_[i].name;
-    port_state_[i].transactions = &stats().counter(p + ".transactions");
-    port_state_[i].bytes = &stats().counter(p + ".bytes");
-    port_state_[i].wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
-    port_state_[i].busy = &stats().busy_time(p + ".busy");
-    const std::uint32_t width = map_[i].timing.bytes_per_cycle;
-    if (width != 0 && (width & (width - 1)) == 0) port_state_[i].width_shift = __builtin_ctz(width);
-    for (std::size_t cycles = 0; cycles <= PortState::kDelayTableCycles; ++cycles) {
-      port_state_[i].hop_and_occupancy[cycles] = to_sc_time(clock_.cycles(map_[i].timing.hop_latency_cycles + cycles));
-    }
+    PortState& port = port_state_[i];
+    port.transactions = &stats().counter(p + ".transactions");
+    port.bytes = &stats().counter(p + ".bytes");
+    port.wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
+    port.busy = &stats().busy_time(p + ".busy");
+    port.base = map_[i].base;
+    port.hop_ps = clock_.cycles(map_[i].timing.hop_latency_cycles);
+    port.period_ps = clock_.period_ps();
+    port.bytes_per_cycle = map_[i].timing.bytes_per_cycle;
+    const std::uint32_t width = port.bytes_per_cycle;
+    if (width != 0 && (width & (width - 1)) == 0) port.width_shift = __builtin_ctz(width);
+    port.target = downstream[static_cast<int>(map_[i].port)];
   }
 }
 
@@ -83,46 +86,12 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   ++transactions_;
   const BusMapping* m = route(trans);
   if (m == nullptr) return;
-  account(static_cast<std::size_t>(m - map_.data()), trans.get_data_length(), delay);
+  PortState& port = port_state_[static_cast<std::size_t>(m - map_.data())];
+  account(port, trans.get_data_length(), delay);
   const std::uint64_t global = trans.get_address();
-  trans.set_address(global - m->base);
-  downstream[static_cast<int>(m->port)]->b_transport(trans, delay);
+  trans.set_address(global - port.base);
+  port.target->b_transport(trans, delay);
   trans.set_address(global);
-}
-
-void Bus::account(std::size_t index, unsigned len, sc_core::sc_time& delay) {
-  const BusMapping& m = map_[index];
-  PortState& port = port_state_[index];
-  // Contention: the access starts when the port is free, occupies it for len / width cycles, and the initiator sees
-  // queueing + hop latency + occupancy on top of what the target adds.
-  // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
-  // ahead in its quantum; queueing it behind that booking would charge a wait that never happens, so only arrivals
-  // inside the current booking [last_start, next_free) queue.
-  Picoseconds arrival = now_ps() + to_ps(delay);
-  Picoseconds start = arrival;
-  if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
-  Picoseconds occupancy = 0;
-  std::uint64_t occupancy_cycles = 0;
-  if (m.timing.bytes_per_cycle) {
-    const std::uint32_t bytes = len + m.timing.bytes_per_cycle - 1;
-    occupancy_cycles = port.width_shift >= 0 ? bytes >> port.width_shift : bytes / m.timing.bytes_per_cycle;
-    occupancy = clock_.cycles(occupancy_cycles);
-    if (start + occupancy > port.next_free_ps) {
-      port.last_start_ps = start;
-      port.next_free_ps = start + occupancy;
-    }
-  }
-  const Picoseconds wait = start - arrival;
-  *port.wait_ps += wait;
-  ++*port.transactions;
-  *port.bytes += len;
-  port.busy->add(occupancy);
-  if (occupancy_cycles <= PortState::kDelayTableCycles) {
-    delay += port.hop_and_occupancy[occupancy_cycles];
-    if (wait) delay += to_sc_time(wait);
-  } else {
-    delay += to_sc_time(wait + clock_.cycles(m.timing.hop_latency_cycles) + occupancy);
-  }
 }
 
 tlm::tlm_sync_enum Bus::nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) {

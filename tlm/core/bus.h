@@ -4,7 +4,6 @@
 // hammer the same target queue behind each other.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -81,19 +80,22 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   nlohmann::json describe() const;
 
  private:
+  // Everything an access through one window needs, in one place (b_transport touches this and the payload only).
   struct PortState {
     Picoseconds last_start_ps = 0;  // start of the latest booking
     Picoseconds next_free_ps = 0;
+    Picoseconds hop_ps = 0;     // hop latency
+    Picoseconds period_ps = 0;  // one bus cycle of occupancy
+    std::uint64_t base = 0;     // of the window, subtracted from the address on the way to the target
+    std::uint32_t bytes_per_cycle = 0;  // 0 = no contention modelled
+    // Occupancy in cycles of len bytes is ceil(len / bytes_per_cycle): a shift when the width is a power of two (the
+    // usual case; a division costs more than the rest of the bookkeeping), else a division.
+    int width_shift = -1;
+    tlm::tlm_fw_transport_if<>* target = nullptr;  // the downstream port's target, resolved after binding
     Counter* transactions = nullptr;
     Counter* bytes = nullptr;
     Counter* wait_ps = nullptr;
     BusyTime* busy = nullptr;
-    // Occupancy in cycles of len bytes is ceil(len / bytes_per_cycle): a shift when the width is a power of two (the
-    // usual case; a division costs more than the rest of the bookkeeping), else a division.
-    int width_shift = -1;
-    // hop latency + occupancy as an sc_time, by occupancy cycles, for short accesses (no sc_time built per access)
-    static constexpr std::size_t kDelayTableCycles = 8;
-    std::array<sc_core::sc_time, kDelayTableCycles + 1> hop_and_occupancy{};
   };
   // The window's stage in timed DMI grants: what b_transport does for an access that hits the window.
   class WindowStage : public DmiTimingStage {
@@ -101,7 +103,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     WindowStage(Bus& bus, std::size_t index) : bus_(bus), index_(index) {}
     void account(bool, unsigned len, sc_core::sc_time& delay) override {
       ++bus_.transactions_;
-      bus_.account(index_, len, delay);
+      bus_.account(bus_.port_state_[index_], len, delay);
     }
 
    private:
@@ -130,8 +132,32 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   const BusMapping* reject(tlm::tlm_generic_payload& trans, const BusMapping* m);
   const BusMapping* decode_search(std::uint64_t addr) const;
   // Contention, hop latency and statistics of an access of len bytes through window index (b_transport and timed DMI).
-  void account(std::size_t index, unsigned len, sc_core::sc_time& delay);
-
+  // Inline in both: a call would cost a fifth of the access.
+  // Contention: the access starts when the port is free, occupies it for len / width cycles, and the initiator sees
+  // queueing + hop latency + occupancy on top of what the target adds.
+  // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
+  // ahead in its quantum; queueing it behind that booking would charge a wait that never happens, so only arrivals
+  // inside the current booking [last_start, next_free) queue.
+  [[gnu::always_inline]] void account(PortState& port, unsigned len, sc_core::sc_time& delay) {
+    const Picoseconds arrival = now_ps() + to_ps(delay);
+    Picoseconds start = arrival;
+    if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
+    Picoseconds occupancy = 0;
+    if (port.bytes_per_cycle) {
+      const std::uint32_t bytes = len + port.bytes_per_cycle - 1;
+      occupancy = port.period_ps * (port.width_shift >= 0 ? bytes >> port.width_shift : bytes / port.bytes_per_cycle);
+      if (start + occupancy > port.next_free_ps) {
+        port.last_start_ps = start;
+        port.next_free_ps = start + occupancy;
+      }
+    }
+    const Picoseconds wait = start - arrival;
+    *port.wait_ps += wait;
+    ++*port.transactions;
+    *port.bytes += len;
+    port.busy->add(occupancy);
+    delay = to_sc_time(to_ps(delay) + wait + port.hop_ps + occupancy);
+  }
   ClockDomain clock_;
   std::vector<BusMapping> map_;  // sorted by base
   mutable const BusMapping* last_hit_ = nullptr;  // into map_; reset whenever map_ changes

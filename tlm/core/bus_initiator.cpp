@@ -35,13 +35,7 @@ tlm::tlm_response_status BusInitiator::transport(tlm::tlm_command cmd, std::uint
   payload_.set_streaming_width(len);
   payload_.set_dmi_allowed(false);
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  // Back-to-back transactions start where the last one ended: reuse its sc_time rather than convert the integer offset
-  // again (a floating-point round trip on the critical path of every access).
-  const Picoseconds offset = local_time_.offset_ps();
-  sc_core::sc_time delay = offset == to_ps(last_delay_) ? last_delay_ : to_sc_time(offset);
-  socket->b_transport(payload_, delay);
-  last_delay_ = delay;
-  local_time_.set_offset(to_ps(delay));
+  socket->b_transport(payload_, local_time_.offset());
   ++transactions_;
   const tlm::tlm_response_status status = payload_.get_response_status();
   if (status != tlm::TLM_OK_RESPONSE) ++errors_;

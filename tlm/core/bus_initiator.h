@@ -77,9 +77,7 @@ class BusInitiator : public sc_core::sc_module {
 
   tlm::tlm_response_status finish_dmi(bool write, unsigned len) {
     if (hot_.timed) {
-      sc_core::sc_time delay = to_sc_time(local_time_.offset_ps());
-      hot_.timing.account(write, len, delay);
-      local_time_.set_offset(to_ps(delay));
+      hot_.timing.account(write, len, local_time_.offset());
     } else {
       local_time_.advance(write ? hot_.write_ps : hot_.read_ps);
     }
@@ -94,7 +92,6 @@ class BusInitiator : public sc_core::sc_module {
   AccessMode mode_ = AccessMode::kTransport;
   TimedDmiRequest timed_request_;
   tlm::tlm_generic_payload payload_;
-  sc_core::sc_time last_delay_;  // the delay the last b_transport returned (see transport())
   Counter& transactions_;
   Counter& dmi_accesses_;
   Counter& errors_;

@@ -25,9 +25,9 @@ ClockDomain::ClockDomain(std::string name, std::uint64_t frequency_hz)
 LocalTime::LocalTime() { refresh_quantum(); }
 
 void LocalTime::sync() {
-  if (offset_ps_ != 0) {
-    sc_core::wait(to_sc_time(offset_ps_));
-    offset_ps_ = 0;
+  if (offset_ != sc_core::SC_ZERO_TIME) {
+    sc_core::wait(offset_);
+    offset_ = sc_core::SC_ZERO_TIME;
   }
 }
 

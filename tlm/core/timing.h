@@ -68,12 +68,15 @@ class LocalTime {
  public:
   LocalTime();
 
-  Picoseconds offset_ps() const { return offset_ps_; }
-  void advance(Picoseconds ps) { offset_ps_ += ps; }
-  void set_offset(Picoseconds ps) { offset_ps_ = ps; }
+  Picoseconds offset_ps() const { return to_ps(offset_); }
+  void advance(Picoseconds ps) { offset_ = to_sc_time(to_ps(offset_) + ps); }
+  void set_offset(Picoseconds ps) { offset_ = to_sc_time(ps); }
+  // The offset itself, for a b_transport call to update in place: copying it in and out would put two more
+  // store-to-load round trips on the chain that links each timed access to the next.
+  sc_core::sc_time& offset() { return offset_; }
   // The initiator's notion of now.
-  Picoseconds now() const { return now_ps() + offset_ps_; }
-  bool need_sync() const { return offset_ps_ >= quantum_ps_; }
+  Picoseconds now() const { return now_ps() + offset_ps(); }
+  bool need_sync() const { return offset_ps() >= quantum_ps_; }
   // Waits out the offset (must be called from a thread process).
   void sync();
   // Synchronises only when the quantum is used up.
@@ -85,7 +88,7 @@ class LocalTime {
   Picoseconds quantum_ps() const { return quantum_ps_; }
 
  private:
-  Picoseconds offset_ps_ = 0;
+  sc_core::sc_time offset_;
   Picoseconds quantum_ps_ = 0;
 };
 
