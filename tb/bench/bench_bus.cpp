@@ -5,6 +5,7 @@
 //   timed DMI with a 1 us quantum   |                                                      | timed DMI, 100 us
 // (timed DMI: the pointer plus the bus's and the memory's timing stages, so the simulated time, contention and
 // statistics are b_transport's; the summary checks that the simulated time per access is the same)
+// plus b_transport through a bare router and target that model nothing (bus_bare: the floor under the other rows),
 // for 4-byte and 64-byte accesses (alternating write then read-back of the same address, walking a 4 KiB window
 // inside one DMI page). Counters: transactions per host second, host ns per transaction, simulated ns per host second,
 // and the fraction of accesses served by DMI. Host time is process CPU time (the rates follow the CPU column), so a
@@ -115,6 +116,79 @@ class Worker : public sc_core::sc_module {
   std::uint64_t mismatches_ = 0;
 };
 
+// The floor under every b_transport row: the same initiator and payload through a router and a target that model
+// nothing (one window, no contention, no statistics, no checks beyond the window; the target copies into a flat array
+// and adds a constant delay). Its cost is what TLM-2.0 blocking transport itself costs here: the payload, two calls
+// through the interfaces' virtual bases, the delay passed by reference from block to block.
+class BareTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
+ public:
+  tlm::tlm_target_socket<> socket{"socket"};
+  explicit BareTarget(sc_core::sc_module_name name) : sc_module(name) { socket.bind(*this); }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override {
+    const std::uint64_t addr = trans.get_address() & (kWindowBytes - 1);
+    const unsigned len = trans.get_data_length();
+    if (len > kWindowBytes - addr) {
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
+    if (trans.is_write()) {
+      std::memcpy(bytes_ + addr, trans.get_data_ptr(), len);
+    } else {
+      std::memcpy(trans.get_data_ptr(), bytes_ + addr, len);
+    }
+    delay += sc_core::sc_time(50, sc_core::SC_NS);
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+
+  unsigned char bytes_[kWindowBytes] = {};
+};
+
+// Answers the router's backward calls (none are made; the socket must be bound).
+struct NoBackwardCalls : tlm::tlm_bw_transport_if<> {
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+};
+
+class BareRouter : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
+ public:
+  tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0> upstream{"upstream"};
+  tlm::tlm_initiator_socket<> downstream{"downstream"};
+  BareRouter(sc_core::sc_module_name name, std::uint64_t base, std::uint64_t size)
+      : sc_module(name), base_(base), size_(size) {
+    upstream.bind(*this);
+    downstream.bind(backward_);
+  }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override {
+    const std::uint64_t global = trans.get_address();
+    if (global - base_ >= size_) {
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
+    trans.set_address(global - base_);
+    downstream->b_transport(trans, delay);
+    trans.set_address(global);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+
+  std::uint64_t base_, size_;
+  NoBackwardCalls backward_;
+};
+
 // The platform under test, built once before the first sc_start().
 struct Platform {
   core::Bus bus{"bus"};
@@ -122,8 +196,14 @@ struct Platform {
   core::Memory dram{"dram", core::MemoryParams{}};  // defaults: 60/40 cycle read/write latency at 1 GHz, 64 KiB pages
   core::RegisterBlock regs{"regs", kRegsSize, core::ClockDomain("regs.clock", 1'000'000'000), 2};
   Worker worker{"worker", cpu};
+  core::BusInitiator bare_cpu{"bare_cpu"};
+  BareRouter bare_router{"bare_router", kDramBase, kDramWindow + kWindowBytes};
+  BareTarget bare_target{"bare_target"};
+  Worker bare_worker{"bare_worker", bare_cpu};
 
   Platform() {
+    bare_cpu.socket.bind(bare_router.upstream);
+    bare_router.downstream.bind(bare_target.socket);
     // platform/configs/default.yaml: 2-cycle hop, 32-byte DRAM port, 1 us quantum.
     bus.attach_initiator(cpu.socket, "cpu");
     bus.attach_target(dram.socket, "dram", kDramBase, dram.params().size, {2, 32});
@@ -210,17 +290,20 @@ double cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-void configure(Mode mode) {
-  core::BusInitiator& cpu = g_platform->cpu;
+void configure(core::BusInitiator& cpu, Mode mode) {
   core::set_global_quantum(mode_quantum_ps(mode));
   cpu.local_time().refresh_quantum();
   cpu.set_mode(access_mode(mode));
 }
 
+// bare: through the bare router and target instead of the bus and the memory.
 void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::uint64_t base, std::uint64_t window,
-             unsigned len, bool expect_dmi) {
+             unsigned len, bool expect_dmi, bool bare = false) {
   Platform& p = *g_platform;
-  configure(mode);
+  core::BusInitiator& cpu = bare ? p.bare_cpu : p.cpu;
+  Worker& worker = bare ? p.bare_worker : p.worker;
+  const std::string prefix = std::string(cpu.name()) + ".";
+  configure(cpu, mode);
   Job job;
   job.base = base;
   job.window = window;
@@ -229,8 +312,8 @@ void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::u
   job.count = 256;
   job.verify = true;
   job.sync = true;
-  p.worker.submit(job);
-  if (p.worker.errors() != 0 || p.worker.mismatches() != 0) {
+  worker.submit(job);
+  if (worker.errors() != 0 || worker.mismatches() != 0) {
     state.SkipWithError("warm-up: error responses or read-back mismatches");
     return;
   }
@@ -238,23 +321,23 @@ void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::u
   job.sync = false;
   job.count = batch_for(mode);
 
-  const std::uint64_t dmi0 = counter("cpu.dmi_accesses");
-  const std::uint64_t bt0 = counter("cpu.transactions");
-  const core::Picoseconds sim0 = p.cpu.local_time().now();
+  const std::uint64_t dmi0 = counter(prefix + "dmi_accesses");
+  const std::uint64_t bt0 = counter(prefix + "transactions");
+  const core::Picoseconds sim0 = cpu.local_time().now();
   const double cpu0 = cpu_ns();
   const auto host0 = std::chrono::steady_clock::now();
-  while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(job.count))) p.worker.submit(job);
+  while (state.KeepRunningBatch(static_cast<benchmark::IterationCount>(job.count))) worker.submit(job);
   const auto host1 = std::chrono::steady_clock::now();
   const double cpu1 = cpu_ns();
-  const core::Picoseconds sim1 = p.cpu.local_time().now();
-  const std::uint64_t dmi = counter("cpu.dmi_accesses") - dmi0;
-  const std::uint64_t bt = counter("cpu.transactions") - bt0;
+  const core::Picoseconds sim1 = cpu.local_time().now();
+  const std::uint64_t dmi = counter(prefix + "dmi_accesses") - dmi0;
+  const std::uint64_t bt = counter(prefix + "transactions") - bt0;
 
   const double tx = static_cast<double>(state.iterations());
   const double wall_ns = std::chrono::duration<double, std::nano>(host1 - host0).count();
   const double host_ns = cpu1 - cpu0;
   const double sim_ns = static_cast<double>(sim1 - sim0) / 1000.0;
-  if (p.worker.errors() != 0) {
+  if (worker.errors() != 0) {
     state.SkipWithError("error responses during the run");
     return;
   }
@@ -290,6 +373,13 @@ void register_benchmarks() {
         run_bus(s, name, m, kDramBase + kDramWindow, kWindowBytes, len, mode_dmi(m));
       })->Unit(benchmark::kNanosecond);
     }
+  }
+  // The floor: b_transport through a router and a target that model nothing.
+  for (Mode m : {Mode::kBtQuantum, Mode::kBtLongQuantum}) {
+    const std::string name = std::string("bus_bare/") + mode_name(m) + "/4B";
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+      run_bus(s, name, m, kDramBase + kDramWindow, kWindowBytes, 4, false, true);
+    })->Unit(benchmark::kNanosecond);
   }
   // One 32-bit register behind the bus: always b_transport (register blocks grant no DMI).
   for (Mode m : {Mode::kBtQuantum, Mode::kBtNoQuantum}) {
@@ -358,6 +448,9 @@ void print_summary(std::FILE* out) {
     target(std::string("bus_mem/dmi_q100us/") + len, 2.0);
     target(std::string("bus_mem/b_transport_q100us/") + len, 10.0);
   }
+  std::fprintf(out, " b_transport through a router and a target that model nothing (the floor under the above):\n");
+  target("bus_bare/b_transport_q1us/4B", 10.0);
+  target("bus_bare/b_transport_q100us/4B", 10.0);
   std::fprintf(out, " b_transport's timing and statistics through timed DMI:\n");
   for (const char* len : {"4B", "64B"}) {
     target(std::string("bus_mem/timed_dmi_q1us/") + len, 10.0);
