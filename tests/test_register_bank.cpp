@@ -229,6 +229,30 @@ TEST(RegisterBank, SixtyFourBitWriteOneToClearHighHalf) {
   EXPECT_EQ(bank.at(0x0).value(), 0x00000000FFFF0000ULL);
 }
 
+TEST(RegisterBank, AlternatingSingleRegisterAccessesEachReachTheirOwnRegister) {
+  // Whole-register accesses take a path that remembers the register found last: switching registers, switching
+  // width, and a dword access at a qword register's offset (not the whole register) must each find the right bytes.
+  RegisterBank bank("blk");
+  bank.add(reg32("A", 0x10, 0xAAAA0000));
+  bank.add(reg32("B", 0x14, 0xBBBB0000));
+  bank.add(reg64("Q", 0x18, 0x1111222233334444ULL));
+  EXPECT_EQ(rd32(bank, 0x10), 0xAAAA0000u);
+  EXPECT_EQ(rd32(bank, 0x14), 0xBBBB0000u);
+  wr32(bank, 0x10, 0xA0A0A0A0);
+  EXPECT_EQ(rd32(bank, 0x14), 0xBBBB0000u);
+  EXPECT_EQ(rd32(bank, 0x10), 0xA0A0A0A0u);
+  EXPECT_EQ(rd64(bank, 0x18), 0x1111222233334444ULL);
+  EXPECT_EQ(rd32(bank, 0x18), 0x33334444u);  // low half of Q
+  EXPECT_EQ(rd32(bank, 0x1C), 0x11112222u);  // high half of Q
+  wr32(bank, 0x18, 0x55556666);
+  EXPECT_EQ(rd64(bank, 0x18), 0x1111222255556666ULL);
+  bool complete = true;
+  EXPECT_EQ(rd32(bank, 0x20, &complete), 0u);  // nothing there, after a hit on Q
+  EXPECT_FALSE(complete);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "0x20").size(), 1u);
+  EXPECT_EQ(rd32(bank, 0x14), 0xBBBB0000u);
+}
+
 TEST(RegisterBank, AccessSpanningTwoAdjacentRegisters) {
   RegisterBank bank("blk");
   bank.add(reg32("LO", 0x10, 0x33221100));
@@ -666,4 +690,51 @@ TEST(RegisterBlock, DebugTransportBypassesPolicyHooksAndTime) {
   EXPECT_EQ(hooks, 0);
   EXPECT_EQ(core::stats().counter_value("blk.mmio_reads"), 0u);
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "crosses the end of window 'blk'").size(), 1u);
+}
+
+// An initiator bound straight to the block's socket, for the calls the bus never makes.
+struct DirectInitiator : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
+  tlm::tlm_initiator_socket<> socket{"socket"};
+  explicit DirectInitiator(sc_core::sc_module_name name) : sc_module(name) { socket.bind(*this); }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    ADD_FAILURE() << "the block answered on the backward path";
+    return tlm::TLM_COMPLETED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+};
+
+TEST(RegisterBlock, NonBlockingRequestCompletesAtOnceAndNoDmiIsGranted) {
+  // 100 MHz, 2 cycles per access: 20 ns.
+  core::RegisterBlock blk("blk", 0x100, core::ClockDomain("blk_clk", 100'000'000), 2);
+  blk.regs().add(reg32("SCRATCH", 0x8, 0x0));
+  DirectInitiator cpu("cpu");
+  cpu.socket.bind(blk.socket);
+  test::run_thread([&] {
+    std::uint32_t v = 0x600DF00D;
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_address(0x8);
+    p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+    p.set_data_length(4);
+    p.set_streaming_width(4);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    EXPECT_EQ(cpu.socket->nb_transport_fw(p, phase, delay), tlm::TLM_COMPLETED);
+    EXPECT_EQ(phase, tlm::BEGIN_RESP);
+    EXPECT_EQ(p.get_response_status(), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(delay, sc_time(20, SC_NS));
+    // A phase of a handshake the block does not run is an error, and nothing is accessed.
+    v = 0xBAD;
+    phase = tlm::END_RESP;
+    EXPECT_EQ(cpu.socket->nb_transport_fw(p, phase, delay), tlm::TLM_COMPLETED);
+    tlm::tlm_dmi dmi;
+    p.set_command(tlm::TLM_READ_COMMAND);
+    EXPECT_FALSE(cpu.socket->get_direct_mem_ptr(p, dmi));
+    EXPECT_EQ(dmi.get_start_address(), 0u);  // denied for the whole block
+    EXPECT_EQ(dmi.get_end_address(), 0xFFu);
+  });
+  EXPECT_EQ(blk.regs().at(0x8).value(), 0x600DF00Du);
+  EXPECT_EQ(core::stats().counter_value("blk.mmio_writes"), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "only BEGIN_REQ is expected").size(), 1u);
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "tlm/core/complete_at_once.h"
 #include "tlm/core/report.h"
 
 namespace gpuvp::core {
@@ -172,13 +173,8 @@ void Memory::b_transport_general(tlm::tlm_generic_payload& trans, sc_core::sc_ti
 
 tlm::tlm_sync_enum Memory::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                            sc_core::sc_time& delay) {
-  if (phase != tlm::BEGIN_REQ) {
-    report_error(name(), "nb_transport_fw: only BEGIN_REQ is expected (requests complete at once)");
-    return tlm::TLM_COMPLETED;
-  }
-  b_transport(trans, delay);
-  phase = tlm::BEGIN_RESP;
-  return tlm::TLM_COMPLETED;
+  return complete_at_once(name(), trans, phase, delay,
+                          [this](tlm::tlm_generic_payload& t, sc_core::sc_time& d) { b_transport(t, d); });
 }
 
 bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {

@@ -137,29 +137,50 @@ std::uint64_t byte_mask(unsigned first, unsigned count) {
 }
 }  // namespace
 
+// The register bytes of an access are little-endian, as the host's (the single-register paths copy whole values).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "register accesses assume a little-endian host");
+
+std::uint64_t RegisterBank::read_register(Register& r) {
+  const std::uint64_t v = r.bus_read();
+  if (trace_) report_info(block_name_.c_str(), "read " + r.name() + " = " + format_hex(v));
+  return v;
+}
+
+void RegisterBank::write_register(Register& r, std::uint64_t v, std::uint64_t byte_mask) {
+  if (r.def().access == Access::kReadOnly) {
+    report_warning(block_name_.c_str(), "write of " + format_hex(v) + " to read-only register " + r.name() + " (" +
+                                            format_hex(r.offset()) + ") ignored");
+  }
+  r.bus_write(v, byte_mask);
+  if (trace_) report_info(block_name_.c_str(), "write " + r.name() + " <- " + format_hex(v));
+}
+
 bool RegisterBank::read(std::uint32_t offset, unsigned char* data, unsigned len) {
+  if (Register* r = exact(offset, len)) {
+    const std::uint64_t v = read_register(*r);
+    std::memcpy(data, &v, len);  // len is 4 or 8: the low bytes of v
+    return true;
+  }
   std::memset(data, 0, len);
   bool complete = for_each_covered(offset, len, [&](Register& r, unsigned in_reg, unsigned in_access, unsigned n) {
-    const std::uint64_t v = r.bus_read();
+    const std::uint64_t v = read_register(r);
     for (unsigned i = 0; i < n; ++i) data[in_access + i] = static_cast<unsigned char>(v >> ((in_reg + i) * 8));
-    if (trace_) {
-      report_info(block_name_.c_str(), "read " + r.name() + " = " + format_hex(v));
-    }
   });
   if (!complete) report_unmapped("read", offset, len);
   return complete;
 }
 
 bool RegisterBank::write(std::uint32_t offset, const unsigned char* data, unsigned len) {
+  if (Register* r = exact(offset, len)) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, data, len);
+    write_register(*r, v, byte_mask(0, len));
+    return true;
+  }
   bool complete = for_each_covered(offset, len, [&](Register& r, unsigned in_reg, unsigned in_access, unsigned n) {
     std::uint64_t v = 0;
     for (unsigned i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(data[in_access + i]) << ((in_reg + i) * 8);
-    if (r.def().access == Access::kReadOnly) {
-      report_warning(block_name_.c_str(), "write of " + format_hex(v) + " to read-only register " + r.name() + " (" +
-                                              format_hex(r.offset()) + ") ignored");
-    }
-    r.bus_write(v, byte_mask(in_reg, n));
-    if (trace_) report_info(block_name_.c_str(), "write " + r.name() + " <- " + format_hex(v));
+    write_register(r, v, byte_mask(in_reg, n));
   });
   if (!complete) report_unmapped("write", offset, len);
   return complete;

@@ -125,12 +125,27 @@ class RegisterBank {
  private:
   template <typename Fn>
   bool for_each_covered(std::uint32_t offset, unsigned len, Fn&& fn) const;
+  // The register that starts at offset and is exactly len bytes wide (the usual MMIO access: no search, no byte
+  // loops), else nullptr. The register found last is checked first: drivers and firmware poll and rewrite the same one.
+  Register* exact(std::uint32_t offset, unsigned len) {
+    Register* r = last_exact_;
+    if (r == nullptr || r->offset() != offset) {
+      r = find(offset);
+      if (r == nullptr) return nullptr;
+      last_exact_ = r;
+    }
+    return r->size_bytes() == len ? r : nullptr;
+  }
+  // A bus access of one register (bytes selected by byte_mask), with the policy warning and the trace.
+  std::uint64_t read_register(Register& r);
+  void write_register(Register& r, std::uint64_t v, std::uint64_t byte_mask);
   void report_unmapped(const char* what, std::uint32_t offset, unsigned len) const;
 
   std::string block_name_;
   std::vector<std::unique_ptr<Register>> registers_;
   std::unordered_map<std::uint32_t, Register*> by_offset_;  // offset of each register's first byte
   std::vector<Register*> sorted_;                           // by offset, for spanning accesses
+  Register* last_exact_ = nullptr;                          // see exact()
   bool trace_ = false;
 };
 

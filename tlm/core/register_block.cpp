@@ -1,5 +1,8 @@
 #include "tlm/core/register_block.h"
 
+#include "tlm/core/complete_at_once.h"
+#include "tlm/core/report.h"
+
 namespace gpuvp::core {
 
 RegisterBlock::RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, ClockDomain clock,
@@ -13,8 +16,7 @@ RegisterBlock::RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, C
       reads_(stats().counter(std::string(this->name()) + ".mmio_reads")),
       writes_(stats().counter(std::string(this->name()) + ".mmio_writes")),
       unmapped_(stats().counter(std::string(this->name()) + ".unmapped_accesses")) {
-  socket.register_b_transport(this, &RegisterBlock::b_transport);
-  socket.register_transport_dbg(this, &RegisterBlock::transport_dbg);
+  socket.bind(*this);
 }
 
 void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -45,6 +47,18 @@ void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_tim
     return;
   }
   if (!complete) ++unmapped_;
+}
+
+bool RegisterBlock::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+  dmi.set_start_address(0);
+  dmi.set_end_address(size_ - 1);
+  return false;
+}
+
+tlm::tlm_sync_enum RegisterBlock::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                                  sc_core::sc_time& delay) {
+  return complete_at_once(name(), trans, phase, delay,
+                          [this](tlm::tlm_generic_payload& t, sc_core::sc_time& d) { b_transport(t, d); });
 }
 
 unsigned int RegisterBlock::transport_dbg(tlm::tlm_generic_payload& trans) {

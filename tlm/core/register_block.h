@@ -7,7 +7,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
@@ -15,9 +14,11 @@
 
 namespace gpuvp::core {
 
-class RegisterBlock : public sc_core::sc_module {
+// The block implements the forward interface itself behind a plain target socket (as the bus and the memory do): one
+// virtual call per access from the bus instead of the convenience socket's functor hops.
+class RegisterBlock : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<RegisterBlock> socket;
+  tlm::tlm_target_socket<> socket;
 
   RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, ClockDomain clock,
                 std::uint32_t access_latency_cycles = 1);
@@ -37,8 +38,14 @@ class RegisterBlock : public sc_core::sc_module {
   }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  // tlm_fw_transport_if.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+  // Registers have side effects: no DMI, for the whole block.
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  // A non-blocking request completes at once through b_transport (TLM_COMPLETED in answer to BEGIN_REQ).
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
 
   RegisterBank regs_;
   std::uint64_t size_;
