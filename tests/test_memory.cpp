@@ -319,6 +319,25 @@ TEST(Memory, OutOfRangeAccessIsAnAddressErrorAndIsCounted) {
   EXPECT_EQ(mem.store().pages_allocated(), 0u);
 }
 
+TEST(Memory, AccessPastTheEndOfAPartialLastPageIsAnAddressError) {
+  // The memory ends 1 KiB into its last page: the page's backing store is larger than the memory, and an access that
+  // straddles the end is still an error once that page exists.
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  core::Memory mem("mem", test_memory(1 * kMiB + 1024));
+  bus.attach_initiator(cpu.socket, "cpu");
+  bus.attach_target(mem.socket, "mem", 0, 2 * kMiB, {});
+  test::run_thread([&] {
+    std::uint32_t v = 0x11223344;
+    EXPECT_EQ(cpu.write(1 * kMiB, &v, 4), tlm::TLM_OK_RESPONSE);  // allocates the last page
+    EXPECT_EQ(cpu.write(1 * kMiB + 1020, &v, 4), tlm::TLM_OK_RESPONSE);  // last word
+    EXPECT_EQ(cpu.read(1 * kMiB + 1022, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
+    EXPECT_EQ(cpu.write(1 * kMiB + 1024, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // first byte past the end
+  });
+  EXPECT_EQ(core::stats().counter_value("mem.errors"), 2u);
+  EXPECT_EQ(core::stats().counter_value("mem.writes"), 2u);
+}
+
 TEST(Memory, DmiGrantIsOnePageWithTheConfiguredLatencies) {
   core::Bus bus("bus");
   RawInitiator raw("raw");

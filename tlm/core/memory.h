@@ -45,8 +45,8 @@ class SparseStore {
   // The bytes at offset when [offset, offset + len) lies inside [0, size) and within one allocated page, else nullptr.
   unsigned char* in_allocated_page(std::uint64_t offset, std::uint64_t len) const {
     const std::uint64_t in_page = offset & (page_size_ - 1);
-    // 1 <= len, the access stays inside the page, and the page exists (offset < size: the table covers the size).
-    if (len - 1 >= page_size_ - in_page || offset >= size_) return nullptr;
+    // 1 <= len, the access stays inside the page and inside the store (the last page may extend past its end).
+    if (len - 1 >= page_size_ - in_page || !contains(offset, len)) return nullptr;
     unsigned char* page = pages_[static_cast<std::size_t>(offset >> page_shift_)].get();
     return page ? page + in_page : nullptr;
   }
