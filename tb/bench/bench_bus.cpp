@@ -138,7 +138,7 @@ class BareTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> 
     } else {
       std::memcpy(trans.get_data_ptr(), bytes_ + addr, len);
     }
-    delay += sc_core::sc_time(50, sc_core::SC_NS);
+    delay = core::to_sc_time(core::to_ps(delay) + kLatencyPs);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
   }
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
@@ -147,6 +147,7 @@ class BareTarget : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> 
   bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
   unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 
+  static constexpr core::Picoseconds kLatencyPs = 50 * core::kPsPerNs;  // as an integer: no sc_time built per access
   unsigned char bytes_[kWindowBytes] = {};
 };
 
