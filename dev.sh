@@ -25,11 +25,20 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# build DIR [cmake options...]
-build() {
+# configure DIR [cmake options...]: the release tree is configured the same way by every command, so that `test`
+# after `demo` (or `bench`) rebuilds nothing the other already built.
+configure() {
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$dir" -j "$JOBS"
+}
+RELEASE_OPTIONS=(-DGPUVP_WERROR=ON)
+
+# build DIR [targets...]: everything, or only the targets named.
+build() {
+  local dir=$1; shift
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$dir" -j "$JOBS" "${targets[@]}"
 }
 
 run_tests() {
@@ -40,22 +49,26 @@ run_tests() {
 case "${1:-}" in
   demo)
     install_missing
-    build build/release
+    configure build/release "${RELEASE_OPTIONS[@]}"
+    build build/release gpuvp  # the demo needs the executable and the GuC firmware it depends on, nothing else
     shift
     ./build/release/platform/gpuvp "$@"
     ;;
   test)
     install_missing
-    build build/release -DGPUVP_WERROR=ON
+    configure build/release "${RELEASE_OPTIONS[@]}"
+    build build/release
     run_tests build/release
     # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer. SystemC switches coroutine stacks, which
     # ASan's stack-use-after-return detection cannot follow.
-    build build/sanitize -DGPUVP_SANITIZE=ON -DGPUVP_BUILD_BENCHMARKS=OFF
+    configure build/sanitize -DGPUVP_SANITIZE=ON -DGPUVP_BUILD_BENCHMARKS=OFF
+    build build/sanitize
     ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build/sanitize
     ;;
   bench)
     install_missing
+    configure build/release "${RELEASE_OPTIONS[@]}"
     build build/release
     for b in build/release/tb/bench/bench_*; do
       [ -x "$b" ] && "$b" --benchmark_counters_tabular=true

@@ -72,7 +72,7 @@ void print_activity(std::ostream& out, const std::string& root, core::Picosecond
     split(path, block, key);
     groups[block].push_back(key + " " + human_count(key, value));
   }
-  for (const auto& [path, busy] : core::stats().busy_times()) {
+  for (const auto& [path, busy] : core::stats().busy_times(sim_ps)) {
     if (busy == 0 || path.rfind(root + ".", 0) != 0) continue;
     std::string block, key;
     split(path, block, key);
@@ -144,6 +144,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (progress) progress->finish();
   const core::Picoseconds sim_ps = core::now_ps();
+  core::stats().finish_run(sim_ps);
   core::timeline().close();
 
   if (!options.stats_file.empty()) {

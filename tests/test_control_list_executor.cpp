@@ -567,9 +567,10 @@ TEST_F(Cle, RenderThreadIncrementTakesEffectWhenTheLastTileIsWritten) {
     EXPECT_EQ(rd(vc4::kV3dRfc), 0u);
     EXPECT_TRUE(v3d_.thread(0).waiting_on_semaphore());
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kRun);
-    // The EOF store: RFC counts the frame and the increment lands; CT0 consumes it and finishes.
+    // The EOF store: RFC counts the frame and the increment lands; CT0 consumes it and finishes. Both take effect at
+    // the render thread's local time, when the tile's write to memory is done (a few us).
     submit(1, eof_at, render.here());
-    settle(5);
+    settle(20);
     EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
     EXPECT_EQ(v3d_.thread(1).pending_semaphore_increments(), 0u);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);  // stopped, semaphore consumed

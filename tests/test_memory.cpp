@@ -516,7 +516,7 @@ TEST(Memory, StatisticsCountTransactionsAndBytesExactly) {
   EXPECT_EQ(core::stats().counter_value("mem.errors"), 0u);
   // Busy time is the transfer cycles: ceil(4/8)+ceil(16/8)+ceil(64/8)+ceil(8/8)+ceil(32/8) = 1+2+8+1+4 = 16 cycles
   // at 2 ns = 32 ns.
-  EXPECT_EQ(core::stats().busy_times().at("mem.busy"), 32'000u);
+  EXPECT_EQ(core::stats().busy_times(core::now_ps()).at("mem.busy"), 32'000u);
   // The debug write really wrote.
   unsigned char b = 0;
   mem.store().read(0x43F, &b, 1);

@@ -15,6 +15,7 @@
 using gpuvp::core::BusyTime;
 using gpuvp::core::Counter;
 using gpuvp::core::Histogram;
+using gpuvp::core::Picoseconds;
 using gpuvp::core::StatsRegistry;
 
 TEST(Stats, CountersCountAndStartAtZero) {
@@ -127,9 +128,37 @@ TEST(Stats, BusyTimeReportsUtilisation) {
   nlohmann::json zero = reg.to_json(0);
   EXPECT_EQ(zero["dram"]["busy"]["idle_ps"], 0u);
   EXPECT_DOUBLE_EQ(zero["dram"]["busy"]["utilisation"].get<double>(), 0.0);
-  // Busy longer than the run (a span reaching past the end) never gives negative idle time.
+  // Busy longer than the run (a span reaching past the end) never gives negative idle time, nor more than 100 %.
   EXPECT_EQ(reg.to_json(100)["dram"]["busy"]["idle_ps"], 0u);
-  EXPECT_EQ(reg.busy_times(), (std::map<std::string, gpuvp::core::Picoseconds>{{"dram.busy", 300}}));
+  EXPECT_EQ(reg.to_json(100)["dram"]["busy"]["busy_ps"], 100u);
+  EXPECT_DOUBLE_EQ(reg.to_json(100)["dram"]["busy"]["utilisation"].get<double>(), 1.0);
+  EXPECT_EQ(reg.busy_times(1200), (std::map<std::string, gpuvp::core::Picoseconds>{{"dram.busy", 300}}));
+}
+
+// An engine opens and closes its busy span at its local time. Read at the end of a run, a span still open counts up
+// to the end (work in progress is work), and what a decoupled engine booked past the end does not count.
+TEST(Stats, BusySpansCountWorkInProgressAndNothingPastTheEnd) {
+  StatsRegistry reg;
+  BusyTime& b = reg.busy_time("rcs.busy");
+  b.begin(100);
+  EXPECT_EQ(b.at(50), 0u);    // before the span
+  EXPECT_EQ(b.at(400), 300u); // in progress
+  b.end(600);
+  EXPECT_EQ(b.at(1000), 500u);
+  EXPECT_EQ(b.at(600), 500u);
+  EXPECT_EQ(b.at(450), 350u);  // the run ended at 450 while the engine's local time had reached 600
+  b.begin(800);
+  EXPECT_EQ(b.at(1000), 700u);
+  EXPECT_EQ(reg.to_json(1000)["rcs"]["busy"]["busy_ps"], 700u);
+  EXPECT_EQ(reg.to_json(1000)["rcs"]["busy"]["idle_ps"], 300u);
+  // A long span past the end: within [0, 900] the engine was busy 100-600 and 800-900.
+  b.end(5000);
+  EXPECT_EQ(b.at(900), 600u);
+  EXPECT_EQ(b.at(5000), 4700u);
+  // An end without a begin changes nothing.
+  const Picoseconds before = b.busy_ps;
+  b.end(6000);
+  EXPECT_EQ(b.busy_ps, before);
 }
 
 TEST(Stats, JsonNestsDottedPaths) {

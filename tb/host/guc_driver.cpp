@@ -134,6 +134,11 @@ bool GucDriver::interrupt_pending() {
   return (i915_.mmio_read(gt_bank_register(GUC_HOST_IIR_BANK, kIir)) & GUC_HOST_IIR_GUC2HOST) != 0;
 }
 
+bool GucDriver::wait_for_interrupt(std::uint64_t timeout_ns) {
+  return i915_.port().wait_for32(i915_.layout().bar + gt_bank_register(GUC_HOST_IIR_BANK, kIir), GUC_HOST_IIR_GUC2HOST,
+                                 GUC_HOST_IIR_GUC2HOST, timeout_ns);
+}
+
 void GucDriver::ack_interrupt() { i915_.mmio_write(gt_bank_register(GUC_HOST_IIR_BANK, kIir), GUC_HOST_IIR_GUC2HOST); }
 
 void GucDriver::capture_interrupts(const std::vector<gen::Engine>& engines) {

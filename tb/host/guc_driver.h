@@ -66,6 +66,8 @@ class GucDriver {
   // GEN8_GT_IIR(2) bit 31: the GuC posted an event; ack clears it (write 1), as i915's handler does before it reads
   // SOFT_SCRATCH(15) and the CT buffer.
   bool interrupt_pending();
+  // Polls for the interrupt (it follows the CT message that announces it by the firmware's next few instructions).
+  bool wait_for_interrupt(std::uint64_t timeout_ns);
   void ack_interrupt();
   // Steers the engines' interrupts to the GuC: GFX_INTERRUPT_STEERING in RING_MODE_GEN7 and every event but the
   // user interrupts in GUC_BCS_RCS_IER / GUC_VCS2_VCS1_IER / GUC_WD_VECS_IER. GuC submission needs it: the firmware

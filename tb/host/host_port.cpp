@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tlm/core/report.h"
+#include "tlm/core/write_clock.h"
 
 namespace gpuvp::host {
 
@@ -47,7 +48,9 @@ bool BusHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint3
   cpu_.sync();
   const core::Picoseconds deadline = core::now_ps() + timeout_ns * core::kPsPerNs;
   for (;;) {
-    if ((read32(addr) & mask) == value) return true;
+    // A value a decoupled writer stored ahead of the kernel is seen at the first poll at or after its write time,
+    // as without decoupling (core/write_clock.h).
+    if ((read32(addr) & mask) == value && core::write_clock().latest(addr, 4) <= cpu_.local_time().now()) return true;
     cpu_.sync();
     if (core::now_ps() >= deadline) return false;
     sc_core::wait(core::to_sc_time(poll_interval_ns_ * core::kPsPerNs));

@@ -13,6 +13,7 @@
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
+#include "tlm/core/write_clock.h"
 
 namespace gpuvp::core {
 
@@ -33,12 +34,16 @@ class BusInitiator : public sc_core::sc_module {
     return transport(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len);
   }
   tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len) {
+    tlm::tlm_response_status status;
     if (hot_.covers(addr, len) && hot_.writable) {
       SparseStore::copy_small(hot_.ptr + (addr - hot_.start), static_cast<const unsigned char*>(data), len);
-      return finish_dmi(true, len);
+      status = finish_dmi(true, len);
+    } else {
+      // The payload's data pointer is non-const by TLM's design; targets do not modify write data.
+      status = transport(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len);
     }
-    // The payload's data pointer is non-const by TLM's design; targets do not modify write data.
-    return transport(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len);
+    write_clock().record(addr, len, local_time_.now());
+    return status;
   }
   // Untimed debug accesses (transport_dbg); return the bytes transferred.
   unsigned debug_read(std::uint64_t addr, void* data, unsigned len);

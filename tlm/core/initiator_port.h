@@ -14,6 +14,7 @@
 #include "tlm/core/dmi_cache.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/write_clock.h"
 
 namespace gpuvp::core {
 
@@ -36,16 +37,20 @@ class InitiatorPort : public sc_core::sc_module {
     }
     return access(tlm::TLM_READ_COMMAND, addr, static_cast<unsigned char*>(data), len, delay);
   }
+  // Every write is stamped in the write clock with its local completion time (see write_clock.h).
   tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len, sc_core::sc_time& delay) {
+    tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     if (hot_write_.covers(addr, len) && hot_write_.writable) {
       SparseStore::copy_small(hot_write_.ptr + (addr - hot_write_.start), static_cast<const unsigned char*>(data),
                               len);
       finish_dmi(hot_write_, true, len, delay);
       ++writes_;
-      return tlm::TLM_OK_RESPONSE;
+    } else {
+      // TLM's data pointer is non-const by design; targets do not modify write data.
+      status = access(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len, delay);
     }
-    // TLM's data pointer is non-const by design; targets do not modify write data.
-    return access(tlm::TLM_WRITE_COMMAND, addr, static_cast<unsigned char*>(const_cast<void*>(data)), len, delay);
+    write_clock().record(addr, len, now_ps() + to_ps(delay));
+    return status;
   }
   void set_mode(Mode mode) {
     mode_ = mode;

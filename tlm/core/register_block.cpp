@@ -20,6 +20,10 @@ RegisterBlock::RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, C
 }
 
 void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  access(trans, delay, true);
+}
+
+void RegisterBlock::access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay, bool blocking) {
   const std::uint64_t addr = trans.get_address();
   const unsigned len = trans.get_data_length();
   delay += to_sc_time(clock_.cycles(access_latency_cycles_));
@@ -34,6 +38,10 @@ void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_tim
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   if (forward_access(trans, &delay)) return;
+  // Registers are where blocks meet: a register read or write from a decoupled initiator (the host, the GuC) takes
+  // effect at that initiator's local time (the end of the access), so what it sees and causes does not move with the
+  // quantum. TLM-2.0 lets a b_transport target wait; a non-blocking call never may.
+  if (blocking) wait_out_delay(delay);
   const auto offset = static_cast<std::uint32_t>(addr);
   bool complete;
   if (trans.is_read()) {
@@ -58,7 +66,7 @@ bool RegisterBlock::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& 
 tlm::tlm_sync_enum RegisterBlock::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                                   sc_core::sc_time& delay) {
   return complete_at_once(name(), trans, phase, delay,
-                          [this](tlm::tlm_generic_payload& t, sc_core::sc_time& d) { b_transport(t, d); });
+                          [this](tlm::tlm_generic_payload& t, sc_core::sc_time& d) { access(t, d, false); });
 }
 
 unsigned int RegisterBlock::transport_dbg(tlm::tlm_generic_payload& trans) {

@@ -40,10 +40,13 @@ class RegisterBlock : public sc_core::sc_module, public tlm::tlm_fw_transport_if
  private:
   // tlm_fw_transport_if.
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  // One access; a blocking one first waits out the initiator's delay (see register_block.cpp), a non-blocking one
+  // must not wait and takes effect at once.
+  void access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay, bool blocking);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
   // Registers have side effects: no DMI, for the whole block.
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
-  // A non-blocking request completes at once through b_transport (TLM_COMPLETED in answer to BEGIN_REQ).
+  // A non-blocking request completes at once through access() (TLM_COMPLETED in answer to BEGIN_REQ).
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
 

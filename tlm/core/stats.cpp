@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "tlm/core/timeline.h"
+
 namespace gpuvp::core {
 
 void Histogram::sample(std::uint64_t v) {
@@ -76,7 +78,7 @@ nlohmann::json StatsRegistry::to_json(Picoseconds sim_time_ps) const {
       case Kind::kCounter: value = static_cast<const Counter*>(entry.stat)->value; break;
       case Kind::kHistogram: value = static_cast<const Histogram*>(entry.stat)->to_json(); break;
       case Kind::kBusy: {
-        Picoseconds busy = static_cast<const BusyTime*>(entry.stat)->busy_ps;
+        const Picoseconds busy = static_cast<const BusyTime*>(entry.stat)->at(sim_time_ps);
         value["busy_ps"] = busy;
         value["idle_ps"] = sim_time_ps > busy ? sim_time_ps - busy : 0;
         value["utilisation"] = sim_time_ps ? static_cast<double>(busy) / static_cast<double>(sim_time_ps) : 0.0;
@@ -114,12 +116,23 @@ std::map<std::string, std::uint64_t> StatsRegistry::counters_with_prefix(const s
   return result;
 }
 
-std::map<std::string, Picoseconds> StatsRegistry::busy_times() const {
+std::map<std::string, Picoseconds> StatsRegistry::busy_times(Picoseconds end) const {
   std::map<std::string, Picoseconds> result;
   for (const auto& [path, entry] : entries_) {
-    if (entry.kind == Kind::kBusy) result[path] = static_cast<const BusyTime*>(entry.stat)->busy_ps;
+    if (entry.kind == Kind::kBusy) result[path] = static_cast<const BusyTime*>(entry.stat)->at(end);
   }
   return result;
+}
+
+void StatsRegistry::finish_run(Picoseconds end) const {
+  if (!timeline().enabled()) return;
+  for (const auto& [path, entry] : entries_) {
+    if (entry.kind != Kind::kBusy) continue;
+    const auto* busy = static_cast<const BusyTime*>(entry.stat);
+    if (busy->open && busy->track >= 0 && busy->open_since_ps < end) {
+      timeline().span(busy->track, "busy", busy->open_since_ps, end - busy->open_since_ps);
+    }
+  }
 }
 
 StatsRegistry& stats() {

@@ -3,6 +3,7 @@
 // writing them out is optional.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -44,10 +45,35 @@ class Histogram {
   std::array<std::uint64_t, kBuckets> buckets_{};
 };
 
-// Busy time of a block; idle time is the rest of the simulated time.
+// Busy time of a block; idle time is the rest of the simulated time. A block either adds spans as it books them
+// (bus ports, memories) or opens and closes its busy span (engines: begin/end at its local time). Reading it at the
+// end of a run (at()) counts a span still open up to that time, and leaves out what a decoupled block booked past it
+// (its local time runs up to a quantum ahead of the kernel), so utilisation is never above 100 %.
 struct BusyTime {
-  Picoseconds busy_ps = 0;
+  Picoseconds busy_ps = 0;  // closed spans
   void add(Picoseconds ps) { busy_ps += ps; }
+  void begin(Picoseconds start) {
+    open = true;
+    open_since_ps = start;
+  }
+  void end(Picoseconds end_ps) {
+    if (!open) return;
+    open = false;
+    busy_ps += end_ps > open_since_ps ? end_ps - open_since_ps : 0;
+    if (end_ps > latest_end_ps) latest_end_ps = end_ps;
+  }
+  // Busy time within [0, t].
+  Picoseconds at(Picoseconds t) const {
+    Picoseconds b = busy_ps;
+    if (latest_end_ps > t) b -= std::min(b, latest_end_ps - t);
+    if (open && open_since_ps < t) b += t - open_since_ps;
+    return std::min(b, t);
+  }
+
+  bool open = false;
+  Picoseconds open_since_ps = 0;
+  Picoseconds latest_end_ps = 0;  // end of the latest closed span (begin/end users)
+  int track = -1;                 // timeline track of the block's busy spans (-1: none), closed by finish_run()
 };
 
 class StatsRegistry {
@@ -68,7 +94,10 @@ class StatsRegistry {
 
   // Paths and values of all counters whose path starts with prefix, in path order.
   std::map<std::string, std::uint64_t> counters_with_prefix(const std::string& prefix) const;
-  std::map<std::string, Picoseconds> busy_times() const;
+  // Busy time of every tracker within [0, end] (see BusyTime::at).
+  std::map<std::string, Picoseconds> busy_times(Picoseconds end) const;
+  // The end of a run at simulated time end: busy spans still open are written to the timeline up to end.
+  void finish_run(Picoseconds end) const;
 
  private:
   enum class Kind { kCounter, kHistogram, kBusy };

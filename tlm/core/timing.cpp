@@ -31,6 +31,16 @@ void LocalTime::sync() {
   }
 }
 
+void wait_out_delay(sc_core::sc_time& delay) {
+  if (delay == sc_core::SC_ZERO_TIME) return;
+  const sc_core::sc_process_handle process = sc_core::sc_get_current_process_handle();
+  if (!process.valid()) return;
+  const sc_core::sc_curr_proc_kind kind = process.proc_kind();
+  if (kind != sc_core::SC_THREAD_PROC_ && kind != sc_core::SC_CTHREAD_PROC_) return;
+  sc_core::wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+}
+
 void LocalTime::refresh_quantum() { quantum_ps_ = global_quantum_ps(); }
 
 void set_global_quantum(Picoseconds ps) { tlm::tlm_global_quantum::instance().set(to_sc_time(ps)); }

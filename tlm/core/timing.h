@@ -92,6 +92,12 @@ class LocalTime {
   Picoseconds quantum_ps_ = 0;
 };
 
+// Target-side synchronisation (TLM-2.0 LT allows a target to wait in b_transport): waits out the initiator's
+// annotated delay so that an access with effects visible to other initiators (a register, watched memory) takes
+// effect at the initiator's local time rather than at the start of its quantum. The delay becomes zero. Only a
+// thread process can wait: from a method or outside the simulation the access keeps its delay and happens at once.
+void wait_out_delay(sc_core::sc_time& delay);
+
 // Sets the global quantum used by every LocalTime.
 void set_global_quantum(Picoseconds ps);
 Picoseconds global_quantum_ps();

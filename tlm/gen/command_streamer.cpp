@@ -5,6 +5,7 @@
 
 #include "tlm/core/report.h"
 #include "tlm/core/timeline.h"
+#include "tlm/core/write_clock.h"
 #include "tlm/gen/mi_atomic.h"
 #include "tlm/gen/gen_regs.h"
 #include "tlm/gen/mi_commands.h"
@@ -79,6 +80,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       submit_to_start_ps_(core::stats().histogram(std::string(this->name()) + ".submit_to_start_ps",
                                                   "ELSP submission to the submitted context running")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
+  busy_.track = track_;
   const std::uint32_t base = info_.mmio_base;
   const std::string prefix = std::string(info_.name) + ".";
   auto add = [&](const char* reg, std::uint32_t offset, Access access, const char* desc,
@@ -195,10 +197,13 @@ void CommandStreamer::set_state(State s) {
   if (s == state_) return;
   const core::Picoseconds now = core::now_ps() + time_.offset_ps();
   if (state_ == State::kRunning) {
-    busy_.add(now - busy_since_ps_);
+    busy_.end(now);
     core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
   }
-  if (s == State::kRunning) busy_since_ps_ = now;
+  if (s == State::kRunning) {
+    busy_since_ps_ = now;
+    busy_.begin(now);
+  }
   state_ = s;
 }
 
@@ -261,6 +266,7 @@ void CommandStreamer::run() {
 }
 
 void CommandStreamer::reset() {
+  ++resets_;
   ring_.reset();
   for (core::Register* r : {tail_, head_, start_, ctl_, acthd_, acthd_udw_, ipeir_, ipehr_, mi_mode_, eir_, esr_,
                             reset_ctl_, bb_state_, bb_addr_, bb_addr_udw_, sbb_state_, sbb_addr_, sbb_addr_udw_}) {
@@ -504,7 +510,11 @@ void CommandStreamer::step() {
   record_history(cmd);
   const bool in_ring = batches_.empty();
   const std::size_t batch_depth = batches_.size();
+  const std::uint64_t resets = resets_;
   const Outcome outcome = execute(cmd);
+  // A command that waited for its local time (a visible effect, a watched memory write) may find the engine reset
+  // when it resumes: the reset came first and the command's progress no longer applies.
+  if (resets != resets_) return;
   if (outcome == Outcome::kRetry && pending_ && context_running_ && arbitration_enabled_) {
     // A semaphore wait is preemptible while arbitration is on; it runs again when the context returns.
     preempt_at_arbitration_point();
@@ -543,8 +553,8 @@ CommandStreamer::Outcome CommandStreamer::execute(Command& cmd) {
       if (dw0 & mi::kNoopIdentify) nopid_->set(dw0 & 0x3FFFFF);
       return Outcome::kNext;
     case mi::kUserInterrupt:
-      user_interrupt();
-      return Outcome::kNext;
+      ++user_interrupts_;
+      return raise_interrupt(GtInterrupts::kUserInterrupt);
     case mi::kArbCheck:
       return Outcome::kNext;  // an arbitration point (see step())
     case mi::kArbOnOff:
@@ -643,6 +653,7 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
            er::kErrorPageTable);
       return false;
     }
+    if (bytes == data) first_pa_ = t.pa;
     const auto status = write ? services_.memory.write(t.pa, bytes, chunk, delay)
                               : services_.memory.read(t.pa, bytes, chunk, delay);
     time_.set_offset(core::to_ps(delay));
@@ -691,9 +702,23 @@ bool CommandStreamer::reg_write(std::uint32_t offset, std::uint32_t value, std::
   return true;
 }
 
-void CommandStreamer::user_interrupt() {
-  ++user_interrupts_;
-  services_.interrupts.raise(info_.id, GtInterrupts::kUserInterrupt);
+bool CommandStreamer::sync_for_effect() {
+  const std::uint64_t resets = resets_;
+  time_.sync();
+  return resets == resets_;
+}
+
+CommandStreamer::Outcome CommandStreamer::raise_interrupt(std::uint32_t bits) {
+  if (!sync_for_effect()) return Outcome::kStopped;
+  services_.interrupts.raise(info_.id, bits);
+  return Outcome::kNext;
+}
+
+void CommandStreamer::write_csb(std::uint32_t status, std::uint32_t context_id) {
+  // The entry, its status-page mirror and the context-switch interrupt appear at the engine's local time (the GuC or
+  // the host reads them at once).
+  if (!sync_for_effect()) return;
+  execlists_.write_status(status, context_id);
 }
 
 CommandStreamer::Outcome CommandStreamer::store_data_imm(const Command& cmd) {
@@ -742,16 +767,28 @@ CommandStreamer::Outcome CommandStreamer::semaphore_wait(const Command& cmd) {
   std::uint32_t memory;
   if (!access(address_of(cmd.dw[2], cmd.dw[3]), space_of(cmd.dw[0]), &memory, 4, false)) return Outcome::kStopped;
   ++semaphore_polls_;
-  if (compare(op, memory, cmd.dw[1])) {
+  // A value another engine wrote ahead of its quantum is not there yet at this engine's time: it counts from the time
+  // it was written (the write clock), as it would without temporal decoupling.
+  const core::Picoseconds written = core::write_clock().latest(first_pa_, 4);
+  const bool visible = written <= time_.now();
+  if (visible && compare(op, memory, cmd.dw[1])) {
     waiting_semaphore_ = false;
     return Outcome::kNext;
   }
   waiting_semaphore_ = true;
+  const bool signal_mode = !(cmd.dw[0] & mi::kSemaphorePoll);
+  if (signal_mode && !visible) {
+    // Signal mode wakes when the write happens: at its time.
+    time_.sync();
+    const core::Picoseconds now = core::now_ps();
+    if (written > now) sc_core::wait(core::to_sc_time(written - now), kick_);
+    return Outcome::kRetry;
+  }
   // Not satisfied: the command is tried again. Poll mode re-reads after the poll interval; signal mode waits for a
   // write by another engine, with the same interval as a fallback for writes the GPU cannot see (the host's).
   cycles(params_.semaphore_poll_cycles);
   time_.sync();
-  if (!(cmd.dw[0] & mi::kSemaphorePoll)) {
+  if (signal_mode) {
     ++services_.memory_waiters;
     sc_core::wait(services_.clock.cycles(params_.semaphore_poll_cycles) * 16 * sc_core::sc_time(1, sc_core::SC_PS),
                   services_.memory_written | kick_);
@@ -792,7 +829,7 @@ CommandStreamer::Outcome CommandStreamer::flush_dw(const Command& cmd) {
       return fail(&cmd, "MI_FLUSH_DW post-sync operation 2 is reserved", er::kErrorInstruction);
     }
   }
-  if (dw0 & mi::kFlushNotify) services_.interrupts.raise(info_.id, GtInterrupts::kFlushNotify);
+  if (dw0 & mi::kFlushNotify) return raise_interrupt(GtInterrupts::kFlushNotify);
   return Outcome::kNext;
 }
 
@@ -821,7 +858,7 @@ CommandStreamer::Outcome CommandStreamer::pipe_control(const Command& cmd) {
     }
     if (!access(address, space, &value, 8, true)) return Outcome::kStopped;
   }
-  if (flags & mi::kPcNotify) services_.interrupts.raise(info_.id, GtInterrupts::kFlushNotify);
+  if (flags & mi::kPcNotify) return raise_interrupt(GtInterrupts::kFlushNotify);
   return Outcome::kNext;
 }
 
@@ -922,7 +959,7 @@ void CommandStreamer::start_pending() {
   elements_ = elements;
   if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
   current_element_ = 0;
-  execlists_.write_status(Execlists::kIdleToActive, 0);
+  write_csb(Execlists::kIdleToActive, 0);
   restore_context(elements_[0]);
 }
 
@@ -1029,13 +1066,13 @@ void CommandStreamer::complete_context() {
   const ContextDescriptor done = elements_[current_element_];
   save_context();
   if (current_element_ == 0 && elements_[1].valid()) {
-    execlists_.write_status(Execlists::kComplete | Execlists::kElementSwitch, done.context_id());
+    write_csb(Execlists::kComplete | Execlists::kElementSwitch, done.context_id());
     current_element_ = 1;
     restore_context(elements_[1]);
     return;
   }
   context_running_ = false;
-  execlists_.write_status(Execlists::kComplete | Execlists::kActiveToIdle, done.context_id());
+  write_csb(Execlists::kComplete | Execlists::kActiveToIdle, done.context_id());
   update_execlist_status();
 }
 
@@ -1050,7 +1087,7 @@ void CommandStreamer::preempt_at_arbitration_point() {
     // Lite restore: the same context resubmitted with a new TAIL; only TAIL is sampled from its image, and the PDPs
     // too when FORCE_PD_RESTORE asks for them (the driver changed the page directories of a running context).
     pending_.reset();
-    execlists_.write_status(Execlists::kPreempted | Execlists::kLiteRestore, running.context_id());
+    write_csb(Execlists::kPreempted | Execlists::kLiteRestore, running.context_id());
     elements_ = next;
     if (!elements_[1].valid()) elements_[1] = ContextDescriptor{};
     current_element_ = 0;
@@ -1076,7 +1113,7 @@ void CommandStreamer::preempt_at_arbitration_point() {
   } else {
     save_context();
   }
-  execlists_.write_status(Execlists::kPreempted, running.context_id());
+  write_csb(Execlists::kPreempted, running.context_id());
   pending_.reset();
   if (!next[0].valid()) {
     fail(nullptr, "ELSP submission with element 0 not valid", er::kErrorInstruction);
@@ -1097,6 +1134,9 @@ void CommandStreamer::update_execlist_status() {
 // ---- errors and hangs ----
 
 CommandStreamer::Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::uint32_t error_bit) {
+  // The error registers and the CS error interrupt appear at the engine's local time; an engine reset meanwhile
+  // came first and leaves nothing to report.
+  if (!sync_for_effect()) return Outcome::kStopped;
   const std::uint64_t address = cmd ? cmd->address : (batches_.empty() ? ring_.head_address() : batches_.back().address);
   const AddressSpace space = cmd ? cmd->space : (batches_.empty() ? AddressSpace::kGgtt : batches_.back().space);
   const std::uint32_t header = cmd ? cmd->dw[0] : current_header_;

@@ -242,7 +242,12 @@ class CommandStreamer : public sc_core::sc_module {
   AddressSpace space_of(std::uint32_t dw0) const;
   std::uint64_t timestamp_ticks() const;
   void post_sync_write(std::uint64_t address, AddressSpace space, const void* data, unsigned len);
-  void user_interrupt();
+  // Visible effects (interrupts, CSB entries, error registers) take effect at the engine's local time, not at the
+  // start of its quantum: the engine waits out its offset first. False if the engine was reset meanwhile (the reset
+  // came first; the effect is dropped).
+  bool sync_for_effect();
+  Outcome raise_interrupt(std::uint32_t bits);
+  void write_csb(std::uint32_t status, std::uint32_t context_id);
 
   // Stops the engine at the current command with its error registers set, a CS error interrupt and an SC error.
   Outcome fail(const Command* cmd, const std::string& what, std::uint32_t error_bit);
@@ -260,6 +265,8 @@ class CommandStreamer : public sc_core::sc_module {
   MiMathAlu alu_;
   core::LocalTime time_;
   State state_ = State::kIdle;
+  std::uint64_t first_pa_ = 0;  // physical address of the last access()'s first byte
+  std::uint64_t resets_ = 0;  // engine resets so far (a wait for the local time checks that none came meanwhile)
   std::vector<BatchLevel> batches_;  // 0, 1 or 2 levels
   sc_core::sc_event kick_;
   core::Picoseconds last_progress_ps_ = 0;

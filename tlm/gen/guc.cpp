@@ -419,6 +419,7 @@ void Guc::execute() {
   set_mia(GUC_STATUS_MIA_CORE_STATE, true);
   boot_cycle_ps_ = local_.now();
   const core::Picoseconds instruction_ps = clock_.cycles(params_.cycles_per_instruction);
+  instruction_ps_ = instruction_ps;
   if (gdb_) debugger_stop();  // gdb gets the core before its first instruction
 
   while (generation == generation_ && state_ == State::kRunning) {
@@ -449,6 +450,7 @@ void Guc::execute() {
     const std::size_t budget = gdb_step_ ? 1 : std::max<core::Picoseconds>(1, left / instruction_ps);
     uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
     slice_instructions_ = 0;
+    slice_accounted_ = 0;
     hlt_seen_ = false;
     resume_address_ = eip;
     emulating_ = true;
@@ -456,7 +458,7 @@ void Guc::execute() {
     const uc_err err = uc_emu_start(uc_, eip, kNoStopAddress, 0, budget);
     emulating_ = false;
     instructions_ += slice_instructions_;
-    local_.advance(slice_instructions_ * instruction_ps);
+    catch_up_local_time();
     if (generation != generation_) {
       close_core();
       return;
@@ -464,6 +466,7 @@ void Guc::execute() {
     if (breakpoint_hit_) {  // stopped before the instruction at the breakpoint executed
       --slice_instructions_;
       --instructions_.value;
+      local_.set_offset(local_.offset_ps() - instruction_ps);
     }
     if (!pending_fault_.empty()) {
       fault(pending_fault_);
@@ -604,6 +607,7 @@ void Guc::stop_with_fault(const std::string& what) {
 
 std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, std::uint64_t value) {
   ++mmio_accesses_;
+  catch_up_local_time();
   tlm::tlm_generic_payload trans;
   std::uint8_t data[8] = {};
   std::memcpy(data, &value, sizeof value);
@@ -613,8 +617,11 @@ std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, 
   trans.set_data_length(size);
   trans.set_streaming_width(size);
   sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
-  mmio_(trans, delay);
+  mmio_(trans, delay);  // the register block waits for the GuC's local time: other blocks catch up meanwhile
   local_.set_offset(core::to_ps(delay));
+  // An interrupt that became pending while the rest of the platform caught up is taken at the next instruction, as
+  // the core would, not at the end of a slice whose length follows the quantum.
+  if (interrupt_pending() && interrupts_enabled()) uc_emu_stop(uc_);
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
     stop_with_fault(std::string("register ") + (write ? "write" : "read") + " at BAR offset " + hex32(offset) +
                     " failed: " + trans.get_response_string());
@@ -627,6 +634,7 @@ std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, 
 
 std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size, std::uint64_t value) {
   ++memory_accesses_;
+  catch_up_local_time();
   sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
   std::uint8_t data[8] = {};
   std::memcpy(data, &value, sizeof value);
@@ -653,6 +661,7 @@ std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size,
 std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, void* self) {
   auto* guc = static_cast<Guc*>(self);
   if (offset == GUC_LAPIC_TIMESTAMP) {
+    guc->catch_up_local_time();
     const core::Picoseconds since = guc->local_.now() - guc->boot_cycle_ps_;
     return static_cast<std::uint32_t>(guc->clock_.cycles_in(since));
   }
@@ -676,7 +685,12 @@ void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64
       guc->set_ukernel(static_cast<std::uint32_t>(value));
       break;
     case GUC_LAPIC_HOST_INTERRUPT:
-      if (value & 1) guc->post_host_interrupt();
+      if (value & 1) {
+        // The host sees the interrupt at the instruction's time (what the firmware wrote before it is there too).
+        guc->catch_up_local_time();
+        guc->local_.sync();
+        guc->post_host_interrupt();
+      }
       break;
     case GUC_LAPIC_ENGINE_IIR(0):
     case GUC_LAPIC_ENGINE_IIR(1):

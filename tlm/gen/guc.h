@@ -151,6 +151,12 @@ class Guc : public sc_core::sc_module {
   std::function<void()> raise_host_interrupt_;
   std::uint32_t engines_present_ = 0;
   core::LocalTime local_;
+  // Brings the local time up to the instruction executing now (a slice adds its time as it goes, at every access that
+  // leaves the core, not only at its end), so that accesses and interrupts happen at the instruction's own time.
+  void catch_up_local_time() {
+    local_.advance((slice_instructions_ - slice_accounted_) * instruction_ps_);
+    slice_accounted_ = slice_instructions_;
+  }
 
   std::vector<std::uint8_t> sram_;
   uc_struct* uc_ = nullptr;
@@ -168,6 +174,8 @@ class Guc : public sc_core::sc_module {
   std::array<std::uint32_t, GUC_IER_COUNT> engine_iir_{};   // GUC_LAPIC_ENGINE_IIR(n)
   std::string pending_fault_;
   std::uint64_t slice_instructions_ = 0;
+  std::uint64_t slice_accounted_ = 0;  // instructions of the slice already added to the local time
+  core::Picoseconds instruction_ps_ = 0;
   std::uint64_t boot_cycle_ps_ = 0;  // time of the jump, for the local timestamp
   sc_core::sc_event wake_;
   std::vector<std::string> incidents_;

@@ -142,6 +142,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
       semaphore_waits_(core::stats().counter(std::string(this->name()) + ".semaphore_waits",
                                              "WAIT_ON_SEMAPHORE packets that had to wait")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
+  busy_.track = track_;
   if (params_.fetch_bytes == 0 || (params_.fetch_bytes & (params_.fetch_bytes - 1)) != 0) {
     throw core::ConfigError("config key 'vc4.v3d.cle.fetch_bytes': " + std::to_string(params_.fetch_bytes) +
                             " is not a power of two");
@@ -229,10 +230,13 @@ void ControlListExecutor::set_state(State s) {
   if (s == state_) return;
   const core::Picoseconds now = local_now();
   if (state_ == State::kRunning) {
-    busy_.add(now - busy_since_ps_);
+    busy_.end(now);
     core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
   }
-  if (s == State::kRunning) busy_since_ps_ = now;
+  if (s == State::kRunning) {
+    busy_since_ps_ = now;
+    busy_.begin(now);
+  }
   state_ = s;
 }
 
@@ -497,6 +501,7 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
     if (thread_ == 0) {
       // The binner has capped every tile list; BFC and FLDONE report it (reference-vc4.md 3.5) and the queued
       // semaphore increments take effect.
+      time_.sync();  // BFC and FLDONE appear at the thread's local time, not at the start of its quantum
       if (services_.flush_done) services_.flush_done();
       on_binner_flush_complete();
     }
@@ -507,6 +512,7 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
                    (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
                    (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
   if (eof && thread_ == 1) {
+    time_.sync();  // RFC and FRDONE appear at the thread's local time
     if (services_.frame_done) services_.frame_done();
     on_frame_complete();  // "last tile written": queued increments of the render thread take effect
   }
@@ -621,7 +627,9 @@ ControlListExecutor::Outcome ControlListExecutor::wait_on_semaphore(const Packet
 }
 
 void ControlListExecutor::finish_at_end() {
-  // The thread stops when CA reaches EA (reference-vc4.md section 2, CTnEA "byte address after the last record").
+  // The thread stops when CA reaches EA (reference-vc4.md section 2, CTnEA "byte address after the last record"),
+  // which software sees in CTnCS at the thread's local time.
+  time_.sync();
   stop(State::kStopped);
   core::timeline().instant(track_, "end of list", local_now());
 }

@@ -647,6 +647,7 @@ UnitResult TileBinner::allocate_block(std::uint32_t& block, UnitContext& ctx) {
       overspill_valid_ = false;
       out_of_memory_ = false;
       ++overspills_;
+      ctx.time.sync();  // software sees the interrupt and the pool registers at the binner's local time
       update_pool_registers();
       services_.raise_interrupt(kV3dIntSpilluse);
       continue;
@@ -657,8 +658,8 @@ UnitResult TileBinner::allocate_block(std::uint32_t& block, UnitContext& ctx) {
       out_of_memory_ = true;
       ++out_of_memory_events_;
     }
-    services_.raise_interrupt(kV3dIntOutomem);
     ctx.time.sync();
+    services_.raise_interrupt(kV3dIntOutomem);
     const core::Picoseconds since = core::now_ps();
     while (!overspill_valid_) {
       const core::Picoseconds waited = core::now_ps() - since;
