@@ -18,7 +18,6 @@
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
-#include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
@@ -86,8 +85,8 @@ class GttClient {
   GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::uint8_t engine_id);
 
   // Translates va for a read or write of up to the rest of the page. On a fault the GTT records it (fault registers,
-  // interrupt, warning) and the result says why. delay grows by the TLB and walk cost. The TLB-hit path is inline
-  // (below the class); misses go to translate_miss().
+  // warning; no interrupt: see Gtt::record_fault) and the result says why. delay grows by the TLB and walk cost. The
+  // TLB-hit path is inline (below the class); misses go to translate_miss().
   inline Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
   // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
@@ -187,8 +186,6 @@ class Gtt : public sc_core::sc_module {
   // Host access to the GGTT PTE window; offset is relative to BAR + 8 MiB. delay == nullptr for debug access.
   void pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offset, sc_core::sc_time* delay);
 
-  // Raised while RING_FAULT_REG.VALID is set.
-  core::InterruptLine& fault_irq() { return fault_irq_; }
   std::uint64_t gsm_base() const { return gsm_base_; }
   std::uint64_t pte_bytes() const { return params_.ggtt_size / 4096 * 8; }
   void invalidate_all_ggtt_tlbs();
@@ -207,7 +204,6 @@ class Gtt : public sc_core::sc_module {
   core::InitiatorPort& memory_;
   core::ClockDomain clock_;
   std::deque<GttClient> clients_;
-  core::InterruptLine fault_irq_;
   core::Register* fault_reg_;
   core::Register* fault_data0_;
   core::Register* fault_data1_;
