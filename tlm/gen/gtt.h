@@ -58,7 +58,7 @@ struct Translation {
 
 struct GttParams {
   std::uint64_t ggtt_size = 4ULL << 30;  // graphics address space of the GGTT; PTEs take ggtt_size / 512 bytes
-  std::uint64_t gsm_base = 0;            // physical address of the GGTT PTEs in DRAM; 0 = the top of DRAM
+  std::uint64_t gsm_base = 0;            // physical address of the GGTT PTEs in DRAM; 0 = the top of low DRAM
   std::uint32_t physical_address_bits = 39;
   std::uint32_t tlb_entries = 64;
   std::uint32_t tlb_ways = 4;
@@ -68,7 +68,7 @@ struct GttParams {
   void visit(core::ParamVisitor& v) {
     v.param("ggtt_size", ggtt_size, "GGTT address space in bytes (power of two, at most 4 GiB)", 2ULL << 20,
             4ULL << 30);
-    v.param("gsm_base", gsm_base, "physical address of the GGTT entries in DRAM; 0 = top of DRAM");
+    v.param("gsm_base", gsm_base, "physical address of the GGTT entries in DRAM; 0 = top of low DRAM (below TOLUD)");
     v.param("physical_address_bits", physical_address_bits, "entry address bits above this are reserved", 32, 46);
     v.param("tlb_entries", tlb_entries, "TLB entries per client", 1, 65536);
     v.param("tlb_ways", tlb_ways, "TLB associativity (divides tlb_entries)", 1, 65536);
