@@ -1,5 +1,6 @@
 // The SoC: builds a platform from PlatformParams. DRAM, the Gen GTTMMADR BAR and the V3D register block sit on one
-// bus; the host CPU (scripts, the qtest server, testbenches) reaches them through its own bus initiator.
+// bus; the host CPU (scripts, the qtest server, testbenches) reaches them through its own bus initiator. DRAM is laid
+// out around the MMIO windows as on a PC (platform/memory_map.h).
 #pragma once
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "platform/memory_map.h"
 #include "platform/platform_params.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
@@ -26,6 +28,8 @@ class Platform : public sc_core::sc_module {
   Platform(sc_core::sc_module_name name, const PlatformParams& params);
 
   const PlatformParams& params() const { return params_; }
+  // Where DRAM and stolen memory are.
+  const MemoryMap& memory_map() const { return map_; }
   core::Bus& bus() { return bus_; }
   core::Memory& dram() { return dram_; }
   core::BusInitiator& host() { return host_; }
@@ -42,6 +46,7 @@ class Platform : public sc_core::sc_module {
 
  private:
   PlatformParams params_;
+  MemoryMap map_;
   core::Bus bus_;
   core::Memory dram_;
   core::BusInitiator host_;

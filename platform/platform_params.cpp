@@ -1,5 +1,7 @@
 #include "platform/platform_params.h"
 
+#include "platform/memory_map.h"
+
 namespace gpuvp::platform {
 
 PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides) {
@@ -11,6 +13,7 @@ PlatformParams load_platform_params(const std::string& config_file, const std::v
   if ((params.dram.memory.page_size & (params.dram.memory.page_size - 1)) != 0) {
     throw core::ConfigError("config key 'dram.page_size': must be a power of two");
   }
+  plan_memory_map(params);  // DRAM placed around the MMIO windows, or a one-line error naming the key
   return params;
 }
 

@@ -49,8 +49,10 @@ struct DramParams {
 
   void visit(core::ParamVisitor& v) {
     v.param("base", base, "physical base address");
-    v.param("size", memory.size, "bytes of DRAM (sparse: only touched pages cost host memory)", 4096,
-            1ULL << 40);
+    v.param("size", memory.size,
+            "bytes of DRAM, a multiple of 4 KiB (sparse: only touched pages cost host memory); what does not fit "
+            "below the MMIO windows is remapped above 4 GiB",
+            4096, 1ULL << 40);
     v.param("page_size", memory.page_size, "host allocation and DMI granule in bytes (power of two)", 4096, 1ULL << 30);
     v.param("clock_hz", memory.clock_hz, "DRAM controller clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("read_latency_cycles", memory.read_latency_cycles, "read latency", 0, 100000);

@@ -226,8 +226,12 @@ int print_platform_info(const std::string& config_file, const std::vector<std::s
       << info["memory_map"]["clock_hz"].get<std::uint64_t>() / 1'000'000 << " MHz):\n";
   for (const auto& w : info["memory_map"]["windows"]) {
     out << "  " << std::left << std::setw(26) << (w["base"].get<std::string>() + "-" + w["end"].get<std::string>())
-        << std::setw(8) << w["name"].get<std::string>() << " size " << w["size"].get<std::string>() << ", hop "
-        << w["hop_latency_cycles"] << " cycles, " << w["bytes_per_cycle"] << " B/cycle\n";
+        << std::setw(8) << w["name"].get<std::string>() << " size " << w["size"].get<std::string>();
+    // A second window onto a target (DRAM remapped above 4 GiB) says which target and where inside it.
+    if (w["target"] != w["name"]) {
+      out << ", " << w["target"].get<std::string>() << " from " << w["target_offset"].get<std::string>();
+    }
+    out << ", hop " << w["hop_latency_cycles"] << " cycles, " << w["bytes_per_cycle"] << " B/cycle\n";
   }
   out << "\ninterrupt lines to the host:\n";
   for (const auto& irq : info["interrupts"]) {

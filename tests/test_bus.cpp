@@ -253,6 +253,73 @@ TEST(Bus, ForwardsDmiWithGlobalAddressesAndInvalidatesIt) {
   });
 }
 
+TEST(Bus, TwoWindowsOntoOneTargetTranslateDmiAndShareThePortsContention) {
+  // The platform's remapped DRAM: [0x4000'0000, +0x8000) reaches memory [0, 0x8000) and [0x1'0000'0000, +0x8000)
+  // reaches memory [0x8000, 0x10000); the memory grants DMI per 64 KiB page, which straddles both windows.
+  core::Bus bus("bus");
+  core::BusInitiator cpu("cpu");
+  core::Memory mem("mem", small_memory());
+  bus.attach_initiator(cpu.socket, "cpu");
+  const unsigned port = bus.attach_target(mem.socket, "mem", 0x4000'0000, 0x8000, {2, 8});
+  bus.map("mem_hi", 0x1'0000'0000, 0x8000, port, {2, 8}, 0x8000);
+  EXPECT_THROW(bus.map("mem_hi", 0x2'0000'0000, 0x1000, port, {2, 8}, 0), std::invalid_argument);  // name in use
+  ASSERT_EQ(bus.mappings().size(), 2u);
+  EXPECT_EQ(bus.mappings()[1].target_offset, 0x8000u);
+  cpu.set_mode(core::AccessMode::kDmi);
+  test::run_thread([&] {
+    std::uint32_t v = 0xA1B2C3D4;
+    ASSERT_EQ(cpu.write(0x1'0000'0010, &v, 4), tlm::TLM_OK_RESPONSE);
+    std::uint32_t in_memory = 0;
+    mem.store().read(0x8010, reinterpret_cast<unsigned char*>(&in_memory), 4);
+    EXPECT_EQ(in_memory, 0xA1B2C3D4u);
+    // The grant for the upper window: the page [0, 0xFFFF] clipped to [0x8000, 0xFFFF], the pointer moved with it.
+    ASSERT_NE(cpu.dmi_cache().region_for(0x1'0000'0010), nullptr);
+    const tlm::tlm_dmi high = *cpu.dmi_cache().region_for(0x1'0000'0010);  // a copy: the cache may move its regions
+    EXPECT_EQ(high.get_start_address(), 0x1'0000'0000u);
+    EXPECT_EQ(high.get_end_address(), 0x1'0000'7FFFu);
+    high.get_dmi_ptr()[0x20] = 0x5A;
+    unsigned char back = 0;
+    mem.store().read(0x8020, &back, 1);
+    EXPECT_EQ(back, 0x5A);
+    // The lower window gets its own half of the same page.
+    ASSERT_EQ(cpu.write(0x4000'7FFC, &v, 4), tlm::TLM_OK_RESPONSE);
+    ASSERT_NE(cpu.dmi_cache().region_for(0x4000'7FFC), nullptr);
+    const tlm::tlm_dmi low = *cpu.dmi_cache().region_for(0x4000'7FFC);
+    EXPECT_EQ(low.get_start_address(), 0x4000'0000u);
+    EXPECT_EQ(low.get_end_address(), 0x4000'7FFFu);
+    EXPECT_EQ(static_cast<void*>(low.get_dmi_ptr() + 0x8000), static_cast<void*>(high.get_dmi_ptr()));
+    // An access crossing the end of the lower window is refused, although the memory behind it is contiguous.
+    cpu.set_mode(core::AccessMode::kTransport);
+    std::uint64_t q = 0;
+    EXPECT_EQ(cpu.read(0x4000'7FFC, &q, 8), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    // Invalidating the memory drops both windows' regions.
+    mem.invalidate_dmi();
+    EXPECT_EQ(cpu.dmi_cache().size(), 0u);
+    // One port: an access through the upper window queues behind one through the lower at the same time. 64 bytes
+    // at 8 bytes per cycle occupy the port 8 ns.
+    cpu.sync();
+    std::vector<unsigned char> block(64);
+    sc_time d1 = sc_core::SC_ZERO_TIME, d2 = sc_core::SC_ZERO_TIME;
+    tlm::tlm_generic_payload t1, t2;
+    for (auto [t, addr] : {std::pair{&t1, 0x4000'0100ULL}, std::pair{&t2, 0x1'0000'0100ULL}}) {
+      t->set_command(tlm::TLM_READ_COMMAND);
+      t->set_address(addr);
+      t->set_data_ptr(block.data());
+      t->set_data_length(64);
+      t->set_streaming_width(64);
+    }
+    cpu.socket->b_transport(t1, d1);
+    cpu.socket->b_transport(t2, d2);
+    // hop 2 + occupancy 8 + memory 10 + 8 transfer = 28 ns; the second waits the first's 8 ns of occupancy.
+    EXPECT_EQ(d1, sc_time(28, SC_NS));
+    EXPECT_EQ(d2, sc_time(36, SC_NS));
+  });
+  // Statistics are the port's: both windows count under "mem".
+  EXPECT_EQ(core::stats().counter_value("bus.mem.contention_wait_ps"), 8000u);
+  EXPECT_FALSE(core::stats().has("bus.mem_hi.transactions"));
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "access crosses the end of window 'mem'").size(), 1u);
+}
+
 TEST(Bus, AfterAnInvalidationTheInlineDmiPathFallsBackToTransport) {
   // The initiator's inline fast path keeps the last region: an invalidation must drop it too, or accesses would go
   // on through a stale pointer.

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 namespace {
 using Result = gpuvp::test::ProcessResult;
@@ -271,4 +273,59 @@ TEST(GpuvpCli, UnwritableStatsFileIsAOneLineError) {
   Result r = run("run --quiet --stats /nonexistent/dir/s.json");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_EQ(r.out, "gpuvp: error: cannot write statistics file '/nonexistent/dir/s.json'\n");
+}
+
+// ---- DRAM around the MMIO windows (README "Platform map") ----
+
+TEST(GpuvpCli, TheReadmeDramExampleRunsTheDemoWithFourAndSixteenGib) {
+  // The README's example, with 4 GiB and with 16 GiB: the MMIO windows stay at 0xE000_0000 and 0xE100_0000, the DRAM
+  // they hide is remapped above 4 GiB, and the demo (which checks every result with expect lines) passes.
+  for (const auto& [size, bytes] : {std::pair{"4GiB", 4ULL << 30}, std::pair{"16GiB", 16ULL << 30}}) {
+    SCOPED_TRACE(size);
+    const std::string stats = ::testing::TempDir() + "dram_stats.json";
+    const std::string trace = ::testing::TempDir() + "dram_trace.json";
+    Result r = run(std::string("run --set dram.size=") + size + " --set sim.quantum_ns=100 --stats " + stats +
+                   " --trace " + trace);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("0 errors, 0 warnings"), std::string::npos) << r.out;
+    const auto s = nlohmann::json::parse(slurp(stats));
+    EXPECT_EQ(s["config"]["dram"]["size"].get<std::uint64_t>(), bytes);
+    EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 100);
+    EXPECT_GT(s["stats"]["gpuvp"]["bus"]["dram"]["transactions"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(s["stats"]["gpuvp"]["bus"]["address_errors"].get<std::uint64_t>(), 0u);
+    EXPECT_FALSE(nlohmann::json::parse(slurp(trace))["traceEvents"].empty());
+  }
+}
+
+TEST(GpuvpCli, InfoShowsTheDramRemappedAboveFourGib) {
+  Result r = run("info --set dram.size=16GiB");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("memory map (gpuvp.bus, 1000 MHz):\n"
+                       "  0x0-0xdfffffff            dram     size 0xe0000000, hop 2 cycles, 32 B/cycle\n"
+                       "  0xe0000000-0xe0ffffff     gen      size 0x1000000, hop 2 cycles, 4 B/cycle\n"
+                       "  0xe1000000-0xe1000fff     v3d      size 0x1000, hop 2 cycles, 4 B/cycle\n"
+                       "  0x100000000-0x41fffffff   dram_hi  size 0x320000000, dram from 0xe0000000, hop 2 cycles, "
+                       "32 B/cycle\n\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(GpuvpCli, DramThatCannotBePlacedIsAOneLineErrorWithExitCode2) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"run --set dram.size=0x80000800", "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page"},
+      {"run --set dram.size=512GiB",
+       "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit physical addresses "
+       "(gen.gtt.physical_address_bits)"},
+      {"run --set dram.size=8GiB --set gen.base=0x100000000",
+       "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
+       "0x21effffff]"},
+      {"info --set dram.size=4MiB",
+       "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+  };
+  for (const auto& [args, message] : cases) {
+    Result r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.out, std::string("gpuvp: error: ") + message + "\n") << args;
+  }
 }

@@ -1,5 +1,6 @@
-// Platform: configuration loading (built-in defaults, the shipped default.yaml, overrides), the memory map, the V3D
-// identification registers through the bus, the unpopulated Gen BAR, optional blocks and interrupt lookup.
+// Platform: configuration loading (built-in defaults, the shipped default.yaml, overrides), the memory map (DRAM
+// below TOLUD and remapped above 4 GiB, stolen memory, the GPU reaching high memory), the V3D identification
+// registers through the bus, the unpopulated Gen BAR, optional blocks and interrupt lookup.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +13,13 @@
 
 #include "platform/platform.h"
 #include "platform/platform_params.h"
+#include "tb/host/host_port.h"
+#include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/config.h"
 #include "tlm/core/stats.h"
+#include "tlm/gen/gen_regs.h"
+#include "tlm/gen/mi_commands.h"
 #include "tlm/vc4/v3d.h"
 
 using namespace gpuvp;
@@ -119,6 +124,39 @@ TEST(PlatformParams, OverridesApplyOnTopOfTheFile) {
   EXPECT_EQ(p.vc4.v3d.qpus_per_slice, 4u);
 }
 
+TEST(PlatformParams, DramThatCannotBePlacedIsAOneLineErrorNamingTheKey) {
+  EXPECT_EQ(load_error("", {"dram.size=0x80000800"}),
+            "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page");
+  EXPECT_EQ(load_error("", {"dram.base=0x1800"}), "config key 'dram.base': 0x1800 is not aligned to the 4 KiB page");
+  // 512 GiB: 3.5 GiB below the hole, 508.5 GiB from 4 GiB up to 0x80_2000_0000, past the 39-bit GPU addresses.
+  EXPECT_EQ(load_error("", {"dram.size=512GiB"}),
+            "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit physical "
+            "addresses (gen.gtt.physical_address_bits)");
+  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.physical_address_bits=32"}),
+            "config key 'dram.size': 4 GiB of DRAM ends at 0x11fffffff, beyond the Gen GPU's 32-bit physical "
+            "addresses (gen.gtt.physical_address_bits)");
+  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.physical_address_bits=33"}), "no error");
+  // Without the GPU nothing limits the bus's 64-bit addresses below the key's own range (1 TiB).
+  EXPECT_EQ(load_error("", {"dram.size=1024GiB", "gen.enabled=false"}), "no error");
+  // A BAR moved above 4 GiB must not land in the remapped DRAM.
+  EXPECT_EQ(load_error("", {"dram.size=8GiB", "gen.base=0x100000000"}),
+            "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
+            "0x21effffff]");
+  EXPECT_EQ(load_error("", {"dram.size=8GiB", "gen.base=0x300000000"}), "no error");
+  // Stolen memory must be DRAM: not the PCI hole, not beyond TOUUD.
+  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0xF0000000"}),
+            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0xf0000000 must lie inside DRAM");
+  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11fc00000"}),
+            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0x11fc00000 must lie inside DRAM");
+  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11f800000"}), "no error");
+  EXPECT_EQ(load_error("", {"dram.size=4MiB"}),
+            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM");
+  // DRAM cannot start inside the PCI hole.
+  EXPECT_EQ(load_error("", {"dram.base=0xE0000000"}),
+            "config key 'dram.base': DRAM at 0xe0000000 would begin in the PCI hole (top of low DRAM 0xe0000000, "
+            "below the lowest MMIO window)");
+}
+
 TEST(PlatformParams, ErrorsNameTheKey) {
   EXPECT_EQ(load_error("", {"dram.sise=1"}), "config key 'dram.sise': unknown key");
   EXPECT_EQ(load_error("", {"dram.page_size=0x3000"}), "config key 'dram.page_size': must be a power of two");
@@ -153,6 +191,13 @@ TEST(Platform, DefaultMemoryMap) {
   EXPECT_EQ(p.bus().decode(0x80000000), nullptr);
   ASSERT_NE(p.v3d(), nullptr);
   EXPECT_EQ(p.host_irqs().size(), 2u);
+  // 2 GiB fit below the PCI hole: nothing is remapped; stolen memory is the top 8 MiB (4 GiB GGTT / 4 KiB * 8 B).
+  const platform::MemoryMap& mm = p.memory_map();
+  ASSERT_EQ(mm.dram.size(), 1u);
+  EXPECT_EQ(mm.tolud, 0xE0000000u);
+  EXPECT_EQ(mm.touud, 0u);
+  EXPECT_EQ(mm.gsm_base, 0x7F800000u);
+  EXPECT_EQ(mm.gsm_size, 8ULL << 20);
 }
 
 TEST(Platform, V3dIdentificationThroughTheBus) {
@@ -313,4 +358,158 @@ TEST(Platform, DescribeListsTheMapBlocksAndConfig) {
   EXPECT_EQ(d["blocks"][0]["size"], "0x1000000");
   EXPECT_EQ(d["blocks"][1]["name"], "platform.v3d");
   EXPECT_EQ(d["blocks"][1]["clock_hz"], 250'000'000u);
+}
+
+// ---- DRAM around the MMIO windows ----
+
+namespace {
+
+platform::PlatformParams with_dram(const std::string& size) {
+  return platform::load_platform_params("", {"dram.size=" + size});
+}
+
+std::uint64_t dram64(platform::Platform& p, std::uint64_t offset) {
+  std::uint64_t v = 0;
+  p.dram().store().read(offset, reinterpret_cast<unsigned char*>(&v), 8);
+  return v;
+}
+
+// The windows of a platform whose DRAM is split: dram [0, 0xDFFFFFFF], the BAR, V3D, dram_hi from 4 GiB.
+void expect_split_map(platform::Platform& p, std::uint64_t high_size) {
+  const auto& map = p.bus().mappings();
+  ASSERT_EQ(map.size(), 4u);
+  EXPECT_EQ(map[0].name, "dram");
+  EXPECT_EQ(map[0].base, 0u);
+  EXPECT_EQ(map[0].size, 0xE0000000u);
+  EXPECT_EQ(map[0].target_offset, 0u);
+  EXPECT_EQ(map[1].name, "gen");
+  EXPECT_EQ(map[1].base, 0xE0000000u);
+  EXPECT_EQ(map[2].name, "v3d");
+  EXPECT_EQ(map[2].base, 0xE1000000u);
+  EXPECT_EQ(map[3].name, "dram_hi");
+  EXPECT_EQ(map[3].base, 1ULL << 32);
+  EXPECT_EQ(map[3].size, high_size);
+  EXPECT_EQ(map[3].target_offset, 0xE0000000u);  // the DRAM the hole hides
+  EXPECT_EQ(map[3].port, map[0].port);           // one DRAM, one port
+  const platform::MemoryMap& mm = p.memory_map();
+  EXPECT_EQ(mm.tolud, 0xE0000000u);
+  EXPECT_EQ(mm.touud, (1ULL << 32) + high_size);
+  EXPECT_EQ(mm.gsm_base, 0xDF800000u);  // top of low DRAM, below TOLUD
+}
+
+// Host accesses at both ends of both DRAM windows land at the right DRAM offsets; the hole and TOUUD answer errors.
+void expect_host_access(platform::Platform& p, std::uint64_t touud) {
+  const std::uint64_t high_offset = 0xE0000000 - (1ULL << 32);  // DRAM offset = address + this, above 4 GiB
+  const std::vector<std::uint64_t> addresses = {0xDFFFFFF8, 1ULL << 32, (1ULL << 32) + 0x12345678, touud - 8};
+  test::run_thread([&] {
+    for (std::uint64_t a : addresses) {
+      EXPECT_EQ(p.host().write_value<std::uint64_t>(a, a ^ 0x5A5A5A5A5A5A5A5AULL), tlm::TLM_OK_RESPONSE) << a;
+    }
+    for (std::uint64_t a : addresses) {
+      EXPECT_EQ(p.host().read_value<std::uint64_t>(a), a ^ 0x5A5A5A5A5A5A5A5AULL) << a;
+    }
+    tlm::tlm_response_status s = tlm::TLM_OK_RESPONSE;
+    p.host().read_value<std::uint32_t>(touud, &s);
+    EXPECT_EQ(s, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    p.host().read_value<std::uint32_t>(0xF0000000, &s);  // the PCI hole above the MMIO windows
+    EXPECT_EQ(s, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  });
+  EXPECT_EQ(dram64(p, 0xDFFFFFF8), 0xDFFFFFF8ULL ^ 0x5A5A5A5A5A5A5A5AULL);
+  EXPECT_EQ(dram64(p, 0xE0000000), (1ULL << 32) ^ 0x5A5A5A5A5A5A5A5AULL);
+  EXPECT_EQ(dram64(p, 0xE0000000 + 0x12345678), ((1ULL << 32) + 0x12345678) ^ 0x5A5A5A5A5A5A5A5AULL);
+  EXPECT_EQ(dram64(p, touud - 8 + high_offset), (touud - 8) ^ 0x5A5A5A5A5A5A5A5AULL);
+  EXPECT_EQ(touud - 8 + high_offset, p.params().dram.memory.size - 8);  // the last qword of DRAM
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at " + core::format_hex(touud)).size(), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at 0xf0000000").size(), 1u);
+  // Both windows count as the one DRAM port.
+  EXPECT_EQ(core::stats().counter_value("platform.bus.dram.transactions"), 8u);
+}
+
+}  // namespace
+
+TEST(Platform, FourGibOfDramLeavesThePciHoleAndRemapsHalfAGibAboveFourGib) {
+  platform::Platform p("platform", with_dram("4GiB"));
+  expect_split_map(p, 0x20000000);
+  expect_host_access(p, 0x120000000);
+}
+
+TEST(Platform, SixteenGibOfDramRemapsTwelveAndAHalfGibAboveFourGib) {
+  platform::Platform p("platform", with_dram("16GiB"));
+  expect_split_map(p, 0x320000000);
+  expect_host_access(p, 0x420000000);
+}
+
+TEST(Platform, DescribeListsBothDramRangesAndStolenMemory) {
+  platform::Platform p("platform", with_dram("16GiB"));
+  const nlohmann::json d = p.describe()["dram"];
+  EXPECT_EQ(d["size"], "0x400000000");
+  EXPECT_EQ(d["tolud"], "0xe0000000");
+  EXPECT_EQ(d["touud"], "0x420000000");
+  ASSERT_EQ(d["ranges"].size(), 2u);
+  EXPECT_EQ(d["ranges"][0], (nlohmann::json{{"name", "dram"}, {"base", "0x0"}, {"end", "0xdfffffff"},
+                                            {"size", "0xe0000000"}, {"dram_offset", "0x0"}}));
+  EXPECT_EQ(d["ranges"][1], (nlohmann::json{{"name", "dram_hi"}, {"base", "0x100000000"}, {"end", "0x41fffffff"},
+                                            {"size", "0x320000000"}, {"dram_offset", "0xe0000000"}}));
+  EXPECT_EQ(d["gsm"]["base"], "0xdf800000");
+  EXPECT_EQ(d["gsm"]["size"], "0x800000");
+  const nlohmann::json windows = p.describe()["memory_map"]["windows"];
+  ASSERT_EQ(windows.size(), 4u);
+  EXPECT_EQ(windows[3]["name"], "dram_hi");
+  EXPECT_EQ(windows[3]["target"], "dram");
+  EXPECT_EQ(windows[3]["target_offset"], "0xe0000000");
+}
+
+TEST(Platform, StolenMemoryFollowsTheTopOfLowDramForEverySize) {
+  // Below TOLUD the top of DRAM moves with the size; from 3.5 GiB up it stays below TOLUD.
+  for (const auto& [size, gsm] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"64MiB", 0x3800000}, {"3GiB", 0xBF800000}, {"3584MiB", 0xDF800000}, {"3585MiB", 0xDF800000},
+           {"256GiB", 0xDF800000}}) {
+    EXPECT_EQ(platform::plan_memory_map(with_dram(size)).gsm_base, gsm) << size;
+  }
+  // 3.5 GiB + 1 MiB: the last MiB is the whole of the remapped range.
+  const platform::MemoryMap mm = platform::plan_memory_map(with_dram("3585MiB"));
+  ASSERT_EQ(mm.dram.size(), 2u);
+  EXPECT_EQ(mm.dram[1].size, 1ULL << 20);
+  EXPECT_EQ(mm.touud, 0x100100000u);
+  // A smaller GGTT has fewer entries: 256 MiB of GGTT take 512 KiB.
+  EXPECT_EQ(platform::plan_memory_map(platform::load_platform_params("", {"dram.size=4GiB",
+                                                                             "gen.gtt.ggtt_size=256MiB"}))
+                .gsm_base,
+            0xDFF80000u);
+}
+
+TEST(Platform, TheGpuReachesDramAboveFourGibThroughGgttEntries) {
+  // The driver's memory (rings, status pages, buffers) at 12 GiB: every GGTT entry it writes holds a 35-bit
+  // physical address, and the engine fetches, stores and writes its breadcrumb there.
+  platform::Platform p("platform", with_dram("16GiB"));
+  host::BusHostPort port(p.host());
+  host::DriverLayout layout;
+  layout.memory_base = 0x3'0000'0000;
+  host::I915Driver drv(port, layout);
+  const std::uint64_t high_offset = 0xE0000000 - (1ULL << 32);
+  std::uint64_t out_gfx = 0;
+  test::run_thread([&] {
+    host::I915Driver::Ring& ring = drv.create_ring(gen::Engine::kRcs);
+    const host::I915Driver::Buffer out = drv.alloc(4096);
+    ASSERT_EQ(out.phys, 0x3'0000'5000u);  // after the 16 KiB ring and its status page
+    out_gfx = out.gfx;
+    drv.emit(ring, gen::mi::store_data_imm(out.gfx + 0x40, 0xC0FFEE01));
+    drv.emit(ring, gen::mi::store_data_imm(out.gfx + 0xFFC, 0xC0FFEE02));
+    const std::uint32_t seqno = drv.emit_breadcrumb(ring);
+    drv.submit(ring);
+    ASSERT_TRUE(drv.wait_seqno(ring, seqno, 1'000'000));
+    EXPECT_EQ(port.read32(out.phys + 0x40), 0xC0FFEE01u);
+    EXPECT_EQ(port.read32(out.phys + 0xFFC), 0xC0FFEE02u);
+    // The entry as the GPU reads it from stolen memory (GSM + GGTT page * 8): address | present.
+    tlm::tlm_response_status s;
+    EXPECT_EQ(p.host().read_value<std::uint64_t>(0xE0000000 + gen::kGgttPteWindowOffset + (out.gfx >> 12) * 8, &s),
+              0x3'0000'5001u);
+  });
+  std::uint64_t pte = 0;
+  p.dram().store().read(0xDF800000 + (out_gfx >> 12) * 8, reinterpret_cast<unsigned char*>(&pte), 8);
+  EXPECT_EQ(pte, 0x3'0000'5001u);
+  std::uint32_t v = 0;
+  p.dram().store().read(0x3'0000'5040 + high_offset, reinterpret_cast<unsigned char*>(&v), 4);
+  EXPECT_EQ(v, 0xC0FFEE01u);
+  EXPECT_EQ(core::stats().counter_value("platform.gen.gtt.faults"), 0u);
 }

@@ -19,12 +19,16 @@ Bus::Bus(sc_core::sc_module_name name, std::uint64_t clock_hz)
   downstream.register_invalidate_direct_mem_ptr(this, &Bus::invalidate_direct_mem_ptr);
 }
 
-void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing) {
-  if (size == 0 || base + (size - 1) < base) {
+void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing,
+              std::uint64_t target_offset) {
+  if (size == 0 || base + (size - 1) < base || target_offset + (size - 1) < target_offset) {
     throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' has an invalid size");
   }
-  BusMapping m{name, base, size, port, timing};
+  BusMapping m{name, base, size, port, timing, target_offset};
   for (const auto& other : map_) {
+    if (other.name == name) {
+      throw std::invalid_argument(std::string(this->name()) + ": window name '" + name + "' used twice");
+    }
     if (m.base <= other.end() && other.base <= m.end()) {
       throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' [" + format_hex(m.base) +
                                   ", " + format_hex(m.end()) + "] overlaps '" + other.name + "' [" +
@@ -39,18 +43,21 @@ void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, u
 
 void Bus::end_of_elaboration() {
   port_state_.assign(map_.size(), {});
+  bookings_.assign(ports_, {});
   window_stages_.clear();
   window_stages_.reserve(map_.size());
   for (std::size_t i = 0; i < map_.size(); ++i) window_stages_.emplace_back(*this, i);
   const std::string prefix = std::string(name()) + ".";
   for (std::size_t i = 0; i < map_.size(); ++i) {
-    const std::string p = prefix + map_[i].name;
+    // Statistics and bookings are the port's: every window onto it counts there.
+    const std::string p = prefix + port_names_[map_[i].port];
     PortState& port = port_state_[i];
+    port.booking = &bookings_[map_[i].port];
     port.transactions = &stats().counter(p + ".transactions");
     port.bytes = &stats().counter(p + ".bytes");
     port.wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
     port.busy = &stats().busy_time(p + ".busy");
-    port.base = map_[i].base;
+    port.translation = map_[i].base - map_[i].target_offset;
     port.hop_ps = clock_.cycles(map_[i].timing.hop_latency_cycles);
     port.period_ps = clock_.period_ps();
     port.bytes_per_cycle = map_[i].timing.bytes_per_cycle;
@@ -89,7 +96,7 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   PortState& port = port_state_[static_cast<std::size_t>(m - map_.data())];
   account(port, trans.get_data_length(), delay);
   const std::uint64_t global = trans.get_address();
-  trans.set_address(global - port.base);
+  trans.set_address(global - port.translation);
   port.target->b_transport(trans, delay);
   trans.set_address(global);
 }
@@ -104,7 +111,7 @@ unsigned int Bus::transport_dbg(tlm::tlm_generic_payload& trans) {
   const BusMapping* m = route(trans);
   if (m == nullptr) return 0;
   const std::uint64_t global = trans.get_address();
-  trans.set_address(global - m->base);
+  trans.set_address(global - m->base + m->target_offset);
   unsigned int n = downstream[static_cast<int>(m->port)]->transport_dbg(trans);
   trans.set_address(global);
   return n;
@@ -114,25 +121,31 @@ bool Bus::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi)
   const std::uint64_t global = trans.get_address();
   const BusMapping* m = decode(global);
   if (m == nullptr) return false;
-  trans.set_address(global - m->base);
+  trans.set_address(global - m->base + m->target_offset);
   bool granted = downstream[static_cast<int>(m->port)]->get_direct_mem_ptr(trans, dmi);
   trans.set_address(global);
-  // Back into global addresses, clipped to the window (a target may be larger than its window).
+  // Back into global addresses, clipped to the window (a target may be larger than its window, or a granted region
+  // may begin below the window's start inside the target: then the pointer moves up with the start).
+  const std::uint64_t first = m->target_offset;
+  const std::uint64_t last = m->target_offset + (m->size - 1);
   std::uint64_t start = dmi.get_start_address();
-  std::uint64_t end = dmi.get_end_address();
-  if (end > m->size - 1) end = m->size - 1;
+  std::uint64_t end = std::min<std::uint64_t>(dmi.get_end_address(), last);
+  if (start < first) {
+    if (granted) dmi.set_dmi_ptr(dmi.get_dmi_ptr() + (first - start));
+    start = first;
+  }
   if (granted && start > end) return false;
   if (granted) {
     if (auto* timed = trans.get_extension<TimedDmiRequest>(); timed && timed->chain.complete()) {
       timed->chain.prepend(&window_stages_[static_cast<std::size_t>(m - map_.data())]);
     }
-    dmi.set_start_address(m->base + start);
-    dmi.set_end_address(m->base + end);
+    dmi.set_start_address(m->base + (start - first));
+    dmi.set_end_address(m->base + (end - first));
     dmi.set_read_latency(dmi.get_read_latency() + to_sc_time(clock_.cycles(m->timing.hop_latency_cycles)));
     dmi.set_write_latency(dmi.get_write_latency() + to_sc_time(clock_.cycles(m->timing.hop_latency_cycles)));
   } else {
-    dmi.set_start_address(m->base + std::min(start, m->size - 1));
-    dmi.set_end_address(m->base + end);
+    dmi.set_start_address(m->base + (std::min(start, last) - first));
+    dmi.set_end_address(m->base + (std::max(end, start) - first));
   }
   return granted;
 }
@@ -141,9 +154,11 @@ void Bus::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64
   // Every window onto this port that overlaps the range, translated back to global addresses.
   for (const auto& m : map_) {
     if (m.port != static_cast<unsigned>(port)) continue;
-    if (start > m.size - 1) continue;
-    std::uint64_t g_start = m.base + start;
-    std::uint64_t g_end = m.base + std::min<std::uint64_t>(end, m.size - 1);
+    const std::uint64_t first = m.target_offset;
+    const std::uint64_t last = m.target_offset + (m.size - 1);
+    if (start > last || end < first) continue;
+    const std::uint64_t g_start = m.base + (std::max<std::uint64_t>(start, first) - first);
+    const std::uint64_t g_end = m.base + (std::min<std::uint64_t>(end, last) - first);
     for (int i = 0; i < upstream.size(); ++i) upstream[i]->invalidate_direct_mem_ptr(g_start, g_end);
   }
 }
@@ -155,6 +170,8 @@ nlohmann::json Bus::describe() const {
                        {"base", format_hex(m.base)},
                        {"size", format_hex(m.size)},
                        {"end", format_hex(m.end())},
+                       {"target", port_names_[m.port]},
+                       {"target_offset", format_hex(m.target_offset)},
                        {"hop_latency_cycles", m.timing.hop_latency_cycles},
                        {"bytes_per_cycle", m.timing.bytes_per_cycle}});
   }

@@ -1,7 +1,9 @@
 // Bus: a TLM-2.0 router between any number of initiators and targets with an explicit address map. It forwards
 // b_transport, transport_dbg and DMI (translating addresses both ways), adds a hop latency per mapping, and models
 // contention: each target port knows when it is next free and how many bytes per cycle it moves, so initiators that
-// hammer the same target queue behind each other.
+// hammer the same target queue behind each other. A target may appear through several windows (DRAM below the PCI
+// hole and remapped above 4 GiB): each window says where inside the target it starts, and the windows of one port
+// share its contention and statistics.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@ struct BusMapping {
   std::uint64_t size = 0;
   unsigned port = 0;  // index of the target on the bus's initiator-side socket
   PortTiming timing;
+  std::uint64_t target_offset = 0;  // the target address that base maps to
   std::uint64_t end() const { return base + size - 1; }  // inclusive
 };
 
@@ -65,8 +68,11 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     initiator.bind(upstream);
     initiator_names_.push_back(name);
   }
-  // Adds a window [base, base + size) onto port; overlapping another window is a configuration error (throws).
-  void map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing);
+  // Adds a window [base, base + size) onto port, reaching the target at [target_offset, target_offset + size);
+  // overlapping another window, or a name already used, is a configuration error (throws). Statistics are the
+  // port's (named after attach_target's name), whichever window an access came through.
+  void map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned port, PortTiming timing,
+           std::uint64_t target_offset = 0);
 
   const std::vector<BusMapping>& mappings() const { return map_; }
   // The window holding addr, or nullptr. Consecutive accesses usually hit the window of the previous one: that check is
@@ -80,13 +86,18 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   nlohmann::json describe() const;
 
  private:
-  // Everything an access through one window needs, in one place (b_transport touches this and the payload only).
-  struct PortState {
+  // When a target port is busy: shared by every window onto the port.
+  struct Booking {
     Picoseconds last_start_ps = 0;  // start of the latest booking
     Picoseconds next_free_ps = 0;
+  };
+  // Everything an access through one window needs, in one place (b_transport touches this and the payload only).
+  struct PortState {
+    Booking* booking = nullptr;  // the port's
     Picoseconds hop_ps = 0;     // hop latency
     Picoseconds period_ps = 0;  // one bus cycle of occupancy
-    std::uint64_t base = 0;     // of the window, subtracted from the address on the way to the target
+    // Window base - target offset (modulo 2^64), subtracted from the address on the way to the target.
+    std::uint64_t translation = 0;
     std::uint32_t bytes_per_cycle = 0;  // 0 = no contention modelled
     // Occupancy in cycles of len bytes is ceil(len / bytes_per_cycle): a shift when the width is a power of two (the
     // usual case; a division costs more than the rest of the bookkeeping), else a division.
@@ -140,15 +151,16 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // inside the current booking [last_start, next_free) queue.
   [[gnu::always_inline]] void account(PortState& port, unsigned len, sc_core::sc_time& delay) {
     const Picoseconds arrival = now_ps() + to_ps(delay);
+    Booking& booking = *port.booking;
     Picoseconds start = arrival;
-    if (arrival >= port.last_start_ps && arrival < port.next_free_ps) start = port.next_free_ps;
+    if (arrival >= booking.last_start_ps && arrival < booking.next_free_ps) start = booking.next_free_ps;
     Picoseconds occupancy = 0;
     if (port.bytes_per_cycle) {
       const std::uint32_t bytes = len + port.bytes_per_cycle - 1;
       occupancy = port.period_ps * (port.width_shift >= 0 ? bytes >> port.width_shift : bytes / port.bytes_per_cycle);
-      if (start + occupancy > port.next_free_ps) {
-        port.last_start_ps = start;
-        port.next_free_ps = start + occupancy;
+      if (start + occupancy > booking.next_free_ps) {
+        booking.last_start_ps = start;
+        booking.next_free_ps = start + occupancy;
       }
     }
     const Picoseconds wait = start - arrival;
@@ -165,6 +177,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   std::vector<std::string> port_names_;
   std::vector<std::string> initiator_names_;
   std::vector<PortState> port_state_;  // per mapping
+  std::vector<Booking> bookings_;      // per port
   std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
   Counter& address_errors_;
   Counter& transactions_;

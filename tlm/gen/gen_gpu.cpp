@@ -16,9 +16,9 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
       gtt_("gtt", params.gtt, gsm_base, regs(), memory, clock()),
       irq_(std::string(this->name()) + ".irq"),
       interrupts_(regs(), irq_, this->name()) {
-  // No public source says which GT interrupt a Gen8/9 page fault raises; the faulting engine stops with a CS error,
-  // and the fault line itself is ORed into the GPU interrupt while RING_FAULT_REG.VALID is set.
-  gtt_.fault_irq().on_change([this](bool) { update_irq(); });
+  // The host line irq_ is GtInterrupts' alone: GEN8_MASTER_IRQ enable && a GT bank's (IIR & IER). Every source
+  // reaches it through a bank: engine events (CommandStreamer), the GuC-to-host interrupt (bank 2, below). A GTT
+  // fault raises nothing by itself (Gtt::record_fault): its engine stops with a CS error.
   memory.set_mode(core::InitiatorPort::parse_mode(params_.memory_access));
   for (int i = 0; i < kEngineCount; ++i) {
     const EngineInfo& info = engine_info(static_cast<Engine>(i));
@@ -64,8 +64,6 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         r.set(0);
       });
 }
-
-void GenGpu::update_irq() { interrupts_.set_external(gtt_.fault_irq().level()); }
 
 std::vector<std::string> GenGpu::incidents() const {
   std::vector<std::string> all;

@@ -97,8 +97,6 @@ class GenGpu : public core::RegisterBlock {
   bool forward_access(tlm::tlm_generic_payload& trans, sc_core::sc_time* delay) override;
 
  private:
-  void update_irq();
-
   GenGpuParams params_;
   Gtt gtt_;
   core::InterruptLine irq_;

@@ -43,8 +43,8 @@
 //    hardware reset values were not found in the sources.
 //  - IIR holds one level per bit; i915's "IIR can theoretically queue up two events" (double-buffered IIR) is not
 //    modelled.
-//  - The external level is ORed into the host line after the master gate (the header: "ORed into the host line
-//    without going through the GT banks"), so a GTT fault reaches the host as it does before this block exists.
+//  - No source bypasses the banks: a GTT fault has no GT interrupt on Gen8/9 (see Gtt::record_fault), so the host line
+//    is master enable && pending_sources() and nothing else.
 #include "tlm/gen/gt_interrupts.h"
 
 #include <stdexcept>
@@ -198,11 +198,6 @@ void GtInterrupts::raise_bank(int bank, std::uint32_t bits) {
   update();
 }
 
-void GtInterrupts::set_external(bool level) {
-  external_ = level;
-  update();
-}
-
 std::uint32_t GtInterrupts::iir(int bank) const {
   if (bank < 0 || bank >= kBanks) throw std::out_of_range("GtInterrupts: no GT bank " + std::to_string(bank));
   return static_cast<std::uint32_t>(iir_[static_cast<std::size_t>(bank)]->value());
@@ -210,7 +205,7 @@ std::uint32_t GtInterrupts::iir(int bank) const {
 
 void GtInterrupts::update() {
   const bool enabled = (master_->value() & kMasterEnable) != 0;
-  host_irq_.set((enabled && pending_sources() != 0) || external_);
+  host_irq_.set(enabled && pending_sources() != 0);
 }
 
 }  // namespace gpuvp::gen

@@ -7,6 +7,9 @@
 // Per-engine event bits: 0 user interrupt, 3 CS master error, 4 PIPE_CONTROL / MI_FLUSH_DW notify, 8 context switch,
 // 11 wait on semaphore.
 // GEN8_MASTER_IRQ 0x44200: bit 31 master enable (software), bits 0-6 which GT sources are pending (hardware).
+// The host line is exactly: master enable && any GT master bit (a bank half's IIR & IER). Nothing else drives it: every
+// source of the GPU reaches the host through a bank (i915 i915_irq.c gen8_irq_handler reads GEN8_MASTER_IRQ and
+// gt/intel_gt_irq.c gen8_gt_irq_handler the banks it names; no other GT source exists for it).
 #pragma once
 
 #include <array>
@@ -54,9 +57,6 @@ class GtInterrupts {
   void set_router(Router router) { router_ = std::move(router); }
   // A non-engine event of a bank (bank 2: the GuC-to-host interrupt), latched into IIR unless masked.
   void raise_bank(int bank, std::uint32_t bits);
-  // Extra level sources ORed into the host line without going through the GT banks (e.g. the GTT fault line until a
-  // dedicated register reports it).
-  void set_external(bool level);
 
   // Bank and shift of an engine's 16-bit field.
   static int bank_of(Engine e);
@@ -72,7 +72,6 @@ class GtInterrupts {
   core::InterruptLine& host_irq_;
   std::array<core::Register*, 4> isr_{}, imr_{}, iir_{}, ier_{};
   core::Register* master_ = nullptr;
-  bool external_ = false;
   Router router_;
   std::array<core::Counter*, kEngineCount> events_{};
 };

@@ -116,7 +116,6 @@ Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gs
       reserved_mask_(((1ULL << 63) - 1) & ~((1ULL << params.physical_address_bits) - 1)),
       memory_(memory),
       clock_(clock),
-      fault_irq_(std::string(this->name()) + ".fault"),
       faults_(core::stats().counter(std::string(this->name()) + ".faults")),
       ggtt_flushes_(core::stats().counter(std::string(this->name()) + ".ggtt_tlb_flushes")) {
   if ((params_.ggtt_size & (params_.ggtt_size - 1)) != 0) {
@@ -132,10 +131,8 @@ Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gs
                           {"FAULT_TYPE", 1, 2, "0 not present, 1 read-only, 2 out of range, 3 bad entry (model)"},
                           {"SRCID", 3, 8, "requesting client"},
                           {"ENGINE_ID", 12, 3, ""}}});
-  // Software clears VALID with a read-modify-write (i915 intel_gt_clear_error_registers); the interrupt follows it.
-  fault_reg_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t) {
-    if (!(r.value() & kFaultValid)) fault_irq_.lower();
-  });
+  // Software clears VALID with a read-modify-write (i915 gt/intel_gt.c intel_gt_clear_error_registers); until then
+  // the first fault stays.
   fault_data0_ = &bar.add({"FAULT_TLB_DATA0", kFaultTlbData0, 32, 0, Access::kReadOnly,
                            "GEN8_FAULT_TLB_DATA0: faulting VA bits 43:12", {{"VA_43_12", 0, 32, ""}}});
   fault_data1_ = &bar.add({"FAULT_TLB_DATA1", kFaultTlbData1, 32, 0, Access::kReadOnly,
@@ -325,7 +322,10 @@ void Gtt::record_fault(GttClient& client, std::uint64_t va, AddressSpace space, 
   // Gen8+ reports the address space in FAULT_TLB_DATA1 bit 4, not in RING_FAULT_REG bit 11 as the issue text has
   // it: i915 marks RING_FAULT_GTTSEL_MASK "pre-bdw" and gen8_check_faults reads FAULT_GTT_SEL from DATA1.
   fault_data1_->set(((va >> 44) & 0xF) | (ggtt ? kFaultGttSel : 0));
-  fault_irq_.raise();
+  // No interrupt: Gen8/9 has no GT interrupt for a GTT fault (i915 gt/intel_gt_irq.c gen8_gt_irq_handler serves
+  // only the engine, PM and GuC bits of the GT banks). i915 learns of a fault by reading RING_FAULT_REG (gt/intel_gt.c
+  // intel_gt_check_and_clear_faults -> gen8_check_faults, "Unexpected fault"); what reaches the host at once is the
+  // faulting engine's own CS error, through its GT bank, if its EMR lets it (command_streamer.cpp fail()).
 }
 
 void Gtt::pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offset, sc_core::sc_time* delay) {

@@ -18,7 +18,6 @@
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
-#include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
@@ -59,7 +58,7 @@ struct Translation {
 
 struct GttParams {
   std::uint64_t ggtt_size = 4ULL << 30;  // graphics address space of the GGTT; PTEs take ggtt_size / 512 bytes
-  std::uint64_t gsm_base = 0;            // physical address of the GGTT PTEs in DRAM; 0 = the top of DRAM
+  std::uint64_t gsm_base = 0;            // physical address of the GGTT PTEs in DRAM; 0 = the top of low DRAM
   std::uint32_t physical_address_bits = 39;
   std::uint32_t tlb_entries = 64;
   std::uint32_t tlb_ways = 4;
@@ -69,7 +68,7 @@ struct GttParams {
   void visit(core::ParamVisitor& v) {
     v.param("ggtt_size", ggtt_size, "GGTT address space in bytes (power of two, at most 4 GiB)", 2ULL << 20,
             4ULL << 30);
-    v.param("gsm_base", gsm_base, "physical address of the GGTT entries in DRAM; 0 = top of DRAM");
+    v.param("gsm_base", gsm_base, "physical address of the GGTT entries in DRAM; 0 = top of low DRAM (below TOLUD)");
     v.param("physical_address_bits", physical_address_bits, "entry address bits above this are reserved", 32, 46);
     v.param("tlb_entries", tlb_entries, "TLB entries per client", 1, 65536);
     v.param("tlb_ways", tlb_ways, "TLB associativity (divides tlb_entries)", 1, 65536);
@@ -86,8 +85,8 @@ class GttClient {
   GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::uint8_t engine_id);
 
   // Translates va for a read or write of up to the rest of the page. On a fault the GTT records it (fault registers,
-  // interrupt, warning) and the result says why. delay grows by the TLB and walk cost. The TLB-hit path is inline
-  // (below the class); misses go to translate_miss().
+  // warning; no interrupt: see Gtt::record_fault) and the result says why. delay grows by the TLB and walk cost. The
+  // TLB-hit path is inline (below the class); misses go to translate_miss().
   inline Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
   // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
@@ -187,8 +186,6 @@ class Gtt : public sc_core::sc_module {
   // Host access to the GGTT PTE window; offset is relative to BAR + 8 MiB. delay == nullptr for debug access.
   void pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offset, sc_core::sc_time* delay);
 
-  // Raised while RING_FAULT_REG.VALID is set.
-  core::InterruptLine& fault_irq() { return fault_irq_; }
   std::uint64_t gsm_base() const { return gsm_base_; }
   std::uint64_t pte_bytes() const { return params_.ggtt_size / 4096 * 8; }
   void invalidate_all_ggtt_tlbs();
@@ -207,7 +204,6 @@ class Gtt : public sc_core::sc_module {
   core::InitiatorPort& memory_;
   core::ClockDomain clock_;
   std::deque<GttClient> clients_;
-  core::InterruptLine fault_irq_;
   core::Register* fault_reg_;
   core::Register* fault_data0_;
   core::Register* fault_data1_;
