@@ -31,6 +31,19 @@ namespace {
 constexpr std::uint64_t kPsPerUs = 1'000'000;
 using Result = gpuvp::test::ProcessResult;
 Result run(const std::string& args) { return gpuvp::test::run_gpuvp(args); }
+// Connects to a qtest server on a unix socket once it listens (tries for 5 s); -1 if it never does.
+int connect_unix(const std::string& path) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return s;
+    ::close(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return -1;
+}
 std::string write_temp(const std::string& name, const std::string& text) {
   return gpuvp::test::write_temp_file(name, text);
 }
@@ -189,20 +202,7 @@ TEST(GpuvpCli, QtestServesAHarnessOverAUnixSocket) {
   const std::string path = ::testing::TempDir() + "gpuvp-qtest-" + std::to_string(::getpid()) + ".sock";
   ::unlink(path.c_str());
   auto server = std::async(std::launch::async, [&] { return run("run --quiet --qtest unix:" + path); });
-  // Connect once the server listens.
-  int fd = -1;
-  for (int attempt = 0; attempt < 200 && fd < 0; ++attempt) {
-    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-      fd = s;
-    } else {
-      ::close(s);
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-  }
+  const int fd = connect_unix(path);
   ASSERT_GE(fd, 0) << "could not connect to " << path;
   auto ask = [&](const std::string& line) {
     const std::string out = line + "\n";
@@ -365,19 +365,7 @@ TEST(GpuvpCli, QtestSendsIrqNoticesAsWholeLinesBetweenAnswers) {
   const std::string path = ::testing::TempDir() + "gpuvp-qtest-irq-" + std::to_string(::getpid()) + ".sock";
   ::unlink(path.c_str());
   auto server = std::async(std::launch::async, [&] { return run("run --quiet --qtest unix:" + path); });
-  int fd = -1;
-  for (int attempt = 0; attempt < 200 && fd < 0; ++attempt) {
-    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-      fd = s;
-    } else {
-      ::close(s);
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-  }
+  const int fd = connect_unix(path);
   ASSERT_GE(fd, 0) << "could not connect to " << path;
   std::string all;
   for (const auto& c : commands) all += c + "\n";

@@ -9,32 +9,13 @@
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
+#include "tests/support/timed_store.h"
 #include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 
-namespace {
-
-// Stores a dword into DRAM at an exact simulated time (an untimed debug write).
-struct TimedStore : sc_core::sc_module {
-  platform::Platform& soc;
-  std::uint64_t addr;
-  std::uint32_t value;
-  sc_core::sc_time at;
-  TimedStore(sc_core::sc_module_name n, platform::Platform& p, std::uint64_t a, std::uint32_t v, sc_core::sc_time t)
-      : sc_module(n), soc(p), addr(a), value(v), at(t) {
-    SC_HAS_PROCESS(TimedStore);
-    SC_THREAD(run);
-  }
-  void run() {
-    sc_core::wait(at);
-    soc.host().debug_write(addr, &value, 4);
-  }
-};
-
-constexpr std::uint64_t kDramReadNs = 64;  // 2 hop + 1 port + 60 latency + 1 transfer cycles at 1 GHz
-
-}  // namespace
+using test::kDramReadNs;
+using test::TimedStore;
 
 TEST(BusHostPort, WaitPollsEveryIntervalAndReturnsAtTheMatchingRead) {
   platform::Platform soc("gpuvp", platform::PlatformParams{});

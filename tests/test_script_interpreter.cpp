@@ -16,6 +16,7 @@
 #include "platform/script_interpreter.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
+#include "tests/support/timed_store.h"
 #include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
@@ -234,29 +235,8 @@ TEST(SocketChannel, BadSpecsAreOneLineErrors) {
   }
 }
 
-namespace {
-// Stores a dword into DRAM at an exact simulated time: an untimed debug write, so the value is there from that
-// instant on (a model event whose time the test knows).
-struct TimedStore : sc_core::sc_module {
-  platform::Platform& soc;
-  std::uint64_t addr;
-  std::uint32_t value;
-  sc_core::sc_time at;
-  TimedStore(sc_core::sc_module_name n, platform::Platform& p, std::uint64_t a, std::uint32_t v, sc_core::sc_time t)
-      : sc_module(n), soc(p), addr(a), value(v), at(t) {
-    SC_HAS_PROCESS(TimedStore);
-    SC_THREAD(run);
-  }
-  void run() {
-    sc_core::wait(at);
-    soc.host().debug_write(addr, &value, 4);
-  }
-};
-
-// A DRAM read from the host on the default platform: 2 bus hop cycles + 1 port cycle + 60 read latency cycles + 1
-// transfer cycle at 1 GHz.
-constexpr std::uint64_t kDramReadNs = 64;
-}  // namespace
+using test::kDramReadNs;
+using test::TimedStore;
 
 TEST_F(ScriptTest, PollAnswersTheCompletionOfTheFirstReadAtOrAfterTheStore) {
   // Reads start every 100 ns (host.poll_interval_ns) from 0: those at 0..1200 see 0, the one at 1300 sees the store
