@@ -20,6 +20,10 @@ namespace gpuvp::platform {
 namespace {
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
 
+// Every wait of the demo is a poll that ends when the value is there; its time-out is only a budget for a platform
+// configured much slower than the default (each wait takes well under 1 ms with ten times the DRAM latency).
+constexpr std::uint64_t kBudgetNs = 10'000'000;
+
 // A deterministic pattern so that every read-back has one right answer.
 std::uint32_t pattern(gen::Engine e, std::uint32_t i) {
   return 0x9E3779B9u * (i + 1) ^ (static_cast<std::uint32_t>(e) + 1) << 24;
@@ -37,12 +41,13 @@ void guc_demo(host::I915Driver& driver, host::ScriptHostPort& port) {
   }
   port.comment("GuC: load and authenticate the firmware, then submit through two clients' work queues");
   host::GucDriver guc(driver);
-  guc.load(firmware::read_file(path));
-  port.wait_for32(driver.layout().bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
-                  GUC_STATUS_UKERNEL_MASK, 2'000'000);
-  port.expect32(driver.layout().bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
-                GUC_STATUS_UKERNEL_MASK);
+  // The load polls for the end of the DMA, checks the boot ROM's verdict and polls for uKernel READY.
+  host::GucDriver::LoadOptions load;
+  load.timeout_ns = kBudgetNs;
+  guc.load(firmware::read_file(path), load);
+  port.comment("GuC: the command transport buffers; a recording knows only that the mailbox answered, so check it");
   guc.ct_enable();
+  port.expect32(driver.layout().bar + GUC_REG_SOFT_SCRATCH(0), GUC_REPLY_SUCCESS);
   guc.capture_interrupts({gen::Engine::kRcs});
   const auto results = driver.alloc(4096);
   host::GucDriver::Client clients[2];
@@ -50,6 +55,7 @@ void guc_demo(host::I915Driver& driver, host::ScriptHostPort& port) {
   std::uint32_t seqnos[2] = {};
   for (std::uint32_t c = 0; c < 2; ++c) {
     guc.create_client(clients[c], 1 + c, 1 + c, c == 0 ? GUC_CLIENT_PRIORITY_NORMAL : GUC_CLIENT_PRIORITY_KMD_HIGH);
+    port.expect32(driver.layout().bar + GUC_REG_SOFT_SCRATCH(0), GUC_REPLY_SUCCESS);
     contexts[c] = &driver.create_context(gen::Engine::kRcs);
     for (std::uint32_t d = 0; d < 8; ++d) {
       driver.emit(*contexts[c], mi::store_data_imm(results.gfx + 32 * c + 4 * d, 0x6C000000u | c << 8 | d));
@@ -57,14 +63,13 @@ void guc_demo(host::I915Driver& driver, host::ScriptHostPort& port) {
     seqnos[c] = driver.emit_breadcrumb(*contexts[c]);
     guc.submit(clients[c], *contexts[c]);
   }
-  for (std::uint32_t c = 0; c < 2; ++c) driver.wait_seqno(*contexts[c], seqnos[c], 200'000);
+  for (std::uint32_t c = 0; c < 2; ++c) driver.wait_seqno(*contexts[c], seqnos[c], kBudgetNs);
   port.comment("GuC: both work queues consumed, the stores landed, two completion events for the host");
   for (std::uint32_t c = 0; c < 2; ++c) {
     port.expect32(clients[c].desc() + GUC_PD_HEAD, GUC_WQ_ITEM_BYTES);
     port.expect32(results.phys + 32 * c + 28, 0x6C000000u | c << 8 | 7);
   }
-  port.wait_for32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16, ~0u, 100'000);
-  port.expect32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16);
+  port.wait_for32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16, ~0u, kBudgetNs);
 }
 
 // The Gen part: every configured engine runs a batch through its own ring, as i915 submits legacy rings, and the
@@ -128,7 +133,7 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
   }
   port.comment("submit everything, then wait for every breadcrumb");
   for (auto& job : jobs) driver.submit(*job.ring);
-  for (auto& job : jobs) driver.wait_seqno(*job.ring, job.seqno, 20'000);
+  for (auto& job : jobs) driver.wait_seqno(*job.ring, job.seqno, kBudgetNs);
   for (auto& job : jobs) {
     port.comment(std::string(gen::engine_info(job.engine).name) + ": check what it wrote");
     for (std::uint32_t d = 0; d < kDwords; d += 9) port.expect32(job.results.phys + 4 * d, pattern(job.engine, d));
@@ -151,17 +156,22 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
       seqnos.push_back(driver.emit_breadcrumb(ctx));
       contexts.push_back(&ctx);
     }
+    // The CSB write pointer in the engine's status page says when the pair has completed: entry 2, active-to-idle.
+    // The breadcrumb comes before the context save that writes it; a submission in between would preempt.
+    const std::uint64_t csb_write =
+        driver.engine_status_page(gen::Engine::kRcs).phys + gen::Execlists::kHwspCsbWriteDword * 4;
     driver.submit(*contexts[0], contexts[1]);
-    driver.wait_seqno(*contexts[1], seqnos[1], 20'000);
+    driver.wait_seqno(*contexts[1], seqnos[1], kBudgetNs);
+    port.wait_for32(csb_write, 2, ~0u, kBudgetNs);
     driver.submit(*contexts[2]);
-    driver.wait_seqno(*contexts[2], seqnos[2], 20'000);
+    driver.wait_seqno(*contexts[2], seqnos[2], kBudgetNs);
     for (std::uint32_t c = 0; c < 3; ++c) {
       port.expect32(driver.seqno_address(*contexts[c]), seqnos[c]);
       port.expect32(shared.phys + 64 * c + 60, (c + 1) << 16 | 15);
     }
     // The context status buffer mirror: five entries (idle-to-active, element switch, active-to-idle, then
     // idle-to-active and active-to-idle for the third context); the write pointer ends at entry 4.
-    port.expect32(driver.engine_status_page(gen::Engine::kRcs).phys + gen::Execlists::kHwspCsbWriteDword * 4, 4);
+    port.wait_for32(csb_write, 4, ~0u, kBudgetNs);
     if (params.gen.gpu.guc.enabled) guc_demo(driver, port);
   }
   s << port.script();
@@ -201,7 +211,7 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   const std::vector<std::uint8_t> clear = host::Vc4Driver::build_render_cl(render);
   rcl.insert(rcl.end(), clear.begin(), clear.end());
   driver.submit(bin, rcl);
-  driver.wait_frame(200'000, false);
+  driver.wait_frame(kBudgetNs, false);
   port.comment("one binning flush, one frame; tile (0,0) starts with its state, tile (3,0) holds only the cap");
   port.expect32(params.vc4.base + vc4::kV3dBfc, 1);
   port.expect32(params.vc4.base + vc4::kV3dRfc, 1);
@@ -215,7 +225,10 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
 
 std::string demo_script(const PlatformParams& params) {
   std::ostringstream s;
-  s << "# gpuvp demo workload\n";
+  s << "# gpuvp demo workload: what `gpuvp` runs without a workload (`gpuvp run --dump-demo FILE` writes it).\n"
+       "# Generated for one configuration (addresses, the engines and GPUs present), so run it with the same\n"
+       "# --config/--set: gpuvp run --script FILE. Protocol: README, \"Host script protocol\". Every wait is a poll\n"
+       "# (polll ADDR VALUE [MASK] TIMEOUT_NS) that ends when the value is there; the time-outs are only budgets.\n";
   if (params.vc4.enabled) {
     const std::uint64_t v3d = params.vc4.base;
     s << "# VideoCore IV: identify the V3D block as the vc4 driver's probe does\n"

@@ -15,6 +15,8 @@ class LineChannel {
   // Next command line; false at the end of input.
   virtual bool next(std::string& line) = 0;
   virtual void answer(const std::string& text) = 0;
+  // An asynchronous line between answers ("IRQ raise 0"), written as a whole line the way answers are.
+  virtual void notice(const std::string& text) { answer(text); }
   // "FILE:LINE" of the last line read, for diagnostics.
   virtual std::string where() const = 0;
   // A script ends at the first ERR; an interactive peer decides itself what to do with an ERR.

@@ -35,6 +35,7 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
   run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file");
   run_cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
+  run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
   run_cmd->add_flag("--quiet", run.quiet, "no summary");
 
   std::string info_config;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tlm/core/config.h"
+#include "tlm/core/host_poll.h"
 #include "tlm/core/memory.h"
 #include "tlm/gen/gen_gpu.h"
 #include "tlm/vc4/v3d.h"
@@ -86,12 +87,25 @@ struct Vc4Params {
   }
 };
 
+// The host CPU that runs scripts and the qtest server.
+struct HostParams {
+  std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("poll_interval_ns", poll_interval_ns,
+            "start-to-start time between the reads of a poll command (pollb/pollw/polll/pollq), as a driver's busy "
+            "loop; 0 = back to back",
+            0, 1'000'000'000);
+  }
+};
+
 struct PlatformParams {
   SimParams sim;
   BusParams bus;
   DramParams dram;
   GenParams gen;
   Vc4Params vc4;
+  HostParams host;
 
   void visit(core::ParamVisitor& v) {
     v.group("sim", sim, "simulation control");
@@ -99,6 +113,7 @@ struct PlatformParams {
     v.group("dram", dram, "main memory");
     v.group("gen", gen, "Intel Gen8/Gen9 GPU");
     v.group("vc4", vc4, "Broadcom VideoCore IV");
+    v.group("host", host, "host CPU");
   }
 };
 

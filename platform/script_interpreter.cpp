@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "tlm/core/host_poll.h"
 #include "tlm/core/report.h"
 
 namespace gpuvp::platform {
@@ -89,35 +90,62 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
   auto args = [&](std::size_t lo, std::size_t hi) { return w.size() - 1 >= lo && w.size() - 1 <= hi; };
   auto usage = [&](const char* form) { return err("usage: " + std::string(form)); };
 
+  // readX/writeX/expectX/pollX: the access width from the suffix.
   const bool rw_family = (cmd.size() == 6 && (cmd.rfind("write", 0) == 0)) ||
-                         (cmd.size() == 5 && cmd.rfind("read", 0) == 0) ||
+                         (cmd.size() == 5 && (cmd.rfind("read", 0) == 0 || cmd.rfind("poll", 0) == 0)) ||
                          (cmd.size() == 7 && cmd.rfind("expect", 0) == 0);
   if (rw_family && width_of(cmd.back()) != 0) {
     const unsigned width = width_of(cmd.back());
     const std::uint64_t limit = width == 8 ? ~0ULL : (1ULL << (8 * width)) - 1;
-    std::uint64_t addr, value = 0, mask = limit;
+    const bool poll = cmd.rfind("poll", 0) == 0;
+    std::uint64_t addr, value = 0, mask = limit, timeout_ns = 0;
     if (cmd[0] == 'r') {
       if (!args(1, 1)) return usage((cmd + " ADDR").c_str());
     } else if (cmd[0] == 'w') {
       if (!args(2, 2)) return usage((cmd + " ADDR VALUE").c_str());
+    } else if (poll) {
+      if (!args(3, 4)) return usage((cmd + " ADDR VALUE [MASK] TIMEOUT_NS").c_str());
     } else if (!args(2, 3)) {
       return usage((cmd + " ADDR VALUE [MASK]").c_str());
     }
+    // A poll's time-out is its last argument; the mask, if any, comes before it.
+    const std::size_t mask_at = poll ? (w.size() == 5 ? 3 : 0) : (w.size() > 3 ? 3 : 0);
     if (!parse_number(w[1], addr)) return err("bad address '" + w[1] + "'");
     if (w.size() > 2 && !parse_number(w[2], value)) return err("bad value '" + w[2] + "'");
-    if (w.size() > 3 && !parse_number(w[3], mask)) return err("bad mask '" + w[3] + "'");
+    if (mask_at && !parse_number(w[mask_at], mask)) return err("bad mask '" + w[mask_at] + "'");
+    if (poll && (!parse_number(w.back(), timeout_ns) || timeout_ns > (~0ULL) / core::kPsPerNs)) {
+      return err("bad timeout '" + w.back() + "'");
+    }
     if (value > limit || mask > limit) return err("value does not fit in " + std::to_string(width) + " bytes");
     if (cmd[0] == 'w') {
       auto status = host.write(addr, &value, width);  // little-endian host: the low bytes of value
       if (status != tlm::TLM_OK_RESPONSE) return access_error("write", addr, status);
       return ok();
     }
+    const std::string masked = mask != limit ? " (mask " + core::format_hex(mask) + ")" : "";
+    if (poll) {
+      core::PollRequest request;
+      request.addr = addr;
+      request.width = width;
+      request.value = value;
+      request.mask = mask;
+      request.timeout = timeout_ns * core::kPsPerNs;
+      request.interval = platform_.params().host.poll_interval_ns * core::kPsPerNs;
+      const core::PollResult r = core::poll(host, request);
+      if (r.status != tlm::TLM_OK_RESPONSE) return access_error("poll read", addr, r.status);
+      if (!r.matched) {
+        return err("timeout at " + core::format_hex(addr) + ": expected " + core::format_hex(value) + masked +
+                   ", last read " + core::format_hex(r.last) + " (" + std::to_string(r.reads) + " reads in " +
+                   w.back() + " ns)");
+      }
+      return ok("OK " + ns_text(r.time));
+    }
     std::uint64_t actual = 0;
     auto status = host.read(addr, &actual, width);
     if (status != tlm::TLM_OK_RESPONSE) return access_error("read", addr, status);
     if (cmd[0] == 'e' && (actual & mask) != value) {
-      return err("expect failed at " + core::format_hex(addr) + ": expected " + core::format_hex(value) + ", actual " +
-                 core::format_hex(actual) + (mask != limit ? " (mask " + core::format_hex(mask) + ")" : ""));
+      return err("expect failed at " + core::format_hex(addr) + ": expected " + core::format_hex(value) +
+                 ", actual " + core::format_hex(actual) + masked);
     }
     return ok("OK " + hex16(actual));
   }
@@ -238,7 +266,26 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     return ok("OK " + ns_text(core::now_ps()));
   }
 
+  if (cmd == "irq_intercept_in") {
+    if (!args(0, 0)) return usage("irq_intercept_in");
+    return intercept_irqs();
+  }
+
   return err("unknown command '" + cmd + "'");
+}
+
+ScriptAnswer ScriptInterpreter::intercept_irqs() {
+  // QEMU's qtest intercepts the inputs of the device named by a QOM path; here the one interrupt controller the
+  // protocol sees is the host CPU's, so the command takes no path and covers every host line. Idempotent.
+  if (intercepting_) return ok();
+  intercepting_ = true;
+  const auto& lines = platform_.host_irqs();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    lines[i].second->on_change([this, i](bool level) {
+      if (notice_) notice_(std::string("IRQ ") + (level ? "raise " : "lower ") + std::to_string(i));
+    });
+  }
+  return ok();
 }
 
 }  // namespace gpuvp::platform

@@ -7,11 +7,16 @@
 //   clock_step [NS]                             -> OK TIME_NS
 //   irq_wait LINE TIMEOUT_NS                    -> OK TIME_NS, or ERR on time-out
 //   expectb|expectw|expectl|expectq ADDR VALUE [MASK]  -> OK 0xACTUAL, or ERR when (actual & MASK) != VALUE
+//   pollb|pollw|polll|pollq ADDR VALUE [MASK] TIMEOUT_NS  -> OK TIME_NS when (value & MASK) == VALUE, or ERR on
+//                                               time-out (reads every host.poll_interval_ns, core::poll)
+//   irq_intercept_in                            -> OK; from then on "IRQ raise N" / "IRQ lower N" notices
 // '#' starts a comment; numbers are 0x hex or decimal.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "platform/platform.h"
 
@@ -30,6 +35,10 @@ class ScriptInterpreter {
   // Executes one line. Must be called from a SystemC thread process (accesses and waits consume simulated time).
   ScriptAnswer execute(const std::string& line);
   std::uint64_t commands() const { return commands_; }
+  // Where asynchronous notices go ("IRQ raise 0", as QEMU's qtest sends them after irq_intercept_in): called from
+  // inside the model the moment a host interrupt line changes, so a notice comes before the answer of the command
+  // during which it happened, never inside one.
+  void set_notice_sink(std::function<void(const std::string&)> sink) { notice_ = std::move(sink); }
 
   // Largest SIZE accepted by read/write (answers must stay a sensible line length).
   static constexpr std::uint64_t kMaxTransferBytes = 1 << 20;
@@ -37,10 +46,13 @@ class ScriptInterpreter {
  private:
   ScriptAnswer run(const std::vector<std::string>& words);
   ScriptAnswer access_error(const char* what, std::uint64_t addr, int status) const;
+  ScriptAnswer intercept_irqs();
 
   Platform& platform_;
   std::string base_dir_;
   std::uint64_t commands_ = 0;
+  std::function<void(const std::string&)> notice_;
+  bool intercepting_ = false;
 };
 
 }  // namespace gpuvp::platform

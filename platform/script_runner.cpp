@@ -9,6 +9,7 @@ ScriptRunner::ScriptRunner(sc_core::sc_module_name name, Platform& platform, std
     : sc_module(name), channel_(std::move(channel)), interpreter_(platform, std::move(base_dir)) {
   SC_HAS_PROCESS(ScriptRunner);
   SC_THREAD(run);
+  interpreter_.set_notice_sink([this](const std::string& text) { channel_->notice(text); });
 }
 
 void ScriptRunner::run() {

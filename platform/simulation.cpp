@@ -103,6 +103,19 @@ void prepare_kernel() {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }
 
+// --dump-demo: the embedded demo as an editable script file; nothing is simulated.
+int dump_demo(const RunOptions& options, const PlatformParams& params, std::ostream& out) {
+  if (!options.script.empty() || !options.qtest.empty()) {
+    throw std::runtime_error("--dump-demo cannot be used with --script or --qtest");
+  }
+  std::ofstream file(options.dump_demo);
+  if (!file || !(file << demo_script(params)) || !file.flush()) {
+    throw std::runtime_error("cannot write demo script '" + options.dump_demo + "'");
+  }
+  if (!options.quiet) out << "demo script written to " << options.dump_demo << " (run it: gpuvp run --script FILE)\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_simulation(const RunOptions& options, std::ostream& out) {
@@ -110,6 +123,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     throw std::runtime_error("--script and --qtest cannot be used together");
   }
   PlatformParams params = load_platform_params(options.config_file, options.overrides);
+  if (!options.dump_demo.empty()) return dump_demo(options, params, out);
   prepare_kernel();
 
   // Open every host file before building anything, so a bad path fails fast with exit code 2.

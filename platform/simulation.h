@@ -14,6 +14,7 @@ struct RunOptions {
   std::string qtest;                   // "tcp:HOST:PORT" or "unix:PATH"
   std::string stats_file;
   std::string trace_file;
+  std::string dump_demo;               // write the demo script for this configuration here instead of running
   bool quiet = false;  // no summary
 };
 

@@ -80,6 +80,7 @@ TEST(GenEndToEnd, SameWorkloadAsAHostScriptThroughTheExecutable) {
   host::ScriptHostPort port;
   host::I915Driver driver(port);
   workload(driver);
+  EXPECT_EQ(port.unknown_reads(), 0u);  // every value the driver needed is a poll or a check
   const std::string path = ::testing::TempDir() + "gen_e2e.gpuvp";
   std::ofstream(path) << port.script();
   Result r = run("run --script " + path);

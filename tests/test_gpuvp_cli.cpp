@@ -19,13 +19,33 @@
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tb/host/i915_driver.h"
+#include "tlm/gen/mi_commands.h"
 
 namespace {
+constexpr std::uint64_t kPsPerUs = 1'000'000;
 using Result = gpuvp::test::ProcessResult;
 Result run(const std::string& args) { return gpuvp::test::run_gpuvp(args); }
+// Connects to a qtest server on a unix socket once it listens (tries for 5 s); -1 if it never does.
+int connect_unix(const std::string& path) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return s;
+    ::close(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return -1;
+}
 std::string write_temp(const std::string& name, const std::string& text) {
   return gpuvp::test::write_temp_file(name, text);
 }
@@ -184,20 +204,7 @@ TEST(GpuvpCli, QtestServesAHarnessOverAUnixSocket) {
   const std::string path = ::testing::TempDir() + "gpuvp-qtest-" + std::to_string(::getpid()) + ".sock";
   ::unlink(path.c_str());
   auto server = std::async(std::launch::async, [&] { return run("run --quiet --qtest unix:" + path); });
-  // Connect once the server listens.
-  int fd = -1;
-  for (int attempt = 0; attempt < 200 && fd < 0; ++attempt) {
-    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-      fd = s;
-    } else {
-      ::close(s);
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-  }
+  const int fd = connect_unix(path);
   ASSERT_GE(fd, 0) << "could not connect to " << path;
   auto ask = [&](const std::string& line) {
     const std::string out = line + "\n";
@@ -328,4 +335,129 @@ TEST(GpuvpCli, DramThatCannotBePlacedIsAOneLineErrorWithExitCode2) {
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(r.out, std::string("gpuvp: error: ") + message + "\n") << args;
   }
+}
+
+namespace {
+// The demo's simulated time in picoseconds (from --stats), or 0 if the run failed.
+std::uint64_t demo_time_ps(const std::string& args) {
+  const std::string stats = ::testing::TempDir() + "gpuvp-demo-time-" + std::to_string(::getpid()) + ".json";
+  Result r = run("run --quiet --stats " + stats + " " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.out;
+  if (r.exit_code != 0) return 0;
+  const auto s = nlohmann::json::parse(slurp(stats));
+  ::unlink(stats.c_str());
+  return s["sim_time_ps"].get<std::uint64_t>();
+}
+}  // namespace
+
+TEST(GpuvpCli, DemoPassesWithTenTimesTheDramLatency) {
+  // Every wait of the demo is a poll with a time-out budget, not a fixed step followed by a check.
+  for (const char* args : {"--set dram.write_latency_cycles=400", "--set dram.read_latency_cycles=600",
+                           "--set dram.read_latency_cycles=600 --set dram.write_latency_cycles=400 "
+                           "--set bus.hop_latency_cycles=20 --set gen.mmio_latency_cycles=20 "
+                           "--set vc4.v3d.mmio_latency_cycles=40"}) {
+    Result r = run(std::string("run ") + args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("outcome:        completed"), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+TEST(GpuvpCli, DemoSimulatedTimeIsTheWorkItWaitsFor) {
+  // Before polling, the demo stepped fixed budgets (5.6 ms in all, most of it the GuC's: 2 ms each for the firmware
+  // DMA and READY, 200 us per mailbox action). Now it ends when the work does. The largest piece is the boot ROM's
+  // RSA check (gen.guc.rsa_verify_cycles: 200000 GuC cycles at 400 MHz = 500 us); the rest (host uploads, the vc4
+  // frame, the Gen batches and contexts, the firmware's start and the GuC submissions) is about 270 us.
+  const std::uint64_t t = demo_time_ps("");
+  EXPECT_GT(t, 500 * kPsPerUs);
+  EXPECT_LT(t, 1000 * kPsPerUs);
+  // The host waits exactly as long as the GPU works: 500 us more RSA check, 500 us more demo, to within the polls
+  // that wait for it (one poll interval, 100 ns, each way).
+  const std::uint64_t longer = demo_time_ps("--set gen.guc.rsa_verify_cycles=400000");
+  EXPECT_GE(longer, t + 500 * kPsPerUs - 100'000);
+  EXPECT_LE(longer, t + 500 * kPsPerUs + 100'000);
+}
+
+TEST(GpuvpCli, DumpedDemoIsAnEditableScriptThatRunsLikeTheDemo) {
+  const std::string path = ::testing::TempDir() + "gpuvp-demo-" + std::to_string(::getpid()) + ".gpuvp";
+  Result dump = run("run --dump-demo " + path);
+  EXPECT_EQ(dump.exit_code, 0) << dump.out;
+  EXPECT_EQ(dump.out, "demo script written to " + path + " (run it: gpuvp run --script FILE)\n");
+  const std::string text = slurp(path);
+  EXPECT_EQ(text.rfind("# gpuvp demo workload", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("# GuC: load and authenticate the firmware"), std::string::npos);
+  EXPECT_NE(text.find("\npolll "), std::string::npos);
+  EXPECT_EQ(text.find("clock_step"), std::string::npos);  // waits are polls
+  EXPECT_EQ(text.find("value unknown to the recording"), std::string::npos);  // no reads the driver guessed
+  // The same commands as the embedded demo: the same simulated time.
+  const std::uint64_t embedded = demo_time_ps("");
+  const std::uint64_t replayed = demo_time_ps("--script " + path);
+  EXPECT_GT(replayed, 0u);
+  EXPECT_EQ(replayed, embedded);
+  Result both = run("run --dump-demo " + path + " --script " + path);
+  EXPECT_EQ(both.exit_code, 2) << both.out;
+  EXPECT_EQ(both.out, "gpuvp: error: --dump-demo cannot be used with --script or --qtest\n");
+  Result unwritable = run("run --dump-demo /nonexistent/dir/demo.gpuvp");
+  EXPECT_EQ(unwritable.exit_code, 2) << unwritable.out;
+  EXPECT_EQ(unwritable.out, "gpuvp: error: cannot write demo script '/nonexistent/dir/demo.gpuvp'\n");
+  ::unlink(path.c_str());
+}
+
+TEST(GpuvpCli, QtestSendsIrqNoticesAsWholeLinesBetweenAnswers) {
+  // The render engine raises its user interrupt; the host acknowledges it in GEN8_GT_IIR(0), which lowers the line.
+  gpuvp::host::ScriptHostPort recording;
+  gpuvp::host::I915Driver driver(recording);
+  driver.enable_interrupts(gpuvp::gen::Engine::kRcs);
+  auto& ring = driver.create_ring(gpuvp::gen::Engine::kRcs, 4096);
+  driver.emit(ring, gpuvp::gen::mi::user_interrupt());
+  driver.submit(ring);
+  std::vector<std::string> commands = {"irq_intercept_in"};
+  std::istringstream recorded(recording.script());
+  for (std::string line; std::getline(recorded, line);) {
+    if (!line.empty() && line[0] != '#') commands.push_back(line);
+  }
+  commands.push_back("clock_step 10000");
+  commands.push_back("writel 0xe0044308 0x1");  // GEN8_GT_IIR(0): RCS user interrupt, write 1 to clear
+  commands.push_back("clock_step 100");
+
+  const std::string path = ::testing::TempDir() + "gpuvp-qtest-irq-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  auto server = std::async(std::launch::async, [&] { return run("run --quiet --qtest unix:" + path); });
+  const int fd = connect_unix(path);
+  ASSERT_GE(fd, 0) << "could not connect to " << path;
+  std::string all;
+  for (const auto& c : commands) all += c + "\n";
+  ASSERT_EQ(::send(fd, all.data(), all.size(), 0), static_cast<ssize_t>(all.size()));
+  ::shutdown(fd, SHUT_WR);
+  std::string received;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) received.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  Result r = server.get();
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+
+  std::vector<std::string> lines;
+  std::istringstream in(received);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  // Every line is a whole answer or a whole notice; the answers come one per command, in order.
+  std::vector<std::string> answers, transcript;
+  for (const auto& line : lines) {
+    const bool notice = line == "IRQ raise 0" || line == "IRQ lower 0";
+    EXPECT_TRUE(notice || line == "OK" || line.rfind("OK ", 0) == 0) << line;
+    if (!notice) answers.push_back(line);
+    transcript.push_back(notice ? line : "answer");
+  }
+  ASSERT_EQ(answers.size(), commands.size()) << received;
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "IRQ raise 0"), 1) << received;
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), "IRQ lower 0"), 1) << received;
+  // The raise comes during the submission or the clock step after it, before the step's answer; the lower during
+  // the acknowledging write, before its answer.
+  const auto raise = std::find(lines.begin(), lines.end(), "IRQ raise 0") - lines.begin();
+  const auto lower = std::find(lines.begin(), lines.end(), "IRQ lower 0") - lines.begin();
+  const std::size_t n = lines.size();
+  EXPECT_EQ(lines[n - 1].rfind("OK ", 0), 0u);  // clock_step 100
+  EXPECT_EQ(lines[n - 2], "OK");                // the IIR write
+  EXPECT_EQ(static_cast<std::size_t>(lower), n - 3);
+  EXPECT_EQ(lines[n - 4].rfind("OK ", 0), 0u);  // clock_step 10000
+  EXPECT_LT(static_cast<std::size_t>(raise), n - 4);
+  EXPECT_EQ(lines[0], "OK");  // irq_intercept_in
 }

@@ -405,6 +405,7 @@ TEST(GucSubmissionScript, SameWorkloadAsAHostScriptThroughTheExecutable) {
   host::I915Driver i915(port);
   host::GucDriver guc(i915);
   guc_workload(i915, guc);
+  EXPECT_EQ(port.unknown_reads(), 0u);  // every value the driver needed is a poll or a check
   const std::string path = ::testing::TempDir() + "guc_submission.gpuvp";
   std::ofstream(path) << port.script();
   test::ProcessResult r = test::run_gpuvp("run --script " + path);

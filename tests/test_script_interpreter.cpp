@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "platform/line_channel.h"
 #include "platform/platform.h"
 #include "platform/script_interpreter.h"
+#include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
+#include "tests/support/timed_store.h"
+#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 using platform::ScriptAnswer;
@@ -96,7 +100,9 @@ TEST_F(ScriptTest, MalformedCommandsAnswerErrWithTheReason) {
   auto a = run({"frob 1 2", "readl", "readl zz", "writeb 0x0 0x100", "writel 0x0 1 2", "write 0x0 2 0xabc",
                 "write 0x0 2 0xabzz", "read 0x0 0", "read 0x0 99999999", "memset 0x0 4 256", "expectl 0x0",
                 "clock_step -5", "irq_wait nosuchline 10", "irq_wait gen", "load 0x0 /nonexistent/image.bin",
-                "readl 0x10K"});
+                "readl 0x10K", "polll 0x0 1", "polll", "pollq 0x0 1 2 3 4", "polll 0x0 1 soon", "pollb 0x0 0x100 10",
+                "pollw 0x0 1 0x1ffff 10", "polll 0x0 1 0xzz 10", "polll 0x0 one 10", "polll 0x0 1 -1",
+                "pollx 0x0 1 10", "irq_intercept_in /machine/ioapic"});
   const char* expected[] = {
       "ERR unknown command 'frob'",
       "ERR usage: readl ADDR",
@@ -114,6 +120,17 @@ TEST_F(ScriptTest, MalformedCommandsAnswerErrWithTheReason) {
       "ERR usage: irq_wait LINE TIMEOUT_NS",
       "ERR cannot read file '/nonexistent/image.bin'",
       "ERR bad address '0x10K'",
+      "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS",
+      "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS",
+      "ERR usage: pollq ADDR VALUE [MASK] TIMEOUT_NS",
+      "ERR bad timeout 'soon'",
+      "ERR value does not fit in 1 bytes",
+      "ERR value does not fit in 2 bytes",
+      "ERR bad mask '0xzz'",
+      "ERR bad value 'one'",
+      "ERR bad timeout '-1'",
+      "ERR unknown command 'pollx'",
+      "ERR usage: irq_intercept_in",
   };
   ASSERT_EQ(a.size(), std::size(expected));
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -216,4 +233,113 @@ TEST(SocketChannel, BadSpecsAreOneLineErrors) {
       EXPECT_EQ(what.rfind(std::string("qtest '") + spec + "'", 0), 0u) << what;
     }
   }
+}
+
+using test::kDramReadNs;
+using test::TimedStore;
+
+TEST_F(ScriptTest, PollAnswersTheCompletionOfTheFirstReadAtOrAfterTheStore) {
+  // Reads start every 100 ns (host.poll_interval_ns) from 0: those at 0..1200 see 0, the one at 1300 sees the store
+  // of 1234 and completes 64 ns later.
+  TimedStore store("store", platform_, 0x1000, 7, sc_core::sc_time(1234, sc_core::SC_NS));
+  auto a = run({"polll 0x1000 7 5000", "readl 0x1000"});
+  EXPECT_EQ(a[0].text, "OK " + std::to_string(1300 + kDramReadNs));
+  EXPECT_EQ(a[1].text, "OK 0x0000000000000007");
+}
+
+TEST_F(ScriptTest, PollStartingAtTheInstantOfTheStoreSeesIt) {
+  // The store and the read at 1300 fall on the same instant: the poll lets the rest of that instant run first.
+  TimedStore store("store", platform_, 0x1000, 7, sc_core::sc_time(1300, sc_core::SC_NS));
+  auto a = run({"polll 0x1000 7 5000"});
+  EXPECT_EQ(a[0].text, "OK " + std::to_string(1300 + kDramReadNs));
+}
+
+TEST_F(ScriptTest, PollComparesUnderMaskAtEveryWidth) {
+  TimedStore store("store", platform_, 0x2000, 0xA5C3, sc_core::sc_time(150, sc_core::SC_NS));
+  auto a = run({"pollb 0x2001 0xa0 0xf0 1000", "pollw 0x2000 0xa5c3 0", "pollq 0x2000 0xc3 0xff 0",
+                "pollb 0x2000 0xc3 0"});
+  EXPECT_EQ(a[0].text, "OK " + std::to_string(200 + kDramReadNs));  // reads at 0, 100 miss; at 200 matches
+  EXPECT_EQ(a[1].text, "OK " + std::to_string(200 + 2 * kDramReadNs));  // a time-out of 0: one read
+  EXPECT_EQ(a[2].text, "OK " + std::to_string(200 + 3 * kDramReadNs));
+  EXPECT_EQ(a[3].text, "OK " + std::to_string(200 + 4 * kDramReadNs));
+}
+
+TEST_F(ScriptTest, PollTimeoutIsAnErrAfterTheLastReadWithinTheTimeout) {
+  // Reads at 0, 100, ..., 1000 (the last one starts at the deadline), then the host is at 1064.
+  auto a = run({"writel 0x3000 0x12", "clock_step 36", "polll 0x3000 0x13 0xff 1000", "clock_step 0",
+                "polll 0xf0000000 0 100"});
+  EXPECT_EQ(a[1].text, "OK 80");  // the write took 44 ns
+  EXPECT_TRUE(a[2].error);
+  EXPECT_EQ(a[2].text, "ERR timeout at 0x3000: expected 0x13 (mask 0xff), last read 0x12 (11 reads in 1000 ns)");
+  EXPECT_EQ(a[3].text, "OK " + std::to_string(80 + 1000 + kDramReadNs));
+  EXPECT_EQ(a[4].text, "ERR poll read at 0xf0000000 failed: address error");
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "no target at 0xf0000000").size(), 1u);
+}
+
+TEST_F(ScriptTest, IrqNoticesComeBeforeTheAnswerOfTheCommandDuringWhichTheLineChanged) {
+  IrqPulser pulser("pulser", *platform_.find_irq("vc4"));
+  std::vector<std::string> out;
+  interp_.set_notice_sink([&](const std::string& text) { out.push_back(text); });
+  test::run_thread([&] {
+    for (const char* line : {"clock_step 100", "irq_intercept_in", "irq_intercept_in", "clock_step 250",
+                             "clock_step 100"}) {
+      out.push_back(interp_.execute(line).text);
+    }
+  });
+  // Nothing before irq_intercept_in; a second one is harmless (no doubled notices); vc4 is line 1.
+  EXPECT_EQ(out, (std::vector<std::string>{"OK 100", "OK", "OK", "IRQ raise 1", "IRQ lower 1", "OK 350", "OK 450"}));
+}
+
+namespace {
+// A ring on the render engine that raises a user interrupt and then stores 0x5a5a, recorded as script lines; then
+// the host waits for the interrupt and polls for the store. Returns the answers' times {irq_wait, poll}.
+std::pair<std::uint64_t, std::uint64_t> interrupt_then_store(std::uint64_t poll_interval_ns) {
+  platform::PlatformParams params;
+  params.sim.quantum_ns = 0;  // the engine makes each store visible at its own time, not ahead of the kernel
+  params.host.poll_interval_ns = poll_interval_ns;
+  platform::Platform soc("gpuvp", params);
+  platform::ScriptInterpreter interp(soc, "");
+  host::ScriptHostPort recording;
+  host::I915Driver driver(recording);
+  const auto data = driver.alloc(4096);
+  driver.enable_interrupts(gen::Engine::kRcs);
+  auto& ring = driver.create_ring(gen::Engine::kRcs, 4096);
+  driver.emit(ring, gen::mi::user_interrupt());
+  driver.emit(ring, gen::mi::store_data_imm(data.gfx, 0x5A5A));
+  driver.submit(ring);
+  std::istringstream lines(recording.script() + "irq_wait gen 100000\npolll " + core::format_hex(data.phys) +
+                           " 0x5a5a 100000\n");
+  std::vector<std::string> answers;
+  test::run_thread([&] {
+    for (std::string line; std::getline(lines, line);) {
+      const ScriptAnswer a = interp.execute(line);
+      EXPECT_FALSE(a.error) << line << ": " << a.text;
+      if (!a.text.empty()) answers.push_back(a.text);
+    }
+  });
+  EXPECT_GE(answers.size(), 2u);
+  if (answers.size() < 2) return {};
+  return {std::stoull(answers[answers.size() - 2].substr(3)), std::stoull(answers.back().substr(3))};
+}
+}  // namespace
+
+// The engine's store lands 100 to 128 ns after irq_wait answers: MI_STORE_DATA_IMM's decode, a GGTT walk on a TLB
+// miss (a PTE read from DRAM) and the DRAM write. The poll's first read, at the instant irq_wait answered, misses it;
+// which later read sees it depends only on the interval.
+TEST(ScriptPollGpu, StoreAfterAnInterruptIsSeenByTheFirstReadAfterIt) {
+  const auto [irq, poll] = interrupt_then_store(100);  // reads at irq, +100, +200: the third sees the store
+  EXPECT_GT(irq, 0u);
+  EXPECT_EQ(poll, irq + 200 + kDramReadNs);
+}
+
+TEST(ScriptPollGpu, TheIntervalIsTheConfiguredOne) {
+  const auto [irq, poll] = interrupt_then_store(1000);  // reads at irq, +1000: the second sees it
+  EXPECT_GT(irq, 0u);
+  EXPECT_EQ(poll, irq + 1000 + kDramReadNs);
+}
+
+TEST(ScriptPollGpu, AnIntervalOfZeroReadsBackToBack) {
+  const auto [irq, poll] = interrupt_then_store(0);  // reads at irq, +64, +128: the third sees it
+  EXPECT_GT(irq, 0u);
+  EXPECT_EQ(poll, irq + 3 * kDramReadNs);
 }

@@ -1,5 +1,6 @@
 #include "tb/host/guc_driver.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "firmware/guc/guc_abi.h"
@@ -78,16 +79,15 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
     result.error = "DMA did not complete";
     return result;
   }
-  result.status = status();
-  const std::uint32_t bootrom = (result.status & GUC_STATUS_BOOTROM_MASK) >> GUC_STATUS_BOOTROM_SHIFT;
-  if (bootrom != GUC_BOOTROM_JUMP_PASSED) {
+  // The boot ROM's verdict. A recording follows the accepted image: it checks JUMP_PASSED.
+  if (!port.check32(bar + GUC_REG_STATUS, GUC_BOOTROM_JUMP_PASSED << GUC_STATUS_BOOTROM_SHIFT,
+                    GUC_STATUS_BOOTROM_MASK, &result.status)) {
+    const std::uint32_t bootrom = (result.status & GUC_STATUS_BOOTROM_MASK) >> GUC_STATUS_BOOTROM_SHIFT;
     result.error = "boot ROM status " + std::to_string(bootrom);
     return result;
   }
-  const bool ready = port.wait_for32(bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT,
-                                     GUC_STATUS_UKERNEL_MASK, options.timeout_ns);
-  result.status = status();
-  if (!ready) {
+  if (!port.wait_for32(bar + GUC_REG_STATUS, GUC_UKERNEL_READY << GUC_STATUS_UKERNEL_SHIFT, GUC_STATUS_UKERNEL_MASK,
+                       options.timeout_ns, &result.status)) {
     result.error = "uKernel status " + std::to_string((result.status & GUC_STATUS_UKERNEL_MASK) >> 8);
     return result;
   }
@@ -100,15 +100,18 @@ std::uint32_t GucDriver::send(const std::vector<std::uint32_t>& action, std::uin
     i915_.mmio_write(GUC_REG_SOFT_SCRATCH(static_cast<unsigned>(i)), action[i]);
   }
   i915_.mmio_write(GUC_REG_SEND_INTERRUPT, GUC_SEND_TRIGGER);
-  const std::uint64_t reply = i915_.layout().bar + GUC_REG_SOFT_SCRATCH(0);
-  if (!i915_.port().wait_for32(reply, 0xF0000000u, 0xF0000000u, timeout_ns)) return 0;
-  return i915_.port().read32(reply);
+  // i915 intel_guc_send_mmio: the reply is the value that ended the wait (INTEL_GUC_RECV_MASK set). A recording
+  // knows only those bits: 0xF0000000, which is GUC_REPLY_SUCCESS, so it follows the success path.
+  std::uint32_t reply = 0;
+  const std::uint64_t scratch0 = i915_.layout().bar + GUC_REG_SOFT_SCRATCH(0);
+  if (!i915_.port().wait_for32(scratch0, GUC_REPLY_SUCCESS, GUC_REPLY_SUCCESS, timeout_ns, &reply)) return 0;
+  return reply;
 }
 
 bool GucDriver::reset() {
   i915_.mmio_write(kGdrst, kGdrstGuc);
   if (!i915_.port().wait_for32(i915_.layout().bar + kGdrst, 0, kGdrstGuc, 100'000)) return false;
-  return (status() & GUC_STATUS_MIA_IN_RESET) != 0;
+  return i915_.port().check32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_IN_RESET, GUC_STATUS_MIA_IN_RESET);
 }
 
 void GucDriver::ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie) {
@@ -180,6 +183,7 @@ std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, s
   client.stage_id = stage_id;
   client.doorbell = doorbell;
   client.wq_tail = 0;
+  client.wq_head = 0;
   client.object = i915_.alloc(kWqOffset + kWqSize);
   i915_.fill(client.object, 0);
   HostPort& port = i915_.port();
@@ -209,8 +213,12 @@ bool GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_d
 bool GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
   HostPort& port = i915_.port();
   const std::uint32_t tail = client.wq_tail;
-  // One item always stays free, or a full queue would look empty (head == tail). A script reads 0 and never waits.
-  if ((tail + GUC_WQ_ITEM_BYTES) % kWqSize == port.read32(client.desc() + GUC_PD_HEAD)) return false;
+  // One item always stays free, or a full queue would look empty (head == tail). i915 guc_wq_reserve reads the
+  // firmware's head for every item; the model reads it only when the head it saw last leaves no room (the head only
+  // moves towards the tail), so a recording, which cannot know the head, reads it only after a full queue's worth.
+  const auto full = [&] { return (tail + GUC_WQ_ITEM_BYTES) % kWqSize == client.wq_head; };
+  if (full()) client.wq_head = port.read32(client.desc() + GUC_PD_HEAD);
+  if (full()) return false;
   for (std::size_t i = 0; i < item.size(); ++i) port.write32(client.wq() + tail + 4 * i, item[i]);
   client.wq_tail = (tail + GUC_WQ_ITEM_BYTES) % kWqSize;
   port.write32(client.desc() + GUC_PD_TAIL, client.wq_tail);
@@ -233,12 +241,10 @@ std::uint32_t GucDriver::log_flush_count() { return i915_.port().read32(log_.phy
 std::string GucDriver::read_log() {
   HostPort& port = i915_.port();
   if (log_.size == 0 || port.read32(log_.phys) != GUC_LOG_MAGIC) return {};
-  const std::uint32_t end = port.read32(log_.phys + 4);
-  std::string text;
-  for (std::uint32_t offset = 0; offset < end; offset += 4) {
-    const std::uint32_t v = port.read32(log_.phys + GUC_LOG_HEADER_BYTES + offset);
-    for (unsigned b = 0; b < 4 && offset + b < end; ++b) text.push_back(static_cast<char>(v >> (8 * b)));
-  }
+  const std::uint32_t end =
+      std::min<std::uint32_t>(port.read32(log_.phys + 4), kLogPages * 4096 - GUC_LOG_HEADER_BYTES);
+  std::string text(end, '\0');
+  port.read_block(log_.phys + GUC_LOG_HEADER_BYTES, text.data(), end);
   return text;
 }
 
@@ -249,6 +255,7 @@ constexpr std::uint32_t kCtQuarter = 0x400;
 bool GucDriver::ct_enable() {
   if (ct_.size == 0) ct_ = i915_.alloc(4096);
   i915_.fill(ct_, 0);
+  ct_send_tail_ = 0;
   HostPort& port = i915_.port();
   for (std::uint32_t type : {GUC_CTB_TYPE_SEND, GUC_CTB_TYPE_RECV}) {
     const std::uint64_t desc = ct_descriptor(type);
@@ -268,12 +275,12 @@ void GucDriver::ct_send_raw(const std::vector<std::uint32_t>& dwords) {
   HostPort& port = i915_.port();
   const std::uint64_t desc = ct_descriptor(GUC_CTB_TYPE_SEND);
   const std::uint64_t buffer = ct_.phys + 2 * kCtQuarter;
-  std::uint32_t tail = port.read32(desc + GUC_CTB_DESC_TAIL);
+  // Only the host writes the send tail: the driver's own copy is the descriptor's value (a recording knows it).
   for (std::uint32_t v : dwords) {
-    port.write32(buffer + tail, v);
-    tail = (tail + 4) % kCtQuarter;
+    port.write32(buffer + ct_send_tail_, v);
+    ct_send_tail_ = (ct_send_tail_ + 4) % kCtQuarter;
   }
-  port.write32(desc + GUC_CTB_DESC_TAIL, tail);
+  port.write32(desc + GUC_CTB_DESC_TAIL, ct_send_tail_);
   i915_.mmio_write(GUC_REG_SEND_INTERRUPT, GUC_SEND_TRIGGER);
 }
 
@@ -289,7 +296,10 @@ std::uint32_t GucDriver::ct_send(const std::vector<std::uint32_t>& action, bool 
   ct_send_raw(message);
   const std::uint64_t desc = ct_descriptor(GUC_CTB_TYPE_SEND);
   if (!i915_.port().wait_for32(desc + GUC_CTB_DESC_FENCE, fence, ~0u, timeout_ns)) return 0;
-  return i915_.port().read32(desc + GUC_CTB_DESC_STATUS);
+  // A recording follows the success path and checks the status.
+  std::uint32_t status = 0;
+  i915_.port().check32(desc + GUC_CTB_DESC_STATUS, GUC_REPLY_SUCCESS, ~0u, &status);
+  return status;
 }
 
 std::vector<GucDriver::CtMessage> GucDriver::ct_receive() {

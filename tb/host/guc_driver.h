@@ -91,6 +91,7 @@ class GucDriver {
     I915Driver::Buffer object;
     std::uint32_t cookie = 0;
     std::uint32_t wq_tail = 0;  // the driver's copy of the tail it writes (i915 v4.x client->wq_tail)
+    std::uint32_t wq_head = 0;  // the firmware's head as the driver last read it
     std::uint64_t desc() const { return object.phys + kProcessDescOffset; }
     std::uint64_t wq() const { return object.phys + kWqOffset; }
   };
@@ -152,6 +153,7 @@ class GucDriver {
   I915Driver::Buffer log_;
   I915Driver::Buffer image_;
   I915Driver::Buffer ct_;
+  std::uint32_t ct_send_tail_ = 0;
   std::uint32_t fence_ = 0;
 };
 

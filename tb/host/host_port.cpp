@@ -2,9 +2,9 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "tlm/core/report.h"
-#include "tlm/core/write_clock.h"
 
 namespace gpuvp::host {
 
@@ -44,17 +44,41 @@ std::uint32_t BusHostPort::read32(std::uint64_t addr) {
   return v;
 }
 
-bool BusHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint64_t timeout_ns) {
-  cpu_.sync();
-  const core::Picoseconds deadline = core::now_ps() + timeout_ns * core::kPsPerNs;
-  for (;;) {
-    // A value a decoupled writer stored ahead of the kernel is seen at the first poll at or after its write time,
-    // as without decoupling (core/write_clock.h).
-    if ((read32(addr) & mask) == value && core::write_clock().latest(addr, 4) <= cpu_.local_time().now()) return true;
-    cpu_.sync();
-    if (core::now_ps() >= deadline) return false;
-    sc_core::wait(core::to_sc_time(poll_interval_ns_ * core::kPsPerNs));
+std::uint64_t BusHostPort::read64(std::uint64_t addr) {
+  tlm::tlm_response_status status;
+  const auto v = cpu_.read_value<std::uint64_t>(addr, &status);
+  check(status, "read", addr);
+  return v;
+}
+
+void BusHostPort::read_block(std::uint64_t addr, void* data, std::size_t len) {
+  auto* bytes = static_cast<unsigned char*>(data);
+  // Cache-line sized bursts, as write_block.
+  for (std::size_t done = 0; done < len;) {
+    const auto n = static_cast<unsigned>(std::min<std::size_t>(64 - ((addr + done) & 63), len - done));
+    check(cpu_.read(addr + done, bytes + done, n), "read", addr + done);
+    done += n;
   }
+}
+
+bool BusHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint64_t timeout_ns,
+                             std::uint32_t* last) {
+  core::PollRequest request;
+  request.addr = addr;
+  request.value = value;
+  request.mask = mask;
+  request.timeout = timeout_ns * core::kPsPerNs;
+  request.interval = poll_interval_ns_ * core::kPsPerNs;
+  const core::PollResult r = core::poll(cpu_, request);
+  check(r.status, "poll", addr);
+  if (last) *last = static_cast<std::uint32_t>(r.last);
+  return r.matched;
+}
+
+bool BusHostPort::check32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint32_t* actual) {
+  const std::uint32_t v = read32(addr);
+  if (actual) *actual = v;
+  return (v & mask) == value;
 }
 
 bool BusHostPort::expect32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask) {
@@ -92,13 +116,38 @@ void ScriptHostPort::write_block(std::uint64_t addr, const void* data, std::size
 }
 
 std::uint32_t ScriptHostPort::read32(std::uint64_t addr) {
-  out_ << "readl " << format_hex(addr) << '\n';
+  ++unknown_reads_;
+  out_ << "readl " << format_hex(addr) << "  # value unknown to the recording\n";
   return 0;
 }
 
+std::uint64_t ScriptHostPort::read64(std::uint64_t addr) {
+  ++unknown_reads_;
+  out_ << "readq " << format_hex(addr) << "  # value unknown to the recording\n";
+  return 0;
+}
+
+void ScriptHostPort::read_block(std::uint64_t addr, void* data, std::size_t len) {
+  ++unknown_reads_;
+  for (std::size_t done = 0; done < len;) {
+    const std::size_t n = std::min<std::size_t>(64, len - done);
+    out_ << "read " << format_hex(addr + done) << ' ' << n << "  # value unknown to the recording\n";
+    done += n;
+  }
+  std::memset(data, 0, len);
+}
+
 bool ScriptHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask,
-                                std::uint64_t timeout_ns) {
-  out_ << "clock_step " << timeout_ns << '\n';
+                                std::uint64_t timeout_ns, std::uint32_t* last) {
+  out_ << "polll " << format_hex(addr) << ' ' << format_hex(value);
+  if (mask != ~0u) out_ << ' ' << format_hex(mask);
+  out_ << ' ' << timeout_ns << '\n';
+  if (last) *last = value;
+  return true;
+}
+
+bool ScriptHostPort::check32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint32_t* actual) {
+  if (actual) *actual = value;
   return expect32(addr, value, mask);
 }
 

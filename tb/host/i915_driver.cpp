@@ -233,7 +233,8 @@ std::vector<I915Driver::CsbEntry> I915Driver::process_csb(gen::Engine engine) {
   while (read != write && write < gen::Execlists::kCsbEntries) {
     read = (read + 1) % gen::Execlists::kCsbEntries;
     const std::uint64_t entry = hwsp.phys + (gen::Execlists::kHwspCsbDword + 2 * read) * 4;
-    entries.push_back({port_.read32(entry), port_.read32(entry + 4)});
+    const std::uint64_t v = port_.read64(entry);  // status and context ID: one qword (i915 reads buf[head] as u64)
+    entries.push_back({static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v >> 32)});
   }
   // Software read pointer, bits 10:8 of the masked CONTEXT_STATUS_PTR.
   mmio_write(gen::engine_info(engine).mmio_base + gen::Execlists::kCsbPointer, 0x07000000u | read << 8);
