@@ -90,7 +90,8 @@ TEST(GpuvpCli, BadCommandLineIsAOneLineErrorWithExitCode2) {
 TEST(GpuvpCli, ConfigErrorsNameTheFullKeyPath) {
   Result unknown = run("run --set vc4.v3d.slicez=2");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.out, "gpuvp: error: config key 'vc4.v3d.slicez': unknown key\n");
+  EXPECT_EQ(unknown.out,
+            "gpuvp: error: config key 'vc4.v3d.slicez': unknown key, did you mean 'vc4.v3d.slices'?\n");
   Result type = run("run --set sim.quantum_ns=fast");
   EXPECT_EQ(type.out, "gpuvp: error: config key 'sim.quantum_ns': expected an unsigned integer, got 'fast'\n");
   Result range = run("run --set vc4.v3d.slices=16");
