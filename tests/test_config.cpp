@@ -398,6 +398,9 @@ TEST(YamlBinder, UnknownKeysSuggestTheNearestKnownKey) {
   // A mapping is compared with groups only, a value with keys only.
   EXPECT_EQ(bind_error("a:\n  c:\n    size: 1\n"), "config key 'a.c': unknown key, did you mean 'a.b'?");
   EXPECT_EQ(bind_error("a:\n  c: 1\n"), "config key 'a.c': unknown key");
+  // A key missing part of its name: the one key of its group that contains it; nothing when several do.
+  EXPECT_EQ(bind_error("a:\n  b:\n    e: 1\n"), "config key 'a.b.e': unknown key");  // size, enabled, mode
+  EXPECT_EQ(bind_error("a:\n  b:\n    able: 1\n"), "config key 'a.b.able': unknown key, did you mean 'a.b.enabled'?");
   // A key of another group with a typo.
   EXPECT_EQ(bind_error("a:\n  cont: 1\n"), "config key 'a.cont': unknown key, did you mean 'count'?");
 }

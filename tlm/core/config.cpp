@@ -262,7 +262,8 @@ std::string last_component(const std::string& path) { return path.substr(path.rf
 }  // namespace
 
 // The known key nearest to an unknown one: by edit distance over the whole path when that is small (a typo), else
-// one whose last component is (nearly) the same (a key in the wrong group); groups for groups, keys for keys.
+// one whose last component is (nearly) the same (a key in the wrong group), else the only key of the group whose name
+// contains it; groups for groups, keys for keys.
 std::string YamlBinder::suggestion(const std::string& path, bool group) const {
   const std::vector<std::string>& known = group ? known_groups_ : known_params_;
   const std::size_t typo_limit = std::max<std::size_t>(2, path.size() / 3);
@@ -275,6 +276,18 @@ std::string YamlBinder::suggestion(const std::string& path, bool group) const {
       best = candidate;
       best_distance = d;
     }
+  }
+  if (!best.empty()) return best;
+  // A key missing its unit or qualifier (read_latency for read_latency_cycles): the one key of the same group that
+  // contains it, if only one does.
+  const std::string parent = path.substr(0, path.size() - last_component(path).size());
+  for (const auto& candidate : known) {
+    if (candidate.compare(0, parent.size(), parent) != 0 || candidate.find('.', parent.size()) != std::string::npos ||
+        last_component(candidate).find(last_component(path)) == std::string::npos) {
+      continue;
+    }
+    if (!best.empty()) return {};  // ambiguous
+    best = candidate;
   }
   return best;
 }

@@ -31,6 +31,8 @@ std::string source_relative(const char* file) {
   const std::string root = GPUVP_SOURCE_ROOT;
   if (path.compare(0, root.size(), root) == 0) path.erase(0, root.size());
 #endif
+  // ccache's base_dir turns the compiler's paths relative to the build directory ("../../tlm/core/bus.cpp").
+  while (path.compare(0, 3, "../") == 0) path.erase(0, 3);
   return path;
 }
 
