@@ -4,6 +4,7 @@
 #include "tests/support/run_gpuvp.h"
 
 #include <poll.h>
+#include <pty.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <csignal>
 #include <tuple>
@@ -324,6 +326,60 @@ TEST(GpuvpCliOutput, ReportsAreOneLineOnStderrWithFileAndLineOnlyWhenVerbose) {
       << first;
   EXPECT_EQ(first.substr(first.size() - std::string(", process host_cpu.run]").size()), ", process host_cpu.run]")
       << first;
+}
+
+namespace {
+// Runs gpuvp with stdout and stderr on one pseudo-terminal, as in an interactive shell, and returns what the terminal
+// received.
+std::string run_on_terminal(const std::vector<std::string>& args) {
+  int master = -1, slave = -1;
+  if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) return "openpty failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(master);
+    ::dup2(slave, STDOUT_FILENO);
+    ::dup2(slave, STDERR_FILENO);
+    ::close(slave);
+    ::unsetenv("CI");
+    std::vector<char*> argv{const_cast<char*>(GPUVP_EXE)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(GPUVP_EXE, argv.data());
+    ::_exit(127);
+  }
+  ::close(slave);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  // The read fails (EIO) once the child has closed its side.
+  while ((n = ::read(master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return text;
+}
+}  // namespace
+
+TEST(GpuvpCliOutput, OnATerminalTheProgressLineIsErasedBeforeEachAnswer) {
+  // Four steps of 5 simulated seconds take a second or more of wall time (a check for a stop signal every 1 us
+  // quantum): the progress line, refreshed every 0.5 s, shows.
+  const std::string script = write_temp("slow.gpuvp",
+                                        "clock_step 5000000000\nclock_step 5000000000\n"
+                                        "clock_step 5000000000\nclock_step 5000000000\n");
+  const std::string text = run_on_terminal({"run", "--quiet", "--script", script});
+  EXPECT_NE(text.find(" ms  wall "), std::string::npos) << "no progress line: " << text;
+  // What the terminal shows of each line is what follows its last carriage return (the terminal itself ends lines
+  // with \r\n): exactly the answers, each from the left margin.
+  std::vector<std::string> shown;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    shown.push_back(line.substr(line.rfind('\r') == std::string::npos ? 0 : line.rfind('\r') + 1));
+  }
+  EXPECT_EQ(shown, (std::vector<std::string>{"OK 5000000000", "OK 10000000000", "OK 15000000000", "OK 20000000000"}))
+      << text;
 }
 
 // ---- SIGINT / SIGTERM ----
