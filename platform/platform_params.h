@@ -24,7 +24,7 @@ struct SimParams {
             1'000'000'000);
     v.param("seed", seed, "seed of every random choice in the model and workloads");
     v.param("time_limit_ns", time_limit_ns, "stop the run after this much simulated time; 0 = no limit");
-    v.param("progress", progress, "progress line on stderr when it is a terminal (auto: unless CI is set)",
+    v.param("progress", progress, "progress line on stderr when it is a terminal; auto: unless CI is set",
             {"auto", "on", "off"});
   }
 };

@@ -301,7 +301,8 @@ TEST(YamlBinder, FrequencyKeysTakeUnits) {
   EXPECT_EQ(bind_clock_error("clock_hz: 1G\n"),
             "config key 'clock_hz': expected a whole number of Hz or a frequency with a unit (100kHz, 800MHz, 1.2GHz), "
             "got '1G'");
-  EXPECT_EQ(bind_clock_error("clock_hz: 100kHz\n"), "config key 'clock_hz': value 100kHz is out of range [1MHz, 10GHz]");
+  EXPECT_EQ(bind_clock_error("clock_hz: 100kHz\n"),
+            "config key 'clock_hz': value 100kHz is out of range [1MHz, 10GHz]");
   EXPECT_EQ(bind_clock_error("clock_hz: 10.5GHz\n"),
             "config key 'clock_hz': value 10.5GHz is out of range [1MHz, 10GHz]");
   // Other keys keep plain numbers and sizes.

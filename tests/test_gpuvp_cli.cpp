@@ -288,7 +288,9 @@ namespace {
 using Split = gpuvp::test::SplitResult;
 Split run_split(const std::string& args) { return gpuvp::test::run_gpuvp_split(args); }
 
-std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 }  // namespace
 
 TEST(GpuvpCliOutput, ScriptRunPutsOnlyTheAnswersOnStdoutAndTheSummaryOnStderr) {
@@ -443,7 +445,8 @@ class Child {
  private:
   // Appends what stdout has; false at its end or at the deadline.
   bool read_some(std::chrono::steady_clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    using std::chrono::milliseconds;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{out_fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
@@ -543,8 +546,9 @@ TEST(GpuvpCliConfig, StatsDashWritesTheStatisticsAsJsonOnStdout) {
 }
 
 TEST(GpuvpCliConfig, ClockValuesTakeUnitsAndSizesDecimalSuffixes) {
-  const auto s = stats_on_stdout("--quiet --set gen.clock_hz=1.2GHz --set vc4.v3d.clock_hz=800MHz --set dram.size=1.5GB "
-                                 "--set gen.guc.clock_hz=400_000_000");
+  const auto s = stats_on_stdout(
+      "--quiet --set gen.clock_hz=1.2GHz --set vc4.v3d.clock_hz=800MHz --set dram.size=1.5GB "
+      "--set gen.guc.clock_hz=400_000_000");
   EXPECT_EQ(s["config"]["gen"]["clock_hz"], 1'200'000'000);
   EXPECT_EQ(s["config"]["vc4"]["v3d"]["clock_hz"], 800'000'000);
   EXPECT_EQ(s["config"]["dram"]["size"], 1'500'000'000);
@@ -576,7 +580,8 @@ TEST(GpuvpCliConfig, DuplicateKeysAndTyposAreOneLineErrors) {
   const std::string typo = write_temp("typo.yaml", "dram:\n  read_latency: 3\n");
   Result t = run("run --config " + typo);
   EXPECT_EQ(t.exit_code, 2);
-  EXPECT_EQ(t.out, "gpuvp: error: config key 'dram.read_latency': unknown key, did you mean 'dram.read_latency_cycles'?\n");
+  EXPECT_EQ(t.out,
+            "gpuvp: error: config key 'dram.read_latency': unknown key, did you mean 'dram.read_latency_cycles'?\n");
   Result g = run("info --set gpu.clock_hz=1GHz");
   EXPECT_EQ(g.exit_code, 2);
   EXPECT_EQ(g.out, "gpuvp: error: config key 'gpu': unknown key, did you mean 'gen'?\n");
@@ -597,8 +602,9 @@ TEST(GpuvpCliConfig, RunOptionsWorkWithoutTheRunSubcommand) {
 TEST(GpuvpCliConfig, ARunStoppedByTheTimeLimitExitsOneAndSaysSo) {
   Split r = run_split("run --set sim.time_limit_ns=30000");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("  outcome:        stopped at the time limit (sim.time_limit_ns = 30000), workload unfinished\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("  outcome:        stopped at the time limit (sim.time_limit_ns = 30000), workload unfinished\n"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  simulated time: 30.000 us\n"), std::string::npos) << r.out;
 }
