@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -13,9 +14,26 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "platform/progress_monitor.h"
+#include "platform/stop_signal.h"
 #include "tlm/core/config.h"
 
 namespace gpuvp::platform {
+
+namespace {
+// Waits until fd has input (or a peer, or an error to read); false when a stop signal came first. The flag is
+// looked at between bounded waits: a signal landing just before a wait would otherwise go unseen until the peer
+// sent something.
+bool wait_readable(int fd) {
+  for (;;) {
+    if (stop_signal() != 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, 100);
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return true;  // let the read report the error
+  }
+}
+}  // namespace
 
 StreamChannel::StreamChannel(std::unique_ptr<std::istream> in, std::string label, bool echo_answers)
     : in_(std::move(in)), label_(std::move(label)), echo_(echo_answers) {}
@@ -38,7 +56,10 @@ bool StreamChannel::next(std::string& line) {
 }
 
 void StreamChannel::answer(const std::string& text) {
-  if (echo_) std::cout << text << '\n';
+  if (!echo_) return;
+  ProgressMonitor::clear_line();
+  // One answer per line as it happens, so that a harness reading the pipe sees each when it is made.
+  std::cout << text << std::endl;
 }
 
 SocketChannel::SocketChannel(const std::string& spec) : spec_(spec) {
@@ -104,6 +125,8 @@ void SocketChannel::accept_peer() {
   std::cerr << "gpuvp: qtest listening on " << spec_;
   if (bound_port_) std::cerr << " (port " << bound_port_ << ")";
   std::cerr << std::endl;
+  // Stopped (SIGINT/SIGTERM) before a peer came: a session without commands.
+  if (!wait_readable(listen_fd_)) return;
   do {
     peer_fd_ = ::accept(listen_fd_, nullptr, nullptr);
   } while (peer_fd_ < 0 && errno == EINTR);
@@ -121,6 +144,7 @@ bool SocketChannel::next(std::string& line) {
       return true;
     }
     if (peer_fd_ < 0) return false;
+    if (!wait_readable(peer_fd_)) return false;  // SIGINT/SIGTERM while waiting for the peer: the session ends
     char chunk[4096];
     ssize_t n;
     do {

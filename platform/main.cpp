@@ -15,11 +15,30 @@ namespace {
 
 constexpr const char* kExamples = R"(examples:
   gpuvp                                   run the embedded demo workload on the default platform
+  gpuvp --set sim.quantum_ns=100          run options work without "run" too
   gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
   gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
-  gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
+  gpuvp run --config base.yaml --config fast.yaml --set gen.clock_hz=1.2GHz
+  gpuvp run --set dram.size=3GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
+  gpuvp run --stats - | jq .stats         statistics as JSON on stdout (the summary goes to stderr)
   gpuvp info --json                       memory map, blocks and register tables for machines
+
+exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, sim.time_limit_ns reached);
+2 bad command line, configuration or host file; 130/143 stopped by SIGINT/SIGTERM (summary, statistics and trace
+are still written)
 )";
+
+// `gpuvp --set k=v ...` means `gpuvp run --set k=v ...`: an option first (other than help and version) starts the
+// run subcommand.
+std::vector<std::string> with_implicit_run(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() > 1) {
+    const std::string& first = args[1];
+    const bool top_level = first == "-h" || first == "--help" || first == "--version";
+    if (first.size() > 1 && first[0] == '-' && !top_level) args.insert(args.begin() + 1, "run");
+  }
+  return args;
+}
 
 int gpuvp_main(int argc, char** argv) {
   CLI::App app{"gpuvp: a SystemC/TLM-2.0 virtual platform of Intel Gen8/Gen9 and VideoCore IV GPUs"};
@@ -29,25 +48,32 @@ int gpuvp_main(int argc, char** argv) {
 
   gpuvp::platform::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script or --qtest)");
-  run_cmd->add_option("--config", run.config_file, "platform configuration (YAML)")->check(CLI::ExistingFile);
+  run_cmd->add_option("--config", run.config_files, "platform configuration (YAML); several are applied in order")
+      ->check(CLI::ExistingFile);
   run_cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value");
   run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
-  run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file");
+  run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file (- for stdout)");
   run_cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
   run_cmd->add_flag("--quiet", run.quiet, "no summary");
+  run_cmd->add_flag("--verbose", run.verbose, "report lines name the source file, line and process");
 
-  std::string info_config;
+  std::vector<std::string> info_configs;
   std::vector<std::string> info_overrides;
   bool info_json = false;
   auto* info_cmd = app.add_subcommand("info", "print the platform: memory map, blocks, register tables");
-  info_cmd->add_option("--config", info_config, "platform configuration (YAML)")->check(CLI::ExistingFile);
+  info_cmd->add_option("--config", info_configs, "platform configuration (YAML); several are applied in order")
+      ->check(CLI::ExistingFile);
   info_cmd->add_option("--set", info_overrides, "override a configuration key");
   info_cmd->add_flag("--json", info_json, "machine-readable output");
 
+  std::vector<std::string> args = with_implicit_run(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (auto& a : args) arg_pointers.push_back(a.data());
+
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::CallForVersion& e) {
     std::cout << e.what() << '\n';
     return 0;
@@ -60,7 +86,7 @@ int gpuvp_main(int argc, char** argv) {
   }
 
   try {
-    if (*info_cmd) return gpuvp::platform::print_platform_info(info_config, info_overrides, info_json, std::cout);
+    if (*info_cmd) return gpuvp::platform::print_platform_info(info_configs, info_overrides, info_json, std::cout);
     return gpuvp::platform::run_simulation(run, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "gpuvp: error: " << e.what() << '\n';

@@ -4,9 +4,10 @@
 
 namespace gpuvp::platform {
 
-PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides) {
+PlatformParams load_platform_params(const std::vector<std::string>& config_files,
+                                    const std::vector<std::string>& overrides) {
   core::ConfigTree tree;
-  if (!config_file.empty()) tree.load_file(config_file);
+  for (const auto& file : config_files) tree.load_file(file);
   for (const auto& o : overrides) tree.apply_override(o);
   PlatformParams params;
   tree.bind(params);
@@ -15,6 +16,11 @@ PlatformParams load_platform_params(const std::string& config_file, const std::v
   }
   plan_memory_map(params);  // DRAM placed around the MMIO windows, or a one-line error naming the key
   return params;
+}
+
+PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides) {
+  return load_platform_params(config_file.empty() ? std::vector<std::string>{} : std::vector<std::string>{config_file},
+                              overrides);
 }
 
 }  // namespace gpuvp::platform

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tlm/core/config.h"
 #include "tlm/core/host_poll.h"
@@ -24,7 +25,8 @@ struct SimParams {
             1'000'000'000);
     v.param("seed", seed, "seed of every random choice in the model and workloads");
     v.param("time_limit_ns", time_limit_ns, "stop the run after this much simulated time; 0 = no limit");
-    v.param("progress", progress, "progress line on stderr", {"auto", "on", "off"});
+    v.param("progress", progress, "progress line on stderr when it is a terminal; auto: unless CI is set",
+            {"auto", "on", "off"});
   }
 };
 
@@ -117,7 +119,11 @@ struct PlatformParams {
   }
 };
 
-// Loads the configuration: defaults, then the file (if any), then each --set in order. Throws core::ConfigError.
+// Loads the configuration: defaults, then each file in order (later files override earlier ones key by key), then
+// each --set in order. Throws core::ConfigError.
+PlatformParams load_platform_params(const std::vector<std::string>& config_files,
+                                    const std::vector<std::string>& overrides);
+// The same with at most one file (none when empty).
 PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides);
 
 }  // namespace gpuvp::platform

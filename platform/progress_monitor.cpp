@@ -2,35 +2,55 @@
 
 #include <cstdio>
 
+#include "platform/stop_signal.h"
+
 namespace gpuvp::platform {
 
 namespace {
-// How often (in simulated time) the wall clock is looked at.
-constexpr core::Picoseconds kCheckInterval = 10 * core::kPsPerUs;
+// Characters of the progress line on the terminal now (0: none shown).
+int g_shown = 0;
 }  // namespace
 
-ProgressMonitor::ProgressMonitor(sc_core::sc_module_name name)
-    : sc_module(name), started_(std::chrono::steady_clock::now()), last_print_(started_) {
+ProgressMonitor::ProgressMonitor(sc_core::sc_module_name name, core::Picoseconds interval, bool show_progress)
+    : sc_module(name),
+      interval_(interval),
+      show_(show_progress),
+      started_(std::chrono::steady_clock::now()),
+      last_print_(started_) {
   SC_HAS_PROCESS(ProgressMonitor);
-  SC_METHOD(tick);
+  SC_METHOD(tick);  // first at time 0: a signal that came during start-up stops the run before it begins
 }
 
 void ProgressMonitor::tick() {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_print_ >= std::chrono::milliseconds(500)) {
-    last_print_ = now;
-    const double wall = std::chrono::duration<double>(now - started_).count();
-    const double sim_us = static_cast<double>(core::now_ps()) / static_cast<double>(core::kPsPerUs);
-    std::fprintf(stderr, "\r  simulated %.3f ms  wall %.1f s  %.1f us/s  ", sim_us / 1000.0, wall,
-                 wall > 0 ? sim_us / wall : 0.0);
-    std::fflush(stderr);
-    printed_ = true;
+  if (stop_signal() != 0) {
+    stopped_by_signal_ = true;
+    sc_core::sc_stop();
+    return;
   }
-  next_trigger(core::to_sc_time(kCheckInterval));
+  // Nothing else will ever happen: let the simulation end as it would without the monitor.
+  if (!sc_core::sc_pending_activity()) return;
+  if (show_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_print_ >= std::chrono::milliseconds(500)) {
+      last_print_ = now;
+      const double wall = std::chrono::duration<double>(now - started_).count();
+      const double sim_us = static_cast<double>(core::now_ps()) / static_cast<double>(core::kPsPerUs);
+      clear_line();
+      g_shown = std::fprintf(stderr, "  simulated %.3f ms  wall %.1f s  %.1f us/s", sim_us / 1000.0, wall,
+                             wall > 0 ? sim_us / wall : 0.0);
+      std::fflush(stderr);
+    }
+  }
+  next_trigger(core::to_sc_time(interval_));
 }
 
-void ProgressMonitor::finish() {
-  if (printed_) std::fprintf(stderr, "\r%60s\r", "");
+void ProgressMonitor::finish() { clear_line(); }
+
+void ProgressMonitor::clear_line() {
+  if (g_shown <= 0) return;
+  std::fprintf(stderr, "\r%*s\r", g_shown, "");
+  std::fflush(stderr);
+  g_shown = 0;
 }
 
 }  // namespace gpuvp::platform

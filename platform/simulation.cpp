@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
 #include "platform/script_runner.h"
+#include "platform/stop_signal.h"
 #include "firmware/tools/guc_image.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
@@ -90,15 +92,27 @@ void print_activity(std::ostream& out, const std::string& root, core::Picosecond
   }
 }
 
+// The progress line is carriage-return animation: only ever on a terminal.
 bool progress_wanted(const std::string& setting) {
-  if (setting == "on") return true;
-  if (setting == "off") return false;
-  return ::isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr;
+  if (setting == "off" || ::isatty(STDERR_FILENO) == 0) return false;
+  return setting == "on" || std::getenv("CI") == nullptr;
 }
 
-void prepare_kernel() {
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "a signal";
+  }
+}
+
+void prepare_kernel(bool verbose) {
   core::ensure_picosecond_resolution();
-  core::ReportLog::install(true);
+  core::ReportLog::install(true, verbose);
+  core::ReportLog::set_before_display(&ProgressMonitor::clear_line);
   // "Simulation stopped by user" is how every run ends: not news.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 }
@@ -116,15 +130,32 @@ int dump_demo(const RunOptions& options, const PlatformParams& params, std::ostr
   return kExitOk;
 }
 
+// What --stats writes: the configuration next to the numbers, so that a sweep's results say what produced them.
+nlohmann::json stats_document(PlatformParams& params, core::Picoseconds sim_ps) {
+  core::JsonParamWriter config;
+  params.visit(config);
+  nlohmann::json doc;
+  doc["sim_time_ps"] = sim_ps;
+  doc["config"] = config.json();
+  doc["stats"] = core::stats().to_json(sim_ps);
+  return doc;
+}
+
 }  // namespace
 
 int run_simulation(const RunOptions& options, std::ostream& out) {
   if (!options.script.empty() && !options.qtest.empty()) {
     throw std::runtime_error("--script and --qtest cannot be used together");
   }
-  PlatformParams params = load_platform_params(options.config_file, options.overrides);
+  const bool stats_to_stdout = options.stats_file == "-";
+  if (stats_to_stdout && !options.script.empty()) {
+    throw std::runtime_error("--stats - and --script both write to stdout: give --stats a file name");
+  }
+  // First, so that a signal while waiting for a qtest peer ends the run as cleanly as one later.
+  install_stop_signals();
+  PlatformParams params = load_platform_params(options.config_files, options.overrides);
   if (!options.dump_demo.empty()) return dump_demo(options, params, out);
-  prepare_kernel();
+  prepare_kernel(options.verbose);
 
   // Open every host file before building anything, so a bad path fails fast with exit code 2.
   std::unique_ptr<LineChannel> channel;
@@ -146,8 +177,10 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
 
   Platform platform("gpuvp", params);
   ScriptRunner runner("host_cpu", platform, std::move(channel), base_dir);
-  std::unique_ptr<ProgressMonitor> progress;
-  if (progress_wanted(params.sim.progress)) progress = std::make_unique<ProgressMonitor>("progress");
+  // Checks for a stop signal at every quantum boundary (every microsecond without a quantum).
+  const core::Picoseconds check_interval =
+      params.sim.quantum_ns ? params.sim.quantum_ns * core::kPsPerNs : core::kPsPerUs;
+  ProgressMonitor monitor("monitor", check_interval, progress_wanted(params.sim.progress));
 
   const auto wall_start = std::chrono::steady_clock::now();
   if (params.sim.time_limit_ns) {
@@ -156,21 +189,16 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     sc_core::sc_start();
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (progress) progress->finish();
+  monitor.finish();
   const core::Picoseconds sim_ps = core::now_ps();
   core::stats().finish_run(sim_ps);
   core::timeline().close();
 
-  if (!options.stats_file.empty()) {
-    // Record the configuration next to the numbers so a sweep's results say what produced them.
-    core::JsonParamWriter config;
-    params.visit(config);
-    nlohmann::json doc;
-    doc["sim_time_ps"] = sim_ps;
-    doc["config"] = config.json();
-    doc["stats"] = core::stats().to_json(sim_ps);
+  if (stats_to_stdout) {
+    out << stats_document(params, sim_ps).dump(2) << '\n';
+  } else if (!options.stats_file.empty()) {
     std::ofstream f(options.stats_file);
-    if (!f || !(f << doc.dump(2) << '\n')) {
+    if (!f || !(f << stats_document(params, sim_ps).dump(2) << '\n')) {
       // Reported here rather than thrown: after sc_start the SystemC coroutines have run, and unwinding through
       // sc_main then confuses AddressSanitizer's view of the stack.
       std::cerr << "gpuvp: error: cannot write statistics file '" << options.stats_file << "'\n";
@@ -182,29 +210,40 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING);
   int status = kExitOk;
   std::string outcome = "completed";
-  if (runner.failed()) {
+  const int stop = stop_signal();
+  if (stop != 0) {
+    status = kExitSignalBase + stop;
+    outcome = std::string("interrupted by ") + signal_name(stop) + " (results up to the stop)";
+  } else if (runner.failed()) {
     status = kExitRunFailed;
     outcome = "FAILED: " + runner.failure();
+  } else if (!runner.finished() && params.sim.time_limit_ns && sim_ps >= params.sim.time_limit_ns * core::kPsPerNs) {
+    // The workload did not get to its end (its remaining checks never ran): not a success.
+    outcome = "stopped at the time limit (sim.time_limit_ns = " + std::to_string(params.sim.time_limit_ns) +
+              "), workload unfinished";
+    status = kExitRunFailed;
   } else if (!runner.finished()) {
-    outcome = "stopped at the time limit";
+    outcome = "stopped: the workload waits for something that never happens";
     status = kExitRunFailed;
   } else if (errors) {
     status = kExitRunFailed;
     outcome = "completed with model errors";
   }
 
+  // stdout holds one kind of output: the script's answers, the statistics, or else the summary.
+  std::ostream& summary = stats_to_stdout || !options.script.empty() ? std::cerr : out;
   if (!options.quiet) {
-    out << "gpuvp run summary\n"
-        << "  workload:       " << workload << " (" << runner.commands() << " commands)\n"
-        << "  outcome:        " << outcome << '\n'
-        << "  simulated time: " << human_time(sim_ps) << '\n';
+    summary << "gpuvp run summary\n"
+            << "  workload:       " << workload << " (" << runner.commands() << " commands)\n"
+            << "  outcome:        " << outcome << '\n'
+            << "  simulated time: " << human_time(sim_ps) << '\n';
     char buf[128];
     std::snprintf(buf, sizeof buf, "%.3f s", wall_s);
-    out << "  wall time:      " << buf << '\n';
+    summary << "  wall time:      " << buf << '\n';
     std::snprintf(buf, sizeof buf, "%.3f simulated us per host second",
                   wall_s > 0 ? static_cast<double>(sim_ps) / 1e6 / wall_s : 0.0);
-    out << "  speed:          " << buf << '\n';
-    print_activity(out, platform.name(), sim_ps);
+    summary << "  speed:          " << buf << '\n';
+    print_activity(summary, platform.name(), sim_ps);
     std::vector<std::string> incidents;
     if (platform.gen()) incidents = platform.gen()->incidents();
     if (platform.v3d()) {
@@ -212,24 +251,31 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       incidents.insert(incidents.end(), v3d.begin(), v3d.end());
     }
     if (!incidents.empty()) {
-      out << "  incidents:\n";
-      for (const auto& i : incidents) out << "    " << i << '\n';
+      summary << "  incidents:\n";
+      for (const auto& i : incidents) summary << "    " << i << '\n';
     }
-    out << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
-    if (!options.stats_file.empty()) out << "  statistics:     " << options.stats_file << '\n';
+    summary << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
+    if (!options.stats_file.empty()) {
+      summary << "  statistics:     " << (stats_to_stdout ? "stdout" : options.stats_file) << '\n';
+    }
     if (!options.trace_file.empty()) {
-      out << "  trace:          " << options.trace_file << " (open in ui.perfetto.dev or chrome://tracing)\n";
+      summary << "  trace:          " << options.trace_file << " (open in ui.perfetto.dev or chrome://tracing)\n";
     }
   }
   out.flush();
-  if (runner.failed()) std::cerr << "gpuvp: " << runner.failure() << '\n';
+  summary.flush();
+  if (stop != 0) {
+    std::cerr << "gpuvp: interrupted by " << signal_name(stop) << " at " << human_time(sim_ps) << '\n';
+  } else if (runner.failed()) {
+    std::cerr << "gpuvp: " << runner.failure() << '\n';
+  }
   return status;
 }
 
-int print_platform_info(const std::string& config_file, const std::vector<std::string>& overrides, bool json,
-                        std::ostream& out) {
-  PlatformParams params = load_platform_params(config_file, overrides);
-  prepare_kernel();
+int print_platform_info(const std::vector<std::string>& config_files, const std::vector<std::string>& overrides,
+                        bool json, std::ostream& out) {
+  PlatformParams params = load_platform_params(config_files, overrides);
+  prepare_kernel(false);
   Platform platform("gpuvp", params);
   const nlohmann::json info = platform.describe();
   if (json) {

@@ -8,27 +8,31 @@
 namespace gpuvp::platform {
 
 struct RunOptions {
-  std::string config_file;
-  std::vector<std::string> overrides;  // "a.b.c=value"
-  std::string script;                  // host script file; empty = the embedded demo (unless qtest)
-  std::string qtest;                   // "tcp:HOST:PORT" or "unix:PATH"
-  std::string stats_file;
+  std::vector<std::string> config_files;  // applied in order
+  std::vector<std::string> overrides;     // "a.b.c=value", applied after the files
+  std::string script;                     // host script file; empty = the embedded demo (unless qtest)
+  std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
+  std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;
-  std::string dump_demo;               // write the demo script for this configuration here instead of running
-  bool quiet = false;  // no summary
+  std::string dump_demo;                  // write the demo script for this configuration here instead of running
+  bool quiet = false;    // no summary
+  bool verbose = false;  // report lines name the source file and line
 };
 
 // Exit codes of the gpuvp executable.
 constexpr int kExitOk = 0;
-constexpr int kExitRunFailed = 1;  // a script check failed or the model reported errors
+constexpr int kExitRunFailed = 1;  // a script check failed, the model reported errors, the time limit was reached
 constexpr int kExitBadInput = 2;   // bad command line, configuration or host file
+// A run stopped by SIGINT or SIGTERM exits 128 + the signal number (130, 143), as a shell reports such a process.
+constexpr int kExitSignalBase = 128;
 
-// Runs one simulation and prints its summary to out. Host-input problems throw std::runtime_error (core::ConfigError
+// Runs one simulation and prints its summary to out (to stderr when out carries script answers or the statistics,
+// so that stdout holds one kind of output). Host-input problems throw std::runtime_error (core::ConfigError
 // included) with a one-line message; the caller turns them into exit code 2.
 int run_simulation(const RunOptions& options, std::ostream& out);
 
 // Prints the platform (memory map, blocks, registers, interrupts, configuration) as text or JSON.
-int print_platform_info(const std::string& config_file, const std::vector<std::string>& overrides, bool json,
-                        std::ostream& out);
+int print_platform_info(const std::vector<std::string>& config_files, const std::vector<std::string>& overrides,
+                        bool json, std::ostream& out);
 
 }  // namespace gpuvp::platform

@@ -14,6 +14,9 @@
 #include "tlm/core/config.h"
 
 using gpuvp::core::ConfigError;
+using gpuvp::core::format_frequency;
+using gpuvp::core::is_frequency_key;
+using gpuvp::core::parse_frequency;
 using gpuvp::core::ConfigTree;
 using gpuvp::core::JsonParamWriter;
 using gpuvp::core::ParamVisitor;
@@ -149,6 +152,36 @@ TEST(ParseU64, BinarySizeSuffixes) {
   EXPECT_EQ(parsed("17179869183G"), 17179869183ULL << 30);
 }
 
+TEST(ParseU64, DecimalSizeSuffixes) {
+  EXPECT_EQ(parsed("4KB"), 4000u);
+  EXPECT_EQ(parsed("16MB"), 16'000'000u);
+  EXPECT_EQ(parsed("2GB"), 2'000'000'000u);
+  EXPECT_EQ(parsed("1TB"), 1'000'000'000'000u);
+  EXPECT_EQ(parsed("1TiB"), 1ULL << 40);
+  EXPECT_EQ(parsed("1_000KB"), 1'000'000u);
+  EXPECT_EQ(parsed("18446744073709551KB"), 18446744073709551000ULL);
+  EXPECT_TRUE(rejects("18446744073709552KB"));
+}
+
+TEST(ParseU64, FractionsBeforeASuffixWhenTheResultIsWhole) {
+  EXPECT_EQ(parsed("1.5KiB"), 1536u);
+  EXPECT_EQ(parsed("1.5GiB"), 3ULL << 29);
+  EXPECT_EQ(parsed("0.5K"), 512u);
+  EXPECT_EQ(parsed("2.25MiB"), 2359296u);
+  EXPECT_EQ(parsed("1.5KB"), 1500u);
+  EXPECT_EQ(parsed("0.001GB"), 1'000'000u);
+  EXPECT_EQ(parsed("1.000KB"), 1000u);
+  EXPECT_EQ(parsed("0.000000001GB"), 1u);
+  // Not whole bytes.
+  EXPECT_TRUE(rejects("1.3KiB"));  // 1331.2
+  EXPECT_TRUE(rejects("0.0001KB"));
+  EXPECT_TRUE(rejects("1.0000000000000000001GB"));  // more fraction digits than 64 bits can scale
+  // The fraction counts towards overflow too.
+  EXPECT_EQ(parsed("17179869183.5G"), (17179869183ULL << 30) + (1ULL << 29));
+  EXPECT_EQ(parsed("18446744073709551.615KB"), ~0ULL);
+  EXPECT_TRUE(rejects("18446744073709551.616KB"));  // 2^64
+}
+
 TEST(ParseU64, OverflowIsRejected) {
   EXPECT_TRUE(rejects("18446744073709551616"));
   EXPECT_TRUE(rejects("99999999999999999999"));
@@ -159,9 +192,135 @@ TEST(ParseU64, OverflowIsRejected) {
 
 TEST(ParseU64, GarbageIsRejected) {
   for (const char* bad : {"", "_", "__", "x", "0x", "0x_", "-1", "+1", " 1", "1 ", "1.5", "1e3", "12abc", "0xfg",
-                          "0x10K", "KiB", "K", "4 KiB", "4kib", "4k", "4KB", "4Ki", "4T", "four", "0b101"}) {
+                          "0x10K", "KiB", "K", "4 KiB", "4kib", "4k", "4kB", "4Ki", "4T", "four", "0b101", "1.5",
+                          "1.", ".5K", "1.K", "1..5K", "1.5.K", "0x1.8K", "1.5Hz", "1GHz", "4 KB", "KB"}) {
     EXPECT_TRUE(rejects(bad)) << "'" << bad << "' should be rejected";
   }
+}
+
+// ---- frequencies ----
+
+TEST(ParseFrequency, PlainHzAndUnits) {
+  auto hz = [](const std::string& text) {
+    std::uint64_t v = 0xDEADBEEF;
+    EXPECT_TRUE(parse_frequency(text, v)) << "'" << text << "' should parse";
+    return v;
+  };
+  EXPECT_EQ(hz("1000000"), 1'000'000u);
+  EXPECT_EQ(hz("1_000_000"), 1'000'000u);
+  EXPECT_EQ(hz("0x3B9ACA00"), 1'000'000'000u);
+  EXPECT_EQ(hz("1.2GHz"), 1'200'000'000u);
+  EXPECT_EQ(hz("800MHz"), 800'000'000u);
+  EXPECT_EQ(hz("100kHz"), 100'000u);
+  EXPECT_EQ(hz("32768Hz"), 32'768u);
+  EXPECT_EQ(hz("32.768kHz"), 32'768u);
+  EXPECT_EQ(hz("2.5GHz"), 2'500'000'000u);
+  EXPECT_EQ(hz("0.25GHz"), 250'000'000u);
+  EXPECT_EQ(hz("1.000000001GHz"), 1'000'000'001u);
+  // Units in any case.
+  EXPECT_EQ(hz("1.2ghz"), 1'200'000'000u);
+  EXPECT_EQ(hz("800MHZ"), 800'000'000u);
+  EXPECT_EQ(hz("100KHz"), 100'000u);
+  EXPECT_EQ(hz("5hz"), 5u);
+  EXPECT_EQ(hz("18446744073.709551615GHz"), ~0ULL);
+}
+
+TEST(ParseFrequency, RejectsWhatIsNotAWholeNumberOfHz) {
+  for (const char* bad : {"", "GHz", "Hz", "1.2", "1.5Hz", "1.0000000001GHz", "1G", "1GiB", "1M", "1KB", "1 GHz",
+                          "1.GHz", ".5GHz", "-1MHz", "1e9", "fast", "0x1GHz", "18446744073.709551616GHz",
+                          "1THz"}) {
+    std::uint64_t v = 0x5A5A;
+    EXPECT_FALSE(parse_frequency(bad, v)) << "'" << bad << "' should be rejected";
+    EXPECT_EQ(v, 0x5A5Au) << bad;
+  }
+}
+
+TEST(FormatFrequency, ShortestExactSpellingReadsBack) {
+  EXPECT_EQ(format_frequency(1'000'000'000), "1GHz");
+  EXPECT_EQ(format_frequency(1'200'000'000), "1.2GHz");
+  EXPECT_EQ(format_frequency(250'000'000), "250MHz");
+  EXPECT_EQ(format_frequency(400'000'000), "400MHz");
+  EXPECT_EQ(format_frequency(10'000'000'000ULL), "10GHz");
+  EXPECT_EQ(format_frequency(1'000'000), "1MHz");
+  EXPECT_EQ(format_frequency(32'768), "32.768kHz");
+  EXPECT_EQ(format_frequency(1'234'567'891), "1.234567891GHz");
+  EXPECT_EQ(format_frequency(999), "999Hz");
+  EXPECT_EQ(format_frequency(0), "0Hz");
+  for (std::uint64_t v : {1ULL, 999ULL, 1000ULL, 1001ULL, 1'000'000'007ULL, 123'456'789'012ULL, ~0ULL}) {
+    std::uint64_t back = 0;
+    EXPECT_TRUE(parse_frequency(format_frequency(v), back)) << v;
+    EXPECT_EQ(back, v);
+  }
+}
+
+TEST(FormatFrequency, FrequencyKeysEndInHz) {
+  EXPECT_TRUE(is_frequency_key("clock_hz"));
+  EXPECT_TRUE(is_frequency_key("ref_hz"));
+  EXPECT_FALSE(is_frequency_key("clock"));
+  EXPECT_FALSE(is_frequency_key("hz_count"));
+  EXPECT_FALSE(is_frequency_key("clock_khz"));
+}
+
+namespace {
+struct ClockParams {
+  std::uint64_t clock_hz = 1'000'000'000;
+  std::uint64_t cycles = 5;
+
+  void visit(ParamVisitor& v) {
+    v.param("clock_hz", clock_hz, "a clock", 1'000'000, 10'000'000'000ULL);
+    v.param("cycles", cycles, "not a frequency");
+  }
+};
+
+ClockParams bind_clock(const std::string& text) {
+  ClockParams p;
+  YamlBinder binder(YAML::Load(text));
+  binder.bind(p);
+  return p;
+}
+
+std::string bind_clock_error(const std::string& text) {
+  try {
+    bind_clock(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(YamlBinder, FrequencyKeysTakeUnits) {
+  EXPECT_EQ(bind_clock("clock_hz: 1.2GHz\n").clock_hz, 1'200'000'000u);
+  EXPECT_EQ(bind_clock("clock_hz: 800MHz\n").clock_hz, 800'000'000u);
+  EXPECT_EQ(bind_clock("clock_hz: 250000000\n").clock_hz, 250'000'000u);
+  EXPECT_EQ(bind_clock("clock_hz: 1MHz\n").clock_hz, 1'000'000u);
+  EXPECT_EQ(bind_clock_error("clock_hz: 1.2\n"),
+            "config key 'clock_hz': expected a whole number of Hz or a frequency with a unit (100kHz, 800MHz, 1.2GHz), "
+            "got '1.2'");
+  // A size suffix means nothing for a clock.
+  EXPECT_EQ(bind_clock_error("clock_hz: 1G\n"),
+            "config key 'clock_hz': expected a whole number of Hz or a frequency with a unit (100kHz, 800MHz, 1.2GHz), "
+            "got '1G'");
+  EXPECT_EQ(bind_clock_error("clock_hz: 100kHz\n"),
+            "config key 'clock_hz': value 100kHz is out of range [1MHz, 10GHz]");
+  EXPECT_EQ(bind_clock_error("clock_hz: 10.5GHz\n"),
+            "config key 'clock_hz': value 10.5GHz is out of range [1MHz, 10GHz]");
+  // Other keys keep plain numbers and sizes.
+  EXPECT_EQ(bind_clock("cycles: 2K\n").cycles, 2048u);
+  EXPECT_EQ(bind_clock_error("cycles: 5MHz\n"), "config key 'cycles': expected an unsigned integer, got '5MHz'");
+}
+
+TEST(YamlDocWriter, FrequenciesAreWrittenWithUnitsAndReadBack) {
+  ClockParams p;
+  p.clock_hz = 1'200'000'000;
+  YamlDocWriter w;
+  p.visit(w);
+  EXPECT_EQ(w.text(), "clock_hz: 1.2GHz  # a clock [1MHz, 10GHz]\ncycles: 5  # not a frequency\n");
+  EXPECT_EQ(bind_clock(w.text()).clock_hz, 1'200'000'000u);
+  p.clock_hz = 1'000'000'007;
+  YamlDocWriter odd;
+  p.visit(odd);
+  EXPECT_EQ(bind_clock(odd.text()).clock_hz, 1'000'000'007u) << odd.text();
 }
 
 // ---- YamlBinder ----
@@ -222,13 +381,29 @@ TEST(YamlBinder, EmptyDocumentAndEmptyGroupsChangeNothing) {
 
 TEST(YamlBinder, UnknownKeysNameTheFullPath) {
   EXPECT_EQ(bind_error("bogus: 1\n"), "config key 'bogus': unknown key");
-  EXPECT_EQ(bind_error("a:\n  widht: 3\n"), "config key 'a.widht': unknown key");
   EXPECT_EQ(bind_error("a:\n  b:\n    c: 1\n"), "config key 'a.b.c': unknown key");
   // An unknown group is reported as an unknown key too.
   EXPECT_EQ(bind_error("extra:\n  x: 1\n"), "config key 'extra': unknown key");
-  // The same key name is fine at the level that declares it and unknown elsewhere.
-  EXPECT_EQ(bind_error("size: 64\n"), "config key 'size': unknown key");
-  EXPECT_EQ(bind_error("a:\n  mode: fast\n"), "config key 'a.mode': unknown key");
+}
+
+TEST(YamlBinder, UnknownKeysSuggestTheNearestKnownKey) {
+  // A typo: the nearest path by edit distance.
+  EXPECT_EQ(bind_error("a:\n  widht: 3\n"), "config key 'a.widht': unknown key, did you mean 'a.width'?");
+  EXPECT_EQ(bind_error("a:\n  b:\n    sise: 3\n"), "config key 'a.b.sise': unknown key, did you mean 'a.b.size'?");
+  EXPECT_EQ(bind_error("cont: 3\n"), "config key 'cont': unknown key, did you mean 'count'?");
+  EXPECT_EQ(bind_error("a:\n  b:\n    enable: no\n"),
+            "config key 'a.b.enable': unknown key, did you mean 'a.b.enabled'?");
+  // A key in the wrong group: the key of that name where it belongs.
+  EXPECT_EQ(bind_error("size: 64\n"), "config key 'size': unknown key, did you mean 'a.b.size'?");
+  EXPECT_EQ(bind_error("a:\n  mode: fast\n"), "config key 'a.mode': unknown key, did you mean 'a.b.mode'?");
+  // A mapping is compared with groups only, a value with keys only.
+  EXPECT_EQ(bind_error("a:\n  c:\n    size: 1\n"), "config key 'a.c': unknown key, did you mean 'a.b'?");
+  EXPECT_EQ(bind_error("a:\n  c: 1\n"), "config key 'a.c': unknown key");
+  // A key missing part of its name: the one key of its group that contains it; nothing when several do.
+  EXPECT_EQ(bind_error("a:\n  b:\n    e: 1\n"), "config key 'a.b.e': unknown key");  // size, enabled, mode
+  EXPECT_EQ(bind_error("a:\n  b:\n    able: 1\n"), "config key 'a.b.able': unknown key, did you mean 'a.b.enabled'?");
+  // A key of another group with a typo.
+  EXPECT_EQ(bind_error("a:\n  cont: 1\n"), "config key 'a.cont': unknown key, did you mean 'count'?");
 }
 
 TEST(YamlBinder, WrongTypesNameKeyAndValue) {
@@ -328,6 +503,32 @@ TEST(ConfigTree, LoadTextMergesDocumentsKeyByKey) {
   EXPECT_EQ(tree.root()["a"]["b"]["size"].Scalar(), "100");
 }
 
+TEST(ConfigTree, AKeyGivenTwiceInOneMappingIsAnError) {
+  auto load_error = [](const std::string& text) -> std::string {
+    ConfigTree tree;
+    try {
+      tree.load_text(text, "dup.yaml");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(load_error("count: 1\ncount: 2\n"), "config file 'dup.yaml': key 'count' is given twice (line 2)");
+  EXPECT_EQ(load_error("a:\n  b:\n    size: 1\n    mode: slow\n    size: 2\n"),
+            "config file 'dup.yaml': key 'a.b.size' is given twice (line 5)");
+  EXPECT_EQ(load_error("a:\n  width: 1\nname: x\na:\n  width: 2\n"),
+            "config file 'dup.yaml': key 'a' is given twice (line 4)");
+  EXPECT_EQ(load_error("a: {width: 1, width: 2}\n"), "config file 'dup.yaml': key 'a.width' is given twice (line 1)");
+  // The same name in different mappings, and across documents, is fine.
+  EXPECT_EQ(load_error("size: 1\na:\n  b:\n    size: 2\n"), "no error");
+  ConfigTree tree;
+  tree.load_text("count: 1\n", "one.yaml");
+  tree.load_text("count: 2\n", "two.yaml");
+  TestParams p;
+  tree.bind(p);
+  EXPECT_EQ(p.count, 2u);
+}
+
 TEST(ConfigTree, EmptyDocumentChangesNothing) {
   ConfigTree tree;
   tree.load_text("count: 5\n", "one.yaml");
@@ -394,7 +595,7 @@ TEST(ConfigTree, OverrideValuesAreTypedWhenBound) {
     unknown.bind(p);
     FAIL() << "unknown key accepted";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "config key 'a.b.sise': unknown key");
+    EXPECT_STREQ(e.what(), "config key 'a.b.sise': unknown key, did you mean 'a.b.size'?");
   }
   ConfigTree empty_value;
   empty_value.apply_override("count=");

@@ -3,24 +3,27 @@
 
 #include "tests/support/run_gpuvp.h"
 
+#include <poll.h>
+#include <pty.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <future>
-#include <thread>
-
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sstream>
-
-#include <algorithm>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -112,13 +115,15 @@ TEST(GpuvpCli, BadCommandLineIsAOneLineErrorWithExitCode2) {
 TEST(GpuvpCli, ConfigErrorsNameTheFullKeyPath) {
   Result unknown = run("run --set vc4.v3d.slicez=2");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.out, "gpuvp: error: config key 'vc4.v3d.slicez': unknown key\n");
+  EXPECT_EQ(unknown.out,
+            "gpuvp: error: config key 'vc4.v3d.slicez': unknown key, did you mean 'vc4.v3d.slices'?\n");
   Result type = run("run --set sim.quantum_ns=fast");
   EXPECT_EQ(type.out, "gpuvp: error: config key 'sim.quantum_ns': expected an unsigned integer, got 'fast'\n");
   Result range = run("run --set vc4.v3d.slices=16");
   EXPECT_EQ(range.out, "gpuvp: error: config key 'vc4.v3d.slices': value 16 is out of range [1, 15]\n");
   const std::string file = write_temp("bad.yaml", "dram:\n  size: 1GiB\n  latency: 3\n");
   Result yaml = run("run --config " + file);
+  // Several keys of the group hold "latency": no guess.
   EXPECT_EQ(yaml.out, "gpuvp: error: config key 'dram.latency': unknown key\n");
 }
 
@@ -460,4 +465,331 @@ TEST(GpuvpCli, QtestSendsIrqNoticesAsWholeLinesBetweenAnswers) {
   EXPECT_EQ(lines[n - 4].rfind("OK ", 0), 0u);  // clock_step 10000
   EXPECT_LT(static_cast<std::size_t>(raise), n - 4);
   EXPECT_EQ(lines[0], "OK");  // irq_intercept_in
+}
+
+// ---- clean output ----
+
+namespace {
+using Split = gpuvp::test::SplitResult;
+Split run_split(const std::string& args) { return gpuvp::test::run_gpuvp_split(args); }
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+}  // namespace
+
+TEST(GpuvpCliOutput, ScriptRunPutsOnlyTheAnswersOnStdoutAndTheSummaryOnStderr) {
+  const std::string script = write_temp("answers.gpuvp", "readl 0xe1000000\nclock_step 100\n");
+  // progress=on asks for the progress line, but stderr is not a terminal: none appears.
+  Split r = run_split("run --set sim.progress=on --script " + script);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK 0x0000000002443356\nOK 119\n");
+  EXPECT_EQ(r.err.rfind("gpuvp run summary\n", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find(" ms  wall "), std::string::npos) << "progress line on a pipe: " << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+}
+
+TEST(GpuvpCliOutput, DemoSummaryIsOnStdoutAndNothingElse) {
+  Split r = run_split("run");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("gpuvp run summary\n", 0), 0u) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(GpuvpCliOutput, ReportsAreOneLineOnStderrWithFileAndLineOnlyWhenVerbose) {
+  const std::string script = write_temp("unmapped.gpuvp", "readl 0xf0000000\n");
+  Split plain = run_split("run --quiet --script " + script);
+  EXPECT_EQ(plain.exit_code, 1);
+  EXPECT_EQ(plain.out, "ERR read at 0xf0000000 failed: address error\n");
+  EXPECT_EQ(plain.err,
+            "warning at 0 s: gpuvp.bus: no target at 0xf0000000 (4 bytes, read)\n"
+            "gpuvp: " + script + ":1: read at 0xf0000000 failed: address error (command: readl 0xf0000000)\n");
+  Split verbose = run_split("run --quiet --verbose --script " + script);
+  EXPECT_EQ(verbose.out, plain.out);
+  ASSERT_EQ(count_lines(verbose.err), 2u) << verbose.err;
+  // The file relative to the source tree, the line of the report call, the process that made it.
+  const std::string first = verbose.err.substr(0, verbose.err.find('\n'));
+  EXPECT_EQ(first.rfind("warning at 0 s: gpuvp.bus: no target at 0xf0000000 (4 bytes, read) [tlm/core/bus.cpp:", 0), 0u)
+      << first;
+  EXPECT_EQ(first.substr(first.size() - std::string(", process host_cpu.run]").size()), ", process host_cpu.run]")
+      << first;
+}
+
+namespace {
+// Runs gpuvp with stdout and stderr on one pseudo-terminal, as in an interactive shell, and returns what the terminal
+// received.
+std::string run_on_terminal(const std::vector<std::string>& args) {
+  int master = -1, slave = -1;
+  if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) return "openpty failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(master);
+    ::dup2(slave, STDOUT_FILENO);
+    ::dup2(slave, STDERR_FILENO);
+    ::close(slave);
+    ::unsetenv("CI");
+    std::vector<char*> argv{const_cast<char*>(GPUVP_EXE)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(GPUVP_EXE, argv.data());
+    ::_exit(127);
+  }
+  ::close(slave);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  // The read fails (EIO) once the child has closed its side.
+  while ((n = ::read(master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return text;
+}
+}  // namespace
+
+TEST(GpuvpCliOutput, OnATerminalTheProgressLineIsErasedBeforeEachAnswer) {
+  // Four steps of 5 simulated seconds take a second or more of wall time (a check for a stop signal every 1 us
+  // quantum): the progress line, refreshed every 0.5 s, shows.
+  const std::string script = write_temp("slow.gpuvp",
+                                        "clock_step 5000000000\nclock_step 5000000000\n"
+                                        "clock_step 5000000000\nclock_step 5000000000\n");
+  const std::string text = run_on_terminal({"run", "--quiet", "--script", script});
+  EXPECT_NE(text.find(" ms  wall "), std::string::npos) << "no progress line: " << text;
+  // What the terminal shows of each line is what follows its last carriage return (the terminal itself ends lines
+  // with \r\n): exactly the answers, each from the left margin.
+  std::vector<std::string> shown;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    shown.push_back(line.substr(line.rfind('\r') == std::string::npos ? 0 : line.rfind('\r') + 1));
+  }
+  EXPECT_EQ(shown, (std::vector<std::string>{"OK 5000000000", "OK 10000000000", "OK 15000000000", "OK 20000000000"}))
+      << text;
+}
+
+// ---- SIGINT / SIGTERM ----
+
+namespace {
+// gpuvp as a child process: stdout through a pipe, stderr to a file.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args)
+      : err_path_(::testing::TempDir() + "gpuvp-child-" + std::to_string(::getpid()) + ".err") {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      if (std::FILE* err = std::freopen(err_path_.c_str(), "w", stderr); err == nullptr) ::_exit(126);
+      std::vector<char*> argv{const_cast<char*>(GPUVP_EXE)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(GPUVP_EXE, argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    out_fd_ = fds[0];
+  }
+  ~Child() {
+    if (out_fd_ >= 0) ::close(out_fd_);
+    ::unlink(err_path_.c_str());
+  }
+
+  // The next line of stdout, waiting at most timeout; empty at the end or on timeout.
+  std::string read_line(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const std::size_t eol = out_.find('\n', consumed_);
+      if (eol != std::string::npos) {
+        std::string line = out_.substr(consumed_, eol - consumed_);
+        consumed_ = eol + 1;
+        return line;
+      }
+      if (!read_some(deadline)) return {};
+    }
+  }
+  void signal(int sig) { ::kill(pid_, sig); }
+  // Waits for the exit (killing the child if it takes longer than timeout) and returns the exit code, or -signal
+  // when a signal ended it.
+  int wait(std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (read_some(deadline)) {
+    }
+    int status = 0;
+    if (std::chrono::steady_clock::now() >= deadline) ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+  const std::string& out() const { return out_; }
+  std::string err() const { return slurp(err_path_); }
+
+ private:
+  // Appends what stdout has; false at its end or at the deadline.
+  bool read_some(std::chrono::steady_clock::time_point deadline) {
+    using std::chrono::milliseconds;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{out_fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    char buf[4096];
+    const ssize_t n = ::read(out_fd_, buf, sizeof buf);
+    if (n <= 0) return false;
+    out_.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+
+  std::string err_path_;
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  std::string out_;
+  std::size_t consumed_ = 0;
+};
+}  // namespace
+
+TEST(GpuvpCliSignals, SigtermAndSigintStopTheRunAndKeepSummaryStatisticsAndTrace) {
+  // Two DRAM writes, an answer that tells the test the run is under way, then a step of 10^5 simulated seconds
+  // (hours of wall time): only the signal ends it.
+  const std::string script =
+      write_temp("long.gpuvp", "writel 0x1000 1\nwritel 0x1004 2\nreadl 0xe1000000\nclock_step 100000000000000\n");
+  for (const auto& [sig, code, name] : {std::tuple{SIGTERM, 143, "SIGTERM"}, std::tuple{SIGINT, 130, "SIGINT"}}) {
+    const std::string tag = std::to_string(::getpid()) + "-" + name;
+    const std::string stats = ::testing::TempDir() + "gpuvp-sig-stats-" + tag + ".json";
+    const std::string trace = ::testing::TempDir() + "gpuvp-sig-trace-" + tag + ".json";
+    ::unlink(stats.c_str());
+    ::unlink(trace.c_str());
+    Child child({"run", "--script", script, "--stats", stats, "--trace", trace});
+    EXPECT_EQ(child.read_line(), "OK");
+    EXPECT_EQ(child.read_line(), "OK");
+    EXPECT_EQ(child.read_line(), "OK 0x0000000002443356");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well into the clock_step
+    child.signal(sig);
+    EXPECT_EQ(child.wait(), code) << name;
+    const std::string err = child.err();
+    EXPECT_EQ(child.out(), "OK\nOK\nOK 0x0000000002443356\n") << "clock_step never answered";
+    EXPECT_NE(err.find(std::string("  outcome:        interrupted by ") + name), std::string::npos) << err;
+    EXPECT_NE(err.find(std::string("gpuvp: interrupted by ") + name + " at "), std::string::npos) << err;
+    const std::string stats_text = slurp(stats);
+    ASSERT_FALSE(stats_text.empty()) << name << ": no statistics file";
+    const auto s = nlohmann::json::parse(stats_text);
+    EXPECT_EQ(s["stats"]["gpuvp"]["dram"]["bytes_written"], 8);
+    // Stopped at a quantum boundary well past the accesses.
+    EXPECT_GT(s["sim_time_ps"].get<std::uint64_t>(), 1'000'000u);
+    EXPECT_EQ(s["sim_time_ps"].get<std::uint64_t>() % 1'000'000u, 0u) << "not a 1 us quantum boundary";
+    const auto t = nlohmann::json::parse(slurp(trace));  // throws (fails the test) unless the trace is closed JSON
+    bool host_track = false;
+    for (const auto& e : t["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "host_cpu") host_track = true;
+    }
+    EXPECT_TRUE(host_track);
+    ::unlink(stats.c_str());
+    ::unlink(trace.c_str());
+  }
+}
+
+TEST(GpuvpCliSignals, SigtermWhileAQtestServerWaitsForItsPeerEndsTheRunWith143) {
+  const std::string path = ::testing::TempDir() + "gpuvp-qtest-sig-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  Child child({"run", "--qtest", "unix:" + path});
+  for (int attempt = 0; attempt < 400 && ::access(path.c_str(), F_OK) != 0; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_EQ(::access(path.c_str(), F_OK), 0) << "no socket";
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(10)), 143);
+  EXPECT_NE(child.out().find("  outcome:        interrupted by SIGTERM"), std::string::npos) << child.out();
+  ::unlink(path.c_str());
+}
+
+// ---- configuration from the command line ----
+
+namespace {
+nlohmann::json stats_on_stdout(const std::string& args, int expected_exit = 0) {
+  Split r = run_split("run --stats - " + args);
+  EXPECT_EQ(r.exit_code, expected_exit) << r.err;
+  // The summary went to stderr: stdout is one JSON document.
+  if (args.find("--quiet") == std::string::npos) {
+    EXPECT_NE(r.err.find("gpuvp run summary"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("statistics:     stdout"), std::string::npos) << r.err;
+  }
+  return nlohmann::json::parse(r.out);
+}
+}  // namespace
+
+TEST(GpuvpCliConfig, StatsDashWritesTheStatisticsAsJsonOnStdout) {
+  const auto s = stats_on_stdout("");
+  EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 1000);
+  EXPECT_GT(s["stats"]["gpuvp"]["gen"]["rcs"]["commands"].get<int>(), 0);
+  // With a script, stdout is the answers': refused before anything runs.
+  const std::string script = write_temp("one.gpuvp", "readl 0\n");
+  Result both = run("run --stats - --script " + script);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.out, "gpuvp: error: --stats - and --script both write to stdout: give --stats a file name\n");
+}
+
+TEST(GpuvpCliConfig, ClockValuesTakeUnitsAndSizesDecimalSuffixes) {
+  const auto s = stats_on_stdout(
+      "--quiet --set gen.clock_hz=1.2GHz --set vc4.v3d.clock_hz=800MHz --set dram.size=2048MB "
+      "--set gen.guc.clock_hz=400_000_000");
+  EXPECT_EQ(s["config"]["gen"]["clock_hz"], 1'200'000'000);
+  EXPECT_EQ(s["config"]["vc4"]["v3d"]["clock_hz"], 800'000'000);
+  EXPECT_EQ(s["config"]["dram"]["size"], 2'048'000'000);
+  EXPECT_EQ(s["config"]["gen"]["guc"]["clock_hz"], 400'000'000);
+  Result bad = run("run --set gen.clock_hz=1.2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out,
+            "gpuvp: error: config key 'gen.clock_hz': expected a whole number of Hz or a frequency with a unit "
+            "(100kHz, 800MHz, 1.2GHz), got '1.2'\n");
+}
+
+TEST(GpuvpCliConfig, SeveralConfigFilesAreLayeredInOrderThenTheSets) {
+  const std::string base = write_temp("base.yaml", "sim:\n  quantum_ns: 100\n  seed: 7\ngen:\n  clock_hz: 1GHz\n");
+  const std::string fast = write_temp("fast.yaml", "sim:\n  quantum_ns: 5000\n");
+  const auto s = stats_on_stdout("--quiet --config " + base + " --config " + fast + " --set sim.seed=9");
+  EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 5000);  // the later file
+  EXPECT_EQ(s["config"]["sim"]["seed"], 9);           // --set after every file
+  EXPECT_EQ(s["config"]["gen"]["clock_hz"], 1'000'000'000);  // only in the first file
+  const auto reversed = stats_on_stdout("--quiet --config " + fast + " --config " + base);
+  EXPECT_EQ(reversed["config"]["sim"]["quantum_ns"], 100);
+  EXPECT_EQ(reversed["config"]["sim"]["seed"], 7);
+}
+
+TEST(GpuvpCliConfig, DuplicateKeysAndTyposAreOneLineErrors) {
+  const std::string dup = write_temp("dup.yaml", "sim:\n  quantum_ns: 100\n  quantum_ns: 200\n");
+  Result d = run("run --config " + dup);
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_EQ(d.out, "gpuvp: error: config file '" + dup + "': key 'sim.quantum_ns' is given twice (line 3)\n");
+  const std::string typo = write_temp("typo.yaml", "dram:\n  read_latency: 3\n");
+  Result t = run("run --config " + typo);
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_EQ(t.out,
+            "gpuvp: error: config key 'dram.read_latency': unknown key, did you mean 'dram.read_latency_cycles'?\n");
+  Result g = run("info --set gpu.clock_hz=1GHz");
+  EXPECT_EQ(g.exit_code, 2);
+  EXPECT_EQ(g.out, "gpuvp: error: config key 'gpu': unknown key, did you mean 'gen'?\n");
+}
+
+TEST(GpuvpCliConfig, RunOptionsWorkWithoutTheRunSubcommand) {
+  Split implicit = run_split("--quiet --set sim.quantum_ns=100 --stats -");
+  EXPECT_EQ(implicit.exit_code, 0) << implicit.err;
+  EXPECT_EQ(nlohmann::json::parse(implicit.out)["config"]["sim"]["quantum_ns"], 100);
+  Split explicit_run = run_split("run --quiet --set sim.quantum_ns=100 --stats -");
+  EXPECT_EQ(implicit.out, explicit_run.out);
+  // Unknown options still fail as such.
+  Result bogus = run("--bogus");
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_EQ(bogus.out.rfind("gpuvp: error: ", 0), 0u) << bogus.out;
+}
+
+TEST(GpuvpCliConfig, ARunStoppedByTheTimeLimitExitsOneAndSaysSo) {
+  Split r = run_split("run --set sim.time_limit_ns=30000");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(
+      r.out.find("  outcome:        stopped at the time limit (sim.time_limit_ns = 30000), workload unfinished\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  simulated time: 30.000 us\n"), std::string::npos) << r.out;
 }

@@ -158,7 +158,7 @@ TEST(PlatformParams, DramThatCannotBePlacedIsAOneLineErrorNamingTheKey) {
 }
 
 TEST(PlatformParams, ErrorsNameTheKey) {
-  EXPECT_EQ(load_error("", {"dram.sise=1"}), "config key 'dram.sise': unknown key");
+  EXPECT_EQ(load_error("", {"dram.sise=1"}), "config key 'dram.sise': unknown key, did you mean 'dram.size'?");
   EXPECT_EQ(load_error("", {"dram.page_size=0x3000"}), "config key 'dram.page_size': must be a power of two");
   EXPECT_EQ(load_error("", {"vc4.v3d.slices=16"}), "config key 'vc4.v3d.slices': value 16 is out of range [1, 15]");
   EXPECT_EQ(load_error("", {"sim.progress=loud"}), "config key 'sim.progress': 'loud' is not one of: auto, on, off");

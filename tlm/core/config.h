@@ -49,9 +49,19 @@ class ParamVisitor {
   virtual void end_group() = 0;
 };
 
-// Parses a number as written in configs, scripts and the CLI: decimal or 0x hex, '_' separators allowed, and the
-// binary size suffixes K/KiB, M/MiB, G/GiB. Returns false if the text is not such a number or overflows.
+// Parses a number as written in configs, scripts and the CLI: decimal or 0x hex, '_' separators allowed, the
+// binary size suffixes K/KiB, M/MiB, G/GiB, TiB and the decimal ones KB, MB, GB, TB; before a suffix a decimal
+// fraction is allowed when the result is whole (1.5KiB = 1536). Returns false if the text is not such a number or
+// overflows, leaving value alone.
 bool parse_u64(const std::string& text, std::uint64_t& value);
+// A frequency: whole Hz (decimal or 0x hex) or a number with Hz/kHz/MHz/GHz (any case; 1.2GHz, 800MHz, 100kHz)
+// that is a whole number of Hz.
+bool parse_frequency(const std::string& text, std::uint64_t& hz);
+// Unsigned parameters whose key ends in "_hz" are frequencies: the binder reads them with parse_frequency and the
+// YAML writer prints them with a unit.
+bool is_frequency_key(const std::string& key);
+// The shortest exact spelling with the largest unit not above the value: 1GHz, 1.2GHz, 250MHz, 32768Hz.
+std::string format_frequency(std::uint64_t hz);
 
 // Fills a params struct from a YAML tree. Throws ConfigError on the first problem.
 class YamlBinder : public ParamVisitor {
@@ -61,7 +71,8 @@ class YamlBinder : public ParamVisitor {
   template <typename Params>
   void bind(Params& params) {
     params.visit(*this);
-    check_unknown(stack_.front());
+    finished_.push_back(stack_.front());
+    check_unknown();
   }
 
   using ParamVisitor::param;
@@ -83,10 +94,15 @@ class YamlBinder : public ParamVisitor {
   // The scalar for key in the current group, or an undefined node if absent.
   YAML::Node lookup(const char* key);
   std::string path_of(const char* key) const;
-  void check_unknown(const Level& level);
+  // Unknown keys are looked for once every key is known, so that the error can suggest the nearest known key.
+  void check_unknown() const;
+  std::string suggestion(const std::string& path, bool group) const;
 
   YAML::Node root_;
   std::vector<Level> stack_;
+  std::vector<Level> finished_;
+  std::vector<std::string> known_params_;  // full paths
+  std::vector<std::string> known_groups_;
 };
 
 // Writes the parameters as commented YAML (the documented defaults when run on a default-constructed struct).
@@ -129,11 +145,13 @@ class JsonParamWriter : public ParamVisitor {
   std::vector<std::string> path_;
 };
 
-// A configuration document: a YAML file (or text) plus --set overrides, applied in order.
+// A configuration document: YAML files (or texts) plus --set overrides, applied in order (later ones override
+// earlier ones key by key).
 class ConfigTree {
  public:
   ConfigTree() : root_(YAML::NodeType::Map) {}
-  // Throws ConfigError naming the file and the YAML problem.
+  // Throws ConfigError naming the file and the YAML problem; a key given twice in one mapping is such a problem
+  // (yaml-cpp keeps the first silently).
   void load_file(const std::string& path);
   void load_text(const std::string& text, const std::string& origin);
   // "a.b.c=value": creates the path as needed; the value is kept as text and typed when bound.
@@ -148,6 +166,7 @@ class ConfigTree {
 
  private:
   static void merge(YAML::Node target, const YAML::Node& source);
+  static void check_duplicates(const YAML::Node& map, const std::string& path, const std::string& origin);
   YAML::Node root_;
 };
 

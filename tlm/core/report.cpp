@@ -7,23 +7,79 @@ namespace gpuvp::core {
 
 namespace {
 bool g_display = true;
+bool g_verbose = false;
+void (*g_before_display)() = nullptr;
 std::vector<ReportRecord> g_records;
+
+const char* severity_name(sc_core::sc_severity severity) {
+  switch (severity) {
+    case sc_core::SC_INFO:
+      return "info";
+    case sc_core::SC_WARNING:
+      return "warning";
+    case sc_core::SC_ERROR:
+      return "error";
+    default:
+      return "fatal";
+  }
+}
+
+// Source paths as the build passed them; shown relative to the source tree.
+std::string source_relative(const char* file) {
+  std::string path = file ? file : "";
+#ifdef GPUVP_SOURCE_ROOT
+  const std::string root = GPUVP_SOURCE_ROOT;
+  if (path.compare(0, root.size(), root) == 0) path.erase(0, root.size());
+#endif
+  // ccache's base_dir turns the compiler's paths relative to the build directory ("../../tlm/core/bus.cpp").
+  while (path.compare(0, 3, "../") == 0) path.erase(0, 3);
+  return path;
+}
 
 void log_handler(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
   if (report.get_severity() >= sc_core::SC_WARNING) {
     g_records.push_back({report.get_severity(), report.get_msg_type(), report.get_msg()});
   }
-  sc_core::sc_actions shown = actions;
-  if (!g_display) shown &= ~static_cast<sc_core::sc_actions>(sc_core::SC_DISPLAY);
-  sc_core::sc_report_handler::default_handler(report, shown);
+  if (g_display && (actions & sc_core::SC_DISPLAY)) {
+    if (g_before_display) g_before_display();
+    const std::string line = format_report(report, g_verbose) + '\n';
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+  }
+  // Everything else (stop, abort, throw, the log file) as SystemC does it.
+  sc_core::sc_report_handler::default_handler(report, actions & ~static_cast<sc_core::sc_actions>(sc_core::SC_DISPLAY));
 }
 }  // namespace
 
-void ReportLog::install(bool display) {
-  g_display = display;
-  sc_core::sc_report_handler::set_handler(log_handler);
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_LOG | sc_core::SC_DISPLAY | sc_core::SC_CACHE_REPORT);
+std::string format_report(const sc_core::sc_report& report, bool verbose) {
+  std::string line = severity_name(report.get_severity());
+  line += " at " + report.get_time().to_string() + ": " + report.get_msg_type() + ": ";
+  // One line per report, whatever the message holds.
+  for (const char c : std::string(report.get_msg())) {
+    if (c == '\n') {
+      line += " | ";
+    } else if (c != '\r') {
+      line += c;
+    }
+  }
+  if (verbose) {
+    line += " [" + source_relative(report.get_file_name()) + ":" + std::to_string(report.get_line_number());
+    const char* process = report.get_process_name();
+    if (process && *process) line += std::string(", process ") + process;
+    line += "]";
+  }
+  return line;
 }
+
+void ReportLog::install(bool display, bool verbose) {
+  g_display = display;
+  g_verbose = verbose;
+  sc_core::sc_report_handler::set_handler(log_handler);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR,
+                                          sc_core::SC_LOG | sc_core::SC_DISPLAY | sc_core::SC_CACHE_REPORT);
+}
+
+void ReportLog::set_before_display(void (*hook)()) { g_before_display = hook; }
 
 std::vector<ReportRecord>& ReportLog::records() { return g_records; }
 
