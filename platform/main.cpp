@@ -19,7 +19,7 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
   gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
   gpuvp run --config base.yaml --config fast.yaml --set gen.clock_hz=1.2GHz
-  gpuvp run --set dram.size=3GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
+  gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
   gpuvp run --stats - | jq .stats         statistics as JSON on stdout (the summary goes to stderr)
   gpuvp info --json                       memory map, blocks and register tables for machines
 
