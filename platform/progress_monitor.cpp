@@ -1,5 +1,6 @@
 #include "platform/progress_monitor.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "platform/stop_signal.h"
@@ -21,7 +22,18 @@ ProgressMonitor::ProgressMonitor(sc_core::sc_module_name name, core::Picoseconds
   SC_METHOD(tick);  // first at time 0: a signal that came during start-up stops the run before it begins
 }
 
+void ProgressMonitor::sample_every(core::Picoseconds interval, std::function<void(core::Picoseconds)> sample) {
+  sample_interval_ = interval;
+  next_sample_ = 0;
+  sample_ = std::move(sample);
+}
+
 void ProgressMonitor::tick() {
+  const core::Picoseconds now = core::now_ps();
+  if (sample_ && now >= next_sample_) {
+    sample_(now);
+    next_sample_ += sample_interval_;
+  }
   if (stop_signal() != 0) {
     stopped_by_signal_ = true;
     sc_core::sc_stop();
@@ -30,10 +42,10 @@ void ProgressMonitor::tick() {
   // Nothing else will ever happen: let the simulation end as it would without the monitor.
   if (!sc_core::sc_pending_activity()) return;
   if (show_) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_print_ >= std::chrono::milliseconds(500)) {
-      last_print_ = now;
-      const double wall = std::chrono::duration<double>(now - started_).count();
+    const auto wall_now = std::chrono::steady_clock::now();
+    if (wall_now - last_print_ >= std::chrono::milliseconds(500)) {
+      last_print_ = wall_now;
+      const double wall = std::chrono::duration<double>(wall_now - started_).count();
       const double sim_us = static_cast<double>(core::now_ps()) / static_cast<double>(core::kPsPerUs);
       clear_line();
       g_shown = std::fprintf(stderr, "  simulated %.3f ms  wall %.1f s  %.1f us/s", sim_us / 1000.0, wall,
@@ -41,7 +53,9 @@ void ProgressMonitor::tick() {
       std::fflush(stderr);
     }
   }
-  next_trigger(core::to_sc_time(interval_));
+  if (now >= next_check_) next_check_ += interval_;
+  const core::Picoseconds next = sample_ ? std::min(next_check_, next_sample_) : next_check_;
+  next_trigger(core::to_sc_time(next - now));
 }
 
 void ProgressMonitor::finish() { clear_line(); }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 
 #include <systemc>
 
@@ -16,6 +17,10 @@ class ProgressMonitor : public sc_core::sc_module {
   ProgressMonitor(sc_core::sc_module_name name, core::Picoseconds interval, bool show_progress);
   // Clears the progress line (call once the simulation has stopped).
   void finish();
+  // Also calls `sample` at simulated time 0, interval, 2 x interval, ... (--stats-interval). One process serves both:
+  // each keeps the simulation alive only while something else is pending, which two processes could not see of
+  // each other.
+  void sample_every(core::Picoseconds interval, std::function<void(core::Picoseconds)> sample);
   // True once the monitor stopped the simulation for a stop signal.
   bool stopped_by_signal() const { return stopped_by_signal_; }
   // Erases the progress line if one is on the terminal, so that the next line written (a script answer, a report)
@@ -26,6 +31,10 @@ class ProgressMonitor : public sc_core::sc_module {
   void tick();
 
   core::Picoseconds interval_;
+  core::Picoseconds next_check_ = 0;
+  core::Picoseconds sample_interval_ = 0;
+  core::Picoseconds next_sample_ = 0;
+  std::function<void(core::Picoseconds)> sample_;
   bool show_;
   bool stopped_by_signal_ = false;
   std::chrono::steady_clock::time_point started_;

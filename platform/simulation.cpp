@@ -130,14 +130,40 @@ int dump_demo(const RunOptions& options, const PlatformParams& params, std::ostr
   return kExitOk;
 }
 
-// What --stats writes: the configuration next to the numbers, so that a sweep's results say what produced them.
-nlohmann::json stats_document(PlatformParams& params, core::Picoseconds sim_ps) {
+// What --stats writes (README "Statistics and timeline"): what produced the numbers (command line, configuration),
+// how the run ended, the numbers, and what each of them is.
+constexpr int kStatsSchemaVersion = 2;
+
+struct RunRecord {
+  core::Picoseconds sim_ps = 0;
+  double wall_s = 0;
+  int exit_code = 0;
+  std::string result;  // completed | failed | time_limit | stalled | interrupted
+  std::string outcome;  // the summary's outcome line
+};
+
+nlohmann::json stats_document(const RunOptions& options, PlatformParams& params, const RunRecord& run,
+                              const core::StatsSeries* series) {
   core::JsonParamWriter config;
   params.visit(config);
   nlohmann::json doc;
-  doc["sim_time_ps"] = sim_ps;
+  doc["schema"] = "gpuvp-stats";
+  doc["schema_version"] = kStatsSchemaVersion;
+  doc["gpuvp_version"] = GPUVP_VERSION;
+  doc["command_line"] = options.command_line;
   doc["config"] = config.json();
-  doc["stats"] = core::stats().to_json(sim_ps);
+  doc["outcome"] = {{"result", run.result}, {"exit_code", run.exit_code}, {"detail", run.outcome}};
+  doc["sim_time_ps"] = run.sim_ps;
+  doc["wall_time_s"] = run.wall_s;
+  doc["stats"] = core::stats().to_json(run.sim_ps);
+  doc["metrics"] = core::stats().metrics_json();
+  doc["histogram_buckets"] =
+      "each histogram's \"buckets\" maps a bucket's lower bound to its sample count: bucket \"0\" counts samples of "
+      "0, bucket \"2^(i-1)\" samples in [2^(i-1), 2^i); empty buckets are left out";
+  if (series) {
+    doc["series"] = series->to_json();
+    doc["series"]["interval_ps"] = options.stats_interval_ns * core::kPsPerNs;
+  }
   return doc;
 }
 
@@ -148,6 +174,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     throw std::runtime_error("--script and --qtest cannot be used together");
   }
   const bool stats_to_stdout = options.stats_file == "-";
+  if (options.stats_interval_ns != 0 && options.stats_file.empty()) {
+    throw std::runtime_error("--stats-interval needs --stats FILE (the time series goes into the statistics)");
+  }
   if (stats_to_stdout && !options.script.empty()) {
     throw std::runtime_error("--stats - and --script both write to stdout: give --stats a file name");
   }
@@ -182,6 +211,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       params.sim.quantum_ns ? params.sim.quantum_ns * core::kPsPerNs : core::kPsPerUs;
   ProgressMonitor monitor("monitor", check_interval, progress_wanted(params.sim.progress));
 
+  core::StatsSeries series;
+  const bool sampled = options.stats_interval_ns != 0;
+  if (sampled) {
+    monitor.sample_every(options.stats_interval_ns * core::kPsPerNs,
+                         [&series](core::Picoseconds at) { series.sample(core::stats(), at); });
+  }
+
   const auto wall_start = std::chrono::steady_clock::now();
   if (params.sim.time_limit_ns) {
     sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
@@ -193,41 +229,53 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const core::Picoseconds sim_ps = core::now_ps();
   core::stats().finish_run(sim_ps);
   core::timeline().close();
+  if (sampled && (series.samples() == 0 || series.last_sample_ps() < sim_ps)) series.sample(core::stats(), sim_ps);
+
+  const std::size_t errors = core::ReportLog::count(sc_core::SC_ERROR);
+  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING);
+  RunRecord record;
+  record.sim_ps = sim_ps;
+  record.wall_s = wall_s;
+  record.exit_code = kExitOk;
+  record.result = "completed";
+  record.outcome = "completed";
+  const int stop = stop_signal();
+  if (stop != 0) {
+    record.exit_code = kExitSignalBase + stop;
+    record.result = "interrupted";
+    record.outcome = std::string("interrupted by ") + signal_name(stop) + " (results up to the stop)";
+  } else if (runner.failed()) {
+    record.exit_code = kExitRunFailed;
+    record.result = "failed";
+    record.outcome = "FAILED: " + runner.failure();
+  } else if (!runner.finished() && params.sim.time_limit_ns && sim_ps >= params.sim.time_limit_ns * core::kPsPerNs) {
+    // The workload did not get to its end (its remaining checks never ran): not a success.
+    record.exit_code = kExitRunFailed;
+    record.result = "time_limit";
+    record.outcome = "stopped at the time limit (sim.time_limit_ns = " + std::to_string(params.sim.time_limit_ns) +
+                     "), workload unfinished";
+  } else if (!runner.finished()) {
+    record.exit_code = kExitRunFailed;
+    record.result = "stalled";
+    record.outcome = "stopped: the workload waits for something that never happens";
+  } else if (errors) {
+    record.exit_code = kExitRunFailed;
+    record.result = "failed";
+    record.outcome = "completed with model errors";
+  }
+  const int status = record.exit_code;
+  const std::string& outcome = record.outcome;
 
   if (stats_to_stdout) {
-    out << stats_document(params, sim_ps).dump(2) << '\n';
+    out << stats_document(options, params, record, sampled ? &series : nullptr).dump(2) << '\n';
   } else if (!options.stats_file.empty()) {
     std::ofstream f(options.stats_file);
-    if (!f || !(f << stats_document(params, sim_ps).dump(2) << '\n')) {
+    if (!f || !(f << stats_document(options, params, record, sampled ? &series : nullptr).dump(2) << '\n')) {
       // Reported here rather than thrown: after sc_start the SystemC coroutines have run, and unwinding through
       // sc_main then confuses AddressSanitizer's view of the stack.
       std::cerr << "gpuvp: error: cannot write statistics file '" << options.stats_file << "'\n";
       return kExitBadInput;
     }
-  }
-
-  const std::size_t errors = core::ReportLog::count(sc_core::SC_ERROR);
-  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING);
-  int status = kExitOk;
-  std::string outcome = "completed";
-  const int stop = stop_signal();
-  if (stop != 0) {
-    status = kExitSignalBase + stop;
-    outcome = std::string("interrupted by ") + signal_name(stop) + " (results up to the stop)";
-  } else if (runner.failed()) {
-    status = kExitRunFailed;
-    outcome = "FAILED: " + runner.failure();
-  } else if (!runner.finished() && params.sim.time_limit_ns && sim_ps >= params.sim.time_limit_ns * core::kPsPerNs) {
-    // The workload did not get to its end (its remaining checks never ran): not a success.
-    outcome = "stopped at the time limit (sim.time_limit_ns = " + std::to_string(params.sim.time_limit_ns) +
-              "), workload unfinished";
-    status = kExitRunFailed;
-  } else if (!runner.finished()) {
-    outcome = "stopped: the workload waits for something that never happens";
-    status = kExitRunFailed;
-  } else if (errors) {
-    status = kExitRunFailed;
-    outcome = "completed with model errors";
   }
 
   // stdout holds one kind of output: the script's answers, the statistics, or else the summary.

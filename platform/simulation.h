@@ -1,6 +1,7 @@
 // Runs a platform: what `gpuvp run` and `gpuvp info` do, separated from argument parsing so tests can call it.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ struct RunOptions {
   std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
   std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;
+  std::uint64_t stats_interval_ns = 0;    // > 0: the stats file gets a time series sampled this often
+  std::vector<std::string> command_line;  // as typed, recorded in the stats file
   std::string dump_demo;                  // write the demo script for this configuration here instead of running
   bool quiet = false;    // no summary
   bool verbose = false;  // report lines name the source file and line

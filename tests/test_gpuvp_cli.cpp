@@ -146,6 +146,9 @@ TEST(GpuvpCli, DemoPassesItsChecksWithGpuMemoryThroughPlainDmi) {
 static nlohmann::json stats_without_access_path(const std::string& path) {
   std::ifstream in(path);
   nlohmann::json j = nlohmann::json::parse(in);
+  // What the run was given and the host's wall time differ by design; the modelled results must not.
+  j.erase("command_line");
+  j.erase("wall_time_s");
   nlohmann::json flat = j.flatten();
   nlohmann::json kept = nlohmann::json::object();
   for (auto it = flat.begin(); it != flat.end(); ++it) {
@@ -171,7 +174,7 @@ TEST(GpuvpCli, TimedDmiGivesTheStatisticsOfABusTransactionPerAccess) {
   ASSERT_EQ(b.exit_code, 0) << b.out;
   EXPECT_EQ(a.out, b.out);
   std::ifstream in(timed);
-  const nlohmann::json full = nlohmann::json::parse(in).flatten();
+  const nlohmann::json full = nlohmann::json::parse(in)["stats"].flatten();
   std::uint64_t dmi_accesses = 0;
   for (auto it = full.begin(); it != full.end(); ++it) {
     if (it.key().find("dmi_accesses") != std::string::npos) dmi_accesses += it.value().get<std::uint64_t>();
@@ -276,9 +279,15 @@ TEST(GpuvpCli, SameConfigGivesBitIdenticalStatistics) {
   const std::string a = ::testing::TempDir() + "a.json", b = ::testing::TempDir() + "b.json";
   EXPECT_EQ(run("run --quiet --stats " + a).exit_code, 0);
   EXPECT_EQ(run("run --quiet --stats " + b).exit_code, 0);
-  const std::string sa = slurp(a), sb = slurp(b);
-  EXPECT_FALSE(sa.empty());
-  EXPECT_EQ(sa, sb);
+  auto da = nlohmann::json::parse(slurp(a)), db = nlohmann::json::parse(slurp(b));
+  // Everything but the host's wall time and the file name on the command line.
+  for (auto* d : {&da, &db}) {
+    EXPECT_GT((*d)["wall_time_s"].get<double>(), 0.0);
+    d->erase("wall_time_s");
+    d->erase("command_line");
+  }
+  EXPECT_FALSE(da["stats"].empty());
+  EXPECT_EQ(da.dump(), db.dump());
 }
 
 TEST(GpuvpCli, UnwritableStatsFileIsAOneLineError) {
@@ -777,7 +786,15 @@ TEST(GpuvpCliConfig, RunOptionsWorkWithoutTheRunSubcommand) {
   EXPECT_EQ(implicit.exit_code, 0) << implicit.err;
   EXPECT_EQ(nlohmann::json::parse(implicit.out)["config"]["sim"]["quantum_ns"], 100);
   Split explicit_run = run_split("run --quiet --set sim.quantum_ns=100 --stats -");
-  EXPECT_EQ(implicit.out, explicit_run.out);
+  // The same run: everything but the command line as typed and the host's wall time.
+  auto a = nlohmann::json::parse(implicit.out), b = nlohmann::json::parse(explicit_run.out);
+  EXPECT_EQ(a["command_line"][1], "--quiet");
+  EXPECT_EQ(b["command_line"][1], "run");
+  for (auto* d : {&a, &b}) {
+    d->erase("command_line");
+    d->erase("wall_time_s");
+  }
+  EXPECT_EQ(a.dump(), b.dump());
   // Unknown options still fail as such.
   Result bogus = run("--bogus");
   EXPECT_EQ(bogus.exit_code, 2);
@@ -792,4 +809,87 @@ TEST(GpuvpCliConfig, ARunStoppedByTheTimeLimitExitsOneAndSaysSo) {
       std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("  simulated time: 30.000 us\n"), std::string::npos) << r.out;
+}
+
+// ---- the statistics file (README "Statistics and timeline") ----
+
+TEST(GpuvpStatsFile, SaysWhatProducedItHowTheRunEndedAndWhatEachValueIs) {
+  const std::string path = ::testing::TempDir() + "schema.json";
+  ASSERT_EQ(run("run --quiet --set sim.seed=3 --stats " + path).exit_code, 0);
+  const auto d = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(d["schema"], "gpuvp-stats");
+  EXPECT_EQ(d["schema_version"], 2);
+  EXPECT_FALSE(d["gpuvp_version"].get<std::string>().empty());
+  const auto command = d["command_line"].get<std::vector<std::string>>();
+  ASSERT_EQ(command.size(), 7u);  // the executable, then the six arguments
+  EXPECT_EQ(command[1], "run");
+  EXPECT_EQ(command[3], "--set");
+  EXPECT_EQ(command[4], "sim.seed=3");
+  EXPECT_EQ(d["config"]["sim"]["seed"], 3);
+  EXPECT_EQ(d["outcome"], (nlohmann::json{{"result", "completed"}, {"exit_code", 0}, {"detail", "completed"}}));
+  EXPECT_GT(d["sim_time_ps"].get<std::uint64_t>(), 0u);
+  // Every statistic has its kind and unit.
+  const auto& m = d["metrics"];
+  EXPECT_EQ(m["gpuvp.bus.dram.bytes"]["unit"], "bytes");
+  EXPECT_EQ(m["gpuvp.bus.dram.bytes"]["kind"], "counter");
+  EXPECT_EQ(m["gpuvp.bus.dram.contention_wait_ps"]["unit"], "ps");
+  EXPECT_EQ(m["gpuvp.bus.dram.transactions"]["unit"], "events");
+  EXPECT_EQ(m["gpuvp.bus.dram.busy"]["kind"], "busy_time");
+  EXPECT_EQ(m["gpuvp.gen.rcs.submit_to_start_ps"]["kind"], "histogram");
+  EXPECT_EQ(m["gpuvp.gen.rcs.submit_to_start_ps"]["unit"], "ps");
+  for (const auto& [path, metric] : m.items()) {
+    EXPECT_TRUE(metric.contains("kind") && metric.contains("unit")) << path;
+  }
+  EXPECT_NE(d["histogram_buckets"].get<std::string>().find("[2^(i-1), 2^i)"), std::string::npos);
+}
+
+TEST(GpuvpStatsFile, OutcomeOfAFailedAndOfATimeLimitedRun) {
+  const std::string path = ::testing::TempDir() + "outcome.json";
+  const std::string script = write_temp("fails.gpuvp", "writel 0x1000 0x5\nexpectl 0x1000 0x6\n");
+  EXPECT_EQ(run("run --quiet --script " + script + " --stats " + path).exit_code, 1);
+  auto d = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(d["outcome"]["result"], "failed");
+  EXPECT_EQ(d["outcome"]["exit_code"], 1);
+  EXPECT_EQ(d["outcome"]["detail"].get<std::string>().rfind("FAILED: ", 0), 0u) << d["outcome"];
+  EXPECT_EQ(run("run --quiet --set sim.time_limit_ns=30000 --stats " + path).exit_code, 1);
+  d = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(d["outcome"]["result"], "time_limit");
+  EXPECT_EQ(d["sim_time_ps"], 30'000'000);
+}
+
+TEST(GpuvpStatsFile, IntervalAddsATimeSeriesOfEveryCounterEndingAtTheTotals) {
+  const std::string path = ::testing::TempDir() + "series.json";
+  ASSERT_EQ(run("run --quiet --stats-interval 50000 --stats " + path).exit_code, 0);
+  const auto d = nlohmann::json::parse(slurp(path));
+  const auto& series = d["series"];
+  EXPECT_EQ(series["interval_ps"], 50'000'000);
+  const auto times = series["time_ps"].get<std::vector<std::uint64_t>>();
+  const std::uint64_t end = d["sim_time_ps"];
+  // Samples at 0, 50 us, 100 us, ... and one at the end of the run.
+  ASSERT_EQ(times.size(), (end + 49'999'999) / 50'000'000 + 1);
+  for (std::size_t i = 0; i + 1 < times.size(); ++i) EXPECT_EQ(times[i], i * 50'000'000) << i;
+  EXPECT_EQ(times.back(), end);
+  // Every counter: cumulative (never decreasing), as long as the times, and its last value is the total.
+  ASSERT_GT(series["counters"].size(), 50u);
+  for (const auto& [path_, values] : series["counters"].items()) {
+    const auto v = values.get<std::vector<std::uint64_t>>();
+    ASSERT_EQ(v.size(), times.size()) << path_;
+    for (std::size_t i = 1; i < v.size(); ++i) EXPECT_LE(v[i - 1], v[i]) << path_ << " at " << i;
+  }
+  EXPECT_EQ(series["counters"]["gpuvp.bus.dram.bytes"].back(), d["stats"]["gpuvp"]["bus"]["dram"]["bytes"]);
+  EXPECT_EQ(series["counters"]["gpuvp.bus.dram.bytes"].front(), 0);
+  EXPECT_EQ(series["busy_ps"]["gpuvp.gen.rcs.busy"].back(), d["stats"]["gpuvp"]["gen"]["rcs"]["busy"]["busy_ps"]);
+  // The series does not change the run.
+  const std::string plain = ::testing::TempDir() + "plain.json";
+  ASSERT_EQ(run("run --quiet --stats " + plain).exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(plain))["stats"], d["stats"]);
+}
+
+TEST(GpuvpStatsFile, IntervalWithoutAStatsFileIsAOneLineError) {
+  Result r = run("run --stats-interval 1000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "gpuvp: error: --stats-interval needs --stats FILE (the time series goes into the statistics)\n");
+  r = run("run --stats-interval 0 --stats x.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("--stats-interval"), std::string::npos) << r.out;
 }

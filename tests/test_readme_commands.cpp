@@ -107,7 +107,7 @@ class ReadmeRunning : public ::testing::Test {
 
 TEST_F(ReadmeRunning, TheSectionListsTheCommandsThisTestKnows) {
   // Every line is a gpuvp command; a new line in the README needs its check here.
-  ASSERT_EQ(commands_.size(), 9u);
+  ASSERT_EQ(commands_.size(), 10u);
   for (const auto& c : commands_) EXPECT_EQ(c.rfind("gpuvp", 0), 0u) << c;
 }
 
@@ -162,6 +162,10 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
       EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
     } else if (args.find("--dump-demo demo.gpuvp") != std::string::npos) {
       EXPECT_NE(slurp("demo.gpuvp").find("polll "), std::string::npos);
+    } else if (args.find("--stats stats.json --stats-interval 10000") != std::string::npos) {
+      const auto doc = nlohmann::json::parse(slurp("stats.json"));
+      EXPECT_EQ(doc["series"]["interval_ps"], 10'000'000);
+      EXPECT_GT(doc["series"]["time_ps"].size(), 2u);
     } else if (args.find("--stats stats.json --trace trace.json") != std::string::npos) {
       EXPECT_TRUE(nlohmann::json::parse(slurp("stats.json")).contains("stats"));
       EXPECT_FALSE(nlohmann::json::parse(slurp("trace.json"))["traceEvents"].empty());
@@ -171,7 +175,7 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 9u);
+  EXPECT_EQ(checked, 10u);
 }
 
 }  // namespace

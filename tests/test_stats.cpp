@@ -17,6 +17,7 @@ using gpuvp::core::Counter;
 using gpuvp::core::Histogram;
 using gpuvp::core::Picoseconds;
 using gpuvp::core::StatsRegistry;
+using gpuvp::core::StatsSeries;
 
 TEST(Stats, CountersCountAndStartAtZero) {
   StatsRegistry reg;
@@ -253,4 +254,46 @@ TEST(Stats, GlobalRegistryIsASingleton) {
   EXPECT_EQ(&gpuvp::core::stats(), &gpuvp::core::stats());
   gpuvp::core::stats().counter("test_stats.global") += 3;
   EXPECT_EQ(gpuvp::core::stats().counter_value("test_stats.global"), 3u);
+}
+
+TEST(Stats, UnitsFollowTheName) {
+  EXPECT_EQ(StatsRegistry::unit_of("a.b.contention_wait_ps"), "ps");
+  EXPECT_EQ(StatsRegistry::unit_of("a.dram.bytes"), "bytes");
+  EXPECT_EQ(StatsRegistry::unit_of("a.tile.bytes_stored"), "bytes");
+  EXPECT_EQ(StatsRegistry::unit_of("a.dram.bytes_written"), "bytes");
+  EXPECT_EQ(StatsRegistry::unit_of("a.ring.transactions"), "events");
+  EXPECT_EQ(StatsRegistry::unit_of("a.ps.count"), "events");  // only the last component counts
+}
+
+TEST(Stats, MetricsDescribeEveryStatistic) {
+  StatsRegistry r;
+  r.counter("blk.bytes", "bytes moved");
+  r.histogram("blk.latency_ps");
+  r.busy_time("blk.busy");
+  const auto m = r.metrics_json();
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m["blk.bytes"], (nlohmann::json{{"kind", "counter"}, {"unit", "bytes"}, {"description", "bytes moved"}}));
+  EXPECT_EQ(m["blk.latency_ps"], (nlohmann::json{{"kind", "histogram"}, {"unit", "ps"}}));
+  EXPECT_EQ(m["blk.busy"], (nlohmann::json{{"kind", "busy_time"}, {"unit", "ps"}}));
+}
+
+TEST(Stats, SeriesSamplesCumulativeValuesAndPadsLateStatistics) {
+  StatsRegistry r;
+  Counter& a = r.counter("a");
+  BusyTime& busy = r.busy_time("blk.busy");
+  StatsSeries series;
+  a += 2;
+  series.sample(r, 0);
+  a += 3;
+  busy.begin(500);
+  Counter& late = r.counter("late");  // registered between samples
+  late += 7;
+  series.sample(r, 1000);
+  const auto j = series.to_json();
+  EXPECT_EQ(j["time_ps"], (nlohmann::json{0, 1000}));
+  EXPECT_EQ(j["counters"]["a"], (nlohmann::json{2, 5}));
+  EXPECT_EQ(j["counters"]["late"], (nlohmann::json{0, 7}));
+  EXPECT_EQ(j["busy_ps"]["blk.busy"], (nlohmann::json{0, 500}));  // the open span counts up to the sample
+  EXPECT_EQ(series.samples(), 2u);
+  EXPECT_EQ(series.last_sample_ps(), 1000u);
 }

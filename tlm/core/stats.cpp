@@ -140,4 +140,60 @@ StatsRegistry& stats() {
   return registry;
 }
 
+std::string StatsRegistry::unit_of(const std::string& path) {
+  const std::string name = path.substr(path.rfind('.') + 1);
+  const auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("_ps")) return "ps";
+  if (name.rfind("bytes", 0) == 0 || ends_with("bytes")) return "bytes";
+  return "events";
+}
+
+nlohmann::json StatsRegistry::metrics_json() const {
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [path, entry] : entries_) {
+    nlohmann::json m;
+    switch (entry.kind) {
+      case Kind::kCounter:
+        m["kind"] = "counter";
+        m["unit"] = unit_of(path);
+        break;
+      case Kind::kHistogram:
+        m["kind"] = "histogram";
+        m["unit"] = unit_of(path);  // of the samples (count, sum, min, max, mean and bucket bounds)
+        break;
+      case Kind::kBusy:
+        m["kind"] = "busy_time";
+        m["unit"] = "ps";  // busy_ps and idle_ps; utilisation is busy_ps / sim_time_ps
+        break;
+    }
+    if (!entry.description.empty()) m["description"] = entry.description;
+    metrics[path] = std::move(m);
+  }
+  return metrics;
+}
+
+void StatsSeries::append(std::map<std::string, std::vector<std::uint64_t>>& series, const std::string& path,
+                         std::uint64_t value, std::size_t index) {
+  std::vector<std::uint64_t>& values = series[path];
+  values.resize(index, 0);  // registered since the last sample: it was 0 then
+  values.push_back(value);
+}
+
+void StatsSeries::sample(const StatsRegistry& registry, Picoseconds at) {
+  const std::size_t index = times_.size();
+  times_.push_back(at);
+  for (const auto& [path, value] : registry.counters_with_prefix("")) append(counters_, path, value, index);
+  for (const auto& [path, busy] : registry.busy_times(at)) append(busy_, path, busy, index);
+}
+
+nlohmann::json StatsSeries::to_json() const {
+  nlohmann::json j;
+  j["time_ps"] = times_;
+  j["counters"] = counters_;
+  j["busy_ps"] = busy_;
+  return j;
+}
+
 }  // namespace gpuvp::core

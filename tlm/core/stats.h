@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -98,6 +99,12 @@ class StatsRegistry {
   std::map<std::string, Picoseconds> busy_times(Picoseconds end) const;
   // The end of a run at simulated time end: busy spans still open are written to the timeline up to end.
   void finish_run(Picoseconds end) const;
+  // What every statistic is: {path: {"kind": counter | histogram | busy_time, "unit": ..., "description": ...}}. The
+  // unit follows the name (unit_of), so a new statistic gets one without a table to keep up to date.
+  nlohmann::json metrics_json() const;
+  // The unit of a counter's value or a histogram's samples: "ps" for a name ending in _ps, "bytes" for a name that
+  // starts or ends with "bytes", "events" otherwise.
+  static std::string unit_of(const std::string& path);
 
  private:
   enum class Kind { kCounter, kHistogram, kBusy };
@@ -112,6 +119,25 @@ class StatsRegistry {
   std::deque<Histogram> histograms_;
   std::deque<BusyTime> busy_;
   std::map<std::string, Entry> entries_;
+};
+
+// A time series of every counter and busy time, sampled at fixed simulated times (--stats-interval): the values
+// are cumulative, each series as long as the list of sample times (a statistic registered later reads 0 before).
+// Sampled at kernel time: a decoupled block may already have counted work up to one quantum ahead of a sample.
+class StatsSeries {
+ public:
+  void sample(const StatsRegistry& registry, Picoseconds at);
+  Picoseconds last_sample_ps() const { return times_.empty() ? 0 : times_.back(); }
+  std::size_t samples() const { return times_.size(); }
+  // {"time_ps": [...], "counters": {path: [...]}, "busy_ps": {path: [...]}}
+  nlohmann::json to_json() const;
+
+ private:
+  static void append(std::map<std::string, std::vector<std::uint64_t>>& series, const std::string& path,
+                     std::uint64_t value, std::size_t index);
+  std::vector<Picoseconds> times_;
+  std::map<std::string, std::vector<std::uint64_t>> counters_;
+  std::map<std::string, std::vector<std::uint64_t>> busy_;
 };
 
 // The registry of this simulation (one SystemC kernel per process, so one registry).
