@@ -5,6 +5,7 @@
 // 0x800330ED).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "firmware/guc/guc_abi.h"
@@ -25,7 +26,8 @@ std::uint32_t auth_of(std::uint32_t status) { return status >> 30; }
 
 class GucTest : public ::testing::Test {
  protected:
-  GucTest() : soc_("gpuvp", platform::PlatformParams{}), port_(soc_.host()), i915_(port_), guc_(i915_) {}
+  explicit GucTest(const platform::PlatformParams& params = {})
+      : soc_("gpuvp", params), port_(soc_.host()), i915_(port_), guc_(i915_) {}
   void TearDown() override {
     for (const auto& f : port_.failures()) ADD_FAILURE() << f;
   }
@@ -445,5 +447,39 @@ TEST_F(GucTest, ResetAndReloadAfterAFault) {
     EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 1}), GUC_REPLY_SUCCESS);
   });
 }
+
+// gen.guc.cycles_per_instruction is fractional: each instruction takes cpi x the 2.5 ns cycle (400 MHz), rounded to
+// whole picoseconds. 1000 NOPs then ud2: the fault interrupt comes 1001 instruction times (the NOPs and the ud2
+// that faults) after the jump to the image, whatever the quantum cut the run into.
+platform::PlatformParams with_guc_cpi(double cpi) {
+  platform::PlatformParams params;
+  params.gen.gpu.guc.cycles_per_instruction = cpi;
+  return params;
+}
+
+class GucCpiTest : public GucTest, public ::testing::WithParamInterface<double> {
+ protected:
+  GucCpiTest() : GucTest(with_guc_cpi(GetParam())) {}
+};
+
+TEST_P(GucCpiTest, EachInstructionTakesCyclesPerInstructionCycles) {
+  core::Picoseconds fault_at = 0;
+  soc_.gen()->irq().on_change([&](bool level) {
+    if (level && fault_at == 0) fault_at = core::now_ps();
+  });
+  test::run_thread([&] {
+    std::vector<std::uint8_t> code(1002, 0x90);  // nop
+    code[1000] = 0x0F;                           // ud2
+    code[1001] = 0x0B;
+    guc_.load(image_of(code));
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault").size(), 1u);
+  });
+  const auto instruction_ps = static_cast<core::Picoseconds>(std::llround(GetParam() * 2500.0));
+  ASSERT_GT(fault_at, model().started_ps());
+  EXPECT_EQ(model().instructions(), 1001u);
+  EXPECT_EQ(fault_at - model().started_ps(), 1001 * instruction_ps);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fractional, GucCpiTest, ::testing::Values(1.0, 1.5, 2.25));
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tlm/gen/guc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -418,7 +419,11 @@ void Guc::execute() {
   halted_ = false;
   set_mia(GUC_STATUS_MIA_CORE_STATE, true);
   boot_cycle_ps_ = local_.now();
-  const core::Picoseconds instruction_ps = clock_.cycles(params_.cycles_per_instruction);
+  // Rounded to whole picoseconds, at least one: the time of every instruction is the same, so a run's timing does not
+  // depend on where slices start.
+  const core::Picoseconds instruction_ps = std::max<core::Picoseconds>(
+      1, static_cast<core::Picoseconds>(std::llround(params_.cycles_per_instruction *
+                                                     static_cast<double>(clock_.period_ps()))));
   instruction_ps_ = instruction_ps;
   if (gdb_) debugger_stop();  // gdb gets the core before its first instruction
 
@@ -560,6 +565,9 @@ void Guc::fault(const std::string& what) {
   set_mia(GUC_STATUS_MIA_CORE_STATE | GUC_STATUS_MIA_HALT_REQUESTED | GUC_STATUS_MIA_ISR_ENTRY, false);
   scratch_[GUC_SCRATCH_EXCEPTION_EIP]->set(eip);
   scratch_[15]->set_bits(GUC_EVENT_CRASH_DUMP_POSTED);
+  // The crash is posted at the faulting instruction's time, not at the start of the core's quantum (README, Timing).
+  catch_up_local_time();
+  local_.sync();
   post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
   incidents_.push_back("firmware fault at EIP " + hex32(eip) + ": " + what);

@@ -46,7 +46,7 @@ struct GucParams {
   bool enabled = true;
   std::uint64_t clock_hz = 400'000'000;
   std::uint64_t wopcm_size = 512 * 1024;  // i915 GUC_WOPCM_TOP (gen9)
-  std::uint32_t cycles_per_instruction = 1;
+  double cycles_per_instruction = 1.0;  // fractional: an average over the firmware's instruction mix
   std::uint32_t dma_bytes_per_cycle = 16;  // boot ROM copy from graphics memory into WOPCM
   std::uint32_t rsa_verify_cycles = 200'000;
   std::uint32_t gdb_port = 0;  // 0 = no GDB stub
@@ -56,7 +56,9 @@ struct GucParams {
     v.param("clock_hz", clock_hz, "GuC core clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("wopcm_size", wopcm_size, "WOPCM SRAM of the GuC in bytes (multiple of 4 KiB)", 64 * 1024,
             8 * 1024 * 1024);
-    v.param("cycles_per_instruction", cycles_per_instruction, "GuC cycles per x86 instruction", 1, 1000);
+    v.param("cycles_per_instruction", cycles_per_instruction,
+            "GuC cycles per x86 instruction, on average (fractional: 1.5 is one instruction per 1.5 cycles)", 0.25,
+            1000.0);
     v.param("dma_bytes_per_cycle", dma_bytes_per_cycle, "boot ROM DMA bytes per GuC cycle", 1, 4096);
     v.param("rsa_verify_cycles", rsa_verify_cycles, "GuC cycles the boot ROM spends on the RSA check", 0,
             1'000'000'000);
@@ -93,6 +95,8 @@ class Guc : public sc_core::sc_module {
   std::uint32_t status() const;
   std::uint64_t instructions() const { return instructions_.value; }
   bool running() const { return state_ == State::kRunning; }
+  // When the boot ROM jumped to the image (simulated time): the firmware's time 0.
+  core::Picoseconds started_ps() const { return boot_cycle_ps_; }
   bool halted() const { return halted_; }
   // Boot failures and firmware faults so far, for the run summary.
   const std::vector<std::string>& incidents() const { return incidents_; }
