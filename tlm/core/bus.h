@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 
+#include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
@@ -107,14 +109,15 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     Counter* bytes = nullptr;
     Counter* wait_ps = nullptr;
     BusyTime* busy = nullptr;
+    BandwidthTrace* bandwidth = nullptr;  // the port's
   };
   // The window's stage in timed DMI grants: what b_transport does for an access that hits the window.
   class WindowStage : public DmiTimingStage {
    public:
     WindowStage(Bus& bus, std::size_t index) : bus_(bus), index_(index) {}
-    void account(bool, unsigned len, sc_core::sc_time& delay) override {
+    void account(bool write, unsigned len, sc_core::sc_time& delay) override {
       ++bus_.transactions_;
-      bus_.account(bus_.port_state_[index_], len, delay);
+      bus_.account(bus_.port_state_[index_], write, len, delay);
     }
 
    private:
@@ -149,7 +152,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
   // ahead in its quantum; queueing it behind that booking would charge a wait that never happens, so only arrivals
   // inside the current booking [last_start, next_free) queue.
-  [[gnu::always_inline]] void account(PortState& port, unsigned len, sc_core::sc_time& delay) {
+  [[gnu::always_inline]] void account(PortState& port, bool write, unsigned len, sc_core::sc_time& delay) {
     const Picoseconds arrival = now_ps() + to_ps(delay);
     Booking& booking = *port.booking;
     Picoseconds start = arrival;
@@ -168,6 +171,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     ++*port.transactions;
     *port.bytes += len;
     port.busy->add(occupancy);
+    port.bandwidth->add_at(write, len, start);
     delay = to_sc_time(to_ps(delay) + wait + port.hop_ps + occupancy);
   }
   ClockDomain clock_;
@@ -178,6 +182,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   std::vector<std::string> initiator_names_;
   std::vector<PortState> port_state_;  // per mapping
   std::vector<Booking> bookings_;      // per port
+  std::deque<BandwidthTrace> bandwidth_;  // per port
   std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
   Counter& address_errors_;
   Counter& transactions_;

@@ -11,6 +11,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
@@ -134,6 +135,7 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
       ++reads_;
       bytes_read_ += len;
     }
+    bandwidth_.add(write, len, delay);
     busy_.add(transfer);
     delay = to_sc_time(to_ps(delay) + (write ? write_latency_ps_ : read_latency_ps_) + transfer);
   }
@@ -162,6 +164,7 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   Counter& dmi_grants_;
   Counter& errors_;
   BusyTime& busy_;
+  BandwidthTrace bandwidth_;
   Picoseconds period_ps_;
   Picoseconds read_latency_ps_;
   Picoseconds write_latency_ps_;

@@ -1,5 +1,6 @@
 #include "tlm/core/timeline.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -32,9 +33,14 @@ void Timeline::open(const std::string& path) {
 
 void Timeline::close() {
   if (!enabled_) return;
+  for (TimelineSource* source : sources_) source->flush_to_timeline();
   out_ << "\n]}\n";
   out_.close();
   enabled_ = false;
+}
+
+void Timeline::detach(TimelineSource* source) {
+  sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
 }
 
 int Timeline::track(const std::string& name) {

@@ -6,10 +6,20 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
+
+// A block that holds events back until it knows they are final (bandwidth windows: accesses arrive out of time order
+// under temporal decoupling) and writes the rest when the file closes.
+class TimelineSource {
+ public:
+  virtual ~TimelineSource() = default;
+  // Writes what is held back; called by Timeline::close() while the timeline is still enabled.
+  virtual void flush_to_timeline() = 0;
+};
 
 class Timeline {
  public:
@@ -40,6 +50,10 @@ class Timeline {
 
   std::uint64_t events_written() const { return events_; }
 
+  // Sources are flushed in the order they attached; a source detaches before it is destroyed.
+  void attach(TimelineSource* source) { sources_.push_back(source); }
+  void detach(TimelineSource* source);
+
  private:
   void write_span(int track, const char* name, Picoseconds start, Picoseconds duration);
   void write_instant(int track, const char* name, Picoseconds at);
@@ -50,6 +64,7 @@ class Timeline {
   bool enabled_ = false;
   std::ofstream out_;
   std::map<std::string, int> tracks_;
+  std::vector<TimelineSource*> sources_;
   std::uint64_t events_ = 0;
 };
 
