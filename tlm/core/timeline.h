@@ -71,4 +71,29 @@ class Timeline {
 // The timeline of this simulation.
 Timeline& timeline();
 
+// A span that opens and closes at different places of a block (a batch from its start to its end, an interrupt from
+// its delivery to its EOI), written when it closes; one still open when the timeline closes ends at the kernel's time
+// (the end of the run). Nothing is recorded while the timeline is off.
+class OpenSpan : public TimelineSource {
+ public:
+  explicit OpenSpan(Timeline& timeline = core::timeline()) : timeline_(timeline) { timeline_.attach(this); }
+  ~OpenSpan() override { timeline_.detach(this); }
+  OpenSpan(const OpenSpan&) = delete;
+  OpenSpan& operator=(const OpenSpan&) = delete;
+
+  // Opens the span on track at time at (an open one is written first, ending there).
+  void begin(int track, std::string name, Picoseconds at);
+  // Writes the span ending at time at; nothing when it is not open.
+  void end(Picoseconds at);
+  bool open() const { return open_; }
+  void flush_to_timeline() override;
+
+ private:
+  Timeline& timeline_;
+  bool open_ = false;
+  int track_ = 0;
+  std::string name_;
+  Picoseconds since_ps_ = 0;
+};
+
 }  // namespace gpuvp::core
