@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -114,21 +115,26 @@ const nlohmann::json& stat(const nlohmann::json& stats, const std::string& dotte
   return *node;
 }
 
-// The demo, run once for all the tests that only read its trace and statistics.
-struct DemoRun {
-  std::string trace = temp("demo_trace.json");
-  std::string stats = temp("demo_stats.json");
-  test::ProcessResult result;
-  DemoRun() { result = test::run_gpuvp("run --quiet --stats " + stats + " --trace " + trace); }
-};
-
 }  // namespace
 
-TEST(TraceTracks, GucCoreHasBootFirmwareAndOneSpanPerInterruptServed) {
-  DemoRun demo;
-  ASSERT_EQ(demo.result.exit_code, 0) << demo.result.out;
-  const Trace t(demo.trace);
-  const nlohmann::json s = nlohmann::json::parse(slurp(demo.stats));
+// The demo run with --trace and --stats, for the tests that read what it wrote.
+class DemoTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string trace = temp("demo_trace.json"), stats = temp("demo_stats.json");
+    const test::ProcessResult r = test::run_gpuvp("run --quiet --stats " + stats + " --trace " + trace);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    trace_ = std::make_unique<Trace>(trace);
+    stats_ = nlohmann::json::parse(slurp(stats));
+  }
+  const Trace& t() const { return *trace_; }
+  std::unique_ptr<Trace> trace_;
+  nlohmann::json stats_;
+};
+
+TEST_F(DemoTrace, GucCoreHasBootFirmwareAndOneSpanPerInterruptServed) {
+  const Trace& t = this->t();
+  const nlohmann::json& s = stats_;
   const std::string guc = "gpuvp.gen.guc";
   ASSERT_TRUE(t.spans.count(guc)) << "no GuC track";
 
@@ -166,7 +172,7 @@ TEST(TraceTracks, GucCoreHasBootFirmwareAndOneSpanPerInterruptServed) {
   EXPECT_GE(kinds["engine event"], 1);
 }
 
-TEST(TraceTracks, CleThreadsHaveListSpansNamedAfterTheListTheDemoStarted) {
+TEST_F(DemoTrace, CleThreadsHaveListSpansNamedAfterTheListTheDemoStarted) {
   // Where the demo starts its lists: its CT0CA and CT1CA writes (V3D at 0xe1000000, CTnCA at 0x110 + 4n).
   const std::string script = temp("demo.gpuvp");
   ASSERT_EQ(test::run_gpuvp("run --dump-demo " + script).exit_code, 0);
@@ -178,9 +184,7 @@ TEST(TraceTracks, CleThreadsHaveListSpansNamedAfterTheListTheDemoStarted) {
   std::snprintf(bin, sizeof bin, "bin list 0x%08lx (frame 1)", std::stoul(m0[1].str(), nullptr, 16));
   std::snprintf(render, sizeof render, "render list 0x%08lx (frame 1)", std::stoul(m1[1].str(), nullptr, 16));
 
-  DemoRun demo;
-  ASSERT_EQ(demo.result.exit_code, 0) << demo.result.out;
-  const Trace t(demo.trace);
+  const Trace& t = this->t();
   const auto ct0 = t.named("gpuvp.v3d.ct0", "bin list");
   const auto ct1 = t.named("gpuvp.v3d.ct1", "render list");
   ASSERT_EQ(ct0.size(), 1u);
@@ -193,11 +197,9 @@ TEST(TraceTracks, CleThreadsHaveListSpansNamedAfterTheListTheDemoStarted) {
   EXPECT_TRUE(t.named("gpuvp.v3d.ct0", "render list").empty());
 }
 
-TEST(TraceTracks, EveryEngineShowsTheBatchItRan) {
-  DemoRun demo;
-  ASSERT_EQ(demo.result.exit_code, 0) << demo.result.out;
-  const Trace t(demo.trace);
-  const nlohmann::json s = nlohmann::json::parse(slurp(demo.stats));
+TEST_F(DemoTrace, EveryEngineShowsTheBatchItRan) {
+  const Trace& t = this->t();
+  const nlohmann::json& s = stats_;
   for (const char* engine : {"rcs", "bcs", "vcs0", "vcs1", "vecs"}) {
     SCOPED_TRACE(engine);
     const std::string track = std::string("gpuvp.gen.") + engine;
@@ -211,18 +213,17 @@ TEST(TraceTracks, EveryEngineShowsTheBatchItRan) {
   EXPECT_FALSE(t.named("gpuvp.gen.rcs", "ctx 0x").empty());
 }
 
-TEST(TraceTracks, BandwidthCountersAddUpToTheByteCounters) {
-  DemoRun demo;
-  ASSERT_EQ(demo.result.exit_code, 0) << demo.result.out;
-  const Trace t(demo.trace);
-  const nlohmann::json s = nlohmann::json::parse(slurp(demo.stats));
+TEST_F(DemoTrace, BandwidthCountersAddUpToTheByteCounters) {
+  const Trace& t = this->t();
+  const nlohmann::json& s = stats_;
   // One sample per 1 us window in bytes per microsecond: the samples add up to the bytes exactly.
   const auto read = stat(s, "gpuvp.dram.bytes_read").get<double>();
   const auto written = stat(s, "gpuvp.dram.bytes_written").get<double>();
   ASSERT_GT(read, 0.0);
   ASSERT_GT(written, 0.0);
-  EXPECT_EQ(t.counter_sum("gpuvp.dram read B/us"), read);
-  EXPECT_EQ(t.counter_sum("gpuvp.dram write B/us"), written);
+  // Every DRAM access goes through the bus's DRAM port: its counters are the DRAM's.
+  EXPECT_EQ(t.counter_sum("gpuvp.bus.dram read B/us"), read);
+  EXPECT_EQ(t.counter_sum("gpuvp.bus.dram write B/us"), written);
   for (const char* port : {"dram", "gen", "v3d"}) {
     SCOPED_TRACE(port);
     const std::string name = std::string("gpuvp.bus.") + port;

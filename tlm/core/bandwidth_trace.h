@@ -1,14 +1,12 @@
-// Bandwidth of a memory or bus port on the timeline: two Perfetto counter tracks, "<name> read B/us" and
+// Bandwidth of a bus port on the timeline: two Perfetto counter tracks, "<name> read B/us" and
 // "<name> write B/us", each sample the bytes moved in one window of simulated time (kWindowPs) divided by the window in
-// microseconds, so with the 1 us window a sample is exactly the window's bytes. Recording is one branch while the
-// timeline is off.
+// microseconds, so with the 1 us window a sample is exactly the window's bytes. Blocks create one only while tracing,
+// so that an untraced access pays nothing for it.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
-
-#include <systemc>
 
 #include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
@@ -24,11 +22,7 @@ class BandwidthTrace : public TimelineSource {
   BandwidthTrace(const BandwidthTrace&) = delete;
   BandwidthTrace& operator=(const BandwidthTrace&) = delete;
 
-  // bytes moved at the caller's local time (the kernel's time plus delay).
-  void add(bool write, std::uint64_t bytes, const sc_core::sc_time& delay) {
-    if (timeline_.enabled()) record(write, bytes, now_ps() + to_ps(delay));
-  }
-  // bytes moved at time at (for callers that have computed it anyway).
+  // bytes moved at time at (a block's local time: the kernel's time or up to a quantum ahead of it).
   void add_at(bool write, std::uint64_t bytes, Picoseconds at) {
     if (timeline_.enabled()) record(write, bytes, at);
   }

@@ -81,7 +81,6 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
       dmi_grants_(stats().counter(std::string(this->name()) + ".dmi_grants")),
       errors_(stats().counter(std::string(this->name()) + ".errors", "transactions answered with an error")),
       busy_(stats().busy_time(std::string(this->name()) + ".busy")),
-      bandwidth_(this->name()),
       period_ps_(clock_.period_ps()),
       read_latency_ps_(clock_.cycles(params.read_latency_cycles)),
       write_latency_ps_(clock_.cycles(params.write_latency_cycles)) {

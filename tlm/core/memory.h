@@ -11,7 +11,6 @@
 #include <systemc>
 #include <tlm>
 
-#include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
@@ -135,7 +134,6 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
       ++reads_;
       bytes_read_ += len;
     }
-    bandwidth_.add(write, len, delay);
     busy_.add(transfer);
     delay = to_sc_time(to_ps(delay) + (write ? write_latency_ps_ : read_latency_ps_) + transfer);
   }
@@ -164,7 +162,6 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   Counter& dmi_grants_;
   Counter& errors_;
   BusyTime& busy_;
-  BandwidthTrace bandwidth_;
   Picoseconds period_ps_;
   Picoseconds read_latency_ps_;
   Picoseconds write_latency_ps_;
