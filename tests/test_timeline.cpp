@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/timeline.h"
 
 using gpuvp::core::Timeline;
@@ -209,4 +210,59 @@ TEST(Timeline, UnwritablePathThrowsNamingTheFile) {
 TEST(Timeline, GlobalTimelineIsASingletonAndOffByDefault) {
   EXPECT_EQ(&gpuvp::core::timeline(), &gpuvp::core::timeline());
   EXPECT_FALSE(gpuvp::core::timeline().enabled());
+}
+
+TEST(OpenSpan, WritesWhenItEndsAndAtTheCloseOfTheTimeline) {
+  const std::string path = temp_path("open_span");
+  Timeline t;
+  gpuvp::core::OpenSpan span(t);
+  span.begin(t.track("blk"), "never", 5);  // the timeline is off: nothing opens
+  EXPECT_FALSE(span.open());
+  t.open(path);
+  span.begin(1, "a", 1'000'000);
+  span.begin(1, "b", 3'000'000);  // ends "a" here
+  EXPECT_TRUE(span.open());
+  span.end(4'000'000);
+  EXPECT_FALSE(span.open());
+  span.end(5'000'000);  // not open: nothing
+  span.begin(1, "c", 0);
+  t.close();  // "c" ends at the kernel's time (0: no simulation ran)
+  const nlohmann::json doc = nlohmann::json::parse(slurp(path));
+  std::remove(path.c_str());
+  const auto spans = events(doc, "X");
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0]["name"], "a");
+  EXPECT_DOUBLE_EQ(spans[0]["ts"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(spans[0]["dur"].get<double>(), 2.0);
+  EXPECT_EQ(spans[1]["name"], "b");
+  EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 1.0);
+  EXPECT_EQ(spans[2]["name"], "c");
+  EXPECT_DOUBLE_EQ(spans[2]["dur"].get<double>(), 0.0);
+}
+
+TEST(BandwidthTrace, OneSamplePerWindowInBytesPerMicrosecondAndZeroWhereTrafficStops) {
+  const std::string path = temp_path("bandwidth");
+  Timeline t;
+  {
+    gpuvp::core::BandwidthTrace bw("dram", t);
+    bw.add_at(false, 64, 0);  // not recorded: the timeline is off
+    t.open(path);
+    bw.add_at(false, 64, 0);
+    bw.add_at(true, 16, 500'000);
+    bw.add_at(false, 32, 999'999);    // still window 0
+    bw.add_at(false, 8, 1'000'000);   // window 1
+    bw.add_at(false, 100, 5'500'000);  // window 5, after a gap
+    EXPECT_EQ(t.events_written(), 0u);  // held back: the kernel's time (0) has not passed any window
+    t.close();
+  }
+  const nlohmann::json doc = nlohmann::json::parse(slurp(path));
+  std::remove(path.c_str());
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  for (const auto& e : events(doc, "C")) {
+    series[e["name"].get<std::string>()].emplace_back(e["ts"].get<double>(), e["args"]["value"].get<double>());
+  }
+  using Samples = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(series["dram read B/us"], (Samples{{0.0, 96.0}, {1.0, 8.0}, {2.0, 0.0}, {5.0, 100.0}, {6.0, 0.0}}));
+  EXPECT_EQ(series["dram write B/us"], (Samples{{0.0, 16.0}, {1.0, 0.0}}));
+  EXPECT_EQ(series.size(), 2u);
 }

@@ -47,7 +47,14 @@ void Bus::end_of_elaboration() {
   window_stages_.clear();
   window_stages_.reserve(map_.size());
   for (std::size_t i = 0; i < map_.size(); ++i) window_stages_.emplace_back(*this, i);
+  traced_window_stages_.clear();
+  traced_window_stages_.reserve(map_.size());
+  for (std::size_t i = 0; i < map_.size(); ++i) traced_window_stages_.emplace_back(*this, i);
   const std::string prefix = std::string(name()) + ".";
+  bandwidth_.clear();
+  if (timeline().enabled()) {
+    for (const std::string& port_name : port_names_) bandwidth_.emplace_back(prefix + port_name);
+  }
   for (std::size_t i = 0; i < map_.size(); ++i) {
     // Statistics and bookings are the port's: every window onto it counts there.
     const std::string p = prefix + port_names_[map_[i].port];
@@ -57,6 +64,7 @@ void Bus::end_of_elaboration() {
     port.bytes = &stats().counter(p + ".bytes");
     port.wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
     port.busy = &stats().busy_time(p + ".busy");
+    port.bandwidth = bandwidth_.empty() ? nullptr : &bandwidth_[map_[i].port];
     port.translation = map_[i].base - map_[i].target_offset;
     port.hop_ps = clock_.cycles(map_[i].timing.hop_latency_cycles);
     port.period_ps = clock_.period_ps();
@@ -94,7 +102,8 @@ void Bus::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) 
   const BusMapping* m = route(trans);
   if (m == nullptr) return;
   PortState& port = port_state_[static_cast<std::size_t>(m - map_.data())];
-  account(port, trans.get_data_length(), delay);
+  const Picoseconds start = account(port, trans.get_data_length(), delay);
+  if (port.bandwidth != nullptr) port.bandwidth->add_at(trans.is_write(), trans.get_data_length(), start);
   const std::uint64_t global = trans.get_address();
   trans.set_address(global - port.translation);
   port.target->b_transport(trans, delay);
@@ -137,7 +146,12 @@ bool Bus::get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi)
   if (granted && start > end) return false;
   if (granted) {
     if (auto* timed = trans.get_extension<TimedDmiRequest>(); timed && timed->chain.complete()) {
-      timed->chain.prepend(&window_stages_[static_cast<std::size_t>(m - map_.data())]);
+      const auto index = static_cast<std::size_t>(m - map_.data());
+      if (port_state_[index].bandwidth != nullptr) {
+        timed->chain.prepend(&traced_window_stages_[index]);
+      } else {
+        timed->chain.prepend(&window_stages_[index]);
+      }
     }
     dmi.set_start_address(m->base + (start - first));
     dmi.set_end_address(m->base + (end - first));

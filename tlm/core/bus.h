@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 
+#include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
@@ -107,6 +109,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     Counter* bytes = nullptr;
     Counter* wait_ps = nullptr;
     BusyTime* busy = nullptr;
+    BandwidthTrace* bandwidth = nullptr;  // the port's, only while tracing
   };
   // The window's stage in timed DMI grants: what b_transport does for an access that hits the window.
   class WindowStage : public DmiTimingStage {
@@ -117,9 +120,20 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
       bus_.account(bus_.port_state_[index_], len, delay);
     }
 
-   private:
+   protected:
     Bus& bus_;
     std::size_t index_;
+  };
+  // The same while tracing: the bytes also go to the port's bandwidth counters. A separate stage, so that an untraced
+  // timed DMI access pays nothing for it.
+  class TracedWindowStage : public WindowStage {
+   public:
+    using WindowStage::WindowStage;
+    void account(bool write, unsigned len, sc_core::sc_time& delay) override {
+      ++bus_.transactions_;
+      PortState& port = bus_.port_state_[index_];
+      port.bandwidth->add_at(write, len, bus_.account(port, len, delay));
+    }
   };
 
   // tlm_fw_transport_if, for the initiators bound to upstream.
@@ -149,7 +163,8 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // Under temporal decoupling an initiator may arrive "in the past" of a booking another initiator made from further
   // ahead in its quantum; queueing it behind that booking would charge a wait that never happens, so only arrivals
   // inside the current booking [last_start, next_free) queue.
-  [[gnu::always_inline]] void account(PortState& port, unsigned len, sc_core::sc_time& delay) {
+  // Returns when the port starts moving the bytes.
+  [[gnu::always_inline]] Picoseconds account(PortState& port, unsigned len, sc_core::sc_time& delay) {
     const Picoseconds arrival = now_ps() + to_ps(delay);
     Booking& booking = *port.booking;
     Picoseconds start = arrival;
@@ -169,6 +184,7 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     *port.bytes += len;
     port.busy->add(occupancy);
     delay = to_sc_time(to_ps(delay) + wait + port.hop_ps + occupancy);
+    return start;
   }
   ClockDomain clock_;
   std::vector<BusMapping> map_;  // sorted by base
@@ -178,7 +194,9 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   std::vector<std::string> initiator_names_;
   std::vector<PortState> port_state_;  // per mapping
   std::vector<Booking> bookings_;      // per port
+  std::deque<BandwidthTrace> bandwidth_;  // per port, only when the timeline was open at the end of elaboration
   std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
+  std::vector<TracedWindowStage> traced_window_stages_;  // the same while tracing
   Counter& address_errors_;
   Counter& transactions_;
 };

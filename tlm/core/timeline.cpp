@@ -1,6 +1,8 @@
 #include "tlm/core/timeline.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -32,9 +34,14 @@ void Timeline::open(const std::string& path) {
 
 void Timeline::close() {
   if (!enabled_) return;
+  for (TimelineSource* source : sources_) source->flush_to_timeline();
   out_ << "\n]}\n";
   out_.close();
   enabled_ = false;
+}
+
+void Timeline::detach(TimelineSource* source) {
+  sources_.erase(std::remove(sources_.begin(), sources_.end(), source), sources_.end());
 }
 
 int Timeline::track(const std::string& name) {
@@ -73,6 +80,23 @@ void Timeline::write_value(int track, const char* name, Picoseconds at, double v
   out_ << "{\"ph\":\"C\",\"pid\":1,\"tid\":" << track << ",\"name\":" << quoted(name) << ",\"ts\":" << micros(at)
        << ",\"args\":{\"value\":" << nlohmann::json(v).dump() << "}}";
 }
+
+void OpenSpan::begin(int track, std::string name, Picoseconds at) {
+  if (!timeline_.enabled()) return;
+  end(at);
+  open_ = true;
+  track_ = track;
+  name_ = std::move(name);
+  since_ps_ = at;
+}
+
+void OpenSpan::end(Picoseconds at) {
+  if (!open_) return;
+  open_ = false;
+  timeline_.span(track_, name_.c_str(), since_ps_, at > since_ps_ ? at - since_ps_ : 0);
+}
+
+void OpenSpan::flush_to_timeline() { end(now_ps()); }
 
 Timeline& timeline() {
   static Timeline instance;

@@ -6,10 +6,20 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
+
+// A block that holds events back until it knows they are final (bandwidth windows: accesses arrive out of time order
+// under temporal decoupling) and writes the rest when the file closes.
+class TimelineSource {
+ public:
+  virtual ~TimelineSource() = default;
+  // Writes what is held back; called by Timeline::close() while the timeline is still enabled.
+  virtual void flush_to_timeline() = 0;
+};
 
 class Timeline {
  public:
@@ -40,6 +50,10 @@ class Timeline {
 
   std::uint64_t events_written() const { return events_; }
 
+  // Sources are flushed in the order they attached; a source detaches before it is destroyed.
+  void attach(TimelineSource* source) { sources_.push_back(source); }
+  void detach(TimelineSource* source);
+
  private:
   void write_span(int track, const char* name, Picoseconds start, Picoseconds duration);
   void write_instant(int track, const char* name, Picoseconds at);
@@ -50,10 +64,36 @@ class Timeline {
   bool enabled_ = false;
   std::ofstream out_;
   std::map<std::string, int> tracks_;
+  std::vector<TimelineSource*> sources_;
   std::uint64_t events_ = 0;
 };
 
 // The timeline of this simulation.
 Timeline& timeline();
+
+// A span that opens and closes at different places of a block (a batch from its start to its end, an interrupt from
+// its delivery to its EOI), written when it closes; one still open when the timeline closes ends at the kernel's time
+// (the end of the run). Nothing is recorded while the timeline is off.
+class OpenSpan : public TimelineSource {
+ public:
+  explicit OpenSpan(Timeline& timeline = core::timeline()) : timeline_(timeline) { timeline_.attach(this); }
+  ~OpenSpan() override { timeline_.detach(this); }
+  OpenSpan(const OpenSpan&) = delete;
+  OpenSpan& operator=(const OpenSpan&) = delete;
+
+  // Opens the span on track at time at (an open one is written first, ending there).
+  void begin(int track, std::string name, Picoseconds at);
+  // Writes the span ending at time at; nothing when it is not open.
+  void end(Picoseconds at);
+  bool open() const { return open_; }
+  void flush_to_timeline() override;
+
+ private:
+  Timeline& timeline_;
+  bool open_ = false;
+  int track_ = 0;
+  std::string name_;
+  Picoseconds since_ps_ = 0;
+};
 
 }  // namespace gpuvp::core

@@ -204,6 +204,8 @@ void CommandStreamer::set_state(State s) {
     busy_since_ps_ = now;
     busy_.begin(now);
   }
+  // A stopped engine's batches end here on the timeline (a reset later clears them).
+  if (s == State::kError || s == State::kHung) end_batch_spans();
   state_ = s;
 }
 
@@ -272,6 +274,7 @@ void CommandStreamer::reset() {
                             reset_ctl_, bb_state_, bb_addr_, bb_addr_udw_, sbb_state_, sbb_addr_, sbb_addr_udw_}) {
     r->reset();
   }
+  end_batch_spans();
   batches_.clear();
   waiting_semaphore_ = false;
   line_gva_ = ~0ULL;
@@ -596,6 +599,7 @@ CommandStreamer::Outcome CommandStreamer::batch_buffer_start(const Command& cmd)
   if (batches_.empty()) {
     if (second_level) return fail(&cmd, "second-level MI_BATCH_BUFFER_START from the ring", er::kErrorInstruction);
     batches_.push_back({target, space});
+    begin_batch_span(0, target);
     batch_high_water_ = target;
     bb_addr_->set(target & 0xFFFFFFFF);
     bb_addr_udw_->set(target >> 32);
@@ -611,12 +615,14 @@ CommandStreamer::Outcome CommandStreamer::batch_buffer_start(const Command& cmd)
     // Call: the first level resumes after this command when the second level ends.
     batches_.back().address = cmd.address + 4ULL * cmd.length;
     batches_.push_back({target, space});
+    begin_batch_span(1, target);
     sbb_addr_->set(target & 0xFFFFFFFF);
     sbb_addr_udw_->set(target >> 32);
     sbb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
   } else {
     // Chaining: the first-level batch continues at the target.
     batches_.back() = {target, space};
+    begin_batch_span(batches_.size() - 1, target);
     bb_addr_->set(target & 0xFFFFFFFF);
     bb_addr_udw_->set(target >> 32);
     bb_state_->set(space == AddressSpace::kPpgtt ? er::kBbStatePpgtt : 0);
@@ -634,6 +640,7 @@ CommandStreamer::Outcome CommandStreamer::batch_buffer_end() {
     return Outcome::kNext;
   }
   batches_.pop_back();
+  end_batch_spans(batches_.size());
   return Outcome::kJumped;
 }
 
@@ -981,6 +988,7 @@ bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
                       " (advanced context) is not modelled", er::kErrorInstruction);
     return false;
   }
+  end_batch_spans();
   batches_.clear();
   line_gva_ = ~0ULL;
   for (const auto& slot : image_layout_.slots) {
@@ -995,6 +1003,14 @@ bool CommandStreamer::restore_context(const ContextDescriptor& desc) {
   }
   update_execlist_status();
   return true;
+}
+
+void CommandStreamer::begin_batch_span(std::size_t level, std::uint64_t address) {
+  if (core::timeline().enabled()) batch_spans_[level].begin(track_, "batch " + core::format_hex(address), time_.now());
+}
+
+void CommandStreamer::end_batch_spans(std::size_t from_level) {
+  for (std::size_t level = batch_spans_.size(); level-- > from_level;) batch_spans_[level].end(time_.now());
 }
 
 void CommandStreamer::batches_to_registers() {
@@ -1015,6 +1031,7 @@ void CommandStreamer::batches_to_registers() {
 void CommandStreamer::batches_from_registers() {
   auto level = [&](core::Register* addr, core::Register* udw, core::Register* state) {
     const std::uint64_t address = udw->value() << 32 | addr->value();
+    begin_batch_span(batches_.size(), address);
     batches_.push_back({address, (state->value() & er::kBbStatePpgtt) ? AddressSpace::kPpgtt : AddressSpace::kGgtt});
     batch_high_water_ = address;
   };
@@ -1051,6 +1068,7 @@ void CommandStreamer::save_context() {
   }
   ctx_timestamp_->set(context_timestamp());
   context_started_ps_ = now;
+  end_batch_spans();
   batches_to_registers();
   cycles(params_.context_save_cycles);
   for (const auto& slot : image_layout_.slots) {

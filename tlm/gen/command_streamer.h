@@ -22,6 +22,7 @@
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/context_image.h"
 #include "tlm/gen/execlists.h"
@@ -193,6 +194,11 @@ class CommandStreamer : public sc_core::sc_module {
   void start_pending();
   bool restore_context(const ContextDescriptor& desc);
   void save_context();
+  // The timeline span "batch <address>" of batch level `level` (0 first, 1 second), from its MI_BATCH_BUFFER_START
+  // (or the context restore resuming it at address) to its MI_BATCH_BUFFER_END (or the switch that saves it), at the
+  // engine's local time.
+  void begin_batch_span(std::size_t level, std::uint64_t address);
+  void end_batch_spans(std::size_t from_level = 0);
   void apply_context_ppgtt(const ContextDescriptor& desc);
   // Batch levels <-> the BB/SBB head and state registers, around a context save and restore.
   void batches_to_registers();
@@ -334,6 +340,7 @@ class CommandStreamer : public sc_core::sc_module {
   std::array<core::Register*, 16> gpr_{};
 
   int track_;
+  std::array<core::OpenSpan, 2> batch_spans_;  // per batch level
   core::Counter& commands_;
   core::Counter& batches_started_;
   core::Counter& user_interrupts_;

@@ -58,11 +58,13 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
                                            "engine interrupt events steered to the GuC")),
       boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
       boot_failures_(core::stats().counter(std::string(this->name()) + ".boot_failures", "rejected images")),
-      faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")) {
+      faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")),
+      busy_(core::stats().busy_time(std::string(this->name()) + ".busy", "the core executing, not halted")) {
   if (params_.wopcm_size % 4096 != 0 || params_.wopcm_size <= GUC_UCODE_ENTRY) {
     throw std::invalid_argument("gen.guc.wopcm_size must be a multiple of 4 KiB above the load address");
   }
   declare_registers();
+  track_ = core::timeline().track(this->name());
   if (params_.gdb_port != 0) {
     gdb_ = std::make_unique<GucGdbStub>(static_cast<std::uint16_t>(params_.gdb_port), sram_.data(), sram_.size());
     const std::string error = gdb_->listen();
@@ -229,6 +231,7 @@ void Guc::reset() {
   } else {
     close_core();
   }
+  end_spans();
   state_ = State::kReset;
   dma_requested_ = false;
   host2guc_pending_ = false;
@@ -251,8 +254,11 @@ void Guc::run() {
     dma_requested_ = false;
     const std::uint64_t generation = generation_;
     state_ = State::kBooting;
+    const core::Picoseconds boot_start = local_.now();
     const bool ok = boot_rom();
     local_.sync();
+    core::timeline().span(track_, ok ? "boot ROM" : "boot ROM (image rejected)", boot_start,
+                          local_.now() - boot_start);
     if (generation != generation_) continue;  // reset while the boot ROM was busy
     dma_ctrl_->clear_bits(GUC_DMA_START);
     if (!ok) {
@@ -419,6 +425,8 @@ void Guc::execute() {
   halted_ = false;
   set_mia(GUC_STATUS_MIA_CORE_STATE, true);
   boot_cycle_ps_ = local_.now();
+  running_span_.begin(track_, "firmware", boot_cycle_ps_);
+  busy_.begin(boot_cycle_ps_);
   // Rounded to whole picoseconds, at least one: the time of every instruction is the same, so a run's timing does not
   // depend on where slices start.
   const core::Picoseconds instruction_ps = std::max<core::Picoseconds>(
@@ -485,7 +493,11 @@ void Guc::execute() {
       uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
       std::uint8_t previous = 0;
       if (eip >= 1 && eip - 1 < sram_.size()) previous = sram_[eip - 1];
-      if (previous == 0xF4) halted_ = true;
+      if (previous == 0xF4) {
+        halted_ = true;
+        running_span_.end(local_.now());
+        busy_.end(local_.now());
+      }
     }
     if (slice_instructions_ == 0 && !hlt_seen_ && !breakpoint_hit_ && !gdb_step_ && state_ == State::kRunning) {
       // Nothing executed, nothing went wrong: the next slice would do the same forever.
@@ -550,13 +562,32 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
   uc_reg_write(uc_, UC_X86_REG_EIP, &target);
   in_service_ = true;
   halted_ = false;
+  if (!busy_.open) busy_.begin(local_.now());
+  if (core::timeline().enabled()) {
+    if (!running_span_.open()) running_span_.begin(track_, "firmware", local_.now());
+    isr_span_.begin(track_,
+                    vector == GUC_VECTOR_HOST2GUC  ? "host2guc mailbox"
+                    : vector == GUC_VECTOR_DOORBELL ? "doorbell"
+                    : vector == GUC_VECTOR_ENGINE   ? "engine event"
+                                                    : "vector " + hex32(vector),
+                    local_.now());
+  }
   set_mia(GUC_STATUS_MIA_HALT_REQUESTED, false);
   set_mia(GUC_STATUS_MIA_ISR_ENTRY, true);
   ++interrupts_;
   return true;
 }
 
+void Guc::end_spans() {
+  isr_span_.end(local_.now());
+  running_span_.end(local_.now());
+  busy_.end(local_.now());
+}
+
 void Guc::fault(const std::string& what) {
+  // The fault happens at the faulting instruction's time, not at the start of the core's quantum (README, Timing).
+  catch_up_local_time();
+  end_spans();
   state_ = State::kFaulted;
   ++faults_;
   std::uint32_t eip = 0;
@@ -565,8 +596,6 @@ void Guc::fault(const std::string& what) {
   set_mia(GUC_STATUS_MIA_CORE_STATE | GUC_STATUS_MIA_HALT_REQUESTED | GUC_STATUS_MIA_ISR_ENTRY, false);
   scratch_[GUC_SCRATCH_EXCEPTION_EIP]->set(eip);
   scratch_[15]->set_bits(GUC_EVENT_CRASH_DUMP_POSTED);
-  // The crash is posted at the faulting instruction's time, not at the start of the core's quantum (README, Timing).
-  catch_up_local_time();
   local_.sync();
   post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
@@ -686,6 +715,10 @@ void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64
   auto* guc = static_cast<Guc*>(self);
   switch (offset) {
     case GUC_LAPIC_EOI:
+      if (guc->isr_span_.open()) {
+        guc->catch_up_local_time();  // the span ends at this instruction
+        guc->isr_span_.end(guc->local_.now());
+      }
       guc->in_service_ = false;
       guc->set_mia(GUC_STATUS_MIA_ISR_ENTRY, false);
       break;

@@ -33,6 +33,7 @@
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
@@ -183,6 +184,12 @@ class Guc : public sc_core::sc_module {
   std::uint64_t boot_cycle_ps_ = 0;  // time of the jump, for the local timestamp
   sc_core::sc_event wake_;
   std::vector<std::string> incidents_;
+  // The core's timeline track: "boot ROM", "firmware" while the core executes (from its jump or an interrupt to HLT;
+  // a halted core shows no span) and one span per interrupt served, delivery to EOI, named after its vector.
+  int track_ = -1;
+  core::OpenSpan running_span_;
+  core::OpenSpan isr_span_;
+  void end_spans();
   std::unique_ptr<GucGdbStub> gdb_;
   bool gdb_step_ = false;
   bool breakpoint_hit_ = false;
@@ -202,6 +209,7 @@ class Guc : public sc_core::sc_module {
   core::Counter& boots_;
   core::Counter& boot_failures_;
   core::Counter& faults_;
+  core::BusyTime& busy_;  // the core executing (from the jump or an interrupt to HLT, a fault or a reset)
 };
 
 }  // namespace gpuvp::gen

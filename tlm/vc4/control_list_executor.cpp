@@ -254,6 +254,14 @@ void ControlListExecutor::start(bool fresh) {
     return;
   }
   set_state(State::kRunning);
+  if (fresh) {
+    ++frames_;
+    if (core::timeline().enabled()) {
+      list_span_.begin(track_, (thread_ == 0 ? "bin list " : "render list ") + hex32(ca_->value()) + " (frame " +
+                                   std::to_string(frames_) + ")",
+                       local_now());
+    }
+  }
   last_progress_ps_ = local_now();
   high_water_ = ca_->value();
   kick_.notify(sc_core::SC_ZERO_TIME);
@@ -266,6 +274,7 @@ void ControlListExecutor::stop(State s) {
 }
 
 void ControlListExecutor::reset() {
+  list_span_.end(local_now());
   stop(State::kStopped);
   stack_.clear();
   in_compressed_ = false;
@@ -631,6 +640,7 @@ void ControlListExecutor::finish_at_end() {
   // which software sees in CTnCS at the thread's local time.
   time_.sync();
   stop(State::kStopped);
+  list_span_.end(local_now());
   core::timeline().instant(track_, "end of list", local_now());
 }
 
@@ -648,6 +658,7 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
   const std::string message = thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " +
                               op;
   incidents_.push_back("error: " + message);
+  list_span_.end(local_now());
   core::timeline().instant(track_, "error", local_now());
   core::report_error(name(), message);
   return Outcome::kStopped;
@@ -661,6 +672,7 @@ void ControlListExecutor::declare_hang(const std::string& cause) {
                              describe_registers() + "; write CTRSTA to reset the thread";
   set_state(State::kHung);
   incidents_.push_back("hang: " + report);
+  list_span_.end(local_now());
   core::timeline().instant(track_, "hang", local_now());
   core::report_error(name(), report);
 }

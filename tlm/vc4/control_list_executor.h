@@ -26,6 +26,7 @@
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/compressed_list.h"
 
@@ -343,6 +344,10 @@ class ControlListExecutor : public sc_core::sc_module {
   core::Register* pc_;
 
   int track_;
+  // The list on the timeline: "bin list <CA>" (CT0) or "render list <CA>" (CT1) with its frame number (the thread's
+  // count of lists started by a CTnEA write), from the start to its end, error, hang or reset.
+  core::OpenSpan list_span_;
+  std::uint64_t frames_ = 0;
   core::Counter& packets_;
   core::Counter& bytes_;
   core::Counter& not_modelled_;
