@@ -3,7 +3,7 @@
 // Gen8/Gen9 differences. The GPU is driven the way a driver drives it: host::I915Driver over a BusHostPort allocates
 // GGTT buffers, builds rings, emits commands with the gen::mi encoders, submits by TAIL writes and waits for the
 // breadcrumb; results are read back from DRAM and MMIO. Expected values are worked out by hand in the comments
-// (reference-intel.md sections 1-3, GVT-g gvt/interrupt.c and gvt/cmd_parser.c).
+// (docs/gen-command-streamer.md: i915 gt/intel_engine_regs.h, Mesa genxml, GVT-g gvt/interrupt.c and gvt/cmd_parser.c).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -189,7 +189,7 @@ class CommandStreamerGen8Test : public CommandStreamerTest {
   CommandStreamerGen8Test() : CommandStreamerTest(gpu_params(8)) {}
 };
 
-// A short hang time-out, as the brief's GenGpuParams: 20 us.
+// A short hang time-out: 20 us.
 class CommandStreamerHangTest : public CommandStreamerTest {
  protected:
   CommandStreamerHangTest() : CommandStreamerTest(gpu_params(9, 20'000)) {}

@@ -1,5 +1,5 @@
-// Control list executor (CT0/CT1): the packet table with its exact lengths (Linux vc4_packet.h sizes, reference-vc4.md
-// section 1), execution of every fixed-length packet, branches and sub-lists with the return stack, semaphores between
+// Control list executor (CT0/CT1): the packet table with its exact lengths (Linux vc4_packet.h sizes, docs/vc4-v3d.md),
+// execution of every fixed-length packet, branches and sub-lists with the return stack, semaphores between
 // the threads, the end address, every error path, hang detection and reset, timing, and one end-to-end run of the
 // gpuvp executable driven through MMIO like the vc4 kernel driver (vc4_gem.c submit_cl: CA, then EA).
 #include <gtest/gtest.h>
@@ -70,7 +70,7 @@ class Cle : public test::vc4t::Vc4Fixture {
 // ---- the packet table ----
 
 TEST(PacketTable, EveryOpcodeHasItsExactLength) {
-  // reference-vc4.md section 1 (vc4_packet.h *_SIZE; 41/42/67 from PeterLemon CONTROL_LIST.INC); 0 = variable.
+  // Linux vc4_packet.h *_SIZE; 41/42/67 from PeterLemon LIB/CONTROL_LIST.INC; 0 = variable.
   const std::map<int, int> expected = {
       {0, 1},   {1, 1},   {4, 1},   {5, 1},   {6, 1},   {7, 1},   {8, 1},   {16, 5},  {17, 5},  {18, 1},  {24, 1},
       {25, 1},  {26, 5},  {27, 5},  {28, 7},  {29, 7},  {32, 14}, {33, 10}, {41, 10}, {42, 0},  {48, 0},  {49, 0},

@@ -1,5 +1,6 @@
-// Execlists: context descriptors, the LRC image layout of listing 11-1, ELSP submission and the context status buffer
-// sequences i915 and GVT-g expect, preemption, lite restore, per-context PPGTT and timestamps, and bad submissions.
+// Execlists: context descriptors, the LRC image layout (a Kaby Lake render context dumped by i915 debugfs
+// i915_dump_lrc; docs/gen-execlists.md), ELSP submission and the context status buffer sequences i915 and GVT-g
+// expect, preemption, lite restore, per-context PPGTT and timestamps, and bad submissions.
 #include <gtest/gtest.h>
 
 #include "platform/platform.h"
@@ -28,7 +29,8 @@ std::ostream& operator<<(std::ostream& o, const I915Driver::CsbEntry& e) {
 
 namespace {
 
-// Listing 11-1 of seed 000 (a Kaby Lake render context saved by the hardware), first 0xD0 bytes.
+// A Kaby Lake render context saved by the hardware (i915 debugfs i915_dump_lrc, Linux 4.13; layout as i915 v4.x
+// populate_lr_context; docs/gen-execlists.md), first 0xD0 bytes.
 const std::uint32_t kListing[] = {
     0x00000000, 0x1100101b, 0x00002244, 0xffff000a, 0x00002034, 0x00000448, 0x00002030, 0x00000448,
     0x00002038, 0x00001000, 0x0000203c, 0x00003001, 0x00002168, 0x00000000, 0x00002140, 0xfffdddd8,
@@ -267,7 +269,8 @@ TEST_F(ExeclistTest, LiteRestoreKeepsThePageDirectoriesUnlessForcePdRestoreIsSet
     const auto seqno = driver_.emit_breadcrumb(c);
     driver_.submit(c);
     settle(2'000);  // waiting for 1
-    // The image's PDP0 (listing 11-1 order: PDP3 first, PDP0 last; the value dwords of 0x2274/0x2270).
+    // The image's PDP0 (GVT-g struct execlist_ring_context order: PDP3 first, PDP0 last; the value dwords of
+    // 0x2274/0x2270).
     const auto image = driver_.context_image(c);
     std::uint32_t pdp0_ldw = 0, pdp0_udw = 0;
     for (std::uint32_t i = 0; i + 1 < image.size(); ++i) {

@@ -1,7 +1,7 @@
 // GT interrupt banks and GEN8_MASTER_IRQ: where each engine's events land, IMR/IER/master gating, the i915 gen8
 // interrupt handler's sequence, counters, every source through every gate (the host line is the banks' alone).
-// Register values are computed by hand from the bit layout (reference-intel.md section 2; sources listed at the top of
-// tlm/gen/gt_interrupts.cpp).
+// Register values are computed by hand from the bit layout (i915 i915_reg.h, gt/intel_gt_irq.c, GVT-g gvt/interrupt.c;
+// docs/gen-interrupts.md and the top of tlm/gen/gt_interrupts.cpp).
 #include <cstdint>
 #include <cstring>
 #include <ostream>

@@ -1,6 +1,6 @@
 // GTT MMU: GGTT programmed through the BAR as i915 does, PPGTT walks at every level and page size, TLB behaviour,
 // faults and their registers (and that they raise no interrupt of their own), bad page tables. Expected physical
-// addresses are computed by hand from the bit layout (reference-intel.md section 5).
+// addresses are computed by hand from the bit layout (i915 gt/intel_gtt.h, gt/intel_ggtt.c; docs/gen-gtt.md).
 #include <gtest/gtest.h>
 
 #include <ostream>

@@ -1,8 +1,8 @@
 // GuC: the i915 load sequence and every GUC_STATUS field, the boot ROM's failure paths (bad header, wrong size, bad
 // signature, DMA out of range), every MMIO mailbox action of the firmware, command transport round trips with fences,
-// its log buffer, firmware faults (invalid opcode, access outside the map) and reset + reload. Facts: reference-intel.md
-// section 4 (i915 intel_guc_reg.h, intel_guc_fw.c, intel_guc_ct.c, abi/guc_errors_abi.h), seed 001 (GuC status
-// 0x800330ED).
+// its log buffer, firmware faults (invalid opcode, access outside the map) and reset + reload. Facts: docs/gen-guc.md
+// (i915 intel_guc_reg.h, intel_guc_fw.c, intel_guc_ct.c, abi/guc_errors_abi.h), GuC status 0x800330ED as read by i915
+// debugfs i915_guc_load_status on Kaby Lake.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,7 +69,8 @@ TEST_F(GucTest, LoadSequenceReportsEveryStatusField) {
     port_.wait_for32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_HALT_REQUESTED,
                      GUC_STATUS_MIA_HALT_REQUESTED, 100'000);
     const std::uint32_t s = guc_.status();
-    // Seed 001 shows 0x800330ED for a loaded GuC idling with uKernel 0x30; ours goes on to READY (0xF0).
+    // i915_guc_load_status on Kaby Lake shows 0x800330ED for a loaded GuC idling with uKernel 0x30; ours goes on to
+    // READY (0xF0).
     EXPECT_EQ(s & GUC_STATUS_MIA_IN_RESET, 1u);
     EXPECT_EQ(bootrom_of(s), 0x76u);  // JUMP_PASSED
     EXPECT_EQ(ukernel_of(s), 0xF0u);  // READY

@@ -1,4 +1,4 @@
-// MiMathAlu: MI_MATH ALU instructions over the sixteen 64-bit CS_GPRs (reference-intel.md section 1). Encodings are
+// MiMathAlu: MI_MATH ALU instructions over the sixteen 64-bit CS_GPRs (docs/gen-command-streamer.md). Encodings are
 // checked against the literal dwords i915 emits (gt/intel_gpu_commands.h MI_MATH_*); results are computed by hand.
 // Flag semantics follow Mesa's hardware-checked mi_builder tests: STORE of ZF/CF writes ~0 for true, 0 for false;
 // LOAD1 loads ~0; SUB's CF is the borrow, ADD's CF the carry (see tlm/gen/mi_math.cpp for the sources).

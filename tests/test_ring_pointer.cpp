@@ -1,4 +1,4 @@
-// RingPointer: RING_START/CTL/HEAD/TAIL register semantics (reference-intel.md section 3; i915
+// RingPointer: RING_START/CTL/HEAD/TAIL register semantics (docs/gen-command-streamer.md; i915
 // gt/intel_engine_regs.h, gt/intel_ring.h). Every expected value is computed by hand from the bit layout:
 // CTL 20:12 = pages - 1, HEAD 20:2 offset + 31:21 wrap count, TAIL 20:3, space = (head - tail - 64) & (size - 1).
 #include <gtest/gtest.h>

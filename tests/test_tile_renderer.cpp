@@ -1,4 +1,4 @@
-// Tile renderer (CT1): the kernel's 99-byte render-only clear of a 1024x64 buffer (reference-vc4.md 5.B), clears in
+// Tile renderer (CT1): the kernel's 99-byte render-only clear of a 1024x64 buffer (IGT lib/igt_vc4.c), clears in
 // RGBA8888 and BGR565 with the frame's stride and partial edge tiles, loads firing on TILE_COORDINATES, disable-clear
 // bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, the multisample tile
 // buffer with sample-0, 4x and 16x decimated stores (general and STORE_MS_TILE_BUFFER), and every error path.
@@ -42,7 +42,7 @@ TEST_F(Renderer, KernelRenderOnlyClearOf1024x64Is99BytesAndFillsEveryWord) {
   render_config(l, kFrame, 1024, 64, 0x0004);
   for (std::uint8_t x = 0; x < 16; ++x) tile(l, x, 0).op(x == 15 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
   ASSERT_EQ(l.bytes.size(), 99u);
-  // The bytes of reference-vc4.md 5.B with the buffer at 0x100000 instead of 0x10000000.
+  // The bytes the kernel emits for that clear (vc4_render_cl.c) with the buffer at 0x100000 instead of 0x10000000.
   const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00,
                                           0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
                                           0x71, 0x00, 0x00, 0x10, 0x00, 0x00, 0x04, 0x40, 0x00, 0x04, 0x00,

@@ -1,7 +1,8 @@
 // vc4 end to end, driven as the vc4 driver drives it (tb/host/vc4_driver): a Mesa-style binning list and the
 // kernel's render list on the default platform, live (BusHostPort) and as a host script replayed by `gpuvp run
-// --script`; the kernel's render-only clear (99 bytes, reference-vc4.md 5.B); the binner out-of-memory interrupt
-// handler; the kernel's validation of binning lists and render set-ups (the rejection list of reference-vc4.md 4.1).
+// --script`; the kernel's render-only clear (99 bytes, IGT lib/igt_vc4.c, Linux vc4_render_cl.c); the binner
+// out-of-memory interrupt handler; the kernel's validation of binning lists and render set-ups (Linux vc4_validate.c
+// vc4_validate_bin_cl, vc4_render_cl.c vc4_get_rcl; docs/vc4-v3d.md).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -236,7 +237,7 @@ TEST(Vc4EndToEnd, AScriptExpectingPixelsTheModelCannotDrawFails) {
   EXPECT_NE(r.out.find("actual 0xff204080"), std::string::npos) << r.out;
 }
 
-// ---- the kernel's validation (reference-vc4.md 4.1) ----
+// ---- the kernel's validation (Linux vc4_validate.c, vc4_render_cl.c) ----
 
 std::vector<std::uint8_t> user_bin_cl(std::vector<std::uint8_t> body) {
   std::vector<std::uint8_t> cl = {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x04, 6};  // config 4x3, START
@@ -303,7 +304,7 @@ TEST(Vc4Validation, RenderSetupRejectionList) {
   };
   EXPECT_EQ(with([](auto& s) { s.min_x_tile = 4; }), "minimum tile beyond the maximum tile");
   EXPECT_EQ(with([](auto& s) { s.max_x_tile = 5; }), "render tiles (5, 1) beyond the binned 4x2 tiles");
-  // The kernel's '>' lets max == bin tiles through (reference-vc4.md 4.1 item 11).
+  // The kernel's '>' lets max == bin tiles through (Linux vc4_render_cl.c vc4_get_rcl).
   EXPECT_EQ(with([](auto& s) { s.max_x_tile = 4; }), "");
   EXPECT_EQ(with([](auto& s) { s.color_address = 0; }), "no colour write surface");
   EXPECT_EQ(with([](auto& s) { s.color_address = 0x100008; }), "colour surface offset not 16-byte aligned");
@@ -312,7 +313,7 @@ TEST(Vc4Validation, RenderSetupRejectionList) {
   EXPECT_EQ(with([](auto& s) { s.color_bits = 3 << 2; }), "colour format not 565, 565 dithered or 8888");
 }
 
-// ---- the submit ioctl's checks with the job's BO table (reference-vc4.md 4.1 items 7, 8, 10, 12, 13) ----
+// ---- the submit ioctl's checks with the job's BO table (Linux vc4_gem.c, vc4_validate.c, vc4_render_cl.c) ----
 
 void put_u32(std::vector<std::uint8_t>& v, std::uint32_t x) {
   for (int i = 0; i < 4; ++i) v.push_back(static_cast<std::uint8_t>(x >> (8 * i)));

@@ -133,7 +133,7 @@ std::vector<std::uint32_t> I915Driver::context_image(const Context& c) const {
   std::vector<std::uint32_t> page(1024, 0);
   const std::uint32_t b = c.mmio_base;
   const bool render = gen::engine_info(c.engine).render;
-  // Listing 11-1 / populate_lr_context: NOOP, LRI(14 render | 11 others) | FORCE_POSTED.
+  // i915 v4.x populate_lr_context: NOOP, LRI(14 render | 11 others) | FORCE_POSTED.
   page[0x01] = render ? 0x1100101B : 0x11001015;
   const std::uint32_t pairs[][2] = {
       {b + 0x244, 0xFFFF000A},  // CTX_CTRL: masked INHIBIT_SYN_CTX_SWITCH | RS_CTX_ENABLE, as in the listing

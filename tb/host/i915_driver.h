@@ -92,7 +92,7 @@ class I915Driver {
 
   // Switches an engine to execlists as i915 does: engine status page, GFX_MODE run list enable, CSB pointers reset.
   void enable_execlists(gen::Engine engine);
-  // A context with its ring and image (listing 11-1 layout). PPGTT roots are optional.
+  // A context with its ring and image (i915 v4.x populate_lr_context layout). PPGTT roots are optional.
   Context& create_context(gen::Engine engine, std::uint32_t ring_size = 16 * 1024, std::uint32_t addressing_mode = 1,
                           const std::array<std::uint64_t, 4>& pdp = {});
   // Builds the register-state page of a context (dwords of page 1), for tests of the layout.

@@ -1,7 +1,8 @@
 // A vc4-like host driver model: physically contiguous buffers (vc4 has no MMU), Mesa-style binning control lists with
 // NV shader state (pre-shaded vertices: the model has no QPUs yet), the kernel's render control list construction
-// (vc4_render_cl.c), the kernel's validation of user binning lists (vc4_validate.c: the rejection list of
-// reference-vc4.md 4.1), render set-ups and whole submissions against a BO table (Vc4Submit), the kernel's bin memory set-up (a 512 KiB bin slot: tile state data array,
+// (vc4_render_cl.c), the kernel's validation of user binning lists (vc4_validate.c vc4_validate_bin_cl), render
+// set-ups (vc4_render_cl.c vc4_get_rcl) and whole submissions against a BO table (Vc4Submit, vc4_gem.c submit
+// ioctl; docs/vc4-v3d.md), the kernel's bin memory set-up (a 512 KiB bin slot: tile state data array,
 // then tile allocation memory), the binner out-of-memory interrupt handler (vc4_irq.c), submission through
 // CT0CA/CT0EA and CT1CA/CT1EA (vc4_gem.c submit_cl) and waiting for FLDONE/FRDONE. It reaches the platform only
 // through a HostPort, so the same code runs live or is recorded as a host script.

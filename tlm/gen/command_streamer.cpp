@@ -580,7 +580,7 @@ CommandStreamer::Outcome CommandStreamer::execute(Command& cmd) {
 }
 
 std::uint64_t CommandStreamer::address_of(std::uint32_t low, std::uint32_t high) const {
-  // Gen8 addresses are 48 bits (DW2 bits 15:0), Gen9 64 (reference-intel.md, MI_BATCH_BUFFER_START).
+  // Gen8 addresses are 48 bits (DW2 bits 15:0), Gen9 64 (Mesa genxml gen8.xml/gen9.xml MI_BATCH_BUFFER_START).
   const std::uint64_t hi = services_.generation >= 9 ? high : (high & 0xFFFF);
   return hi << 32 | (low & ~3u);
 }

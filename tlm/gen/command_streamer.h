@@ -1,6 +1,6 @@
 // CommandStreamer: one Gen engine's command streamer (RCS, BCS, VCS0, VCS1, VECS). It fetches MI commands from its
 // ring buffer (and from first- and second-level batch buffers) through the GTT, executes them with timing, and
-// reports through the GT interrupt registers. Facts: reference-intel.md sections 1-3, i915 gt/intel_engine_regs.h,
+// reports through the GT interrupt registers. Facts: docs/gen-command-streamer.md, i915 gt/intel_engine_regs.h,
 // gt/intel_gpu_commands.h, GVT-g gvt/cmd_parser.c (batch nesting rules).
 //
 // A guest can never crash or hang the simulator through it: malformed commands, illegal nesting and GTT faults stop

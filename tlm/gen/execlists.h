@@ -1,5 +1,5 @@
 // Execlists submission interface of one engine: the ExecList Submit Port (ELSP), EXECLIST_STATUS, the context status
-// buffer (CSB) and its pointer register, and context descriptors. Facts: reference-intel.md section 2 (i915 v4.x
+// buffer (CSB) and its pointer register, and context descriptors. Facts: docs/gen-execlists.md (i915 v4.x
 // intel_lrc.c, gt/intel_execlists_submission.c, GVT-g gvt/execlist.c and handlers.c).
 //
 // The command streamer owns one Execlists object and drives the context state machine; this class keeps the

@@ -1,5 +1,5 @@
 // Register offsets of the Gen8/Gen9 GTTMMADR BAR that more than one block needs (i915 i915_reg.h / intel_gt_regs.h
-// names; reference-intel.md sections 2-5).
+// names, gt/intel_ggtt.c gen6_gttadr_offset; docs/gen-gtt.md).
 #pragma once
 
 #include <cstdint>

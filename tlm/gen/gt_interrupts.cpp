@@ -30,7 +30,7 @@
 //        is injected when any master bit other than 31 is set.
 //    LNX gvt/handlers.c init_bdw_mmio_info: GEN8_GT_ISR(n) is a plain MMIO_D register that no event updates.
 //
-// Choices where the sources do not settle the question (also in the helper's report):
+// Choices where the sources do not settle the question (also in docs/gen-interrupts.md):
 //  - Master bit 5 (GuC) = (IIR & IER) of bank 2 bits 31:16. GVT's map has no bit 5 (it does not support GuC); the
 //    mapping is inferred from i915 reading IIR(2) for GEN8_GT_PM_IRQ | GEN8_GT_GUC_IRQ and passing iir >> 16 to the
 //    GuC handler. Bank 3 bits 31:16 feed no master bit (as in GVT's map).

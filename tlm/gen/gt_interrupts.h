@@ -1,6 +1,7 @@
 // GT interrupt registers of Gen8/Gen9 and the master interrupt control: engines report events (user interrupt,
 // context switch, CS error, semaphore wait) and the block drives the GPU's interrupt line to the host, exactly as
-// i915's gen8 interrupt handler and GVT-g's emulation expect (reference-intel.md section 2).
+// i915's gen8 interrupt handler and GVT-g's emulation expect (i915 i915_reg.h, i915_irq.c gen8_irq_handler,
+// gt/intel_gt_irq.c; GVT-g gvt/interrupt.c; docs/gen-interrupts.md).
 //
 // Banks GEN8_GT_ISR/IMR/IIR/IER(n) at 0x44300 + 0x10n (+0 ISR, +4 IMR, +8 IIR, +0xC IER):
 //   bank 0: RCS bits 15:0, BCS bits 31:16; bank 1: VCS0 15:0, VCS1 31:16; bank 2: PM/GuC; bank 3: VECS 15:0.

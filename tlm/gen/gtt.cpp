@@ -319,8 +319,8 @@ void Gtt::record_fault(GttClient& client, std::uint64_t va, AddressSpace space, 
                   static_cast<std::uint64_t>(client.source_id()) << 3 |
                   static_cast<std::uint64_t>(client.engine_id() & 7) << 12);
   fault_data0_->set((va >> 12) & 0xFFFFFFFFULL);
-  // Gen8+ reports the address space in FAULT_TLB_DATA1 bit 4, not in RING_FAULT_REG bit 11 as the issue text has
-  // it: i915 marks RING_FAULT_GTTSEL_MASK "pre-bdw" and gen8_check_faults reads FAULT_GTT_SEL from DATA1.
+  // Gen8+ reports the address space in FAULT_TLB_DATA1 bit 4, not in RING_FAULT_REG bit 11 (docs/gen-gtt.md):
+  // i915 gt/intel_gt.c marks RING_FAULT_GTTSEL_MASK "pre-bdw" and gen8_check_faults reads FAULT_GTT_SEL from DATA1.
   fault_data1_->set(((va >> 44) & 0xF) | (ggtt ? kFaultGttSel : 0));
   // No interrupt: Gen8/9 has no GT interrupt for a GTT fault (i915 gt/intel_gt_irq.c gen8_gt_irq_handler serves
   // only the engine, PM and GuC bits of the GT banks). i915 learns of a fault by reading RING_FAULT_REG (gt/intel_gt.c

@@ -1,5 +1,5 @@
 // GTT MMU of Gen8/Gen9: turns graphics virtual addresses into physical ones the way the hardware does, for every
-// client (engines, EU data port, GuC), each with its own TLB. Facts: reference-intel.md section 5, i915
+// client (engines, EU data port, GuC), each with its own TLB. Facts: docs/gen-gtt.md, i915
 // gt/intel_gtt.h, gt/intel_ggtt.c, gt/intel_gt.c (fault registers), GVT-g gvt/gtt.c.
 //
 // GGTT: 64-bit PTEs (address | bit 0 present) held in graphics stolen memory (GSM) in DRAM; the host writes them

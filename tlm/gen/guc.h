@@ -1,7 +1,7 @@
 // Guc: the GPU's x86 microcontroller (Gen9 GuC). A 32-bit x86 core emulated with Unicorn runs the firmware built from
 // firmware/guc/ in its own SC_THREAD and clock domain, in slices up to the quantum, and sleeps on HLT until an
 // interrupt arrives. The boot ROM (modelled in C++) DMAs the signed image from the GGTT into WOPCM, checks the CSS
-// header and the RSA-2048 signature and jumps to it. Facts: reference-intel.md section 4; i915
+// header and the RSA-2048 signature and jumps to it. Facts: docs/gen-guc.md; i915
 // gt/uc/intel_guc_reg.h, intel_guc_fw.c, intel_uc_fw.c, abi/guc_errors_abi.h. The GuC's own memory map and local
 // registers are this model's choice (firmware/guc/guc_abi.h).
 //

@@ -1,4 +1,4 @@
-// Command encodings of the Gen8/Gen9 command streamer (reference-intel.md section 1: Mesa genxml gen8.xml/gen9.xml,
+// Command encodings of the Gen8/Gen9 command streamer (docs/gen-command-streamer.md; Mesa genxml gen8.xml/gen9.xml,
 // i915 gt/intel_gpu_commands.h). Decoding constants for the command streamer and encoders for testbenches, the host
 // driver model and the demo workload; both sides share one definition.
 #pragma once

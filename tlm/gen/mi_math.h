@@ -1,5 +1,5 @@
 // The MI_MATH ALU: executes ALU instruction dwords over an engine's sixteen 64-bit CS_GPR registers
-// (reference-intel.md section 1; i915 gt/intel_gpu_commands.h MI_MATH_*; Mesa genxml MI_MATH_ALU_INSTRUCTION).
+// (docs/gen-command-streamer.md; i915 gt/intel_gpu_commands.h MI_MATH_*; Mesa genxml MI_MATH_ALU_INSTRUCTION).
 // An instruction is opcode << 20 | operand1 << 10 | operand2.
 #pragma once
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <stdexcept>
 
-// Register semantics (reference-intel.md section 3):
+// Register semantics (docs/gen-command-streamer.md; i915 gt/intel_engine_regs.h, gt/intel_ring.h):
 //   RING_CTL  bit 0 RING_VALID, bits 20:12 RING_NR_PAGES = pages - 1, RING_CTL_SIZE(size) = size - PAGE_SIZE
 //   RING_HEAD bits 20:2 HEAD_ADDR, bits 31:21 HEAD_WRAP_COUNT, HEAD_WRAP_ONE = 0x200000
 //   RING_TAIL bits 20:3 TAIL_ADDR

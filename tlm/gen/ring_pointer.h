@@ -1,5 +1,5 @@
 // Ring pointer logic of one engine, with the exact semantics of RING_START/RING_CTL/RING_HEAD/RING_TAIL
-// (reference-intel.md section 3, i915 gt/intel_engine_regs.h and gt/intel_ring.h). Pure and cycle-level: one call is
+// (docs/gen-command-streamer.md; i915 gt/intel_engine_regs.h and gt/intel_ring.h). Pure and cycle-level: one call is
 // one event, so the same stimulus can drive this class and the RTL ring_ptr block and their outputs be compared.
 #pragma once
 

@@ -3,7 +3,7 @@
 //
 // Facts. Entry lengths and the triangle codings: anholt/vc4-gpu-tools vc4_dump_parse_cl.c dump_compressed_triangle
 // ("Table 39: Compressed Triangles List Indices" of the Broadcom VideoCore IV 3D Architecture Reference Guide;
-// reference-vc4.md 3.4) and Broadcom's own control list debugger in the released VideoCore IV userland driver
+// docs/vc4-v3d.md) and Broadcom's own control list debugger in the released VideoCore IV userland driver
 // (simonjhall/challenge, brcm_usrlib/dag/vmcsx/middleware/khronos, "Control list debugger", Broadcom Europe 2010:
 // structs vcm_prim_coding0..3 and handle_compressed_prim), which also gives the base of every relative triangle index:
 //   coding 3  0x81, then three absolute u16 indices                                     7 bytes

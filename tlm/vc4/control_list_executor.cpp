@@ -17,7 +17,7 @@ std::string hex32(std::uint64_t v) {
   return buf;
 }
 
-// The V3D 2.1 packet table (reference-vc4.md section 1). Lengths are the total bytes including the opcode, from
+// The V3D 2.1 packet table (docs/vc4-v3d.md). Lengths are the total bytes including the opcode, from
 // Linux drivers/gpu/drm/vc4/vc4_packet.h (VC4_PACKET_*_SIZE) where it defines them; the VG packets 41, 42 and 67
 // from PeterLemon/RaspberryPi LIB/CONTROL_LIST.INC. vc4_packet.h gives COMPRESSED_PRIMITIVE and
 // CLIPPED_COMPRESSED_PRIMITIVE size 1 (the opcode only: the kernel never parses them); their lists are
@@ -508,8 +508,8 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
   if (op == packet::kFlush || op == packet::kFlushAllState) {
     lc_->set((lc_->value() & 0xFFFF) | ((lc_->value() >> 16) + 1) << 16);
     if (thread_ == 0) {
-      // The binner has capped every tile list; BFC and FLDONE report it (reference-vc4.md 3.5) and the queued
-      // semaphore increments take effect.
+      // The binner has capped every tile list; BFC and FLDONE report it (Linux vc4_irq.c) and the queued
+      // semaphore increments take effect (Mesa vc4_job.c).
       time_.sync();  // BFC and FLDONE appear at the thread's local time, not at the start of its quantum
       if (services_.flush_done) services_.flush_done();
       on_binner_flush_complete();
@@ -636,8 +636,8 @@ ControlListExecutor::Outcome ControlListExecutor::wait_on_semaphore(const Packet
 }
 
 void ControlListExecutor::finish_at_end() {
-  // The thread stops when CA reaches EA (reference-vc4.md section 2, CTnEA "byte address after the last record"),
-  // which software sees in CTnCS at the thread's local time.
+  // The thread stops when CA reaches EA (guide's CTnEA "byte address after the last record", PeterLemon
+  // LIB/V3D.INC; Linux vc4_gem.c submit_cl), which software sees in CTnCS at the thread's local time.
   time_.sync();
   stop(State::kStopped);
   list_span_.end(local_now());

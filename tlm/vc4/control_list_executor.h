@@ -3,7 +3,7 @@
 // of the V3D 2.1 packet table with its exact length, executes the control-flow packets (HALT, NOP, BRANCH,
 // BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and counts
 // and reports (once per thread and packet type) the packets that need the PTB binner or the tile renderer, which are
-// later work. Facts: reference-vc4.md sections 1, 2, 3.5; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
+// later work. Facts: docs/vc4-v3d.md; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
 // sizes), vc4_regs.h (CTnCS bits), vc4_gem.c (submit_cl: "Writing the end register is what starts the job";
 // hangcheck compares CTnCA).
 //
@@ -223,7 +223,7 @@ class ControlListExecutor : public sc_core::sc_module {
   enum class State : std::uint8_t { kStopped, kRunning, kError, kHung };
   static constexpr unsigned kMaxSubListDepth = 2;
 
-  // CTnCS bits (vc4_regs.h; field widths reference-vc4.md section 2).
+  // CTnCS bits (vc4_regs.h V3D_CTNCS_*; field widths from the guide's tables, PeterLemon LIB/V3D.INC).
   static constexpr std::uint32_t kCtMode = 1u << 0;
   static constexpr std::uint32_t kCtErr = 1u << 3;
   static constexpr std::uint32_t kCtSubs = 1u << 4;

@@ -214,7 +214,7 @@ UnitResult TileBinner::start(UnitContext& ctx) {
     t.block_end = t.first + initial_block_;
   }
   // The pool is what follows the initial blocks in tile allocation memory. When the initial blocks alone exceed the
-  // configured size the pool is empty (PeterLemon's Multi_Sample demo configures such a size: reference-vc4.md 3.3).
+  // configured size the pool is empty (PeterLemon/RaspberryPi V3D/ControlList/Multi_Sample/kernel.asm configures one).
   pool_next_ = static_cast<std::uint32_t>(tile_alloc_ + initial);
   pool_left_ = tile_alloc_size_ > initial ? static_cast<std::uint32_t>(tile_alloc_size_ - initial) : 0;
   update_pool_registers();
@@ -313,7 +313,7 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
   viewport_x_ = vp.seen ? static_cast<std::int16_t>(vp.bytes[1] | vp.bytes[2] << 8) : 0;
   viewport_y_ = vp.seen ? static_cast<std::int16_t>(vp.bytes[3] | vp.bytes[4] << 8) : 0;
 
-  // A zero-sized clip window hangs the binner (Mesa vc4_draw.c / reference-vc4.md 3.2): the thread stops advancing.
+  // A zero-sized clip window hangs the binner (Mesa vc4_draw.c; docs/vc4-v3d.md): the thread stops advancing.
   const TrackedState& clip = state_[packet::kClipWindow];
   if (clip.seen && ((clip.bytes[5] | clip.bytes[6] << 8) == 0 || (clip.bytes[7] | clip.bytes[8] << 8) == 0)) {
     ctx.time.sync();
@@ -596,8 +596,8 @@ UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned
   std::string message;
   auto framing = [&] { return (compressed_entry != t.compressed_open) ? 1u : 0u; };
   if (t.write + framing() + len + kLinkReserve > t.block_end) {
-    // Chain a new block: close a compressed run, then BRANCH to the block (vc4-gpu-tools follows BRANCH in tile
-    // lists; which form the PTB itself writes is not documented, reference-vc4.md 3.3).
+    // Chain a new block: close a compressed run, then BRANCH to the block (vc4-gpu-tools vc4_dump_parse_cl.c
+    // follows BRANCH in tile lists; which form the PTB itself writes is not documented, docs/vc4-v3d.md).
     std::uint32_t block = 0;
     UnitResult r = allocate_block(block, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;

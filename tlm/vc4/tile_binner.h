@@ -8,7 +8,7 @@
 // size) come from the pool after the initial blocks (BPCA/BPCS), then from the overspill block software supplies in
 // BPOA/BPOS (SPILLUSE when the binner starts using it); when that is gone too the binner raises OUTOMEM, sets
 // PCS.BMOOM and stalls until software writes a new BPOA/BPOS, as the Linux driver's interrupt handler does
-// (vc4_irq.c). Facts: reference-vc4.md sections 1, 3; Linux vc4_packet.h, vc4_validate.c, vc4_render_cl.c; Mesa
+// (vc4_irq.c). Facts: docs/vc4-v3d.md; Linux vc4_packet.h, vc4_validate.c, vc4_render_cl.c; Mesa
 // vc4_draw.c, vc4_job.c; anholt/vc4-gpu-tools vc4_dump_parse_cl.c.
 //
 // Modelling choices where no public source says what the hardware writes (each also commented at its place):

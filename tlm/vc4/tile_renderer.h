@@ -5,7 +5,7 @@
 // stride. A store clears the tile buffer to the clear values unless its disable-clear bits say otherwise ("The tile
 // buffer gets cleared when the previous tile is stored", vc4_render_cl.c). Primitives that reach it through the
 // binned tile lists are counted and reported as not yet shaded: rasterisation and the fragment shader (QPU) are the
-// next issue. Facts: reference-vc4.md sections 1, 4, 5.B; Linux vc4_packet.h, vc4_render_cl.c.
+// next issue. Facts: docs/vc4-v3d.md; Linux vc4_packet.h, vc4_render_cl.c; IGT lib/igt_vc4.c (the clear).
 //
 // Colour in the tile buffer is one 32-bit value per sample, 0xAARRGGBB (the value CLEAR_COLORS holds; Mesa renders
 // PIPE_FORMAT_B8G8R8A8 as the hardware's RGBA8888, vc4_formats.c); BGR565 stores keep its top 5/6/5 bits of red,

@@ -148,7 +148,7 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
               {{"RMFCT", 0, 8, "frames completed"}}, 0, 0);
   rfc_->on_write(counter_write);
 
-  // Binner pool (reference-vc4.md 3.3): current pointer and remaining size are the binner's; the overspill block is
+  // Binner pool (docs/vc4-v3d.md): current pointer and remaining size are the binner's; the overspill block is
   // software's (vc4_irq.c writes BPOA, then BPOS, on OUTOMEM; vc4_gem.c zeroes them before a job): the binner takes a
   // new overspill block when BPOS is written.
   core::Register& bpca = add("BPCA", kV3dBpca, Access::kReadOnly, "current binning memory pool address");

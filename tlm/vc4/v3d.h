@@ -1,4 +1,4 @@
-// V3D register block of the VideoCore IV 3D core (offsets from the V3D base; reference-vc4.md section 2, Linux
+// V3D register block of the VideoCore IV 3D core (offsets from the V3D base; docs/vc4-v3d.md, Linux
 // drivers/gpu/drm/vc4/vc4_regs.h): identification, scratch, cache control, the interrupt registers, the two control
 // list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame counters,
 // the binner pool registers and the error/debug registers. The block reaches memory through its own initiator port
