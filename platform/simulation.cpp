@@ -219,10 +219,16 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
-  if (params.sim.time_limit_ns) {
-    sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
-  } else {
-    sc_core::sc_start();
+  try {
+    if (params.sim.time_limit_ns) {
+      sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
+    } else {
+      sc_core::sc_start();
+    }
+  } catch (const sc_core::sc_report& bug) {
+    // A model error (guest mistakes never throw): the simulation cannot go on, and no statistics would be trusted.
+    std::cerr << "gpuvp: internal error (a bug in gpuvp): " << bug.get_msg_type() << ": " << bug.get_msg() << '\n';
+    return kExitRunFailed;
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   monitor.finish();

@@ -268,7 +268,7 @@ TEST(Platform, GenBarReadsZeroAndWarns) {
   });
   const auto reads = test::take_reports(sc_core::SC_WARNING, "read of unmapped register offset 0x2000 (4 bytes)");
   ASSERT_EQ(reads.size(), 2u);
-  EXPECT_EQ(reads[0].msg_type, "platform.gen");
+  EXPECT_EQ(reads[0].source, "platform.gen");
   EXPECT_NE(reads[0].message.find("returns 0"), std::string::npos) << reads[0].message;
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "write of unmapped register offset 0x2000 (4 bytes)").size(), 1u);
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "read of unmapped register offset 0x7ffff8 (8 bytes)").size(), 1u);
