@@ -1,15 +1,13 @@
 // Configuration: number parsing, binding YAML to params structs (defaults, errors with full key paths), config
 // documents with --set overrides, and the documented-YAML writer round trip.
-#include <ostream>
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <fstream>
+#include <ostream>
 #include <string>
 
-#include <unistd.h>
-
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "tlm/core/config.h"

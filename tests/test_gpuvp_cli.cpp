@@ -1,16 +1,4 @@
 // End-to-end: the gpuvp executable as a user runs it.
-#include <ostream>
-#include <gtest/gtest.h>
-
-#include "tests/support/run_gpuvp.h"
-
-#include <poll.h>
-#include <pty.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -20,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,9 +17,17 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
+#include <pty.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tb/host/i915_driver.h"
+#include "tests/support/run_gpuvp.h"
 #include "tlm/gen/mi_commands.h"
 
 namespace {
@@ -907,4 +904,68 @@ TEST(GpuvpStatsFile, IntervalWithoutAStatsFileIsAOneLineError) {
   r = run("run --stats-interval 0 --stats x.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("--stats-interval"), std::string::npos) << r.out;
+}
+
+// ---- regions of interest ----
+
+TEST(GpuvpStatsFile, RegionsOfInterestReportWhatChangedBetweenTheirMarks) {
+  // 16 KiB of DRAM writes inside "fill" (memset issues 4 KiB bursts), 3 register writes inside "regs", which nests
+  // inside "all"; "tail" stays open to the end.
+  const std::string script = write_temp("roi.gpuvp",
+                                        "stats_begin all\n"
+                                        "stats_begin fill\n"
+                                        "memset 0x100000 0x4000 0xab\n"
+                                        "stats_end fill\n"
+                                        "stats_begin regs\n"
+                                        "writel 0xe1000010 1\n"
+                                        "writel 0xe1000010 2\n"
+                                        "writel 0xe1000010 3\n"
+                                        "stats_end regs\n"
+                                        "stats_end all\n"
+                                        "stats_begin tail\n"
+                                        "clock_step 1000\n");
+  const std::string stats = ::testing::TempDir() + "gpuvp-roi-" + std::to_string(::getpid()) + ".json";
+  Result r = run("run --quiet --script " + script + " --stats " + stats);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream f(stats);
+  const auto doc = nlohmann::json::parse(f);
+  const auto& regions = doc["regions"];
+  ASSERT_EQ(regions.size(), 4u) << regions.dump(1);
+  EXPECT_EQ(regions[0]["name"], "fill");
+  EXPECT_EQ(regions[1]["name"], "regs");
+  EXPECT_EQ(regions[2]["name"], "all");
+  EXPECT_EQ(regions[3]["name"], "tail");
+  const auto& fill = regions[0]["stats"]["gpuvp"]["bus"];
+  EXPECT_EQ(fill["dram"]["bytes"], 0x4000);
+  EXPECT_EQ(fill["dram"]["transactions"], 4);
+  EXPECT_EQ(fill["v3d"]["transactions"], 0);
+  const auto& regs = regions[1]["stats"]["gpuvp"]["bus"];
+  EXPECT_EQ(regs["dram"]["bytes"], 0);
+  EXPECT_EQ(regs["v3d"]["transactions"], 3);
+  EXPECT_EQ(regs["v3d"]["bytes"], 12);
+  // The enclosing region holds both.
+  EXPECT_EQ(regions[2]["stats"]["gpuvp"]["bus"]["transactions"],
+            fill["transactions"].get<int>() + regs["transactions"].get<int>());
+  EXPECT_EQ(regions[2]["begin_ps"], regions[0]["begin_ps"]);
+  EXPECT_EQ(regions[2]["end_ps"], regions[1]["end_ps"]);
+  EXPECT_LT(regions[0]["begin_ps"].get<std::uint64_t>(), regions[0]["end_ps"].get<std::uint64_t>());
+  // The open region ends with the run.
+  EXPECT_EQ(regions[3]["open_at_end"], true);
+  EXPECT_EQ(regions[3]["end_ps"], doc["sim_time_ps"]);
+  EXPECT_EQ(regions[3]["end_ps"].get<std::uint64_t>() - regions[3]["begin_ps"].get<std::uint64_t>(), 1'000'000u);
+  EXPECT_FALSE(regions[0].contains("open_at_end"));
+  std::remove(stats.c_str());
+}
+
+TEST(GpuvpStatsFile, RegionMistakesAreErrAnswers) {
+  const std::string script = write_temp("roi-bad.gpuvp", "stats_begin a\nstats_begin a\n");
+  Result twice = run("run --quiet --script " + script);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.out.find("ERR region 'a' is already open"), std::string::npos) << twice.out;
+  Result unknown = run("run --quiet --script " + write_temp("roi-bad2.gpuvp", "stats_end b\n"));
+  EXPECT_NE(unknown.out.find("ERR no open region 'b'"), std::string::npos) << unknown.out;
+  Result name = run("run --quiet --script " + write_temp("roi-bad3.gpuvp", "stats_begin a/b\n"));
+  EXPECT_NE(name.out.find("ERR bad region name 'a/b' (letters, digits, _ - .)"), std::string::npos) << name.out;
+  // Without regions the statistics have no "regions" key (the demo's statistics do not change).
+  EXPECT_FALSE(stats_on_stdout("--quiet").contains("regions"));
 }

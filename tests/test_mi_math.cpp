@@ -2,11 +2,11 @@
 // checked against the literal dwords i915 emits (gt/intel_gpu_commands.h MI_MATH_*); results are computed by hand.
 // Flag semantics follow Mesa's hardware-checked mi_builder tests: STORE of ZF/CF writes ~0 for true, 0 for false;
 // LOAD1 loads ~0; SUB's CF is the borrow, ADD's CF the carry (see tlm/gen/mi_math.cpp for the sources).
-#include <ostream>
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <ostream>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "tlm/gen/mi_math.h"
 

@@ -1,14 +1,13 @@
 // Platform: configuration loading (built-in defaults, the shipped default.yaml, overrides), the memory map (DRAM
 // below TOLUD and remapped above 4 GiB, stolen memory, the GPU reaching high memory), the V3D identification
 // registers through the bus, the unpopulated Gen BAR, optional blocks and interrupt lookup.
-#include <ostream>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 

@@ -1,7 +1,7 @@
 // The host script protocol, command by command, against the default platform; and the socket transport.
-#include <ostream>
 #include <cctype>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <thread>
 

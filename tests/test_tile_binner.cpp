@@ -2,14 +2,14 @@
 // lazy state, the exact bytes of a tile list, block chaining from the pool, the overspill / out-of-memory handshake
 // with the driver (vc4_irq.c), primitive assembly of every GL mode, indexed draws, the 16-bit array quirk, culling,
 // clip windows, FLUSH_ALL_STATE, an empty scene, timing, and every error path.
-#include "tests/test_vc4_support.h"
-
-#include <ostream>
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <ostream>
 #include <set>
 #include <utility>
+
+#include "tests/test_vc4_support.h"
 
 using namespace gpuvp;
 using namespace gpuvp::test::vc4t;

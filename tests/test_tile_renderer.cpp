@@ -2,11 +2,11 @@
 // RGBA8888 and BGR565 with the frame's stride and partial edge tiles, loads firing on TILE_COORDINATES, disable-clear
 // bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, the multisample tile
 // buffer with sample-0, 4x and 16x decimated stores (general and STORE_MS_TILE_BUFFER), and every error path.
-#include "tests/test_vc4_support.h"
-
-#include <ostream>
 #include <functional>
+#include <ostream>
 #include <utility>
+
+#include "tests/test_vc4_support.h"
 
 using namespace gpuvp;
 using namespace gpuvp::test::vc4t;

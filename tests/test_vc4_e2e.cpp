@@ -3,9 +3,9 @@
 // --script`; the kernel's render-only clear (99 bytes, IGT lib/igt_vc4.c, Linux vc4_render_cl.c); the binner
 // out-of-memory interrupt handler; the kernel's validation of binning lists and render set-ups (Linux vc4_validate.c
 // vc4_validate_bin_cl, vc4_render_cl.c vc4_get_rcl; docs/vc4-v3d.md).
-#include <ostream>
 #include <fstream>
 #include <functional>
+#include <ostream>
 
 #include <gtest/gtest.h>
 
