@@ -29,8 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/gen/mi_commands.h"
 #include "tb/host/i915_driver.h"
-#include "tlm/gen/mi_commands.h"
 
 namespace {
 constexpr std::uint64_t kPsPerUs = 1'000'000;

@@ -4,13 +4,13 @@
 
 #include <cstring>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tests/support/timed_store.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 
