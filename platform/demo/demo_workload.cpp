@@ -1,4 +1,4 @@
-#include "platform/demo_workload.h"
+#include "platform/demo/demo_workload.h"
 
 #include <fstream>
 #include <sstream>
@@ -17,7 +17,9 @@
 #include "tlm/core/report.h"
 #include "tlm/vc4/v3d.h"  // V3d::ident1_for: the IDENT1 value of the configured V3D
 
-namespace gpuvp::platform {
+namespace gpuvp::demo {
+
+using platform::PlatformParams;
 
 namespace {
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
@@ -250,4 +252,4 @@ std::string demo_script(const PlatformParams& params) {
   return s.str();
 }
 
-}  // namespace gpuvp::platform
+}  // namespace gpuvp::demo
