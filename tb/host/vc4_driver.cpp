@@ -18,6 +18,20 @@ using pk::put_u8;
 
 namespace {
 
+using TileBuffer = vc4::TileBufferFields;
+// The TILE_RENDERING_MODE_CONFIG bits the kernel accepts (vc4_render_cl.c): memory format, colour format, MS 4x and
+// decimate 4x (16x decimation is not accepted).
+constexpr std::uint32_t kRenderConfigAllowed = 3u << TileBuffer::kConfigMemFormatShift |
+                                               3u << TileBuffer::kConfigFormatShift | TileBuffer::kConfigMs4x |
+                                               1u << TileBuffer::kConfigDecimateShift;
+// The LOAD/STORE_TILE_BUFFER_GENERAL bits a general surface may set: tiling, buffer and pixel format.
+constexpr std::uint32_t kGeneralSurfaceAllowed = 3u << TileBuffer::kGeneralTilingShift |
+                                                 TileBuffer::kGeneralBufferMask |
+                                                 3u << TileBuffer::kGeneralPixelFormatShift;
+// A render config's memory format (VC4_TILING_FORMAT_*) and colour format (VC4_RENDER_CONFIG_FORMAT_*).
+unsigned render_tiling(std::uint32_t bits) { return (bits >> TileBuffer::kConfigMemFormatShift) & 3; }
+unsigned render_format(std::uint32_t bits) { return (bits >> TileBuffer::kConfigFormatShift) & 3; }
+
 std::uint32_t get32(const std::vector<std::uint8_t>& cl, std::size_t at) {
   return cl[at] | static_cast<std::uint32_t>(cl[at + 1]) << 8 | static_cast<std::uint32_t>(cl[at + 2]) << 16 |
          static_cast<std::uint32_t>(cl[at + 3]) << 24;
@@ -408,8 +422,10 @@ std::string check_general_surface(const Vc4Submit& job, const Vc4SubmitSurface& 
     bad = check_full_res(job, bo, s.offset);
     return bad.empty() ? bad : n + bad;
   }
-  if (s.bits & ~(0x0030 | 0x0007 | 0x0300)) return n + "bits outside tiling, buffer and format";
-  const unsigned tiling = (s.bits >> 4) & 3, buffer = s.bits & 7, format = (s.bits >> 8) & 3;
+  if (s.bits & ~kGeneralSurfaceAllowed) return n + "bits outside tiling, buffer and format";
+  const unsigned tiling = (s.bits >> TileBuffer::kGeneralTilingShift) & 3;
+  const unsigned buffer = s.bits & TileBuffer::kGeneralBufferMask;
+  const unsigned format = (s.bits >> TileBuffer::kGeneralPixelFormatShift) & 3;
   if (tiling > 2) return n + "tiling beyond LT";
   unsigned cpp = 4;
   if (buffer == 2) {
@@ -439,12 +455,11 @@ std::string check_msaa_surface(const Vc4Submit& job, const Vc4SubmitSurface& s, 
 std::string check_render_config_surface(const Vc4Submit& job, const Vc4SubmitSurface& s) {
   const std::string n = "colour write: ";
   if (s.flags != 0) return n + "flags on the render config surface";
-  // Memory format, colour format, MS 4x, decimate 4x (vc4_render_cl.c): 16x decimation is not accepted.
-  if (s.bits & ~(0x00C0 | 0x000C | 0x0001 | 0x0010)) return n + "render config bits outside the allowed set";
+  if (s.bits & ~kRenderConfigAllowed) return n + "render config bits outside the allowed set";
   if (s.hindex == Vc4SubmitSurface::kNone) return {};
   std::string bad = use_bo(job, s.hindex, "surface");
   if (!bad.empty()) return n + bad;
-  const unsigned tiling = (s.bits >> 6) & 3, format = (s.bits >> 2) & 3;
+  const unsigned tiling = render_tiling(s.bits), format = render_format(s.bits);
   if (tiling > 2) return n + "tiling beyond LT";
   if (format == 3) return n + "colour format not 565, 565 dithered or 8888";
   bad = check_surface_size(job.bos[s.hindex], s.offset, tiling, job.width, job.height, format == 1 ? 4 : 2);
@@ -525,9 +540,8 @@ std::string Vc4Driver::validate_render_setup(const Vc4RenderSetup& s) {
   if (s.color_address == 0) return "no colour write surface";
   if (s.color_address & 15) return "colour surface offset not 16-byte aligned";
   if (s.width == 0 || s.height == 0 || s.width > 4096 || s.height > 4096) return "surface larger than 4096 pixels";
-  // Render-config bits the kernel accepts: memory format, colour format, MS 4x, decimate 4x.
-  if (s.color_bits & ~(0x00C0 | 0x000C | 0x0001 | 0x0010)) return "render config bits outside the allowed set";
-  const unsigned format = (s.color_bits >> 2) & 3;
+  if (s.color_bits & ~kRenderConfigAllowed) return "render config bits outside the allowed set";
+  const unsigned format = render_format(s.color_bits);
   if (format == 3) return "colour format not 565, 565 dithered or 8888";
   return {};
 }
