@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include "platform/demo/demo_workload.h"
 #include "platform/simulation.h"
 #include "tlm/core/config.h"
 
@@ -47,6 +48,7 @@ int gpuvp_main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   gpuvp::platform::RunOptions run;
+  run.default_workload = gpuvp::demo::demo_script;
   auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script or --qtest)");
   run_cmd->add_option("--config", run.config_files, "platform configuration (YAML); several are applied in order")
       ->check(CLI::ExistingFile);

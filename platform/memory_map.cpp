@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "hw/gen/gtt_regs.h"
 #include "tlm/core/config.h"
 #include "tlm/core/report.h"
-#include "tlm/gen/gen_regs.h"
 #include "tlm/vc4/v3d.h"
 
 namespace gpuvp::platform {

@@ -1,8 +1,8 @@
 #include "platform/platform.h"
 
+#include "hw/gen/gtt_regs.h"
 #include "rtl/rtl_ring_pointer.h"
 #include "tlm/core/report.h"
-#include "tlm/gen/gen_regs.h"
 
 namespace gpuvp::platform {
 

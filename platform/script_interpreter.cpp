@@ -257,12 +257,8 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     if (!parse_number(w[2], timeout_ns) || timeout_ns > (~0ULL) / core::kPsPerNs) {
       return err("bad timeout '" + w[2] + "'");
     }
-    host.sync();
-    const std::uint64_t raised_before = line->raise_count();
-    if (!line->level()) {
-      sc_core::wait(core::to_sc_time(timeout_ns * core::kPsPerNs), line->raised_event());
-      // A pulse counts too: the line may already be low again when this thread resumes.
-      if (!line->level() && line->raise_count() == raised_before) return err("timeout: interrupt line " + line->name() + " not raised within " + w[2] + " ns");
+    if (!core::wait_for_interrupt(host, *line, timeout_ns * core::kPsPerNs)) {
+      return err("timeout: interrupt line " + line->name() + " not raised within " + w[2] + " ns");
     }
     return ok("OK " + ns_text(core::now_ps()));
   }

@@ -14,12 +14,11 @@
 #include <ostream>
 #include <sstream>
 
-#include "platform/demo_workload.h"
+#include "firmware/tools/guc_image.h"
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
 #include "platform/script_runner.h"
 #include "platform/stop_signal.h"
-#include "firmware/tools/guc_image.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -117,8 +116,9 @@ int dump_demo(const RunOptions& options, const PlatformParams& params, std::ostr
   if (!options.script.empty() || !options.qtest.empty()) {
     throw std::runtime_error("--dump-demo cannot be used with --script or --qtest");
   }
+  if (!options.default_workload) throw std::runtime_error("--dump-demo: this program has no embedded demo");
   std::ofstream file(options.dump_demo);
-  if (!file || !(file << demo_script(params)) || !file.flush()) {
+  if (!file || !(file << options.default_workload(params)) || !file.flush()) {
     throw std::runtime_error("cannot write demo script '" + options.dump_demo + "'");
   }
   if (!options.quiet) out << "demo script written to " << options.dump_demo << " (run it: gpuvp run --script FILE)\n";
@@ -195,7 +195,8 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     channel = std::move(socket);
     workload = "qtest " + options.qtest;
   } else {
-    channel = StreamChannel::from_text(demo_script(params), "demo", false);
+    if (!options.default_workload) throw std::runtime_error("no workload: give --script FILE or --qtest ADDRESS");
+    channel = StreamChannel::from_text(options.default_workload(params), "demo", false);
     workload = "demo (embedded default workload)";
   }
   if (!options.trace_file.empty()) core::timeline().open(options.trace_file);

@@ -2,22 +2,31 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 namespace gpuvp::platform {
 
+struct PlatformParams;
+
+// Produces the host script of the workload that runs without --script or --qtest, for a platform's configuration.
+using WorkloadScript = std::function<std::string(const PlatformParams&)>;
+
 struct RunOptions {
   std::vector<std::string> config_files;  // applied in order
   std::vector<std::string> overrides;     // "a.b.c=value", applied after the files
-  std::string script;                     // host script file; empty = the embedded demo (unless qtest)
+  std::string script;                     // host script file; empty = default_workload (unless qtest)
   std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
   std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;
   std::uint64_t stats_interval_ns = 0;    // > 0: the stats file gets a time series sampled this often
   std::vector<std::string> command_line;  // as typed, recorded in the stats file
   std::string dump_demo;                  // write the demo script for this configuration here instead of running
+  // The embedded demo (run without --script or --qtest, and what --dump-demo writes). The gpuvp executable sets it
+  // (platform/demo/); without it such a run is an error.
+  WorkloadScript default_workload;
   bool quiet = false;    // no summary
   bool verbose = false;  // report lines name the source file and line
 };

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
@@ -22,9 +24,7 @@
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/gen_gpu.h"
-#include "tlm/gen/gen_regs.h"
 #include "tlm/gen/mi_atomic.h"
-#include "tlm/gen/mi_commands.h"
 #include "tlm/gen/mi_math.h"
 
 using namespace gpuvp;

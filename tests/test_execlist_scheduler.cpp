@@ -3,13 +3,13 @@
 // against what the engine wrote (breadcrumbs, stores) and the CSB entries the handler consumed.
 #include <gtest/gtest.h>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/execlist_scheduler.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/driver_test.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/execlists.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;

@@ -3,6 +3,8 @@
 // expect, preemption, lite restore, per-context PPGTT and timestamps, and bad submissions.
 #include <gtest/gtest.h>
 
+#include "hw/gen/context_image_layout.h"
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/driver_test.h"
@@ -10,7 +12,6 @@
 #include "tlm/gen/context_image.h"
 #include "tlm/gen/execlists.h"
 #include "tlm/gen/mi_atomic.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;
@@ -116,7 +117,7 @@ TEST_F(ExeclistTest, OneContextOnAnIdleEngineGivesIdleToActiveThenCompleteActive
     // and CS error: IMR masks latching, and the driver unmasked 0 and 3 only) -- so check the registers directly.
     EXPECT_EQ(driver_.mmio_read(0x2000 + Execlists::kCsbPointer) & 7, 1u);  // write pointer: entries 0 and 1
     // The engine saved HEAD into the image: it equals TAIL.
-    EXPECT_EQ(dram32(ctx.state.phys + 4096 + host::I915Driver::kCtxRingHead * 4), ctx.tail);
+    EXPECT_EQ(dram32(ctx.state.phys + 4096 + gen::lrc::value(gen::lrc::kRingHead) * 4), ctx.tail);
   });
 }
 
@@ -235,7 +236,7 @@ TEST_F(ExeclistTest, ForceRestoreReloadsTheWholeImageOfTheRunningContext) {
     driver_.submit(c);
     settle(2'000);
     EXPECT_NE(dram32(driver_.seqno_address(c)), seqno);  // stuck on the semaphore
-    port_.write32(c.state.phys + 4096 + host::I915Driver::kCtxRingHead * 4, after_semaphore);
+    port_.write32(c.state.phys + 4096 + gen::lrc::value(gen::lrc::kRingHead) * 4, after_semaphore);
     c.next_submit_flags = gen::ContextDescriptor::kForceRestore;
     driver_.submit(c);
     EXPECT_TRUE(driver_.wait_seqno(c, seqno, 50'000));
@@ -399,12 +400,12 @@ TEST_F(ExeclistTest, ContextTimestampAdvancesOnlyWhileTheContextRuns) {
     driver_.upload(sem, 0, {1});
     EXPECT_TRUE(driver_.wait_seqno(c, s, 50'000));
     settle(100);
-    const std::uint32_t ts1 = dram32(c.state.phys + 4096 + host::I915Driver::kCtxTimestamp * 4);
+    const std::uint32_t ts1 = dram32(c.state.phys + 4096 + gen::lrc::value(gen::lrc::kCtxTimestamp) * 4);
     // 12 MHz on Gen9: ~10 us is ~120 ticks, less the ELSP write and context load before the context runs.
     EXPECT_GE(ts1, 110u);
     EXPECT_LE(ts1, 140u);
     settle(50'000);  // idle: the saved value does not move
-    EXPECT_EQ(dram32(c.state.phys + 4096 + host::I915Driver::kCtxTimestamp * 4), ts1);
+    EXPECT_EQ(dram32(c.state.phys + 4096 + gen::lrc::value(gen::lrc::kCtxTimestamp) * 4), ts1);
   });
 }
 

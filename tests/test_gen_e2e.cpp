@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <fstream>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;

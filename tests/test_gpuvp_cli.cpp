@@ -26,9 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hw/gen/mi_commands.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
-#include "tlm/gen/mi_commands.h"
 
 namespace {
 constexpr std::uint64_t kPsPerUs = 1'000'000;

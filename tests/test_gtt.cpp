@@ -5,6 +5,8 @@
 
 #include <ostream>
 
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
@@ -13,8 +15,6 @@
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/gen/gen_gpu.h"
-#include "tlm/gen/gen_regs.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 using gen::AddressSpace;

@@ -15,12 +15,13 @@
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
+#include "hw/gen/gt_interrupt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;
@@ -64,7 +65,7 @@ void guc_workload(host::I915Driver& i915, host::GucDriver& guc) {
   port.wait_for32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16, ~0u, 100'000);
   port.expect32(guc.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 2 * 16);
   // GEN8_GT_IIR(2) bit 31: the completion events interrupted the host.
-  port.expect32(i915.layout().bar + 0x44328, GUC_HOST_IIR_GUC2HOST, GUC_HOST_IIR_GUC2HOST);
+  port.expect32(i915.layout().bar + 0x44328, gen::GtInterruptRegs::kGucToHost, gen::GtInterruptRegs::kGucToHost);
 }
 
 class GucSubmissionTest : public ::testing::Test {

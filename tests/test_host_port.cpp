@@ -1,16 +1,17 @@
-// HostPort: the live port waits by polling exactly as the script protocol's poll commands do, and the recording
-// port turns waits into polls, branch reads into checks and counts the reads whose value it cannot know.
+// HostPort: the live port waits by polling exactly as the script protocol's poll commands do and for interrupts as its
+// irq_wait does, and the recording port turns waits into polls and irq_waits, branch reads into checks and counts the
+// reads whose value it cannot know.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tests/support/timed_store.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 
@@ -53,6 +54,51 @@ TEST(BusHostPort, ChecksAreReadsWithoutFailuresAndBlocksAndQwordsRead) {
     EXPECT_EQ(actual, 0x150E0700u);
   });
   EXPECT_TRUE(port.failures().empty());  // a check that does not match is the driver's business, not a failure
+}
+
+// Raises (and at once lowers again: a pulse) a host interrupt line at an exact simulated time.
+struct TimedPulse : sc_core::sc_module {
+  core::InterruptLine& line;
+  sc_core::sc_time at;
+  TimedPulse(sc_core::sc_module_name n, core::InterruptLine& l, sc_core::sc_time t) : sc_module(n), line(l), at(t) {
+    SC_HAS_PROCESS(TimedPulse);
+    SC_THREAD(run);
+  }
+  void run() {
+    sc_core::wait(at);
+    line.raise();
+    line.lower();
+  }
+};
+
+TEST(BusHostPort, WaitsForAnInterruptLineAsIrqWaitDoes) {
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  std::vector<const core::InterruptLine*> lines;
+  for (const auto& [name, line] : soc.host_irqs()) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u);  // 0 gen, 1 vc4
+  TimedPulse pulse("pulse", *soc.find_irq("vc4"), sc_core::sc_time(1234, sc_core::SC_NS));
+  host::BusHostPort port(soc.host(), core::kDefaultPollIntervalNs, lines);
+  test::run_thread([&] {
+    // The pulse at 1234 ns ends the wait then, although the line is low again when the host resumes.
+    EXPECT_TRUE(port.wait_irq(1, 10'000));
+    EXPECT_EQ(core::now_ps(), 1234 * core::kPsPerNs);
+    // Nothing raises the gen line: the wait ends at its time-out, false.
+    EXPECT_FALSE(port.wait_irq(0, 500));
+    EXPECT_EQ(core::now_ps(), (1234 + 500) * core::kPsPerNs);
+    EXPECT_TRUE(port.failures().empty());
+    // A line the port was not given is a failure, not a wait.
+    EXPECT_FALSE(port.wait_irq(2, 500));
+    EXPECT_EQ(core::now_ps(), (1234 + 500) * core::kPsPerNs);
+  });
+  ASSERT_EQ(port.failures().size(), 1u);
+  EXPECT_EQ(port.failures()[0], "irq_wait: no interrupt line 2");
+}
+
+TEST(ScriptHostPort, InterruptWaitsAreIrqWaits) {
+  host::ScriptHostPort port;
+  EXPECT_TRUE(port.wait_irq(1, 20'000));
+  EXPECT_EQ(port.unknown_reads(), 0u);
+  EXPECT_EQ(port.script(), "irq_wait 1 20000\n");
 }
 
 TEST(ScriptHostPort, WaitsArePollsAndBranchReadsAreChecks) {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/gen/mi_commands.h"
 #include "tlm/gen/mi_atomic.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp::gen;
 namespace op = gpuvp::gen::atomic_op;

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "platform/platform_params.h"
 #include "tb/host/host_port.h"
@@ -18,8 +20,6 @@
 #include "tests/support/sc_test.h"
 #include "tlm/core/config.h"
 #include "tlm/core/stats.h"
-#include "tlm/gen/gen_regs.h"
-#include "tlm/gen/mi_commands.h"
 #include "tlm/vc4/v3d.h"
 
 using namespace gpuvp;

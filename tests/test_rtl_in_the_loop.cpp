@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "rtl/rtl_ring_pointer.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;

@@ -12,13 +12,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/line_channel.h"
 #include "platform/platform.h"
 #include "platform/script_interpreter.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tests/support/timed_store.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 using platform::ScriptAnswer;

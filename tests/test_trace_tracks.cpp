@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/gen/mi_commands.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 namespace mi = gen::mi;

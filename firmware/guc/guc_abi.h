@@ -265,9 +265,7 @@
 #define GUC_LAPIC_ENGINE_IIR(n) (0x810u + 4u * (n))
 #define GUC_LAPIC_ENGINES 0x81Cu
 /* The GuC-to-host interrupt reaches the host as GEN8_GT_IIR(2) bit 31 (i915 GUC_INTR_GUC2HOST << 16, gen9
- * pm_guc_events) with GEN8_MASTER_IRQ bit 5 (GEN8_GT_GUC_IRQ). */
-#define GUC_HOST_IIR_BANK 2u
-#define GUC_HOST_IIR_GUC2HOST (1u << 31)
+ * pm_guc_events) with GEN8_MASTER_IRQ bit 5 (GEN8_GT_GUC_IRQ): hw/gen/gt_interrupt_regs.h kGucBank, kGucToHost. */
 
 /* ---- GuC-to-host event (model's own action: no public GuC ABI reports work completion) ----
  * When a submitted context completes (CSB COMPLETE), the firmware puts a request message into the CT receive buffer

@@ -52,6 +52,8 @@
 #include <systemc>
 #include <tlm>
 
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
@@ -60,8 +62,6 @@
 #include "tlm/core/timing.h"
 #include "tlm/gen/command_streamer.h"
 #include "tlm/gen/gen_gpu.h"
-#include "tlm/gen/gen_regs.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 

@@ -14,14 +14,14 @@
 
 #include <systemc>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
-#include "tb/host/i915_driver.h"
 #include "tb/bench/bench_support.h"
 #include "tb/bench/platform_rig.h"
+#include "tb/host/i915_driver.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/gen/execlists.h"
-#include "tlm/gen/mi_commands.h"
 
 using namespace gpuvp;
 

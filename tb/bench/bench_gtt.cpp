@@ -32,13 +32,13 @@
 #include <systemc>
 #include <tlm>
 
+#include "hw/gen/gtt_regs.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/gen_gpu.h"
-#include "tlm/gen/gen_regs.h"
 
 using namespace gpuvp;
 using gen::AddressSpace;

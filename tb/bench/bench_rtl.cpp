@@ -25,12 +25,12 @@
 
 #include <systemc>
 
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "rtl/rtl_ring_pointer.h"
 #include "tb/bench/bench_support.h"
 #include "tb/host/i915_driver.h"
 #include "tlm/core/report.h"
-#include "tlm/gen/mi_commands.h"
 #include "tlm/gen/ring_pointer.h"
 
 using namespace gpuvp;

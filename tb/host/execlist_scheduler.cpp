@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tlm/gen/execlists.h"
-#include "tlm/gen/gt_interrupts.h"
+#include "hw/gen/execlist_regs.h"
+#include "hw/gen/gt_interrupt_regs.h"
 
 namespace gpuvp::host {
 
-using gen::Execlists;
-using gen::GtInterrupts;
+using gen::ExeclistRegs;
+using gen::GtInterruptRegs;
 
 ExeclistScheduler::ExeclistScheduler(I915Driver& driver, gen::Engine engine) : driver_(driver), engine_(engine) {
   driver_.enable_execlists(engine_);
-  driver_.enable_interrupts(engine_, GtInterrupts::kContextSwitch);
+  driver_.enable_interrupts(engine_, GtInterruptRegs::kContextSwitch);
 }
 
 std::uint32_t ExeclistScheduler::add_request(Context& context, int priority) {
@@ -112,14 +112,14 @@ void ExeclistScheduler::unwind(Port& port) {
 
 void ExeclistScheduler::process(const I915Driver::CsbEntry& entry) {
   csb_log_.push_back(entry);
-  if (entry.status & Execlists::kIdleToActive) {
+  if (entry.status & ExeclistRegs::kIdleToActive) {
     if (!submitted_) throw std::runtime_error("execlist scheduler: idle-to-active without a submission");
     port_ = std::move(*submitted_);
     submitted_.reset();
   }
-  if (entry.status & Execlists::kPreempted) {
+  if (entry.status & ExeclistRegs::kPreempted) {
     if (!submitted_) throw std::runtime_error("execlist scheduler: preemption without a submission");
-    if (entry.status & Execlists::kLiteRestore) {
+    if (entry.status & ExeclistRegs::kLiteRestore) {
       ++counts_.lite_restores;
       Port& added = (*submitted_)[0];
       port_[0].priority = std::max(port_[0].priority, added.priority);
@@ -133,9 +133,9 @@ void ExeclistScheduler::process(const I915Driver::CsbEntry& entry) {
     }
     submitted_.reset();
   }
-  if (entry.status & Execlists::kComplete) {
+  if (entry.status & ExeclistRegs::kComplete) {
     retire(port_[0]);
-    if (entry.status & Execlists::kElementSwitch) {
+    if (entry.status & ExeclistRegs::kElementSwitch) {
       port_[0] = std::move(port_[1]);
       port_[1] = Port{};
     } else {
@@ -145,13 +145,13 @@ void ExeclistScheduler::process(const I915Driver::CsbEntry& entry) {
 }
 
 bool ExeclistScheduler::handle_interrupt(std::uint64_t timeout_ns) {
-  const std::uint32_t iir = GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(GtInterrupts::bank_of(engine_)) + 8;
-  const int shift = GtInterrupts::shift_of(engine_);
-  const std::uint32_t context_switch = GtInterrupts::kContextSwitch << shift;
+  const std::uint32_t iir = GtInterruptRegs::bank_register(GtInterruptRegs::bank_of(engine_), GtInterruptRegs::kIir);
+  const int shift = GtInterruptRegs::shift_of(engine_);
+  const std::uint32_t context_switch = GtInterruptRegs::kContextSwitch << shift;
   if (!driver_.port().wait_for32(driver_.layout().bar + iir, context_switch, context_switch, timeout_ns)) return false;
   // Acknowledge before reading the CSB (as i915's gen8_gt_irq_handler does), so entries written meanwhile raise the
   // interrupt again instead of being lost.
-  driver_.mmio_write(iir, context_switch | GtInterrupts::kUserInterrupt << shift);
+  driver_.mmio_write(iir, context_switch | GtInterruptRegs::kUserInterrupt << shift);
   for (const auto& entry : driver_.process_csb(engine_)) process(entry);
   dequeue();
   return true;

@@ -5,17 +5,16 @@
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
-#include "tlm/gen/command_streamer.h"
-#include "tlm/gen/gt_interrupts.h"
-#include "tlm/gen/guc.h"
-#include "tlm/gen/mi_commands.h"
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/engines.h"
+#include "hw/gen/gt_interrupt_regs.h"
+#include "hw/gen/guc_regs.h"
+#include "hw/gen/mi_commands.h"
 
 namespace gpuvp::host {
 
 namespace {
-constexpr std::uint32_t kGdrst = 0x941C;
-constexpr std::uint32_t kGdrstGuc = 1u << 5;  // i915 GEN9_GRDOM_GUC
-constexpr std::uint32_t kGtPmConfig = 0x13816C;  // i915 GEN9_GT_PM_CONFIG, bit 0 GT_DOORBELL_ENABLE
+using gen::GtInterruptRegs;
 // i915 v4.x GUC_WOPCM_SIZE_VALUE and GUC_WOPCM_OFFSET_VALUE (0x80 << 12).
 constexpr std::uint32_t kWopcmSize = 0x80000;
 constexpr std::uint32_t kWopcmOffset = 0x80000;
@@ -55,7 +54,7 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
   i915_.mmio_write(GUC_REG_WOPCM_SIZE, options.wopcm_size.value_or(kWopcmSize));
   i915_.mmio_write(GUC_REG_DMA_WOPCM_OFFSET, kWopcmOffset);
   i915_.mmio_write(GUC_REG_SHIM_CONTROL, kShimFlags);
-  i915_.mmio_write(kGtPmConfig, 1);
+  i915_.mmio_write(gen::kGtPmConfig, gen::kGtDoorbellEnable);
   i915_.mmio_write(GUC_REG_SOFT_SCRATCH(0), 0);
   for (unsigned i = 0; i < kParams; ++i) i915_.mmio_write(GUC_REG_SOFT_SCRATCH(1 + i), params[i]);
   for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
@@ -109,8 +108,8 @@ std::uint32_t GucDriver::send(const std::vector<std::uint32_t>& action, std::uin
 }
 
 bool GucDriver::reset() {
-  i915_.mmio_write(kGdrst, kGdrstGuc);
-  if (!i915_.port().wait_for32(i915_.layout().bar + kGdrst, 0, kGdrstGuc, 100'000)) return false;
+  i915_.mmio_write(gen::kGdrst, gen::kGdrstGuc);
+  if (!i915_.port().wait_for32(i915_.layout().bar + gen::kGdrst, 0, gen::kGdrstGuc, 100'000)) return false;
   return i915_.port().check32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_IN_RESET, GUC_STATUS_MIA_IN_RESET);
 }
 
@@ -119,34 +118,35 @@ void GucDriver::ring_doorbell(std::uint32_t doorbell, std::uint32_t cookie) {
 }
 
 namespace {
-std::uint32_t gt_bank_register(int bank, std::uint32_t offset) {
-  return gen::GtInterrupts::kGtIsrBase + 0x10u * static_cast<std::uint32_t>(bank) + offset;
+// The GuC-to-host interrupt: GEN8_GT_IIR(2) bit 31 (GtInterruptRegs::kGucBank, kGucToHost).
+constexpr std::uint32_t kGuc2Host = GtInterruptRegs::kGucToHost;
+std::uint32_t guc_bank_register(std::uint32_t reg) {
+  return GtInterruptRegs::bank_register(GtInterruptRegs::kGucBank, reg);
 }
-constexpr std::uint32_t kImr = 0x4, kIir = 0x8, kIer = 0xC;
 }  // namespace
 
 void GucDriver::enable_interrupts() {
   // Bank 2 has no other user in this model (no PM interrupts), so the driver owns the whole register pair.
-  const int bank = GUC_HOST_IIR_BANK;
-  i915_.mmio_write(gt_bank_register(bank, kIer), GUC_HOST_IIR_GUC2HOST);
-  i915_.mmio_write(gt_bank_register(bank, kImr), ~GUC_HOST_IIR_GUC2HOST);
-  i915_.mmio_write(gen::GtInterrupts::kMasterIrq, gen::GtInterrupts::kMasterEnable);
+  i915_.mmio_write(guc_bank_register(GtInterruptRegs::kIer), kGuc2Host);
+  i915_.mmio_write(guc_bank_register(GtInterruptRegs::kImr), ~kGuc2Host);
+  i915_.mmio_write(GtInterruptRegs::kMasterIrq, GtInterruptRegs::kMasterEnable);
 }
 
 bool GucDriver::interrupt_pending() {
-  return (i915_.mmio_read(gt_bank_register(GUC_HOST_IIR_BANK, kIir)) & GUC_HOST_IIR_GUC2HOST) != 0;
+  return (i915_.mmio_read(guc_bank_register(GtInterruptRegs::kIir)) & kGuc2Host) != 0;
 }
 
 bool GucDriver::wait_for_interrupt(std::uint64_t timeout_ns) {
-  return i915_.port().wait_for32(i915_.layout().bar + gt_bank_register(GUC_HOST_IIR_BANK, kIir), GUC_HOST_IIR_GUC2HOST,
-                                 GUC_HOST_IIR_GUC2HOST, timeout_ns);
+  return i915_.port().wait_for32(i915_.layout().bar + guc_bank_register(GtInterruptRegs::kIir), kGuc2Host, kGuc2Host,
+                                 timeout_ns);
 }
 
-void GucDriver::ack_interrupt() { i915_.mmio_write(gt_bank_register(GUC_HOST_IIR_BANK, kIir), GUC_HOST_IIR_GUC2HOST); }
+void GucDriver::ack_interrupt() { i915_.mmio_write(guc_bank_register(GtInterruptRegs::kIir), kGuc2Host); }
 
 void GucDriver::capture_interrupts(const std::vector<gen::Engine>& engines) {
   for (gen::Engine e : engines) {
-    i915_.mmio_write(gen::engine_info(e).mmio_base + GUC_ENGINE_RING_MODE, masked_enable(GUC_RING_MODE_INTERRUPT_STEERING));
+    i915_.mmio_write(gen::engine_info(e).mmio_base + gen::engine_reg::kGfxMode,
+                     masked_enable(gen::engine_reg::kGfxInterruptSteering));
   }
   // i915: "route USER_INTERRUPT to Host, all others are sent to GuC"; the three registers share the bit layout.
   const std::uint32_t host_only = GUC_ENGINE_USER_INTERRUPT | GUC_ENGINE_USER_INTERRUPT << 16;
@@ -163,7 +163,8 @@ void GucDriver::enable_submission(const std::vector<gen::Engine>& engines) {
 
 void GucDriver::release_interrupts(const std::vector<gen::Engine>& engines) {
   for (gen::Engine e : engines) {
-    i915_.mmio_write(gen::engine_info(e).mmio_base + GUC_ENGINE_RING_MODE, GUC_RING_MODE_INTERRUPT_STEERING << 16);
+    i915_.mmio_write(gen::engine_info(e).mmio_base + gen::engine_reg::kGfxMode,
+                     gen::engine_reg::kGfxInterruptSteering << 16);
   }
   for (std::uint32_t n = 0; n < GUC_IER_COUNT; ++n) i915_.mmio_write(GUC_REG_BCS_RCS_IER + 4 * n, 0);
 }
@@ -201,7 +202,7 @@ std::uint32_t GucDriver::create_client(Client& client, std::uint32_t stage_id, s
 
 bool GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_doorbell) {
   if (context.tail % 8 != 0) i915_.emit(context, gen::mi::noop());  // the work item carries the tail in qwords
-  const std::uint32_t header = GUC_WQ_TYPE_INORDER | gen::Guc::guc_engine_id(context.engine) << GUC_WQ_TARGET_SHIFT |
+  const std::uint32_t header = GUC_WQ_TYPE_INORDER | gen::guc_engine_id(context.engine) << GUC_WQ_TARGET_SHIFT |
                                (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
   return submit_raw(
       client,

@@ -12,8 +12,9 @@ using core::format_hex;
 
 // ---- BusHostPort ----
 
-BusHostPort::BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns)
-    : cpu_(cpu), poll_interval_ns_(poll_interval_ns) {}
+BusHostPort::BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns,
+                         std::vector<const core::InterruptLine*> irq_lines)
+    : cpu_(cpu), poll_interval_ns_(poll_interval_ns), irq_lines_(std::move(irq_lines)) {}
 
 void BusHostPort::check(tlm::tlm_response_status status, const char* what, std::uint64_t addr) {
   if (status != tlm::TLM_OK_RESPONSE) failures_.push_back(std::string(what) + " at " + format_hex(addr) + " failed");
@@ -89,6 +90,14 @@ bool BusHostPort::expect32(std::uint64_t addr, std::uint32_t value, std::uint32_
   return false;
 }
 
+bool BusHostPort::wait_irq(unsigned line, std::uint64_t timeout_ns) {
+  if (line >= irq_lines_.size() || irq_lines_[line] == nullptr) {
+    failures_.push_back("irq_wait: no interrupt line " + std::to_string(line));
+    return false;
+  }
+  return core::wait_for_interrupt(cpu_, *irq_lines_[line], timeout_ns * core::kPsPerNs);
+}
+
 // ---- ScriptHostPort ----
 
 void ScriptHostPort::write32(std::uint64_t addr, std::uint32_t value) {
@@ -155,6 +164,11 @@ bool ScriptHostPort::expect32(std::uint64_t addr, std::uint32_t value, std::uint
   out_ << "expectl " << format_hex(addr) << ' ' << format_hex(value);
   if (mask != ~0u) out_ << ' ' << format_hex(mask);
   out_ << '\n';
+  return true;
+}
+
+bool ScriptHostPort::wait_irq(unsigned line, std::uint64_t timeout_ns) {
+  out_ << "irq_wait " << line << ' ' << timeout_ns << '\n';
   return true;
 }
 

@@ -4,9 +4,10 @@
 // `gpuvp run --script` replays.
 //
 // A recording cannot know what the GPU will have written, so a driver meant to be recorded states what it waits for
-// and what it needs to read instead of reading values: wait_for32 (a poll), check32 (a read it branches on, stated as
-// the value its normal path needs) and expect32 (a check of a result). read32/read64/read_block return values only
-// live; a recording emits the read and returns zeros (ScriptHostPort::unknown_reads counts them).
+// and what it needs to read instead of reading values: wait_for32 (a poll), wait_irq (an interrupt), check32 (a read
+// it branches on, stated as the value its normal path needs) and expect32 (a check of a result). read32/read64/
+// read_block return values only live; a recording emits the read and returns zeros (ScriptHostPort::unknown_reads
+// counts them).
 #pragma once
 
 #include <cstdint>
@@ -42,13 +43,19 @@ class HostPort {
                        std::uint32_t* actual = nullptr) = 0;
   // A check of a result: (dword at addr & mask) must equal value.
   virtual bool expect32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask = ~0u) = 0;
+  // Waits until host interrupt line `line` (the platform's numbering: 0 gen, 1 vc4) is high or rises; false when
+  // timeout_ns passes first. A recording emits an `irq_wait` line (the replay ends with ERR if it times out) and
+  // returns true.
+  virtual bool wait_irq(unsigned line, std::uint64_t timeout_ns) = 0;
   virtual void comment(const std::string& text) = 0;
 };
 
-// Live: accesses go through a BusInitiator; call from a SystemC thread process.
+// Live: accesses go through a BusInitiator; call from a SystemC thread process. irq_lines are the host interrupt lines
+// wait_irq observes, by number (e.g. the platform's host_irqs() in order).
 class BusHostPort : public HostPort {
  public:
-  explicit BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs);
+  explicit BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs,
+                       std::vector<const core::InterruptLine*> irq_lines = {});
   void write32(std::uint64_t addr, std::uint32_t value) override;
   void write64(std::uint64_t addr, std::uint64_t value) override;
   void write_block(std::uint64_t addr, const void* data, std::size_t len) override;
@@ -59,6 +66,7 @@ class BusHostPort : public HostPort {
                   std::uint32_t* last = nullptr) override;
   bool check32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint32_t* actual = nullptr) override;
   bool expect32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask = ~0u) override;
+  bool wait_irq(unsigned line, std::uint64_t timeout_ns) override;
   void comment(const std::string&) override {}
 
   // Failed expectations and bus errors, in order ("expect at 0x...: expected ..., actual ...").
@@ -68,6 +76,7 @@ class BusHostPort : public HostPort {
   void check(tlm::tlm_response_status status, const char* what, std::uint64_t addr);
   core::BusInitiator& cpu_;
   std::uint64_t poll_interval_ns_;
+  std::vector<const core::InterruptLine*> irq_lines_;
   std::vector<std::string> failures_;
 };
 
@@ -84,6 +93,7 @@ class ScriptHostPort : public HostPort {
                   std::uint32_t* last = nullptr) override;
   bool check32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint32_t* actual = nullptr) override;
   bool expect32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask = ~0u) override;
+  bool wait_irq(unsigned line, std::uint64_t timeout_ns) override;
   void comment(const std::string& text) override;
 
   std::string script() const { return out_.str(); }

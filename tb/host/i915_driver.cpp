@@ -2,14 +2,18 @@
 
 #include <stdexcept>
 
-#include "tlm/gen/command_streamer.h"
-#include "tlm/gen/execlists.h"
-#include "tlm/gen/gen_regs.h"
-#include "tlm/gen/mi_commands.h"
+#include "hw/gen/context_image_layout.h"
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/execlist_regs.h"
+#include "hw/gen/gt_interrupt_regs.h"
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 
 namespace gpuvp::host {
 
 namespace er = gen::engine_reg;
+using gen::ExeclistRegs;
+using gen::GtInterruptRegs;
 
 I915Driver::I915Driver(HostPort& port, DriverLayout layout)
     : port_(port), layout_(layout), next_phys_(layout.memory_base), next_gfx_(layout.ggtt_base) {}
@@ -24,7 +28,8 @@ I915Driver::Buffer I915Driver::alloc(std::uint64_t size) {
   next_phys_ += size;
   // gen8_ggtt_pte_encode: physical address | present; one 64-bit write per page (gen8_set_pte).
   for (std::uint64_t page = 0; page < size; page += 4096) {
-    port_.write64(layout_.bar + gen::kGgttPteWindowOffset + ((b.gfx + page) >> 12) * 8, (b.phys + page) | 1);
+    port_.write64(layout_.bar + gen::kGgttPteWindowOffset + ((b.gfx + page) >> 12) * gen::kGgttPteBytes,
+                  (b.phys + page) | gen::kPtePresent);
   }
   mmio_write(gen::kGfxFlushControl, 1);  // gen8_ggtt_invalidate
   return b;
@@ -41,16 +46,15 @@ void I915Driver::fill(const Buffer& buffer, std::uint8_t byte) {
 }
 
 void I915Driver::enable_interrupts(gen::Engine engine, std::uint32_t extra_bits) {
-  const int bank = gen::GtInterrupts::bank_of(engine);
-  const int shift = gen::GtInterrupts::shift_of(engine);
-  const std::uint32_t bits = (gen::GtInterrupts::kUserInterrupt | gen::GtInterrupts::kCsError | extra_bits) << shift;
-  const std::uint32_t base = gen::GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank);
+  const int bank = GtInterruptRegs::bank_of(engine);
+  const int shift = GtInterruptRegs::shift_of(engine);
+  const std::uint32_t bits = (GtInterruptRegs::kUserInterrupt | GtInterruptRegs::kCsError | extra_bits) << shift;
   // Read-modify-write of the shared bank, as i915 keeps a software copy of IMR/IER.
   imr_[bank] &= ~bits;
   ier_[bank] |= bits;
-  mmio_write(base + 4, imr_[bank]);
-  mmio_write(base + 0xC, ier_[bank]);
-  mmio_write(gen::GtInterrupts::kMasterIrq, gen::GtInterrupts::kMasterEnable);
+  mmio_write(GtInterruptRegs::bank_register(bank, GtInterruptRegs::kImr), imr_[bank]);
+  mmio_write(GtInterruptRegs::bank_register(bank, GtInterruptRegs::kIer), ier_[bank]);
+  mmio_write(GtInterruptRegs::kMasterIrq, GtInterruptRegs::kMasterEnable);
 }
 
 I915Driver::Ring& I915Driver::create_ring(gen::Engine engine, std::uint32_t size) {
@@ -69,7 +73,7 @@ I915Driver::Ring& I915Driver::create_ring(gen::Engine engine, std::uint32_t size
   mmio_write(b + er::kTail, 0);
   mmio_write(b + er::kStart, static_cast<std::uint32_t>(ring->buffer.gfx));
   mmio_write(b + er::kHwsPga, static_cast<std::uint32_t>(ring->status_page.gfx));
-  mmio_write(b + er::kCtl, (size - 4096) | 1);  // RING_CTL_SIZE(size) | RING_VALID
+  mmio_write(b + er::kCtl, gen::RingRegisterFields::ctl_for(size));
   rings_.push_back(std::move(ring));
   return *rings_.back();
 }
@@ -113,9 +117,7 @@ bool I915Driver::wait_seqno(const Ring& ring, std::uint32_t seqno, std::uint64_t
 // ---- Execlists ----
 
 std::uint64_t I915Driver::Context::descriptor() const {
-  // i915 intel_lrc.c: VALID | addressing mode << 3 | PRIVILEGE | LRCA, context ID in the upper dword.
-  return std::uint64_t{id} << 32 | (state.gfx & 0xFFFFF000ULL) | (1u << 8) | (addressing_mode & 3) << 3 | 1u |
-         next_submit_flags;
+  return gen::ContextDescriptor::make(state.gfx, id, addressing_mode, next_submit_flags).raw;
 }
 
 void I915Driver::enable_execlists(gen::Engine engine) {
@@ -125,7 +127,7 @@ void I915Driver::enable_execlists(gen::Engine engine) {
   mmio_write(b + er::kHwsPga, static_cast<std::uint32_t>(hwsp.gfx));
   mmio_write(b + er::kGfxMode, er::kGfxRunListEnable << 16 | er::kGfxRunListEnable);  // masked enable
   // reset_csb_pointers: read and write pointer to the last entry, so the next entry written is 0.
-  mmio_write(b + gen::Execlists::kCsbPointer, 0xFFFF0000u | 5u << 8 | 5u);
+  mmio_write(b + ExeclistRegs::kCsbPointer, 0xFFFF0000u | 5u << 8 | 5u);
   csb_read_[static_cast<int>(engine)] = 5;
 }
 
@@ -133,14 +135,16 @@ std::vector<std::uint32_t> I915Driver::context_image(const Context& c) const {
   std::vector<std::uint32_t> page(1024, 0);
   const std::uint32_t b = c.mmio_base;
   const bool render = gen::engine_info(c.engine).render;
-  // i915 v4.x populate_lr_context: NOOP, LRI(14 render | 11 others) | FORCE_POSTED.
-  page[0x01] = render ? 0x1100101B : 0x11001015;
+  // i915 v4.x populate_lr_context: NOOP, LRI(14 render | 11 others) | FORCE_POSTED, then the pairs from
+  // CTX_CONTEXT_CONTROL on (the last three, BB_PER_CTX_PTR and the indirect context, on the render engine only).
+  const unsigned count = render ? 14 : 11;
+  page[gen::lrc::kLriHeader0] = gen::mi::lri_header(count) | gen::mi::kLriForcePosted;
   const std::uint32_t pairs[][2] = {
-      {b + 0x244, 0xFFFF000A},  // CTX_CTRL: masked INHIBIT_SYN_CTX_SWITCH | RS_CTX_ENABLE, as in the listing
+      {b + er::kContextControl, 0xFFFF000A},  // masked INHIBIT_SYN_CTX_SWITCH | RS_CTX_ENABLE, as in the listing
       {b + er::kHead, 0},
       {b + er::kTail, c.tail},
       {b + er::kStart, static_cast<std::uint32_t>(c.ring.gfx)},
-      {b + er::kCtl, ((c.ring_size - 4096) & 0x1FF000) | 1},
+      {b + er::kCtl, gen::RingRegisterFields::ctl_for(c.ring_size)},
       {b + er::kBbAddrUdw, 0},
       {b + er::kBbAddr, 0},
       {b + er::kBbState, er::kBbStatePpgtt},
@@ -151,21 +155,21 @@ std::vector<std::uint32_t> I915Driver::context_image(const Context& c) const {
       {b + er::kIndirectCtx, 0},
       {b + er::kIndirectCtxOffset, 0},
   };
-  const unsigned count = render ? 14 : 11;
   for (unsigned i = 0; i < count; ++i) {
-    page[2 + 2 * i] = pairs[i][0];
-    page[3 + 2 * i] = pairs[i][1];
+    page[gen::lrc::kContextControl + 2 * i] = pairs[i][0];
+    page[gen::lrc::value(gen::lrc::kContextControl) + 2 * i] = pairs[i][1];
   }
   // LRI(9) | FORCE_POSTED: CTX_TIMESTAMP, then the PDPs upper dword first from PDP3 down to PDP0.
-  page[0x21] = 0x11001011;
-  page[0x22] = b + er::kCtxTimestamp;
-  page[0x23] = 0;
+  page[gen::lrc::kLriHeader1] = gen::mi::lri_header(9) | gen::mi::kLriForcePosted;
+  page[gen::lrc::kCtxTimestamp] = b + er::kCtxTimestamp;
+  page[gen::lrc::value(gen::lrc::kCtxTimestamp)] = 0;
   for (unsigned n = 0; n < 4; ++n) {
     const unsigned pdp = 3 - n;
-    page[0x24 + 4 * n] = b + er::kPdp0Ldw + 8 * pdp + 4;
-    page[0x25 + 4 * n] = static_cast<std::uint32_t>(c.pdp[pdp] >> 32);
-    page[0x26 + 4 * n] = b + er::kPdp0Ldw + 8 * pdp;
-    page[0x27 + 4 * n] = static_cast<std::uint32_t>(c.pdp[pdp]);
+    const std::uint32_t udw = gen::lrc::kPdp3Udw + 4 * n;
+    page[udw] = b + er::kPdp0Ldw + 8 * pdp + 4;
+    page[gen::lrc::value(udw)] = static_cast<std::uint32_t>(c.pdp[pdp] >> 32);
+    page[udw + 2] = b + er::kPdp0Ldw + 8 * pdp;
+    page[gen::lrc::value(udw + 2)] = static_cast<std::uint32_t>(c.pdp[pdp]);
   }
   return page;
 }
@@ -184,7 +188,7 @@ I915Driver::Context& I915Driver::create_context(gen::Engine engine, std::uint32_
   c->pdp = pdp;
   std::vector<std::uint32_t> zero(1024, 0);
   upload(c->state, 0, zero);
-  upload(c->state, 4096, context_image(*c));
+  upload(c->state, gen::lrc::kStatePageOffset, context_image(*c));
   contexts_.push_back(std::move(c));
   return *contexts_.back();
 }
@@ -207,11 +211,11 @@ void I915Driver::submit(Context& e0, Context* e1) {
     if (c == nullptr) continue;
     if (c->tail % 8 != 0) emit(*c, gen::mi::noop());
     // The engine samples TAIL from the image (CTX_RING_TAIL).
-    port_.write32(c->state.phys + 4096 + kCtxRingTail * 4, c->tail);
+    port_.write32(c->state.phys + gen::lrc::kStatePageOffset + gen::lrc::value(gen::lrc::kRingTail) * 4, c->tail);
   }
   const std::uint64_t d0 = e0.descriptor();
   const std::uint64_t d1 = e1 ? e1->descriptor() : 0;
-  const std::uint32_t elsp = e0.mmio_base + gen::Execlists::kElsp;
+  const std::uint32_t elsp = e0.mmio_base + ExeclistRegs::kElsp;
   // execlists_elsp_write: element 1 high, element 1 low, element 0 high, element 0 low.
   mmio_write(elsp, static_cast<std::uint32_t>(d1 >> 32));
   mmio_write(elsp, static_cast<std::uint32_t>(d1));
@@ -228,16 +232,18 @@ bool I915Driver::wait_seqno(const Context& c, std::uint32_t seqno, std::uint64_t
 std::vector<I915Driver::CsbEntry> I915Driver::process_csb(gen::Engine engine) {
   const Buffer& hwsp = engine_hwsp_[static_cast<int>(engine)];
   std::uint32_t& read = csb_read_[static_cast<int>(engine)];
-  const std::uint32_t write = port_.read32(hwsp.phys + gen::Execlists::kHwspCsbWriteDword * 4) & 7;
+  const std::uint32_t write =
+      port_.read32(hwsp.phys + ExeclistRegs::kHwspCsbWriteDword * 4) & gen::CsbPointerFields::kWritePointerMask;
   std::vector<CsbEntry> entries;
-  while (read != write && write < gen::Execlists::kCsbEntries) {
-    read = (read + 1) % gen::Execlists::kCsbEntries;
-    const std::uint64_t entry = hwsp.phys + (gen::Execlists::kHwspCsbDword + 2 * read) * 4;
+  while (read != write && write < ExeclistRegs::kCsbEntries) {
+    read = (read + 1) % ExeclistRegs::kCsbEntries;
+    const std::uint64_t entry = hwsp.phys + (ExeclistRegs::kHwspCsbDword + 2 * read) * 4;
     const std::uint64_t v = port_.read64(entry);  // status and context ID: one qword (i915 reads buf[head] as u64)
     entries.push_back({static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v >> 32)});
   }
   // Software read pointer, bits 10:8 of the masked CONTEXT_STATUS_PTR.
-  mmio_write(gen::engine_info(engine).mmio_base + gen::Execlists::kCsbPointer, 0x07000000u | read << 8);
+  mmio_write(gen::engine_info(engine).mmio_base + ExeclistRegs::kCsbPointer,
+             gen::CsbPointerFields::kReadPointerMask << 16 | read << gen::CsbPointerFields::kReadPointerShift);
   return entries;
 }
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/gen/engines.h"
 #include "tb/host/host_port.h"
-#include "tlm/gen/gt_interrupts.h"
 
 namespace gpuvp::host {
 
@@ -49,7 +49,7 @@ class I915Driver {
   void fill(const Buffer& buffer, std::uint8_t byte);
 
   // Unmasks and enables the user and CS error interrupts of an engine and the master interrupt (i915 postinstall).
-  // extra_bits: further per-engine sources (e.g. GtInterrupts::kContextSwitch for an execlists interrupt handler).
+  // extra_bits: further per-engine sources (e.g. GtInterruptRegs::kContextSwitch for an execlists interrupt handler).
   void enable_interrupts(gen::Engine engine, std::uint32_t extra_bits = 0);
   // A ring of `size` bytes (4 KiB .. 2 MiB, power of two) with its status page, programmed as i915's legacy ring
   // init does: CTL 0, HEAD 0, TAIL 0, START, HWS_PGA, then CTL = size | valid.
@@ -85,11 +85,6 @@ class I915Driver {
     std::uint32_t status;
     std::uint32_t context_id;
   };
-  // Register-state dwords of the image (i915 v4.x CTX_* indices of the value dwords).
-  static constexpr std::uint32_t kCtxRingHead = 0x05;
-  static constexpr std::uint32_t kCtxRingTail = 0x07;
-  static constexpr std::uint32_t kCtxTimestamp = 0x23;
-
   // Switches an engine to execlists as i915 does: engine status page, GFX_MODE run list enable, CSB pointers reset.
   void enable_execlists(gen::Engine engine);
   // A context with its ring and image (i915 v4.x populate_lr_context layout). PPGTT roots are optional.

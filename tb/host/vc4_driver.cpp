@@ -2,33 +2,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
+#include "hw/vc4/packets.h"
+#include "hw/vc4/v3d_regs.h"
 #include "tlm/core/report.h"
-#include "tlm/vc4/control_list_executor.h"
-#include "tlm/vc4/v3d.h"
 
 namespace gpuvp::host {
 
 namespace pk = vc4::packet;
+using pk::put_f32;
+using pk::put_u16;
+using pk::put_u32;
+using pk::put_u8;
 
 namespace {
 
-void put8(std::vector<std::uint8_t>& cl, std::uint32_t v) { cl.push_back(static_cast<std::uint8_t>(v)); }
-void put16(std::vector<std::uint8_t>& cl, std::uint32_t v) {
-  put8(cl, v);
-  put8(cl, v >> 8);
-}
-void put32(std::vector<std::uint8_t>& cl, std::uint32_t v) {
-  put16(cl, v);
-  put16(cl, v >> 16);
-}
-std::uint32_t f32(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
+using TileBuffer = vc4::TileBufferFields;
+// The TILE_RENDERING_MODE_CONFIG bits the kernel accepts (vc4_render_cl.c): memory format, colour format, MS 4x and
+// decimate 4x (16x decimation is not accepted).
+constexpr std::uint32_t kRenderConfigAllowed = 3u << TileBuffer::kConfigMemFormatShift |
+                                               3u << TileBuffer::kConfigFormatShift | TileBuffer::kConfigMs4x |
+                                               1u << TileBuffer::kConfigDecimateShift;
+// The LOAD/STORE_TILE_BUFFER_GENERAL bits a general surface may set: tiling, buffer and pixel format.
+constexpr std::uint32_t kGeneralSurfaceAllowed = 3u << TileBuffer::kGeneralTilingShift |
+                                                 TileBuffer::kGeneralBufferMask |
+                                                 3u << TileBuffer::kGeneralPixelFormatShift;
+// A render config's memory format (VC4_TILING_FORMAT_*) and colour format (VC4_RENDER_CONFIG_FORMAT_*).
+unsigned render_tiling(std::uint32_t bits) { return (bits >> TileBuffer::kConfigMemFormatShift) & 3; }
+unsigned render_format(std::uint32_t bits) { return (bits >> TileBuffer::kConfigFormatShift) & 3; }
+
 std::uint32_t get32(const std::vector<std::uint8_t>& cl, std::size_t at) {
   return cl[at] | static_cast<std::uint32_t>(cl[at + 1]) << 8 | static_cast<std::uint32_t>(cl[at + 2]) << 16 |
          static_cast<std::uint32_t>(cl[at + 3]) << 24;
@@ -44,7 +47,7 @@ std::int16_t fixed_12_4(float px) {
 // Offset of the TILE_BINNING_MODE_CONFIG packet in a binning list, or -1.
 long find_bin_config(const std::vector<std::uint8_t>& cl) {
   for (std::size_t at = 0; at < cl.size();) {
-    const vc4::PacketInfo* info = vc4::packet_info(cl[at]);
+    const vc4::PacketLayout* info = vc4::packet_layout(cl[at]);
     if (cl[at] == pk::kTileBinningModeConfig) return static_cast<long>(at);
     if (!info || info->length == 0 || cl[at] == pk::kHalt) return -1;
     at += info->length;
@@ -86,69 +89,49 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   // Shaded vertex data: X, Y (12.4), Z, 1/W; stride 12.
   std::vector<std::uint8_t> vdata;
   for (const Vc4Vertex& v : scene.vertices) {
-    put16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x)));
-    put16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y)));
-    put32(vdata, f32(v.z));
-    put32(vdata, f32(v.inv_w));
+    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x)));
+    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y)));
+    put_f32(vdata, v.z);
+    put_f32(vdata, v.inv_w);
   }
   const Buffer vbo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(vdata.size(), 16)), 16);
   upload(vbo, 0, vdata);
   std::vector<std::uint8_t> ibytes;
-  for (std::uint16_t i : scene.indices) put16(ibytes, i);
+  for (std::uint16_t i : scene.indices) put_u16(ibytes, i);
   const Buffer ibo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(ibytes.size(), 16)), 16);
   upload(ibo, 0, ibytes);
   // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, stride 12, no uniforms or varyings, FS code and
   // uniforms 0 (no QPU runs yet), shaded vertex data.
   std::vector<std::uint8_t> rec;
-  put8(rec, 0x01);
-  put8(rec, 12);
-  put8(rec, 0);
-  put8(rec, 0);
-  put32(rec, 0);
-  put32(rec, 0);
-  put32(rec, vbo.addr);
+  put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
+  put_u8(rec, 12);
+  put_u8(rec, 0);
+  put_u8(rec, 0);
+  put_u32(rec, 0);
+  put_u32(rec, 0);
+  put_u32(rec, vbo.addr);
   const Buffer rbo = alloc(16, 16);
   upload(rbo, 0, rec);
 
   std::uint16_t max_index = 0;
   for (std::uint16_t i : scene.indices) max_index = std::max(max_index, i);
   std::vector<std::uint8_t> cl;
-  put8(cl, pk::kTileBinningModeConfig);  // addresses filled by bin_setup()
-  put32(cl, 0);
-  put32(cl, 0);
-  put32(cl, 0);
-  put8(cl, tiles_x);
-  put8(cl, tiles_y);
-  put8(cl, kKernelBinFlags);
-  put8(cl, pk::kStartTileBinning);
+  pk::tile_binning_mode_config(cl, 0, 0, 0, static_cast<std::uint8_t>(tiles_x), static_cast<std::uint8_t>(tiles_y),
+                               kKernelBinFlags);  // addresses filled by bin_setup()
+  pk::start_tile_binning(cl);
   // vc4_draw.c: "the current compressed primitives format" must be reset at the start of every tile.
-  put8(cl, pk::kPrimitiveListFormat);
-  put8(cl, pk::kListFormat16BitTriangles);
-  put8(cl, pk::kClipWindow);
-  put16(cl, 0);
-  put16(cl, 0);
-  put16(cl, scene.width);
-  put16(cl, scene.height);
-  put8(cl, pk::kConfigurationBits);  // both faces enabled, no depth test
-  put8(cl, 0x03);
-  put8(cl, 0x00);
-  put8(cl, 0x00);
-  put8(cl, pk::kViewportOffset);
-  put16(cl, 0);
-  put16(cl, 0);
-  put8(cl, pk::kClipperXyScaling);  // half width / height in 1/16 pixel, as vc4_emit.c emits them
-  put32(cl, f32(scene.width * 8.0f));
-  put32(cl, f32(-(scene.height * 8.0f)));
-  put8(cl, pk::kNvShaderState);
-  put32(cl, rbo.addr);
-  put8(cl, pk::kGlIndexedPrimitive);
-  put8(cl, 0x14);  // triangles, 16-bit indices
-  put32(cl, static_cast<std::uint32_t>(scene.indices.size()));
-  put32(cl, ibo.addr);
-  put32(cl, max_index);
+  pk::primitive_list_format(cl, pk::kListFormat16BitTriangles);
+  pk::clip_window(cl, 0, 0, static_cast<std::uint16_t>(scene.width), static_cast<std::uint16_t>(scene.height));
+  pk::configuration_bits(cl, 0x03, 0x00, 0x00);  // both faces enabled, no depth test
+  pk::viewport_offset(cl, 0, 0);
+  // Half width / height in 1/16 pixel, as vc4_emit.c emits them.
+  pk::clipper_xy_scaling(cl, scene.width * 8.0f, -(scene.height * 8.0f));
+  pk::nv_shader_state(cl, rbo.addr);
+  pk::gl_indexed_primitive(cl, 0x14, static_cast<std::uint32_t>(scene.indices.size()), ibo.addr,
+                           max_index);  // triangles, 16-bit indices
   // vc4_validate.c: the list must end INCREMENT_SEMAPHORE, FLUSH.
-  put8(cl, pk::kIncrementSemaphore);
-  put8(cl, pk::kFlush);
+  pk::increment_semaphore(cl);
+  pk::flush(cl);
   return cl;
 }
 
@@ -186,11 +169,13 @@ std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec
   // GEM_HANDLES.
   auto allowed = [](std::uint8_t op) {
     switch (op) {
-      case 0: case 1: case 4: case 5: case 6: case 7: case 32: case 33: case 56: case 64: case 105: case 106:
-      case 112: case 254:
+      case pk::kHalt: case pk::kNop: case pk::kFlush: case pk::kFlushAllState: case pk::kStartTileBinning:
+      case pk::kIncrementSemaphore: case pk::kGlIndexedPrimitive: case pk::kGlArrayPrimitive:
+      case pk::kPrimitiveListFormat: case pk::kGlShaderState: case pk::kClipperXyScaling:
+      case pk::kClipperZScaleAndOffset: case pk::kTileBinningModeConfig: case pk::kGemHandles:
         return true;
       default:
-        return op >= 96 && op <= 103;
+        return op >= pk::kConfigurationBits && op <= pk::kViewportOffset;
     }
   };
   bool seen_config = false, seen_start = false, seen_flush = false, seen_increment = false;
@@ -198,14 +183,15 @@ std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec
   while (at < cl.size()) {
     const std::uint8_t op = cl[at];
     if (!allowed(op)) {
-      const vc4::PacketInfo* info = vc4::packet_info(op);
+      const vc4::PacketLayout* info = vc4::packet_layout(op);
       return at_text(at) + "opcode " + std::to_string(op) + " (" + (info ? info->name : "unknown") +
              ") is not allowed in a binning list";
     }
-    // GEM_HANDLES is 9 bytes (two u32 handles): the kernel's pseudo packet.
-    const unsigned len = op == 254 ? 9 : vc4::packet_info(op)->length;
+    // GEM_HANDLES (two u32 handles) is the kernel's pseudo packet.
+    const bool gem_handles = op == pk::kGemHandles;
+    const unsigned len = gem_handles ? pk::kGemHandlesLength : vc4::packet_layout(op)->length;
     if (at + len > cl.size()) {
-      return at_text(at) + std::string(op == 254 ? "GEM_HANDLES" : vc4::packet_info(op)->name) + " (" +
+      return at_text(at) + std::string(gem_handles ? "GEM_HANDLES" : vc4::packet_layout(op)->name) + " (" +
              std::to_string(len) + " bytes) runs past the end of the list";
     }
     switch (op) {
@@ -227,8 +213,12 @@ std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec
         w.bin_tiles_y = cl[at + 14];
         if (cl[at + 13] == 0 || cl[at + 14] == 0) return at_text(at) + "tile binning with a zero-sized tile grid";
         const std::uint8_t flags = cl[at + 15];
-        if (flags & 0x80) return at_text(at) + "double-buffer in non-multisample mode is not supported";
-        if (flags & 0x02) return at_text(at) + "64-bit colour is not supported";
+        if (flags & vc4::BinningModeConfigFields::kConfigDbNonMs) {
+          return at_text(at) + "double-buffer in non-multisample mode is not supported";
+        }
+        if (flags & vc4::BinningModeConfigFields::kConfig64BitColor) {
+          return at_text(at) + "64-bit colour is not supported";
+        }
         break;
       }
       case pk::kStartTileBinning:
@@ -277,7 +267,7 @@ std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec
         w.shader_states.back().max_index = std::max(w.shader_states.back().max_index, max_index);
         break;
       }
-      case 254:
+      case pk::kGemHandles:
         w.bo_index[0] = get32(cl, at + 1);
         w.bo_index[1] = get32(cl, at + 5);
         break;
@@ -432,8 +422,10 @@ std::string check_general_surface(const Vc4Submit& job, const Vc4SubmitSurface& 
     bad = check_full_res(job, bo, s.offset);
     return bad.empty() ? bad : n + bad;
   }
-  if (s.bits & ~(0x0030 | 0x0007 | 0x0300)) return n + "bits outside tiling, buffer and format";
-  const unsigned tiling = (s.bits >> 4) & 3, buffer = s.bits & 7, format = (s.bits >> 8) & 3;
+  if (s.bits & ~kGeneralSurfaceAllowed) return n + "bits outside tiling, buffer and format";
+  const unsigned tiling = (s.bits >> TileBuffer::kGeneralTilingShift) & 3;
+  const unsigned buffer = s.bits & TileBuffer::kGeneralBufferMask;
+  const unsigned format = (s.bits >> TileBuffer::kGeneralPixelFormatShift) & 3;
   if (tiling > 2) return n + "tiling beyond LT";
   unsigned cpp = 4;
   if (buffer == 2) {
@@ -463,12 +455,11 @@ std::string check_msaa_surface(const Vc4Submit& job, const Vc4SubmitSurface& s, 
 std::string check_render_config_surface(const Vc4Submit& job, const Vc4SubmitSurface& s) {
   const std::string n = "colour write: ";
   if (s.flags != 0) return n + "flags on the render config surface";
-  // Memory format, colour format, MS 4x, decimate 4x (vc4_render_cl.c): 16x decimation is not accepted.
-  if (s.bits & ~(0x00C0 | 0x000C | 0x0001 | 0x0010)) return n + "render config bits outside the allowed set";
+  if (s.bits & ~kRenderConfigAllowed) return n + "render config bits outside the allowed set";
   if (s.hindex == Vc4SubmitSurface::kNone) return {};
   std::string bad = use_bo(job, s.hindex, "surface");
   if (!bad.empty()) return n + bad;
-  const unsigned tiling = (s.bits >> 6) & 3, format = (s.bits >> 2) & 3;
+  const unsigned tiling = render_tiling(s.bits), format = render_format(s.bits);
   if (tiling > 2) return n + "tiling beyond LT";
   if (format == 3) return n + "colour format not 565, 565 dithered or 8888";
   bad = check_surface_size(job.bos[s.hindex], s.offset, tiling, job.width, job.height, format == 1 ? 4 : 2);
@@ -549,9 +540,8 @@ std::string Vc4Driver::validate_render_setup(const Vc4RenderSetup& s) {
   if (s.color_address == 0) return "no colour write surface";
   if (s.color_address & 15) return "colour surface offset not 16-byte aligned";
   if (s.width == 0 || s.height == 0 || s.width > 4096 || s.height > 4096) return "surface larger than 4096 pixels";
-  // Render-config bits the kernel accepts: memory format, colour format, MS 4x, decimate 4x.
-  if (s.color_bits & ~(0x00C0 | 0x000C | 0x0001 | 0x0010)) return "render config bits outside the allowed set";
-  const unsigned format = (s.color_bits >> 2) & 3;
+  if (s.color_bits & ~kRenderConfigAllowed) return "render config bits outside the allowed set";
+  const unsigned format = render_format(s.color_bits);
   if (format == 3) return "colour format not 565, 565 dithered or 8888";
   return {};
 }
@@ -563,7 +553,8 @@ Vc4Driver::BinSetup Vc4Driver::bin_setup(std::vector<std::uint8_t>& cl) {
   s.tiles_x = cl[static_cast<std::size_t>(at) + 13];
   s.tiles_y = cl[static_cast<std::size_t>(at) + 14];
   const Buffer slot = alloc(kBinSlotSize, kBinSlotSize);
-  const std::uint32_t tsda_size = (48u * s.tiles_x * s.tiles_y + 4095) / 4096 * 4096;
+  const std::uint32_t tsda_size =
+      (vc4::BinningModeConfigFields::kTsdaBytesPerTile * s.tiles_x * s.tiles_y + 4095) / 4096 * 4096;
   s.tsda = slot.addr;
   s.tile_alloc = slot.addr + tsda_size;
   s.tile_alloc_size = slot.size - tsda_size;
@@ -577,39 +568,23 @@ Vc4Driver::BinSetup Vc4Driver::bin_setup(std::vector<std::uint8_t>& cl) {
 std::vector<std::uint8_t> Vc4Driver::build_render_cl(const Vc4RenderSetup& s) {
   std::vector<std::uint8_t> cl;
   if (s.use_clear_color) {
-    put8(cl, pk::kClearColors);
-    put32(cl, s.clear_color[0]);
-    put32(cl, s.clear_color[1]);
-    put16(cl, s.clear_z);  // 24-bit Z
-    put8(cl, s.clear_z >> 16);
-    put8(cl, 0);  // VG mask
-    put8(cl, s.clear_s);
+    pk::clear_colors(cl, s.clear_color[0], s.clear_color[1], s.clear_z, 0, s.clear_s);
     // "The tile buffer gets cleared when the previous tile is stored": a no-op store latches the new clear values.
-    put8(cl, pk::kTileCoordinates);
-    put8(cl, 0);
-    put8(cl, 0);
-    put8(cl, pk::kStoreTileBufferGeneral);
-    put16(cl, 0);
-    put32(cl, 0);
+    pk::tile_coordinates(cl, 0, 0);
+    pk::store_tile_buffer_general(cl, 0, 0);
   }
-  put8(cl, pk::kTileRenderingModeConfig);
-  put32(cl, s.color_address);
-  put16(cl, s.width);
-  put16(cl, s.height);
-  put16(cl, s.color_bits);
+  pk::tile_rendering_mode_config(cl, s.color_address, static_cast<std::uint16_t>(s.width),
+                                 static_cast<std::uint16_t>(s.height), s.color_bits);
   for (unsigned y = s.min_y_tile; y <= s.max_y_tile; ++y) {
     for (unsigned x = s.min_x_tile; x <= s.max_x_tile; ++x) {
       const bool first = x == s.min_x_tile && y == s.min_y_tile;
       const bool last = x == s.max_x_tile && y == s.max_y_tile;
-      put8(cl, pk::kTileCoordinates);
-      put8(cl, x);
-      put8(cl, y);
+      pk::tile_coordinates(cl, static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y));
       if (s.has_bin) {
-        if (first) put8(cl, pk::kWaitOnSemaphore);
-        put8(cl, pk::kBranchToSubList);
-        put32(cl, s.tile_alloc + (y * s.bin_tiles_x + x) * 32);
+        if (first) pk::wait_on_semaphore(cl);
+        pk::branch_to_sub_list(cl, s.tile_alloc + (y * s.bin_tiles_x + x) * 32);
       }
-      put8(cl, last ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+      pk::store_ms_tile_buffer(cl, last);
     }
   }
   return cl;

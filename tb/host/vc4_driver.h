@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/vc4/packets.h"
 #include "tb/host/host_port.h"
 
 namespace gpuvp::host {
@@ -43,7 +44,8 @@ struct Vc4RenderSetup {
   std::uint32_t color_address = 0;  // colour write surface (0: none)
   unsigned width = 0;
   unsigned height = 0;
-  std::uint16_t color_bits = 1u << 2;  // TILE_RENDERING_MODE_CONFIG bits: RGBA8888 (VC4_RENDER_CONFIG_FORMAT_RGBA8888)
+  // TILE_RENDERING_MODE_CONFIG bits: RGBA8888 (VC4_RENDER_CONFIG_FORMAT_RGBA8888).
+  std::uint16_t color_bits = 1u << vc4::TileBufferFields::kConfigFormatShift;
   bool use_clear_color = false;
   std::uint32_t clear_color[2] = {0, 0};
   std::uint32_t clear_z = 0;
@@ -112,7 +114,8 @@ class Vc4Driver {
   static constexpr std::uint32_t kBinSlotSize = 512 * 1024;
   // TILE_BINNING_MODE_CONFIG flags the kernel forces (vc4_validate.c): auto-init TSDA, 32-byte initial blocks,
   // 128-byte further blocks.
-  static constexpr std::uint8_t kKernelBinFlags = 0x04 | 2u << 5;
+  static constexpr std::uint8_t kKernelBinFlags =
+      vc4::BinningModeConfigFields::kConfigAutoInitTsda | 2u << vc4::BinningModeConfigFields::kConfigBlockShift;
 
   explicit Vc4Driver(HostPort& port, Vc4Layout layout = {});
   HostPort& port() { return port_; }

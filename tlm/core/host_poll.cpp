@@ -57,4 +57,12 @@ PollResult poll(BusInitiator& cpu, const PollRequest& request) {
   }
 }
 
+bool wait_for_interrupt(BusInitiator& cpu, const InterruptLine& line, Picoseconds timeout) {
+  cpu.sync();
+  if (line.level()) return true;
+  const std::uint64_t raised_before = line.raise_count();
+  sc_core::wait(to_sc_time(timeout), line.raised_event());
+  return line.level() || line.raise_count() != raised_before;
+}
+
 }  // namespace gpuvp::core

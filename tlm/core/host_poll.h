@@ -9,6 +9,7 @@
 #include <tlm>
 
 #include "tlm/core/bus_initiator.h"
+#include "tlm/core/interrupt_line.h"
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
@@ -42,5 +43,10 @@ struct PollResult {
 // starts at or after its time. Reads start until the deadline start + timeout has passed (a timeout of 0 reads
 // once). On return the host is synchronised at `time`.
 PollResult poll(BusInitiator& cpu, const PollRequest& request);
+
+// Waits for an interrupt as the protocol's irq_wait does: synchronises `cpu` with the kernel, then returns at once if
+// `line` is high, else waits until it rises or `timeout` passes. A pulse counts (the line may already be low again
+// when the waiting thread resumes). True when the line was raised; on return the host is synchronised.
+bool wait_for_interrupt(BusInitiator& cpu, const InterruptLine& line, Picoseconds timeout);
 
 }  // namespace gpuvp::core

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "tlm/core/report.h"
 #include "tlm/core/timeline.h"
 #include "tlm/core/write_clock.h"
 #include "tlm/gen/mi_atomic.h"
-#include "tlm/gen/gen_regs.h"
-#include "tlm/gen/mi_commands.h"
 
 namespace gpuvp::gen {
 
@@ -16,15 +16,6 @@ namespace er = engine_reg;
 using core::Access;
 
 namespace {
-// i915 intel_engine_cs.c: base, HW id; intel_reset.c: GEN6_GRDOM_RENDER 1, MEDIA 2, BLT 3, VECS 4, GEN8_GRDOM_MEDIA2 7.
-const EngineInfo kEngines[kEngineCount] = {
-    {Engine::kRcs, "rcs", 0x02000, 0, 1u << 1, true},
-    {Engine::kBcs, "bcs", 0x22000, 2, 1u << 3, false},
-    {Engine::kVcs0, "vcs0", 0x12000, 1, 1u << 2, false},
-    {Engine::kVcs1, "vcs1", 0x1C000, 4, 1u << 7, false},
-    {Engine::kVecs, "vecs", 0x1A000, 3, 1u << 4, false},
-};
-
 std::string hex32(std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", v);
@@ -43,8 +34,6 @@ bool compare(mi::Compare op, std::uint32_t memory, std::uint32_t data) {
   return false;
 }
 }  // namespace
-
-const EngineInfo& engine_info(Engine e) { return kEngines[static_cast<int>(e)]; }
 
 CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo& info,
                                  const CommandStreamerParams& params, const EngineServices& services)

@@ -18,6 +18,8 @@
 
 #include <systemc>
 
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/engines.h"
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
@@ -32,81 +34,6 @@
 #include "tlm/gen/ring_pointer.h"
 
 namespace gpuvp::gen {
-
-// Per-engine register offsets from the engine's MMIO base (i915 gt/intel_engine_regs.h).
-namespace engine_reg {
-constexpr std::uint32_t kTail = 0x30;
-constexpr std::uint32_t kHead = 0x34;
-constexpr std::uint32_t kStart = 0x38;
-constexpr std::uint32_t kCtl = 0x3C;
-constexpr std::uint32_t kActhdUdw = 0x5C;
-constexpr std::uint32_t kIpeir = 0x64;
-constexpr std::uint32_t kIpehr = 0x68;
-constexpr std::uint32_t kActhd = 0x74;
-constexpr std::uint32_t kHwsPga = 0x80;
-constexpr std::uint32_t kNopid = 0x94;
-constexpr std::uint32_t kHwstam = 0x98;
-constexpr std::uint32_t kMiMode = 0x9C;
-constexpr std::uint32_t kEir = 0xB0;
-constexpr std::uint32_t kEmr = 0xB4;
-constexpr std::uint32_t kEsr = 0xB8;
-constexpr std::uint32_t kInstpm = 0xC0;
-constexpr std::uint32_t kResetCtl = 0xD0;
-constexpr std::uint32_t kBbState = 0x110;
-constexpr std::uint32_t kSbbAddr = 0x114;
-constexpr std::uint32_t kSbbState = 0x118;
-constexpr std::uint32_t kSbbAddrUdw = 0x11C;
-constexpr std::uint32_t kBbAddr = 0x140;
-constexpr std::uint32_t kBbAddrUdw = 0x168;
-constexpr std::uint32_t kBbPerCtxPtr = 0x1C0;
-constexpr std::uint32_t kIndirectCtx = 0x1C4;
-constexpr std::uint32_t kIndirectCtxOffset = 0x1C8;
-constexpr std::uint32_t kContextControl = 0x244;
-constexpr std::uint32_t kCtxTimestamp = 0x3A8;
-constexpr std::uint32_t kPdp0Ldw = 0x270;  // + 8n; UDW at + 4
-constexpr std::uint32_t kGfxMode = 0x29C;
-constexpr std::uint32_t kTimestamp = 0x358;
-constexpr std::uint32_t kTimestampUdw = 0x35C;
-constexpr std::uint32_t kGpr0 = 0x600;  // + 8n, 64-bit
-
-// MI_MODE (masked): STOP_RING bit 8 (software), MODE_IDLE bit 9 (hardware).
-constexpr std::uint32_t kStopRing = 1u << 8;
-constexpr std::uint32_t kModeIdle = 1u << 9;
-// RING_RESET_CTL (masked): REQUEST_RESET bit 0 (software), READY_TO_RESET bit 1 (hardware).
-constexpr std::uint32_t kRequestReset = 1u << 0;
-constexpr std::uint32_t kReadyToReset = 1u << 1;
-// RING_CTL status bits the hardware reports: waiting on a semaphore (10).
-constexpr std::uint32_t kCtlWaitSemaphore = 1u << 10;
-// EIR/ESR bits (i915 I915_ERROR_*): instruction error and page table error.
-constexpr std::uint32_t kErrorInstruction = 1u << 0;
-constexpr std::uint32_t kErrorPageTable = 1u << 4;
-// GFX_MODE (masked): PPGTT enable bit 9, 48-bit PPGTT bit 7, run list enable bit 15 (execlists).
-constexpr std::uint32_t kGfxRunListEnable = 1u << 15;
-// i915 GFX_INTERRUPT_STEERING: the engine's interrupts go to the GuC (as far as the GuC's IER registers take them).
-constexpr std::uint32_t kGfxInterruptSteering = 1u << 14;
-constexpr std::uint32_t kGfxPpgttEnable = 1u << 9;
-constexpr std::uint32_t kGfxPpgtt48b = 1u << 7;
-// BBSTATE bit 5: the batch runs in the PPGTT.
-constexpr std::uint32_t kBbStatePpgtt = 1u << 5;
-// BBSTATE/SBBSTATE bit 0 in a saved context image: the context was switched out inside this batch level, whose next
-// command is at BBADDR/SBBADDR (the batch head). No public source names the hardware's own encoding of an interrupted
-// batch; i915 initialises BB_STATE to RING_BB_PPGTT alone (bit 0 clear), so new contexts start in their ring.
-constexpr std::uint32_t kBbStateActive = 1u << 0;
-}  // namespace engine_reg
-
-// Global reset register GEN6_GDRST and its domains (i915 intel_reset.c): bit 0 full, then per engine.
-constexpr std::uint32_t kGdrst = 0x941C;
-constexpr std::uint32_t kGdrstFull = 1u << 0;
-
-struct EngineInfo {
-  Engine id;
-  const char* name;
-  std::uint32_t mmio_base;
-  std::uint8_t hw_id;            // i915 *_HW ids, reported in RING_FAULT_REG.ENGINE_ID
-  std::uint32_t reset_domain;    // GDRST bit
-  bool render;                   // PIPE_CONTROL (render) vs MI_FLUSH_DW (other engines)
-};
-const EngineInfo& engine_info(Engine e);
 
 struct CommandStreamerParams {
   std::uint32_t decode_cycles = 2;           // every command

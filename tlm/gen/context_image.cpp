@@ -2,7 +2,8 @@
 
 #include <cstdio>
 
-#include "tlm/gen/mi_commands.h"
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/mi_commands.h"
 
 namespace gpuvp::gen {
 
@@ -32,7 +33,7 @@ ContextImage parse_context_image(const std::uint32_t* page, std::size_t dwords) 
       i += len;
       continue;
     }
-    if ((dw & 0xFFFF0000) == 0x61040000) {  // GPGPU_CSR_BASE_ADDRESS (3, 0, 1, 4)
+    if ((dw & 0xFFFF0000) == mi::kGpgpuCsrBaseAddressDw0) {
       i += (dw & 0xFF) + 2;
       continue;
     }
@@ -41,6 +42,8 @@ ContextImage parse_context_image(const std::uint32_t* page, std::size_t dwords) 
   return image;
 }
 
-bool is_masked_context_register(std::uint32_t engine_relative_offset) { return engine_relative_offset == 0x244; }
+bool is_masked_context_register(std::uint32_t engine_relative_offset) {
+  return engine_relative_offset == engine_reg::kContextControl;
+}
 
 }  // namespace gpuvp::gen

@@ -6,17 +6,13 @@
 
 #include <cstdint>
 
+#include "hw/gen/execlist_regs.h"
+
 namespace gpuvp::gen {
 
-class CsbPointer {
+// The register's fields (kEntries, the pointer masks, the reset value): hw/gen/execlist_regs.h.
+class CsbPointer : public CsbPointerFields {
  public:
-  static constexpr unsigned kEntries = 6;                 // GEN8_CSB_ENTRIES
-  static constexpr std::uint32_t kWritePointerMask = 0x7;  // bits 2:0, written by hardware
-  static constexpr unsigned kReadPointerShift = 8;         // bits 10:8, written by software
-  static constexpr std::uint32_t kReadPointerMask = 0x7u << kReadPointerShift;
-  // Reset: write pointer 7 ("nothing written yet, the next entry is 0"), read pointer 0.
-  static constexpr std::uint32_t kResetValue = 0x7;
-
   void reset() { value_ = kResetValue; }
   // Software write of the masked register: bits 31:16 enable the change of bits 15:0; only the pointer fields are
   // stored (other bits read 0).

@@ -12,48 +12,16 @@
 #include <optional>
 #include <string>
 
+#include "hw/gen/execlist_regs.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/gen/csb_pointer.h"
 
 namespace gpuvp::gen {
 
-// A 64-bit context descriptor (i915 intel_lrc.c, GVT execlist_ctx_descriptor_format).
-struct ContextDescriptor {
-  static constexpr std::uint64_t kValid = 1u << 0;
-  static constexpr std::uint64_t kForcePdRestore = 1u << 1;  // reload the PDPs even on a lite restore
-  static constexpr std::uint64_t kForceRestore = 1u << 2;    // reload the whole image even for the running context
-  std::uint64_t raw = 0;
-  bool valid() const { return raw & 1; }
-  bool force_pd_restore() const { return raw & 2; }
-  bool force_restore() const { return raw & 4; }
-  std::uint32_t addressing_mode() const { return static_cast<std::uint32_t>(raw >> 3 & 3); }  // 1 legacy32, 3 48-bit
-  bool privilege() const { return raw & (1u << 8); }
-  std::uint64_t lrca() const { return raw & 0xFFFFF000ULL; }  // bits 31:12, GGTT
-  std::uint32_t context_id() const { return static_cast<std::uint32_t>(raw >> 32); }
-};
-
-class Execlists {
+// Register offsets, CSB status bits and the context descriptor: hw/gen/execlist_regs.h.
+class Execlists : public ExeclistRegs {
  public:
-  // CSB status bits (i915 GEN8_CTX_STATUS_*).
-  static constexpr std::uint32_t kIdleToActive = 1u << 0;
-  static constexpr std::uint32_t kPreempted = 1u << 1;
-  static constexpr std::uint32_t kElementSwitch = 1u << 2;
-  static constexpr std::uint32_t kActiveToIdle = 1u << 3;
-  static constexpr std::uint32_t kComplete = 1u << 4;
-  static constexpr std::uint32_t kLiteRestore = 1u << 15;
-
-  static constexpr unsigned kCsbEntries = CsbPointer::kEntries;
-  // Register offsets from the engine base.
-  static constexpr std::uint32_t kElsp = 0x230;
-  static constexpr std::uint32_t kExeclistStatusLo = 0x234;
-  static constexpr std::uint32_t kExeclistStatusHi = 0x238;
-  static constexpr std::uint32_t kCsbBase = 0x370;
-  static constexpr std::uint32_t kCsbPointer = 0x3A0;
-  // Status page mirror (i915 I915_HWS_CSB_BUF0_INDEX, I915_HWS_CSB_WRITE_INDEX).
-  static constexpr std::uint32_t kHwspCsbDword = 0x10;
-  static constexpr std::uint32_t kHwspCsbWriteDword = 0x1F;
-
   struct Hooks {
     // A complete ELSP submission (element 0 first); the engine decides when to act on it.
     std::function<void(const ContextDescriptor& element0, const ContextDescriptor& element1)> submitted;

@@ -1,11 +1,8 @@
 #include "tlm/gen/gen_gpu.h"
 
-#include "tlm/gen/gen_regs.h"
-
-namespace {
-// i915 GEN9_GRDOM_GUC: the GuC reset domain of GEN6_GDRST.
-constexpr std::uint32_t kGdrstGuc = 1u << 5;
-}  // namespace
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/gtt_regs.h"
+#include "hw/gen/guc_regs.h"
 
 namespace gpuvp::gen {
 
@@ -42,7 +39,7 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
     guc_->set_host_interrupt([this] { interrupts_.raise_bank(GtInterrupts::kGucBank, GtInterrupts::kGucToHost); });
     std::uint32_t present = 0;
     for (int i = 0; i < kEngineCount; ++i) {
-      if (engines_[static_cast<std::size_t>(i)]) present |= 1u << Guc::guc_engine_id(static_cast<Engine>(i));
+      if (engines_[static_cast<std::size_t>(i)]) present |= 1u << guc_engine_id(static_cast<Engine>(i));
     }
     guc_->set_engines_present(present);
     // Events of an engine with GFX_INTERRUPT_STEERING set are offered to the GuC first.

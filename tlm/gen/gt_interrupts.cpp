@@ -54,55 +54,19 @@
 namespace gpuvp::gen {
 
 namespace {
-constexpr std::uint32_t kIsrOffset = 0x0, kImrOffset = 0x4, kIirOffset = 0x8, kIerOffset = 0xC;
-constexpr std::uint32_t kBankStride = 0x10;
-constexpr int kBanks = 4;
 constexpr std::uint32_t kLowHalf = 0x0000'FFFF, kHighHalf = 0xFFFF'0000;
 
 // GEN8_MASTER_IRQ pending bits fed by each bank's low and high half (0 = none).
 struct HalfToMaster {
   std::uint32_t low, high;
 };
-constexpr HalfToMaster kMasterBits[kBanks] = {
-    {1u << 0, 1u << 1},  // GT0: GEN8_GT_RCS_IRQ, GEN8_GT_BCS_IRQ
-    {1u << 2, 1u << 3},  // GT1: GEN8_GT_VCS0_IRQ, GEN8_GT_VCS1_IRQ
-    {1u << 4, 1u << 5},  // GT2: GEN8_GT_PM_IRQ, GEN8_GT_GUC_IRQ (inferred, see above)
-    {1u << 6, 0},        // GT3: GEN8_GT_VECS_IRQ
+constexpr HalfToMaster kMasterBits[GtInterruptRegs::kBanks] = {
+    {GtInterruptRegs::kMasterRcs, GtInterruptRegs::kMasterBcs},
+    {GtInterruptRegs::kMasterVcs0, GtInterruptRegs::kMasterVcs1},
+    {GtInterruptRegs::kMasterPm, GtInterruptRegs::kMasterGuc},  // GuC: inferred, see above
+    {GtInterruptRegs::kMasterVecs, 0},
 };
 }  // namespace
-
-const char* to_string(Engine e) {
-  switch (e) {
-    case Engine::kRcs: return "rcs";
-    case Engine::kBcs: return "bcs";
-    case Engine::kVcs0: return "vcs0";
-    case Engine::kVcs1: return "vcs1";
-    case Engine::kVecs: return "vecs";
-  }
-  return "?";
-}
-
-int GtInterrupts::bank_of(Engine e) {
-  switch (e) {
-    case Engine::kRcs:
-    case Engine::kBcs: return 0;
-    case Engine::kVcs0:
-    case Engine::kVcs1: return 1;
-    case Engine::kVecs: return 3;
-  }
-  throw std::invalid_argument("GtInterrupts: unknown engine");
-}
-
-int GtInterrupts::shift_of(Engine e) {
-  switch (e) {
-    case Engine::kRcs: return 0;    // GEN8_RCS_IRQ_SHIFT
-    case Engine::kBcs: return 16;   // GEN8_BCS_IRQ_SHIFT
-    case Engine::kVcs0: return 0;   // GEN8_VCS0_IRQ_SHIFT
-    case Engine::kVcs1: return 16;  // GEN8_VCS1_IRQ_SHIFT
-    case Engine::kVecs: return 0;   // GEN8_VECS_IRQ_SHIFT
-  }
-  throw std::invalid_argument("GtInterrupts: unknown engine");
-}
 
 GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_prefix)
     : bar_(bar), host_irq_(host_irq) {
@@ -147,13 +111,13 @@ GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_ir
       }
       return d;
     };
-    isr_[n] = &bar_.add(def("GEN8_GT_ISR", kIsrOffset, 0, core::Access::kReadOnly,
+    isr_[n] = &bar_.add(def("GEN8_GT_ISR", kIsr, 0, core::Access::kReadOnly,
                             "Interrupt status (live level; engine events are pulses and read 0)"));
-    imr_[n] = &bar_.add(def("GEN8_GT_IMR", kImrOffset, 0xFFFF'FFFF, core::Access::kReadWrite,
+    imr_[n] = &bar_.add(def("GEN8_GT_IMR", kImr, 0xFFFF'FFFF, core::Access::kReadWrite,
                             "Interrupt mask: a set bit keeps the event out of IIR"));
-    iir_[n] = &bar_.add(def("GEN8_GT_IIR", kIirOffset, 0, core::Access::kWriteOneToClear,
+    iir_[n] = &bar_.add(def("GEN8_GT_IIR", kIir, 0, core::Access::kWriteOneToClear,
                             "Interrupt identity: latched unmasked events, write 1 to clear"));
-    ier_[n] = &bar_.add(def("GEN8_GT_IER", kIerOffset, 0, core::Access::kReadWrite,
+    ier_[n] = &bar_.add(def("GEN8_GT_IER", kIer, 0, core::Access::kReadWrite,
                             "Interrupt enable: IIR bits that reach GEN8_MASTER_IRQ and the host line"));
     auto reevaluate = [this](core::Register&, std::uint64_t, std::uint64_t) { update(); };
     imr_[n]->on_write(reevaluate);

@@ -3,28 +3,17 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "hw/gen/gtt_regs.h"
 #include "tlm/core/report.h"
-#include "tlm/gen/gen_regs.h"
 
 namespace gpuvp::gen {
 
 namespace {
-constexpr std::uint64_t kPresent = 1ULL << 0;
-constexpr std::uint64_t kWritable = 1ULL << 1;
-constexpr std::uint64_t kPwt = 1ULL << 3;
-constexpr std::uint64_t kPcd = 1ULL << 4;
-constexpr std::uint64_t kPageSize = 1ULL << 7;  // PDE: 2 MiB page; PDPE: 1 GiB page (not on Gen8/9)
-constexpr std::uint64_t kPatBit = 1ULL << 7;    // PTE: PAT
 constexpr std::uint64_t k4K = 4096;
 constexpr std::uint64_t k2M = 2ULL << 20;
 
-// RING_FAULT_REG fields (i915 intel_gt_regs.h).
-constexpr std::uint64_t kFaultValid = 1u << 0;
-// FAULT_TLB_DATA1 fields: VA bits 47:44 in 3:0, bit 4 GGTT (i915 FAULT_VA_HIGH_BITS, FAULT_GTT_SEL).
-constexpr std::uint32_t kFaultGttSel = 1u << 4;
-
 std::uint8_t pat_index(std::uint64_t pte) {
-  return static_cast<std::uint8_t>(((pte & kPwt) ? 1 : 0) | ((pte & kPcd) ? 2 : 0) | ((pte & kPatBit) ? 4 : 0));
+  return static_cast<std::uint8_t>(((pte & kPtePwt) ? 1 : 0) | ((pte & kPtePcd) ? 2 : 0) | ((pte & kPtePat) ? 4 : 0));
 }
 }  // namespace
 
@@ -193,7 +182,7 @@ Translation Gtt::walk(GttClient& client, std::uint64_t va, AddressSpace space, s
     t.fault = FaultType::kBadEntry;
     return t;
   }
-  if (!(pte & kPresent)) {
+  if (!(pte & kPtePresent)) {
     t.fault = FaultType::kNotPresent;
     return t;
   }
@@ -263,7 +252,7 @@ Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_tim
       t.fault = FaultType::kBadEntry;
       return t;
     }
-    if (!(entry & kPresent)) {
+    if (!(entry & kPtePresent)) {
       t.fault = FaultType::kNotPresent;
       return t;
     }
@@ -271,7 +260,7 @@ Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_tim
       t.fault = FaultType::kBadEntry;
       return t;
     }
-    writable = writable && (entry & kWritable);
+    writable = writable && (entry & kPteWritable);
     const std::uint64_t address = entry & ~reserved_mask_ & ~0xFFFULL & ((1ULL << 63) - 1);
     if (level->shift == 12) {
       t.ok = true;
@@ -281,7 +270,7 @@ Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_tim
       t.page_size = k4K;
       return t;
     }
-    if (entry & kPageSize) {
+    if (entry & kPdePageSize) {
       if (level->shift != 21) {
         // PML4E bit 7 is reserved; a 1 GiB PDPE page is not supported on Gen8/9 (GVT-g rejects it too).
         t.fault = FaultType::kBadEntry;
@@ -297,7 +286,7 @@ Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_tim
       t.ok = true;
       t.pa = (address & ~(k2M - 1)) | (va & (k2M - 1));
       t.writable = writable;
-      t.pat = static_cast<std::uint8_t>(((entry & kPwt) ? 1 : 0) | ((entry & kPcd) ? 2 : 0) |
+      t.pat = static_cast<std::uint8_t>(((entry & kPtePwt) ? 1 : 0) | ((entry & kPtePcd) ? 2 : 0) |
                                         ((entry & 0x1000) ? 4 : 0));
       t.page_size = k2M;
       return t;

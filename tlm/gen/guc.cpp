@@ -14,6 +14,7 @@
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
 #include "guc_public_key.h"  // generated: kGucTestPublicKeyPem (firmware/keys/guc_test_key.pub.pem)
+#include "hw/gen/guc_regs.h"
 #include "tlm/core/report.h"
 
 namespace gpuvp::gen {
@@ -23,8 +24,6 @@ namespace {
 constexpr std::uint32_t kEflagsIf = 1u << 9;
 constexpr std::uint64_t kNoStopAddress = 1ULL << 32;
 constexpr std::uint32_t kStatusResetValue = GUC_STATUS_MIA_IN_RESET;
-// GEN9_GT_PM_CONFIG (i915 intel_guc_reg.h): bit 0 doorbell enable; the load sequence writes it.
-constexpr std::uint32_t kGtPmConfig = 0x13816C;
 // Stack the model gives the boot ROM's jump: below the load address, as i915's comment says the uCode expects.
 constexpr std::uint32_t kInitialStack = GUC_WOPCM_LOAD_ADDRESS;
 
@@ -91,7 +90,8 @@ void Guc::declare_registers() {
       .on_write([](core::Register& r, std::uint64_t old, std::uint64_t) {
         if (old & 1) r.set(old);  // locked until reset
       });
-  bar_.add({"GUC_SHIM_CONTROL", 0xC064, 32, 0, Access::kReadWrite, "GuC shim control (cache and clock gating)", {}});
+  bar_.add({"GUC_SHIM_CONTROL", GUC_REG_SHIM_CONTROL, 32, 0, Access::kReadWrite,
+            "GuC shim control (cache and clock gating)", {}});
   for (unsigned n = 0; n < GUC_SOFT_SCRATCH_COUNT; ++n) {
     scratch_[n] = &bar_.add({"SOFT_SCRATCH_" + std::to_string(n), GUC_REG_SOFT_SCRATCH(n), 32, 0,
                              Access::kReadWrite,
@@ -197,17 +197,6 @@ void Guc::set_mia(std::uint32_t bits, bool on) {
 
 void Guc::post_host_interrupt() {
   if (raise_host_interrupt_) raise_host_interrupt_();
-}
-
-std::uint32_t Guc::guc_engine_id(Engine engine) {
-  switch (engine) {
-    case Engine::kRcs: return GUC_RENDER_ENGINE;
-    case Engine::kVcs0: return GUC_VIDEO_ENGINE;
-    case Engine::kBcs: return GUC_BLITTER_ENGINE;
-    case Engine::kVecs: return GUC_VIDEOENHANCE_ENGINE;
-    case Engine::kVcs1: return GUC_VIDEO_ENGINE2;
-  }
-  throw std::invalid_argument("Guc: unknown engine");
 }
 
 std::uint32_t Guc::take_engine_interrupt(Engine engine, std::uint32_t bits) {

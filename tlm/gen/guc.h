@@ -86,7 +86,6 @@ class Guc : public sc_core::sc_module {
   void set_host_interrupt(std::function<void()> raise) { raise_host_interrupt_ = std::move(raise); }
   // The engines the firmware may schedule (bit per GuC engine id), what the firmware reads in GUC_LAPIC_ENGINES.
   void set_engines_present(std::uint32_t guc_engine_mask) { engines_present_ = guc_engine_mask; }
-  static std::uint32_t guc_engine_id(Engine engine);
   // An event of an engine whose interrupts are steered to the GuC: the bits enabled in the GuC's IER register for
   // that engine are latched for the firmware (GUC_VECTOR_ENGINE); returns them (they do not reach the host).
   std::uint32_t take_engine_interrupt(Engine engine, std::uint32_t bits);

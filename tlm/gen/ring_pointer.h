@@ -8,18 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "hw/gen/engine_regs.h"
+
 namespace gpuvp::gen {
 
-class RingPointer {
+// The register fields (kCtlEnable, kHeadAddrMask, ...): hw/gen/engine_regs.h.
+class RingPointer : public RingRegisterFields {
  public:
-  // Register fields.
-  static constexpr std::uint32_t kCtlEnable = 1u << 0;          // RING_VALID
-  static constexpr std::uint32_t kCtlSizeMask = 0x1FF000;       // RING_NR_PAGES: bits 20:12 = pages - 1
-  static constexpr std::uint32_t kHeadAddrMask = 0x1FFFFC;      // HEAD_ADDR: bits 20:2
-  static constexpr std::uint32_t kHeadWrapMask = 0xFFE00000;    // HEAD_WRAP_COUNT: bits 31:21
-  static constexpr std::uint32_t kHeadWrapOne = 0x200000;       // HEAD_WRAP_ONE
-  static constexpr std::uint32_t kTailAddrMask = 0x1FFFF8;      // TAIL_ADDR: bits 20:3, qword aligned
-  static constexpr std::uint32_t kStartAddrMask = 0xFFFFF000;   // 4 KiB aligned GGTT address
   static constexpr std::uint32_t kCachelineBytes = 64;          // the driver's slack in its free-space rule
 
   // Reset state: every register 0 (ring disabled, 4 KiB size field).

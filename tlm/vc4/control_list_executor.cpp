@@ -17,63 +17,43 @@ std::string hex32(std::uint64_t v) {
   return buf;
 }
 
-// The V3D 2.1 packet table (docs/vc4-v3d.md). Lengths are the total bytes including the opcode, from
-// Linux drivers/gpu/drm/vc4/vc4_packet.h (VC4_PACKET_*_SIZE) where it defines them; the VG packets 41, 42 and 67
-// from PeterLemon/RaspberryPi LIB/CONTROL_LIST.INC. vc4_packet.h gives COMPRESSED_PRIMITIVE and
-// CLIPPED_COMPRESSED_PRIMITIVE size 1 (the opcode only: the kernel never parses them); their lists are
-// escape-terminated (anholt/vc4-gpu-tools tools/vc4_dump_parse_cl.c), so they are variable here (length 0).
+// The V3D 2.1 packet table (docs/vc4-v3d.md): names and lengths from hw/vc4/packets.h, and the unit that executes
+// each packet (the CLE itself unless listed here).
+PacketUnit unit_of(std::uint8_t opcode) {
+  using namespace packet;
+  switch (opcode) {
+    case kFlush:
+    case kFlushAllState:
+    case kGlIndexedPrimitive:
+    case kGlArrayPrimitive:
+    case kVgCoordinateArrayPrimitives:
+    case kVgInlinePrimitives:
+      return PacketUnit::kBinner;
+    case kStoreMsTileBuffer:
+    case kStoreMsTileBufferAndEof:
+    case kStoreFullResTileBuffer:
+    case kLoadFullResTileBuffer:
+    case kStoreTileBufferGeneral:
+    case kLoadTileBufferGeneral:
+    case kCompressedPrimitive:
+    case kClippedCompressedPrimitive:
+    case kTileCoordinates:
+      return PacketUnit::kRenderer;
+    default:
+      return PacketUnit::kCle;
+  }
+}
+
 struct Table {
   std::array<PacketInfo, 256> info{};
   std::array<bool, 256> defined{};
   Table() {
-    auto def = [&](std::uint8_t op, const char* name, std::uint8_t len, PacketUnit unit = PacketUnit::kCle) {
-      info[op] = {name, len, unit};
+    for (unsigned op = 0; op < 256; ++op) {
+      const PacketLayout* layout = packet_layout(static_cast<std::uint8_t>(op));
+      if (layout == nullptr) continue;
+      info[op] = {layout->name, layout->length, unit_of(static_cast<std::uint8_t>(op))};
       defined[op] = true;
-    };
-    using namespace packet;
-    const PacketUnit B = PacketUnit::kBinner, R = PacketUnit::kRenderer;
-    def(kHalt, "HALT", 1);
-    def(kNop, "NOP", 1);
-    def(kFlush, "FLUSH", 1, B);
-    def(kFlushAllState, "FLUSH_ALL_STATE", 1, B);
-    def(kStartTileBinning, "START_TILE_BINNING", 1);
-    def(kIncrementSemaphore, "INCREMENT_SEMAPHORE", 1);
-    def(kWaitOnSemaphore, "WAIT_ON_SEMAPHORE", 1);
-    def(kBranch, "BRANCH", 5);
-    def(kBranchToSubList, "BRANCH_TO_SUB_LIST", 5);
-    def(kReturnFromSubList, "RETURN_FROM_SUB_LIST", 1);
-    def(kStoreMsTileBuffer, "STORE_MS_TILE_BUFFER", 1, R);
-    def(kStoreMsTileBufferAndEof, "STORE_MS_TILE_BUFFER_AND_EOF", 1, R);
-    def(kStoreFullResTileBuffer, "STORE_FULL_RES_TILE_BUFFER", 5, R);
-    def(kLoadFullResTileBuffer, "LOAD_FULL_RES_TILE_BUFFER", 5, R);
-    def(kStoreTileBufferGeneral, "STORE_TILE_BUFFER_GENERAL", 7, R);
-    def(kLoadTileBufferGeneral, "LOAD_TILE_BUFFER_GENERAL", 7, R);
-    def(kGlIndexedPrimitive, "GL_INDEXED_PRIMITIVE", 14, B);
-    def(kGlArrayPrimitive, "GL_ARRAY_PRIMITIVE", 10, B);
-    def(kVgCoordinateArrayPrimitives, "VG_COORDINATE_ARRAY_PRIMITIVES", 10, B);
-    def(kVgInlinePrimitives, "VG_INLINE_PRIMITIVES", 0, B);
-    def(kCompressedPrimitive, "COMPRESSED_PRIMITIVE", 0, R);
-    def(kClippedCompressedPrimitive, "CLIPPED_COMPRESSED_PRIMITIVE", 0, R);
-    def(kPrimitiveListFormat, "PRIMITIVE_LIST_FORMAT", 2);
-    def(kGlShaderState, "GL_SHADER_STATE", 5);
-    def(kNvShaderState, "NV_SHADER_STATE", 5);
-    def(kVgShaderState, "VG_SHADER_STATE", 5);
-    def(kVgInlineShaderRecord, "VG_INLINE_SHADER_RECORD", 9);
-    def(kConfigurationBits, "CONFIGURATION_BITS", 4);
-    def(kFlatShadeFlags, "FLAT_SHADE_FLAGS", 5);
-    def(kPointSize, "POINT_SIZE", 5);
-    def(kLineWidth, "LINE_WIDTH", 5);
-    def(kRhtXBoundary, "RHT_X_BOUNDARY", 3);
-    def(kDepthOffset, "DEPTH_OFFSET", 5);
-    def(kClipWindow, "CLIP_WINDOW", 9);
-    def(kViewportOffset, "VIEWPORT_OFFSET", 5);
-    def(kZMinMaxClippingPlanes, "Z_MIN_MAX_CLIPPING_PLANES", 9);
-    def(kClipperXyScaling, "CLIPPER_XY_SCALING", 9);
-    def(kClipperZScaleAndOffset, "CLIPPER_Z_SCALE_AND_OFFSET", 9);
-    def(kTileBinningModeConfig, "TILE_BINNING_MODE_CONFIG", 16);
-    def(kTileRenderingModeConfig, "TILE_RENDERING_MODE_CONFIG", 11);
-    def(kClearColors, "CLEAR_COLORS", 14);
-    def(kTileCoordinates, "TILE_COORDINATES", 3, R);
+    }
   }
 };
 
@@ -149,7 +129,6 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   }
   line_.resize(params_.fetch_bytes);
   const std::string n = std::to_string(thread_);
-  const std::uint32_t off = 4 * thread_;
   auto add = [&](const std::string& reg, std::uint32_t offset, Access access, const char* desc,
                  std::vector<core::RegisterField> fields = {}) -> core::Register& {
     return services_.regs.add({reg, offset, 32, 0, access, desc, std::move(fields)});
@@ -160,7 +139,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   // through CTnCA/CTnEA, vc4_gem.c submit_cl); bare-metal code writes CTRUN = 1 and waits for it to clear, which
   // these semantics satisfy. The model's choices: CTMODE reads 1 on CT0 (the binning thread); CTSUBS is set while
   // the thread is inside a sub-list; CTRSTA also clears the shared semaphore (it is a field of this register).
-  cs_ = &add("CT" + n + "CS", 0x100 + off, Access::kReadWrite, "control list executor thread control and status",
+  cs_ = &add("CT" + n + "CS", kV3dCtnCs(thread_), Access::kReadWrite, "control list executor thread control and status",
              {{"CTMODE", 0, 1, "binning mode (CT0)"},
               {"CTERR", 3, 1, "stopped with an error"},
               {"CTSUBS", 4, 1, "executing a sub-list"},
@@ -181,7 +160,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   });
   // CTnEA: writing it starts the thread at CTnCA (vc4_gem.c submit_cl: "Writing the end register is what starts the
   // job"). Written while the thread runs, it only moves the end.
-  ea_ = &add("CT" + n + "EA", 0x108 + off, Access::kReadWrite, "end address: the byte after the last packet");
+  ea_ = &add("CT" + n + "EA", kV3dCtnEa(thread_), Access::kReadWrite, "end address: the byte after the last packet");
   ea_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
     if (run_bit()) {
       kick_.notify(sc_core::SC_ZERO_TIME);
@@ -189,15 +168,16 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
       start(true);
     }
   });
-  ca_ = &add("CT" + n + "CA", 0x110 + off, Access::kReadWrite, "current address (write before EA)");
+  ca_ = &add("CT" + n + "CA", kV3dCtnCa(thread_), Access::kReadWrite, "current address (write before EA)");
   ca_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
     fetch_line_ = ~0ULL;
     high_water_ = ca_->value();
   });
-  ra0_ = &add("CT" + n + "RA0", 0x118 + off, Access::kReadOnly, "return address of the innermost sub-list call");
-  lc_ = &add("CT" + n + "LC", 0x120 + off, Access::kReadWrite, "list counters",
+  ra0_ = &add("CT" + n + "RA0", kV3dCtnRa0(thread_), Access::kReadOnly,
+              "return address of the innermost sub-list call");
+  lc_ = &add("CT" + n + "LC", kV3dCtnLc(thread_), Access::kReadWrite, "list counters",
              {{"SLCT", 0, 16, "sub-list returns"}, {"MLCT", 16, 16, "major lists (flushes)"}});
-  pc_ = &add("CT" + n + "PC", 0x128 + off, Access::kReadOnly,
+  pc_ = &add("CT" + n + "PC", kV3dCtnPc(thread_), Access::kReadOnly,
              "primitives remaining in the primitive packet being binned");
 
   SC_HAS_PROCESS(ControlListExecutor);

@@ -1,11 +1,11 @@
 // ControlListExecutor: one of the two control list executor (CLE) threads of the V3D, CT0 (binning) or CT1
 // (rendering). It fetches control-list packets from physical memory (vc4 has no MMU) with timing, decodes every opcode
 // of the V3D 2.1 packet table with its exact length, executes the control-flow packets (HALT, NOP, BRANCH,
-// BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and hands
-// every other packet to the unit attached to the thread (ControlListUnit: the TileBinner on CT0, the TileRenderer on
-// CT1). Facts: docs/vc4-v3d.md; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
-// sizes), vc4_regs.h (CTnCS bits), vc4_gem.c (submit_cl: "Writing the end register is what starts the job";
-// hangcheck compares CTnCA).
+// BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and hands the
+// other packets to its unit (the PTB binner on CT0, the tile renderer on CT1); without a unit it counts and reports
+// them (once per thread and packet type) as not modelled. Facts: docs/vc4-v3d.md; opcodes and sizes in
+// hw/vc4/packets.h (Linux drivers/gpu/drm/vc4/vc4_packet.h), CTnCS bits in hw/vc4/v3d_regs.h (vc4_regs.h), vc4_gem.c
+// (submit_cl: "Writing the end register is what starts the job"; hangcheck compares CTnCA).
 //
 // A guest can never crash or hang the simulator through it: an unknown opcode, a packet running past the end address,
 // a branch outside DRAM, a fetch the bus refuses, a return with an empty stack or sub-lists nested deeper than two
@@ -22,6 +22,8 @@
 
 #include <systemc>
 
+#include "hw/vc4/packets.h"
+#include "hw/vc4/v3d_regs.h"
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
@@ -32,63 +34,6 @@
 
 namespace gpuvp::vc4 {
 
-// Control-list opcodes, V3D 2.1 (Linux drivers/gpu/drm/vc4/vc4_packet.h `enum vc4_packet`; 41, 42 and 67 are VG
-// packets that only the Broadcom guide tables transcribed in PeterLemon/RaspberryPi CONTROL_LIST.INC list).
-namespace packet {
-constexpr std::uint8_t kHalt = 0;
-constexpr std::uint8_t kNop = 1;
-constexpr std::uint8_t kFlush = 4;
-constexpr std::uint8_t kFlushAllState = 5;
-constexpr std::uint8_t kStartTileBinning = 6;
-constexpr std::uint8_t kIncrementSemaphore = 7;
-constexpr std::uint8_t kWaitOnSemaphore = 8;
-constexpr std::uint8_t kBranch = 16;
-constexpr std::uint8_t kBranchToSubList = 17;
-constexpr std::uint8_t kReturnFromSubList = 18;
-constexpr std::uint8_t kStoreMsTileBuffer = 24;
-constexpr std::uint8_t kStoreMsTileBufferAndEof = 25;
-constexpr std::uint8_t kStoreFullResTileBuffer = 26;
-constexpr std::uint8_t kLoadFullResTileBuffer = 27;
-constexpr std::uint8_t kStoreTileBufferGeneral = 28;
-constexpr std::uint8_t kLoadTileBufferGeneral = 29;
-constexpr std::uint8_t kGlIndexedPrimitive = 32;
-constexpr std::uint8_t kGlArrayPrimitive = 33;
-constexpr std::uint8_t kVgCoordinateArrayPrimitives = 41;
-constexpr std::uint8_t kVgInlinePrimitives = 42;
-constexpr std::uint8_t kCompressedPrimitive = 48;
-constexpr std::uint8_t kClippedCompressedPrimitive = 49;
-constexpr std::uint8_t kPrimitiveListFormat = 56;
-constexpr std::uint8_t kGlShaderState = 64;
-constexpr std::uint8_t kNvShaderState = 65;
-constexpr std::uint8_t kVgShaderState = 66;
-constexpr std::uint8_t kVgInlineShaderRecord = 67;
-constexpr std::uint8_t kConfigurationBits = 96;
-constexpr std::uint8_t kFlatShadeFlags = 97;
-constexpr std::uint8_t kPointSize = 98;
-constexpr std::uint8_t kLineWidth = 99;
-constexpr std::uint8_t kRhtXBoundary = 100;
-constexpr std::uint8_t kDepthOffset = 101;
-constexpr std::uint8_t kClipWindow = 102;
-constexpr std::uint8_t kViewportOffset = 103;
-constexpr std::uint8_t kZMinMaxClippingPlanes = 104;
-constexpr std::uint8_t kClipperXyScaling = 105;
-constexpr std::uint8_t kClipperZScaleAndOffset = 106;
-constexpr std::uint8_t kTileBinningModeConfig = 112;
-constexpr std::uint8_t kTileRenderingModeConfig = 113;
-constexpr std::uint8_t kClearColors = 114;
-constexpr std::uint8_t kTileCoordinates = 115;
-// GEM_HANDLES (254) is a kernel-UABI pseudo packet that never reaches the hardware: an unknown opcode here.
-
-// EOF bit in the address word of STORE_FULL_RES_TILE_BUFFER and STORE_TILE_BUFFER_GENERAL
-// (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF).
-constexpr std::uint32_t kLoadStoreEof = 1u << 3;
-// PRIMITIVE_LIST_FORMAT: 16-bit indices (data type 1 in bits 7:4), triangles (type 2 in bits 3:0).
-constexpr std::uint8_t kListFormat16BitTriangles = 0x12;
-constexpr std::uint8_t kListFormat16BitLines = 0x11;
-constexpr std::uint8_t kListFormat16BitPoints = 0x10;
-constexpr unsigned kMaxFixedLength = 16;  // TILE_BINNING_MODE_CONFIG
-}  // namespace packet
-
 // What executing a packet needs beyond the CLE itself.
 enum class PacketUnit : std::uint8_t {
   kCle,       // the CLE executes it completely (control flow, semaphores, state recorded for later units)
@@ -96,6 +41,7 @@ enum class PacketUnit : std::uint8_t {
   kRenderer,  // needs the tile renderer (not modelled yet)
 };
 
+// The model's packet table: the opcodes, names and lengths of hw/vc4/packets.h and the unit each packet needs.
 struct PacketInfo {
   const char* name;
   std::uint8_t length;  // total bytes including the opcode; 0 = variable (escape-terminated)
@@ -218,19 +164,11 @@ struct ControlListServices {
   std::function<bool()> peer_running;
 };
 
-class ControlListExecutor : public sc_core::sc_module {
+// CTnCS bits (kCtMode, kCtErr, ...): CtnCsFields in hw/vc4/v3d_regs.h.
+class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
  public:
   enum class State : std::uint8_t { kStopped, kRunning, kError, kHung };
   static constexpr unsigned kMaxSubListDepth = 2;
-
-  // CTnCS bits (vc4_regs.h V3D_CTNCS_*; field widths from the guide's tables, PeterLemon LIB/V3D.INC).
-  static constexpr std::uint32_t kCtMode = 1u << 0;
-  static constexpr std::uint32_t kCtErr = 1u << 3;
-  static constexpr std::uint32_t kCtSubs = 1u << 4;
-  static constexpr std::uint32_t kCtRun = 1u << 5;
-  static constexpr unsigned kCtRtsdShift = 8;   // 9:8 return-stack depth
-  static constexpr unsigned kCtSemaShift = 12;  // 14:12 semaphore count
-  static constexpr std::uint32_t kCtRsta = 1u << 15;
 
   // thread 0 = CT0 (binning), 1 = CT1 (rendering); its registers go into the V3D's bank.
   ControlListExecutor(sc_core::sc_module_name name, unsigned thread, const ControlListExecutorParams& params,

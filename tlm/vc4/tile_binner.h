@@ -80,19 +80,11 @@ struct BinnedTile {
   compressed::Primitive last;     // the last primitive written (base of the relative codings while the run is open)
 };
 
-class TileBinner : public sc_core::sc_module, public ControlListUnit {
+// TILE_BINNING_MODE_CONFIG flags and the TSDA's bytes per tile: BinningModeConfigFields in hw/vc4/packets.h.
+class TileBinner : public sc_core::sc_module, public ControlListUnit, public BinningModeConfigFields {
  public:
-  // Bytes per tile of the tile state data array (vc4_validate.c "48 bytes per tile").
-  static constexpr std::uint32_t kTsdaBytesPerTile = 48;
   // Reserved at the end of every block: escape (1) + BRANCH (5).
   static constexpr std::uint32_t kLinkReserve = 6;
-  // TILE_BINNING_MODE_CONFIG flags (vc4_packet.h VC4_BIN_CONFIG_*).
-  static constexpr std::uint8_t kConfigMs4x = 1u << 0;
-  static constexpr std::uint8_t kConfig64BitColor = 1u << 1;
-  static constexpr std::uint8_t kConfigAutoInitTsda = 1u << 2;
-  static constexpr unsigned kConfigInitialBlockShift = 3;  // 4:3: 32, 64, 128, 256
-  static constexpr unsigned kConfigBlockShift = 5;         // 6:5
-  static constexpr std::uint8_t kConfigDbNonMs = 1u << 7;
 
   TileBinner(sc_core::sc_module_name name, const TileBinnerParams& params, const TileBinnerServices& services);
 

@@ -68,26 +68,10 @@ struct TileRendererServices {
   std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
 };
 
-class TileRenderer : public sc_core::sc_module, public ControlListUnit {
+// TILE_RENDERING_MODE_CONFIG flags and the load/store field bits: TileBufferFields in hw/vc4/packets.h.
+class TileRenderer : public sc_core::sc_module, public ControlListUnit, public TileBufferFields {
  public:
-  // TILE_RENDERING_MODE_CONFIG flags (vc4_packet.h VC4_RENDER_CONFIG_*).
-  static constexpr std::uint16_t kConfigMs4x = 1u << 0;
-  static constexpr std::uint16_t kConfig64BitColor = 1u << 1;
-  static constexpr unsigned kConfigFormatShift = 2;     // 3:2: 0 BGR565 dithered, 1 RGBA8888, 2 BGR565
-  static constexpr unsigned kConfigDecimateShift = 4;   // 5:4: 0 1x, 1 4x, 2 16x
-  static constexpr unsigned kGrid = 64;                 // the tile buffer's side in samples
-  static constexpr unsigned kConfigMemFormatShift = 6;  // 7:6: 0 linear, 1 T, 2 LT
-  // STORE/LOAD_TILE_BUFFER_GENERAL first (16-bit) word (vc4_packet.h VC4_LOADSTORE_TILE_BUFFER_*).
-  static constexpr unsigned kGeneralBufferMask = 7;  // 0 none, 1 colour, 2 Z/S, 3 Z, 4 VG mask, 5 full dump
-  static constexpr unsigned kGeneralTilingShift = 4;
-  static constexpr unsigned kGeneralModeShift = 6;        // 0 sample, 1 decimate 4x, 2 decimate 16x
-  static constexpr unsigned kGeneralPixelFormatShift = 8;  // 0 RGBA8888, 1 BGR565 dithered, 2 BGR565
-  static constexpr std::uint16_t kGeneralDisableColorClear = 1u << 13;
-  static constexpr std::uint16_t kGeneralDisableZsClear = 1u << 14;
-  // Full resolution load/store address word bits.
-  static constexpr std::uint32_t kFullResDisableColor = 1u << 0;
-  static constexpr std::uint32_t kFullResDisableZs = 1u << 1;
-  static constexpr std::uint32_t kFullResDisableClear = 1u << 2;
+  static constexpr unsigned kGrid = 64;  // the tile buffer's side in samples
 
   TileRenderer(sc_core::sc_module_name name, const TileRendererParams& params, const TileRendererServices& services);
 

@@ -1,11 +1,11 @@
-// V3D register block of the VideoCore IV 3D core (offsets from the V3D base; docs/vc4-v3d.md, Linux
-// drivers/gpu/drm/vc4/vc4_regs.h): identification, scratch, cache control, the interrupt registers, the two control
-// list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame counters,
-// the binner pool registers and the error/debug registers. The block reaches memory through its own initiator port
-// (vc4 has no MMU: control-list addresses are physical DRAM addresses). TileBinner (the PTB, fed by CT0) and
-// TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering packets; there are no QPUs yet, so
-// the V3D has no shader processor registers and primitives reaching the renderer are counted, not shaded. Offsets
-// not modelled read as zero with a warning from the register kit.
+// V3D register block of the VideoCore IV 3D core (docs/vc4-v3d.md; offsets and fields in hw/vc4/v3d_regs.h, from
+// Linux drivers/gpu/drm/vc4/vc4_regs.h): identification, scratch, cache control, the interrupt registers, the two
+// control list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame
+// counters, the binner pool registers and the error/debug registers. The block reaches memory through its own
+// initiator port (vc4 has no MMU: control-list addresses are physical DRAM addresses). TileBinner (the PTB, fed by
+// CT0) and TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering packets; there are no QPUs
+// yet, so primitives reaching the renderer are counted, not shaded. Offsets not modelled read as zero with a warning
+// from the register kit.
 #pragma once
 
 #include <array>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/vc4/v3d_regs.h"
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/interrupt_line.h"
@@ -24,57 +25,6 @@
 #include "tlm/vc4/tile_renderer.h"
 
 namespace gpuvp::vc4 {
-
-// V3D register offsets (Linux vc4_regs.h names).
-constexpr std::uint32_t kV3dIdent0 = 0x000;
-constexpr std::uint32_t kV3dIdent1 = 0x004;
-constexpr std::uint32_t kV3dIdent2 = 0x008;
-constexpr std::uint32_t kV3dScratch = 0x010;
-constexpr std::uint32_t kV3dL2cactl = 0x020;
-constexpr std::uint32_t kV3dSlcactl = 0x024;
-constexpr std::uint32_t kV3dIntctl = 0x030;
-constexpr std::uint32_t kV3dIntena = 0x034;
-constexpr std::uint32_t kV3dIntdis = 0x038;
-constexpr std::uint32_t kV3dCtnCs(unsigned n) { return 0x100 + 4 * n; }
-constexpr std::uint32_t kV3dCtnEa(unsigned n) { return 0x108 + 4 * n; }
-constexpr std::uint32_t kV3dCtnCa(unsigned n) { return 0x110 + 4 * n; }
-constexpr std::uint32_t kV3dCtnRa0(unsigned n) { return 0x118 + 4 * n; }
-constexpr std::uint32_t kV3dCtnLc(unsigned n) { return 0x120 + 4 * n; }
-constexpr std::uint32_t kV3dCtnPc(unsigned n) { return 0x128 + 4 * n; }
-constexpr std::uint32_t kV3dPcs = 0x130;
-constexpr std::uint32_t kV3dBfc = 0x134;
-constexpr std::uint32_t kV3dRfc = 0x138;
-constexpr std::uint32_t kV3dBpca = 0x300;
-constexpr std::uint32_t kV3dBpcs = 0x304;
-constexpr std::uint32_t kV3dBpoa = 0x308;
-constexpr std::uint32_t kV3dBpos = 0x30C;
-constexpr std::uint32_t kV3dDbge = 0xF00;
-constexpr std::uint32_t kV3dFdbgo = 0xF04;
-constexpr std::uint32_t kV3dFdbgb = 0xF08;
-constexpr std::uint32_t kV3dFdbgr = 0xF0C;
-constexpr std::uint32_t kV3dFdbgs = 0xF10;
-constexpr std::uint32_t kV3dErrstat = 0xF20;
-
-// INTCTL / INTENA / INTDIS bits (vc4_regs.h V3D_INT_*).
-constexpr std::uint32_t kV3dIntFrdone = 1u << 0;
-constexpr std::uint32_t kV3dIntFldone = 1u << 1;
-constexpr std::uint32_t kV3dIntOutomem = 1u << 2;
-constexpr std::uint32_t kV3dIntSpilluse = 1u << 3;
-constexpr std::uint32_t kV3dIntAll = 0xF;
-// L2CACTL bits (vc4_regs.h).
-constexpr std::uint32_t kV3dL2cEna = 1u << 0;
-constexpr std::uint32_t kV3dL2cDis = 1u << 1;
-constexpr std::uint32_t kV3dL2cClr = 1u << 2;
-// PCS bits (vc4_regs.h).
-constexpr std::uint32_t kV3dPcsBmActive = 1u << 0;
-constexpr std::uint32_t kV3dPcsBmBusy = 1u << 1;
-constexpr std::uint32_t kV3dPcsRmActive = 1u << 2;
-constexpr std::uint32_t kV3dPcsRmBusy = 1u << 3;
-constexpr std::uint32_t kV3dPcsBmOom = 1u << 8;
-
-// 'V' '3' 'D' and technology version 2 (vc4_regs.h V3D_EXPECTED_IDENT0).
-constexpr std::uint32_t kV3dExpectedIdent0 = 0x02443356;
-constexpr std::uint64_t kV3dWindowSize = 0x1000;
 
 struct V3dParams {
   std::uint64_t clock_hz = 250'000'000;

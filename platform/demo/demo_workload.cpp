@@ -1,21 +1,25 @@
-#include "platform/demo_workload.h"
+#include "platform/demo/demo_workload.h"
 
 #include <fstream>
 #include <sstream>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
+#include "hw/gen/engine_regs.h"
+#include "hw/gen/engines.h"
+#include "hw/gen/execlist_regs.h"
+#include "hw/gen/mi_commands.h"
+#include "hw/vc4/packets.h"
+#include "hw/vc4/v3d_regs.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tb/host/vc4_driver.h"
 #include "tlm/core/report.h"
-#include "tlm/gen/command_streamer.h"
-#include "tlm/gen/execlists.h"
-#include "tlm/gen/mi_commands.h"
-#include "tlm/gen/mi_math.h"
-#include "tlm/vc4/v3d.h"
+#include "tlm/vc4/v3d.h"  // V3d::ident1_for: the IDENT1 value of the configured V3D
 
-namespace gpuvp::platform {
+namespace gpuvp::demo {
+
+using platform::PlatformParams;
 
 namespace {
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
@@ -82,7 +86,7 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
   host::I915Driver driver(port, layout);
   const gen::EngineSelection& engines = params.gen.gpu.engines;
   namespace mi = gen::mi;
-  using gen::MiMathAlu;
+  using Alu = gen::mi::Alu;
 
   port.comment("Intel Gen: one batch per engine, submitted through legacy rings");
   const auto semaphore = driver.alloc(4096);
@@ -114,10 +118,10 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
       // MI_MATH: R2 = R0 + R1, then stored after the pattern.
       const std::uint32_t gpr = info.mmio_base + gen::engine_reg::kGpr0;
       mi::emit(cmds, mi::load_register_imm({{gpr, 1000}, {gpr + 4, 0}, {gpr + 8, 234}, {gpr + 12, 0}}));
-      mi::emit(cmds, mi::math({MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, 0),
-                               MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcB, 1),
-                               MiMathAlu::encode(MiMathAlu::kAdd, 0, 0),
-                               MiMathAlu::encode(MiMathAlu::kStore, 2, MiMathAlu::kAccu)}));
+      mi::emit(cmds, mi::math({Alu::encode(Alu::kLoad, Alu::kSrcA, 0),
+                               Alu::encode(Alu::kLoad, Alu::kSrcB, 1),
+                               Alu::encode(Alu::kAdd, 0, 0),
+                               Alu::encode(Alu::kStore, 2, Alu::kAccu)}));
       mi::emit(cmds, mi::store_register_mem(gpr + 16, results.gfx + 4 * kDwords));
       mi::emit(cmds, mi::store_data_imm(semaphore.gfx, 1));
       mi::emit(cmds, mi::pipe_control(mi::kPcCsStall | mi::kPcPostSyncImm | mi::kPcDestGgtt,
@@ -159,7 +163,7 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
     // The CSB write pointer in the engine's status page says when the pair has completed: entry 2, active-to-idle.
     // The breadcrumb comes before the context save that writes it; a submission in between would preempt.
     const std::uint64_t csb_write =
-        driver.engine_status_page(gen::Engine::kRcs).phys + gen::Execlists::kHwspCsbWriteDword * 4;
+        driver.engine_status_page(gen::Engine::kRcs).phys + gen::ExeclistRegs::kHwspCsbWriteDword * 4;
     driver.submit(*contexts[0], contexts[1]);
     driver.wait_seqno(*contexts[1], seqnos[1], kBudgetNs);
     port.wait_for32(csb_write, 2, ~0u, kBudgetNs);
@@ -248,4 +252,4 @@ std::string demo_script(const PlatformParams& params) {
   return s.str();
 }
 
-}  // namespace gpuvp::platform
+}  // namespace gpuvp::demo

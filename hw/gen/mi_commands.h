@@ -1,6 +1,7 @@
 // Command encodings of the Gen8/Gen9 command streamer (docs/gen-command-streamer.md; Mesa genxml gen8.xml/gen9.xml,
-// i915 gt/intel_gpu_commands.h). Decoding constants for the command streamer and encoders for testbenches, the host
-// driver model and the demo workload; both sides share one definition.
+// i915 gt/intel_gpu_commands.h): opcodes, flag bits and the MI_MATH ALU instruction encoding the command streamer
+// decodes, and the encoders testbenches, the host driver models and the demo workload emit; both sides share one
+// definition.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,15 @@ constexpr std::uint32_t kLoadRegisterMem = 0x29;
 constexpr std::uint32_t kAtomic = 0x2F;
 constexpr std::uint32_t kBatchBufferStart = 0x31;
 constexpr std::uint32_t kConditionalBatchBufferEnd = 0x36;
+
+// MI_LOAD_REGISTER_IMM header for `pairs` (offset, value) pairs; FORCE_POSTED (bit 12) is what i915 sets in context
+// images (v4.x intel_lrc.c populate_lr_context).
+constexpr std::uint32_t kLriForcePosted = 1u << 12;
+constexpr std::uint32_t lri_header(std::uint32_t pairs) { return instr(kLoadRegisterImm, 2 * pairs - 1); }
+
+// GPGPU_CSR_BASE_ADDRESS (GFXPIPE 3, 0, 1, 4; Mesa genxml gen9.xml): a 3-dword state command the hardware itself saves
+// into render context images (docs/gen-execlists.md).
+constexpr std::uint32_t kGpgpuCsrBaseAddressDw0 = 0x61040000;
 
 // Shared DW0 flag bits.
 constexpr std::uint32_t kUseGgtt = 1u << 22;             // SDI, SRM, LRM, SEMAPHORE_WAIT, ATOMIC, COND_BB_END
@@ -74,6 +84,33 @@ constexpr std::uint32_t kPcCsStall = 1u << 20;
 constexpr std::uint32_t kPcStoreDataIndex = 1u << 21;
 constexpr std::uint32_t kPcDestGgtt = 1u << 24;
 
+// MI_MATH ALU instructions (i915 gt/intel_gpu_commands.h MI_MATH_INSTR, MI_MATH_*; Mesa genxml
+// MI_MATH_ALU_INSTRUCTION): opcode << 20 | operand1 << 10 | operand2.
+struct Alu {
+  static constexpr std::uint32_t encode(std::uint32_t opcode, std::uint32_t op1, std::uint32_t op2) {
+    return opcode << 20 | op1 << 10 | op2;
+  }
+  // Opcodes (bits 31:20).
+  static constexpr std::uint32_t kNoop = 0x000;
+  static constexpr std::uint32_t kLoad = 0x080;
+  static constexpr std::uint32_t kLoadInv = 0x480;
+  static constexpr std::uint32_t kLoad0 = 0x081;
+  static constexpr std::uint32_t kLoad1 = 0x481;
+  static constexpr std::uint32_t kAdd = 0x100;
+  static constexpr std::uint32_t kSub = 0x101;
+  static constexpr std::uint32_t kAnd = 0x102;
+  static constexpr std::uint32_t kOr = 0x103;
+  static constexpr std::uint32_t kXor = 0x104;
+  static constexpr std::uint32_t kStore = 0x180;
+  static constexpr std::uint32_t kStoreInv = 0x580;
+  // Operands: R0..R15 are 0x00..0x0F.
+  static constexpr std::uint32_t kSrcA = 0x20;
+  static constexpr std::uint32_t kSrcB = 0x21;
+  static constexpr std::uint32_t kAccu = 0x31;
+  static constexpr std::uint32_t kZf = 0x32;
+  static constexpr std::uint32_t kCf = 0x33;
+};
+
 // ---- Encoders (what a driver emits) ----
 
 inline std::vector<std::uint32_t> noop() { return {0}; }
@@ -106,8 +143,7 @@ inline std::vector<std::uint32_t> store_data_index(std::uint32_t dword_index, st
 // MI_LOAD_REGISTER_IMM with (offset, value) pairs; byte_disables in bits 11:8.
 inline std::vector<std::uint32_t> load_register_imm(std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> regs,
                                                     std::uint32_t byte_disables = 0) {
-  std::vector<std::uint32_t> out{instr(kLoadRegisterImm, static_cast<std::uint32_t>(2 * regs.size() - 1)) |
-                                 (byte_disables & 0xF) << 8};
+  std::vector<std::uint32_t> out{lri_header(static_cast<std::uint32_t>(regs.size())) | (byte_disables & 0xF) << 8};
   for (const auto& [offset, value] : regs) {
     out.push_back(offset);
     out.push_back(value);
