@@ -264,7 +264,9 @@ class RecordingEngine final : public EngineContext {
     bool write;
   };
   RecordingEngine() {
-    for (unsigned n = 0; n < 16; ++n) gprs_.emplace_back(core::RegisterDef{"CS_GPR" + std::to_string(n), 0, 64, 0, core::Access::kReadWrite, "", {}});
+    for (unsigned n = 0; n < 16; ++n) {
+      gprs_.emplace_back(core::RegisterDef{"CS_GPR" + std::to_string(n), 0, 64, 0, core::Access::kReadWrite, "", {}});
+    }
   }
 
   unsigned generation_ = 9;
@@ -370,8 +372,9 @@ TEST(RenderPipe, PipeControlImmediateQwordToAPpgttAddressAndDepthCountRefused) {
   EXPECT_EQ(le(e.accesses[0].bytes), 0xAABB'CCDD'1122'3344ull);
   EXPECT_TRUE(e.interrupts.empty());
   EXPECT_EQ(pipe.execute(e, command({0x7A00'0004, 2u << 14, 0, 0, 0, 0})), Outcome::kStopped);
-  EXPECT_EQ(e.failures,
-            std::vector<std::string>{"PIPE_CONTROL post-sync depth count needs the 3D pipeline, which is not modelled"});
+  const std::vector<std::string> refused{
+      "PIPE_CONTROL post-sync depth count needs the 3D pipeline, which is not modelled"};
+  EXPECT_EQ(e.failures, refused);
   EXPECT_EQ(e.accesses.size(), 1u);
   // Stateless: a context switch keeps nothing and touches no memory.
   EXPECT_TRUE(pipe.save_state(e, 0x10000));
@@ -420,5 +423,25 @@ TEST(MiHandlers, FlushDwPostSyncOperationTwoIsReserved) {
   RecordingEngine e;
   EXPECT_EQ(mi_flush_dw(e, command({0x1300'8002, 0, 0, 0})), Outcome::kStopped);
   EXPECT_EQ(e.failures, std::vector<std::string>{"MI_FLUSH_DW post-sync operation 2 is reserved"});
+  EXPECT_TRUE(e.accesses.empty());
+}
+
+TEST(MiHandlers, MathStopsAtAnInvalidAluDwordNamingItAndLeavesTheGprsAlone) {
+  RecordingEngine e;
+  e.gpr(0).set(40);
+  using A = MiMathAlu;
+  // Dword 1 is valid (LOAD SRCA R0), dword 2 has the unknown opcode 0x7ff.
+  EXPECT_EQ(mi_math(e, command({0x0D00'0001, A::encode(A::kLoad, A::kSrcA, 0), 0x7FF0'0000})), Outcome::kStopped);
+  ASSERT_EQ(e.failures.size(), 1u);
+  EXPECT_EQ(e.failures[0].rfind("MI_MATH ALU dword 2 (0x7ff00000): unknown ALU opcode", 0), 0u) << e.failures[0];
+  EXPECT_EQ(e.gpr(0).value(), 40u);
+  EXPECT_EQ(e.cycles_, 0u);
+}
+
+TEST(RenderPipe, ACommandTheTableDidNotRouteToItIsAModelErrorNotExecuted) {
+  RecordingEngine e;
+  RenderPipe pipe;
+  EXPECT_EQ(pipe.execute(e, command({0x1040'0002, 0x1000, 0, 1})), Outcome::kStopped);
+  EXPECT_EQ(e.failures, std::vector<std::string>{"the render pipe has no handler for MI_STORE_DATA_IMM"});
   EXPECT_TRUE(e.accesses.empty());
 }

@@ -10,12 +10,6 @@
 namespace gpuvp::gen {
 
 namespace {
-std::string hex32(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
 AddressSpace space_of(std::uint32_t dw0) { return (dw0 & mi::kUseGgtt) ? AddressSpace::kGgtt : AddressSpace::kPpgtt; }
 
 bool compare(mi::Compare op, std::uint32_t memory, std::uint32_t data) {
@@ -176,7 +170,9 @@ Outcome mi_math(EngineContext& e, const Command& cmd) {
   for (unsigned i = 1; i < cmd.length; ++i) {
     const std::string error = alu.execute(cmd.dw[i], gprs);
     if (!error.empty()) {
-      return e.fail(&cmd, "MI_MATH ALU dword " + std::to_string(i) + " (" + hex32(cmd.dw[i]) + "): " + error);
+      char dword[16];
+      std::snprintf(dword, sizeof dword, "0x%08x", cmd.dw[i]);
+      return e.fail(&cmd, "MI_MATH ALU dword " + std::to_string(i) + " (" + dword + "): " + error);
     }
   }
   for (unsigned n = 0; n < 16; ++n) e.gpr(n).set(gprs[n]);
