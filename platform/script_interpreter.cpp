@@ -1,5 +1,6 @@
 #include "platform/script_interpreter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
@@ -266,12 +267,52 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     return ok("OK " + ns_text(core::now_ps()));
   }
 
+  if (cmd == "stats_begin" || cmd == "stats_end") {
+    if (!args(1, 1)) return usage(cmd == "stats_begin" ? "stats_begin NAME" : "stats_end NAME");
+    const std::string& name = w[1];
+    const bool valid = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+    if (!valid) return err("bad region name '" + name + "' (letters, digits, _ - .)");
+    // At the host's own time: what the model did up to the command that marks the region.
+    host.sync();
+    const core::Picoseconds now = core::now_ps();
+    if (cmd == "stats_begin") {
+      if (open_regions_.count(name)) return err("region '" + name + "' is already open");
+      open_regions_.emplace(name, core::stats().snapshot(now));
+      open_order_.push_back(name);
+      return ok("OK " + ns_text(now));
+    }
+    const auto it = open_regions_.find(name);
+    if (it == open_regions_.end()) return err("no open region '" + name + "'");
+    regions_.push_back({{"name", name},
+                        {"begin_ps", it->second.at_ps},
+                        {"end_ps", now},
+                        {"stats", core::stats().since(it->second, now)}});
+    open_regions_.erase(it);
+    open_order_.erase(std::find(open_order_.begin(), open_order_.end(), name));
+    return ok("OK " + ns_text(now));
+  }
+
   if (cmd == "irq_intercept_in") {
     if (!args(0, 0)) return usage("irq_intercept_in");
     return intercept_irqs();
   }
 
   return err("unknown command '" + cmd + "'");
+}
+
+nlohmann::json ScriptInterpreter::regions(core::Picoseconds end) const {
+  nlohmann::json all = regions_;
+  for (const std::string& name : open_order_) {
+    const core::StatsSnapshot& from = open_regions_.at(name);
+    all.push_back({{"name", name},
+                   {"begin_ps", from.at_ps},
+                   {"end_ps", end},
+                   {"open_at_end", true},
+                   {"stats", core::stats().since(from, end)}});
+  }
+  return all;
 }
 
 ScriptAnswer ScriptInterpreter::intercept_irqs() {

@@ -15,10 +15,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "platform/platform.h"
+#include "tlm/core/stats.h"
 
 namespace gpuvp::platform {
 
@@ -40,6 +44,11 @@ class ScriptInterpreter {
   // during which it happened, never inside one.
   void set_notice_sink(std::function<void(const std::string&)> sink) { notice_ = std::move(sink); }
 
+  // Regions of interest (stats_begin NAME ... stats_end NAME): what each did, in the order they ended, as
+  // [{"name", "begin_ps", "end_ps", "stats": {deltas as StatsRegistry::since}}]; regions still open are ended at
+  // `end` and marked "open_at_end": true. Empty when the script marked none.
+  nlohmann::json regions(core::Picoseconds end) const;
+
   // Largest SIZE accepted by read/write (answers must stay a sensible line length).
   static constexpr std::uint64_t kMaxTransferBytes = 1 << 20;
 
@@ -53,6 +62,9 @@ class ScriptInterpreter {
   std::uint64_t commands_ = 0;
   std::function<void(const std::string&)> notice_;
   bool intercepting_ = false;
+  std::map<std::string, core::StatsSnapshot> open_regions_;
+  std::vector<std::string> open_order_;  // names of open regions, in the order they began
+  nlohmann::json regions_ = nlohmann::json::array();
 };
 
 }  // namespace gpuvp::platform

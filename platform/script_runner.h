@@ -24,6 +24,7 @@ class ScriptRunner : public sc_core::sc_module {
   const std::string& failure() const { return failure_; }
   std::uint64_t commands() const { return interpreter_.commands(); }
   std::uint64_t errors_answered() const { return errors_answered_; }
+  const ScriptInterpreter& interpreter() const { return interpreter_; }
 
  private:
   void run();

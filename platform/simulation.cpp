@@ -61,27 +61,22 @@ std::string human_count(const std::string& key, std::uint64_t v) {
 
 // Per-block activity: the non-zero counters and busy times of every block, grouped by the block's path.
 void print_activity(std::ostream& out, const std::string& root, core::Picoseconds sim_ps) {
+  // Per statistics group (the block that owns them, named below the platform): its counters, then its busy times.
   std::map<std::string, std::vector<std::string>> groups;
-  auto split = [&](const std::string& path, std::string& block, std::string& key) {
-    const std::size_t dot = path.rfind('.');
-    block = path.substr(0, dot);
-    key = path.substr(dot + 1);
-    if (block.rfind(root + ".", 0) == 0) block = block.substr(root.size() + 1);
-  };
-  for (const auto& [path, value] : core::stats().counters_with_prefix(root + ".")) {
-    if (value == 0) continue;
-    std::string block, key;
-    split(path, block, key);
-    groups[block].push_back(key + " " + human_count(key, value));
-  }
-  for (const auto& [path, busy] : core::stats().busy_times(sim_ps)) {
-    if (busy == 0 || path.rfind(root + ".", 0) != 0) continue;
-    std::string block, key;
-    split(path, block, key);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.1f%%", key.c_str(),
-                  sim_ps ? 100.0 * static_cast<double>(busy) / static_cast<double>(sim_ps) : 0.0);
-    groups[block].push_back(buf);
+  const auto activity = core::stats().activity(sim_ps);
+  for (const auto kind : {core::StatsRegistry::Kind::kCounter, core::StatsRegistry::Kind::kBusy}) {
+    for (const auto& a : activity) {
+      if (a.kind != kind || a.value == 0 || a.group.rfind(root + ".", 0) != 0) continue;
+      const std::string block = a.group.substr(root.size() + 1);
+      if (kind == core::StatsRegistry::Kind::kCounter) {
+        groups[block].push_back(a.name + " " + human_count(a.name, a.value));
+        continue;
+      }
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s %.1f%%", a.name.c_str(),
+                    sim_ps ? 100.0 * static_cast<double>(a.value) / static_cast<double>(sim_ps) : 0.0);
+      groups[block].push_back(buf);
+    }
   }
   out << "  activity:\n";
   if (groups.empty()) out << "    (none)\n";
@@ -143,7 +138,7 @@ struct RunRecord {
 };
 
 nlohmann::json stats_document(const RunOptions& options, PlatformParams& params, const RunRecord& run,
-                              const core::StatsSeries* series) {
+                              const core::StatsSeries* series, const nlohmann::json& regions) {
   core::JsonParamWriter config;
   params.visit(config);
   nlohmann::json doc;
@@ -160,6 +155,7 @@ nlohmann::json stats_document(const RunOptions& options, PlatformParams& params,
   doc["histogram_buckets"] =
       "each histogram's \"buckets\" maps a bucket's lower bound to its sample count: bucket \"0\" counts samples of "
       "0, bucket \"2^(i-1)\" samples in [2^(i-1), 2^i); empty buckets are left out";
+  if (!regions.empty()) doc["regions"] = regions;  // stats_begin / stats_end in the script
   if (series) {
     doc["series"] = series->to_json();
     doc["series"]["interval_ps"] = options.stats_interval_ns * core::kPsPerNs;
@@ -219,10 +215,16 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
-  if (params.sim.time_limit_ns) {
-    sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
-  } else {
-    sc_core::sc_start();
+  try {
+    if (params.sim.time_limit_ns) {
+      sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
+    } else {
+      sc_core::sc_start();
+    }
+  } catch (const sc_core::sc_report& bug) {
+    // A model error (guest mistakes never throw): the simulation cannot go on, and no statistics would be trusted.
+    std::cerr << "gpuvp: internal error (a bug in gpuvp): " << bug.get_msg_type() << ": " << bug.get_msg() << '\n';
+    return kExitRunFailed;
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   monitor.finish();
@@ -264,13 +266,14 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     record.outcome = "completed with model errors";
   }
   const int status = record.exit_code;
+  const nlohmann::json regions = runner.interpreter().regions(sim_ps);
   const std::string& outcome = record.outcome;
 
   if (stats_to_stdout) {
-    out << stats_document(options, params, record, sampled ? &series : nullptr).dump(2) << '\n';
+    out << stats_document(options, params, record, sampled ? &series : nullptr, regions).dump(2) << '\n';
   } else if (!options.stats_file.empty()) {
     std::ofstream f(options.stats_file);
-    if (!f || !(f << stats_document(options, params, record, sampled ? &series : nullptr).dump(2) << '\n')) {
+    if (!f || !(f << stats_document(options, params, record, sampled ? &series : nullptr, regions).dump(2) << '\n')) {
       // Reported here rather than thrown: after sc_start the SystemC coroutines have run, and unwinding through
       // sc_main then confuses AddressSanitizer's view of the stack.
       std::cerr << "gpuvp: error: cannot write statistics file '" << options.stats_file << "'\n";

@@ -1,14 +1,13 @@
 // Configuration: number parsing, binding YAML to params structs (defaults, errors with full key paths), config
 // documents with --set overrides, and the documented-YAML writer round trip.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <fstream>
+#include <ostream>
 #include <string>
 
-#include <unistd.h>
-
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "tlm/core/config.h"
@@ -607,24 +606,39 @@ TEST(ConfigTree, OverrideValuesAreTypedWhenBound) {
   }
 }
 
-TEST(ConfigTree, BadAssignmentFormsAreOneLineErrors) {
+struct AssignmentCase {
+  const char* name;
+  const char* assignment;
+  const char* error;
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const AssignmentCase& c, std::ostream* os) { *os << c.name; }
+
+class BadAssignments : public ::testing::TestWithParam<AssignmentCase> {};
+
+TEST_P(BadAssignments, AreOneLineErrorsAndChangeNothing) {
   ConfigTree tree;
   tree.load_text("count: 5\na:\n  width: 8\n", "base.yaml");
-  EXPECT_EQ(override_error(tree, "novalue"), "--set 'novalue': expected key.path=value");
-  EXPECT_EQ(override_error(tree, "=3"), "--set '=3': expected key.path=value");
-  EXPECT_EQ(override_error(tree, "a..b=1"), "--set 'a..b=1': empty component in key path");
-  EXPECT_EQ(override_error(tree, ".a=1"), "--set '.a=1': empty component in key path");
-  EXPECT_EQ(override_error(tree, "a.=1"), "--set 'a.=1': empty component in key path");
-  EXPECT_EQ(override_error(tree, "count.x=1"), "config key 'count': expected a mapping of keys, cannot set 'count.x'");
-  EXPECT_EQ(override_error(tree, "a.width.x.y=1"),
-            "config key 'a.width': expected a mapping of keys, cannot set 'a.width.x.y'");
-  // None of the failed assignments changed the document.
+  EXPECT_EQ(override_error(tree, GetParam().assignment), GetParam().error);
   TestParams p;
   tree.bind(p);
   EXPECT_EQ(p.count, 5u);
   EXPECT_EQ(p.a.width, 8u);
   EXPECT_EQ(tree.root().size(), 2u);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    ConfigTree, BadAssignments,
+    ::testing::Values(AssignmentCase{"NoValue", "novalue", "--set 'novalue': expected key.path=value"},
+                      AssignmentCase{"NoKey", "=3", "--set '=3': expected key.path=value"},
+                      AssignmentCase{"EmptyMiddleComponent", "a..b=1", "--set 'a..b=1': empty component in key path"},
+                      AssignmentCase{"EmptyFirstComponent", ".a=1", "--set '.a=1': empty component in key path"},
+                      AssignmentCase{"EmptyLastComponent", "a.=1", "--set 'a.=1': empty component in key path"},
+                      AssignmentCase{"BelowAScalar", "count.x=1",
+                                     "config key 'count': expected a mapping of keys, cannot set 'count.x'"},
+                      AssignmentCase{"DeepBelowAScalar", "a.width.x.y=1",
+                                     "config key 'a.width': expected a mapping of keys, cannot set 'a.width.x.y'"}),
+    [](const ::testing::TestParamInfo<AssignmentCase>& info) { return info.param.name; });
 
 TEST(ConfigTree, YamlSyntaxErrorsNameTheOrigin) {
   ConfigTree tree;

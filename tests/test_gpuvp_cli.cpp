@@ -1,15 +1,4 @@
 // End-to-end: the gpuvp executable as a user runs it.
-#include <gtest/gtest.h>
-
-#include "tests/support/run_gpuvp.h"
-
-#include <poll.h>
-#include <pty.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -19,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -27,9 +17,17 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
+#include <pty.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tb/host/i915_driver.h"
+#include "tests/support/run_gpuvp.h"
 #include "tlm/gen/mi_commands.h"
 
 namespace {
@@ -53,6 +51,78 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return gpuvp::test::write_temp_file(name, text);
 }
 }  // namespace
+
+// ---- bad host input: one line naming the problem, exit code 2 ----
+
+namespace {
+struct BadHostInput {
+  const char* name;
+  const char* args;       // "{file}" stands for a temporary file holding `file_text`
+  const char* file_text;  // nullptr: no file
+  const char* message;    // the whole of stderr after "gpuvp: error: " ("{file}" as in args)
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const BadHostInput& c, std::ostream* os) { *os << c.name; }
+
+std::string with_file(std::string text, const std::string& file) {
+  for (std::size_t at; (at = text.find("{file}")) != std::string::npos;) text.replace(at, 6, file);
+  return text;
+}
+
+class GpuvpCliBadInput : public ::testing::TestWithParam<BadHostInput> {};
+}  // namespace
+
+TEST_P(GpuvpCliBadInput, IsAOneLineErrorWithExitCode2) {
+  const BadHostInput& c = GetParam();
+  const std::string file = c.file_text ? write_temp(std::string(c.name) + ".yaml", c.file_text) : "";
+  const std::string args = with_file(c.args, file);
+  Result r = run(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_EQ(r.out, "gpuvp: error: " + with_file(c.message, file) + "\n") << args;
+}
+
+namespace {
+const BadHostInput kBadHostInput[] = {
+    // The command line.
+    {"UnknownOption", "--bogus", nullptr, "The following argument was not expected: --bogus (see gpuvp --help)"},
+    {"UnknownSubcommand", "frobnicate", nullptr,
+     "The following argument was not expected: frobnicate (see gpuvp --help)"},
+    {"MissingScript", "run --script /nonexistent/file", nullptr,
+     "--script: File does not exist: /nonexistent/file (see gpuvp --help)"},
+    {"SetWithoutKeyPath", "run --set nodot", nullptr, "--set 'nodot': expected key.path=value"},
+    // Configuration keys: the full path, a guess when there is one.
+    {"UnknownKeyWithAGuess", "run --set vc4.v3d.slicez=2", nullptr,
+     "config key 'vc4.v3d.slicez': unknown key, did you mean 'vc4.v3d.slices'?"},
+    {"UnknownGroupWithAGuess", "info --set gpu.clock_hz=1GHz", nullptr,
+     "config key 'gpu': unknown key, did you mean 'gen'?"},
+    {"WrongType", "run --set sim.quantum_ns=fast", nullptr,
+     "config key 'sim.quantum_ns': expected an unsigned integer, got 'fast'"},
+    {"OutOfRange", "run --set vc4.v3d.slices=16", nullptr,
+     "config key 'vc4.v3d.slices': value 16 is out of range [1, 15]"},
+    // Several keys of the group hold "latency": no guess.
+    {"UnknownKeyInAFileWithoutAGuess", "run --config {file}", "dram:\n  size: 1GiB\n  latency: 3\n",
+     "config key 'dram.latency': unknown key"},
+    {"TypoInAFile", "run --config {file}", "dram:\n  read_latency: 3\n",
+     "config key 'dram.read_latency': unknown key, did you mean 'dram.read_latency_cycles'?"},
+    {"KeyGivenTwiceInAFile", "run --config {file}", "sim:\n  quantum_ns: 100\n  quantum_ns: 200\n",
+     "config file '{file}': key 'sim.quantum_ns' is given twice (line 3)"},
+    // DRAM that cannot be placed.
+    {"DramNotPageSized", "run --set dram.size=0x80000800", nullptr,
+     "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page"},
+    {"DramBeyondPhysicalAddresses", "run --set dram.size=512GiB", nullptr,
+     "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit physical addresses "
+     "(gen.gtt.physical_address_bits)"},
+    {"BarOverlapsDram", "run --set dram.size=8GiB --set gen.base=0x100000000", nullptr,
+     "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
+     "0x21effffff]"},
+    {"StolenMemoryDoesNotFit", "info --set dram.size=4MiB", nullptr,
+     "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+};
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(HostInput, GpuvpCliBadInput, ::testing::ValuesIn(kBadHostInput),
+                         [](const ::testing::TestParamInfo<BadHostInput>& info) { return info.param.name; });
 
 TEST(GpuvpCli, NoArgumentsRunsTheDemoAndPrintsASummary) {
   Result r = run("");
@@ -101,30 +171,6 @@ TEST(GpuvpCli, MalformedCommandAnswersErrAndEndsTheScript) {
   Result r = run("run --quiet --script " + script);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("ERR usage: writel ADDR VALUE"), std::string::npos) << r.out;
-}
-
-TEST(GpuvpCli, BadCommandLineIsAOneLineErrorWithExitCode2) {
-  for (const char* args : {"--bogus", "run --script /nonexistent/file", "run --set nodot", "frobnicate"}) {
-    Result r = run(args);
-    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
-    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << args << ": not one line: " << r.out;
-    EXPECT_EQ(r.out.rfind("gpuvp: error: ", 0), 0u) << args << ": " << r.out;
-  }
-}
-
-TEST(GpuvpCli, ConfigErrorsNameTheFullKeyPath) {
-  Result unknown = run("run --set vc4.v3d.slicez=2");
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.out,
-            "gpuvp: error: config key 'vc4.v3d.slicez': unknown key, did you mean 'vc4.v3d.slices'?\n");
-  Result type = run("run --set sim.quantum_ns=fast");
-  EXPECT_EQ(type.out, "gpuvp: error: config key 'sim.quantum_ns': expected an unsigned integer, got 'fast'\n");
-  Result range = run("run --set vc4.v3d.slices=16");
-  EXPECT_EQ(range.out, "gpuvp: error: config key 'vc4.v3d.slices': value 16 is out of range [1, 15]\n");
-  const std::string file = write_temp("bad.yaml", "dram:\n  size: 1GiB\n  latency: 3\n");
-  Result yaml = run("run --config " + file);
-  // Several keys of the group hold "latency": no guess.
-  EXPECT_EQ(yaml.out, "gpuvp: error: config key 'dram.latency': unknown key\n");
 }
 
 TEST(GpuvpCli, ShippedDefaultConfigRunsTheDemo) {
@@ -330,25 +376,6 @@ TEST(GpuvpCli, InfoShowsTheDramRemappedAboveFourGib) {
                        "32 B/cycle\n\n"),
             std::string::npos)
       << r.out;
-}
-
-TEST(GpuvpCli, DramThatCannotBePlacedIsAOneLineErrorWithExitCode2) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"run --set dram.size=0x80000800", "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page"},
-      {"run --set dram.size=512GiB",
-       "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit physical addresses "
-       "(gen.gtt.physical_address_bits)"},
-      {"run --set dram.size=8GiB --set gen.base=0x100000000",
-       "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
-       "0x21effffff]"},
-      {"info --set dram.size=4MiB",
-       "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
-  };
-  for (const auto& [args, message] : cases) {
-    Result r = run(args);
-    EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_EQ(r.out, std::string("gpuvp: error: ") + message + "\n") << args;
-  }
 }
 
 namespace {
@@ -766,21 +793,6 @@ TEST(GpuvpCliConfig, SeveralConfigFilesAreLayeredInOrderThenTheSets) {
   EXPECT_EQ(reversed["config"]["sim"]["seed"], 7);
 }
 
-TEST(GpuvpCliConfig, DuplicateKeysAndTyposAreOneLineErrors) {
-  const std::string dup = write_temp("dup.yaml", "sim:\n  quantum_ns: 100\n  quantum_ns: 200\n");
-  Result d = run("run --config " + dup);
-  EXPECT_EQ(d.exit_code, 2);
-  EXPECT_EQ(d.out, "gpuvp: error: config file '" + dup + "': key 'sim.quantum_ns' is given twice (line 3)\n");
-  const std::string typo = write_temp("typo.yaml", "dram:\n  read_latency: 3\n");
-  Result t = run("run --config " + typo);
-  EXPECT_EQ(t.exit_code, 2);
-  EXPECT_EQ(t.out,
-            "gpuvp: error: config key 'dram.read_latency': unknown key, did you mean 'dram.read_latency_cycles'?\n");
-  Result g = run("info --set gpu.clock_hz=1GHz");
-  EXPECT_EQ(g.exit_code, 2);
-  EXPECT_EQ(g.out, "gpuvp: error: config key 'gpu': unknown key, did you mean 'gen'?\n");
-}
-
 TEST(GpuvpCliConfig, RunOptionsWorkWithoutTheRunSubcommand) {
   Split implicit = run_split("--quiet --set sim.quantum_ns=100 --stats -");
   EXPECT_EQ(implicit.exit_code, 0) << implicit.err;
@@ -892,4 +904,68 @@ TEST(GpuvpStatsFile, IntervalWithoutAStatsFileIsAOneLineError) {
   r = run("run --stats-interval 0 --stats x.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("--stats-interval"), std::string::npos) << r.out;
+}
+
+// ---- regions of interest ----
+
+TEST(GpuvpStatsFile, RegionsOfInterestReportWhatChangedBetweenTheirMarks) {
+  // 16 KiB of DRAM writes inside "fill" (memset issues 4 KiB bursts), 3 register writes inside "regs", which nests
+  // inside "all"; "tail" stays open to the end.
+  const std::string script = write_temp("roi.gpuvp",
+                                        "stats_begin all\n"
+                                        "stats_begin fill\n"
+                                        "memset 0x100000 0x4000 0xab\n"
+                                        "stats_end fill\n"
+                                        "stats_begin regs\n"
+                                        "writel 0xe1000010 1\n"
+                                        "writel 0xe1000010 2\n"
+                                        "writel 0xe1000010 3\n"
+                                        "stats_end regs\n"
+                                        "stats_end all\n"
+                                        "stats_begin tail\n"
+                                        "clock_step 1000\n");
+  const std::string stats = ::testing::TempDir() + "gpuvp-roi-" + std::to_string(::getpid()) + ".json";
+  Result r = run("run --quiet --script " + script + " --stats " + stats);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream f(stats);
+  const auto doc = nlohmann::json::parse(f);
+  const auto& regions = doc["regions"];
+  ASSERT_EQ(regions.size(), 4u) << regions.dump(1);
+  EXPECT_EQ(regions[0]["name"], "fill");
+  EXPECT_EQ(regions[1]["name"], "regs");
+  EXPECT_EQ(regions[2]["name"], "all");
+  EXPECT_EQ(regions[3]["name"], "tail");
+  const auto& fill = regions[0]["stats"]["gpuvp"]["bus"];
+  EXPECT_EQ(fill["dram"]["bytes"], 0x4000);
+  EXPECT_EQ(fill["dram"]["transactions"], 4);
+  EXPECT_EQ(fill["v3d"]["transactions"], 0);
+  const auto& regs = regions[1]["stats"]["gpuvp"]["bus"];
+  EXPECT_EQ(regs["dram"]["bytes"], 0);
+  EXPECT_EQ(regs["v3d"]["transactions"], 3);
+  EXPECT_EQ(regs["v3d"]["bytes"], 12);
+  // The enclosing region holds both.
+  EXPECT_EQ(regions[2]["stats"]["gpuvp"]["bus"]["transactions"],
+            fill["transactions"].get<int>() + regs["transactions"].get<int>());
+  EXPECT_EQ(regions[2]["begin_ps"], regions[0]["begin_ps"]);
+  EXPECT_EQ(regions[2]["end_ps"], regions[1]["end_ps"]);
+  EXPECT_LT(regions[0]["begin_ps"].get<std::uint64_t>(), regions[0]["end_ps"].get<std::uint64_t>());
+  // The open region ends with the run.
+  EXPECT_EQ(regions[3]["open_at_end"], true);
+  EXPECT_EQ(regions[3]["end_ps"], doc["sim_time_ps"]);
+  EXPECT_EQ(regions[3]["end_ps"].get<std::uint64_t>() - regions[3]["begin_ps"].get<std::uint64_t>(), 1'000'000u);
+  EXPECT_FALSE(regions[0].contains("open_at_end"));
+  std::remove(stats.c_str());
+}
+
+TEST(GpuvpStatsFile, RegionMistakesAreErrAnswers) {
+  const std::string script = write_temp("roi-bad.gpuvp", "stats_begin a\nstats_begin a\n");
+  Result twice = run("run --quiet --script " + script);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.out.find("ERR region 'a' is already open"), std::string::npos) << twice.out;
+  Result unknown = run("run --quiet --script " + write_temp("roi-bad2.gpuvp", "stats_end b\n"));
+  EXPECT_NE(unknown.out.find("ERR no open region 'b'"), std::string::npos) << unknown.out;
+  Result name = run("run --quiet --script " + write_temp("roi-bad3.gpuvp", "stats_begin a/b\n"));
+  EXPECT_NE(name.out.find("ERR bad region name 'a/b' (letters, digits, _ - .)"), std::string::npos) << name.out;
+  // Without regions the statistics have no "regions" key (the demo's statistics do not change).
+  EXPECT_FALSE(stats_on_stdout("--quiet").contains("regions"));
 }

@@ -2,10 +2,11 @@
 // checked against the literal dwords i915 emits (gt/intel_gpu_commands.h MI_MATH_*); results are computed by hand.
 // Flag semantics follow Mesa's hardware-checked mi_builder tests: STORE of ZF/CF writes ~0 for true, 0 for false;
 // LOAD1 loads ~0; SUB's CF is the borrow, ADD's CF the carry (see tlm/gen/mi_math.cpp for the sources).
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <ostream>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "tlm/gen/mi_math.h"
 
@@ -280,7 +281,17 @@ TEST_F(MiMathTest, DontCareOperandFieldsAreIgnored) {
   EXPECT_EQ(alu_.accu(), 5u);
 }
 
-TEST_F(MiMathTest, InvalidInstructionsAnswerWithAReasonAndChangeNothing) {
+struct InvalidCase {
+  const char* name;
+  std::uint32_t instruction;
+  const char* expected_words;
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const InvalidCase& c, std::ostream* os) { *os << c.name; }
+
+class InvalidInstructions : public MiMathTest, public ::testing::WithParamInterface<InvalidCase> {};
+
+TEST_P(InvalidInstructions, AnswerWithAReasonAndChangeNothing) {
   gprs_[0] = 11;
   gprs_[1] = 22;
   run(load(MiMathAlu::kSrcA, 0));
@@ -288,38 +299,42 @@ TEST_F(MiMathTest, InvalidInstructionsAnswerWithAReasonAndChangeNothing) {
   run(op(MiMathAlu::kSub));  // ACCU = -11, CF set
   const MiMathAlu::Gprs gprs_before = gprs_;
   const MiMathAlu before = alu_;
+  const std::string reason = alu_.execute(GetParam().instruction, gprs_);
+  EXPECT_NE(reason.find(GetParam().expected_words), std::string::npos) << reason;
+  EXPECT_EQ(gprs_, gprs_before);
+  expect_alu(before.srca(), before.srcb(), before.accu(), before.zf(), before.cf());
+}
 
-  struct Case {
-    std::uint32_t instruction;
-    const char* expected_words;
-  };
-  const Case cases[] = {
-      {MiMathAlu::encode(0x105, 0, 0), "opcode"},                    // SHL: gen12.5+, not gen8/9
-      {MiMathAlu::encode(0x082, 0, MiMathAlu::kAccu), "opcode"},     // LOADIND: gen12.5+
-      {MiMathAlu::encode(0x001, 0, 0), "opcode"},                    // FENCE_RD: gen12.5+
-      {0xFFF00000u, "opcode"},
-      {MiMathAlu::encode(0x181, 0, MiMathAlu::kAccu), "opcode"},
-      {MiMathAlu::encode(MiMathAlu::kLoad, 0, 1), "LOAD destination"},                 // R0 is not SRCA/SRCB
-      {MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kAccu, 1), "LOAD destination"},
-      {MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, 16), "LOAD source"},      // there is no R16
-      {MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, MiMathAlu::kSrcB), "LOAD source"},
-      {MiMathAlu::encode(MiMathAlu::kLoadInv, MiMathAlu::kSrcB, 0x30), "LOAD source"},
-      {MiMathAlu::encode(MiMathAlu::kLoad0, MiMathAlu::kAccu, 0), "LOAD0/LOAD1 destination"},
-      {MiMathAlu::encode(MiMathAlu::kLoad1, 3, 0), "LOAD0/LOAD1 destination"},
-      {MiMathAlu::encode(MiMathAlu::kStore, MiMathAlu::kSrcA, MiMathAlu::kAccu), "STORE destination"},
-      {MiMathAlu::encode(MiMathAlu::kStore, 16, MiMathAlu::kAccu), "STORE destination"},
-      {MiMathAlu::encode(MiMathAlu::kStoreInv, 0x3FF, MiMathAlu::kZf), "STORE destination"},
-      {MiMathAlu::encode(MiMathAlu::kStore, 2, 1), "STORE source"},                    // GPR to GPR
-      {MiMathAlu::encode(MiMathAlu::kStoreInv, 2, 0x34), "STORE source"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << "instruction 0x" << std::hex << c.instruction);
-    const std::string reason = alu_.execute(c.instruction, gprs_);
-    EXPECT_NE(reason.find(c.expected_words), std::string::npos) << reason;
-    EXPECT_EQ(gprs_, gprs_before);
-    expect_alu(before.srca(), before.srcb(), before.accu(), before.zf(), before.cf());
-  }
-  // The reason names the offending field value.
+INSTANTIATE_TEST_SUITE_P(
+    MiMath, InvalidInstructions,
+    ::testing::Values(
+        InvalidCase{"Shl", MiMathAlu::encode(0x105, 0, 0), "opcode"},                     // SHL: gen12.5+, not gen8/9
+        InvalidCase{"LoadInd", MiMathAlu::encode(0x082, 0, MiMathAlu::kAccu), "opcode"},  // LOADIND: gen12.5+
+        InvalidCase{"FenceRd", MiMathAlu::encode(0x001, 0, 0), "opcode"},                 // FENCE_RD: gen12.5+
+        InvalidCase{"AllOnesOpcode", 0xFFF00000u, "opcode"},
+        InvalidCase{"Opcode181", MiMathAlu::encode(0x181, 0, MiMathAlu::kAccu), "opcode"},
+        // R0 is not SRCA/SRCB.
+        InvalidCase{"LoadIntoAGpr", MiMathAlu::encode(MiMathAlu::kLoad, 0, 1), "LOAD destination"},
+        InvalidCase{"LoadIntoAccu", MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kAccu, 1), "LOAD destination"},
+        // There is no R16.
+        InvalidCase{"LoadFromR16", MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, 16), "LOAD source"},
+        InvalidCase{"LoadFromSrcB", MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, MiMathAlu::kSrcB),
+                    "LOAD source"},
+        InvalidCase{"LoadInvFrom0x30", MiMathAlu::encode(MiMathAlu::kLoadInv, MiMathAlu::kSrcB, 0x30), "LOAD source"},
+        InvalidCase{"Load0IntoAccu", MiMathAlu::encode(MiMathAlu::kLoad0, MiMathAlu::kAccu, 0),
+                    "LOAD0/LOAD1 destination"},
+        InvalidCase{"Load1IntoR3", MiMathAlu::encode(MiMathAlu::kLoad1, 3, 0), "LOAD0/LOAD1 destination"},
+        InvalidCase{"StoreIntoSrcA", MiMathAlu::encode(MiMathAlu::kStore, MiMathAlu::kSrcA, MiMathAlu::kAccu),
+                    "STORE destination"},
+        InvalidCase{"StoreIntoR16", MiMathAlu::encode(MiMathAlu::kStore, 16, MiMathAlu::kAccu), "STORE destination"},
+        InvalidCase{"StoreInvInto0x3ff", MiMathAlu::encode(MiMathAlu::kStoreInv, 0x3FF, MiMathAlu::kZf),
+                    "STORE destination"},
+        // GPR to GPR.
+        InvalidCase{"StoreFromAGpr", MiMathAlu::encode(MiMathAlu::kStore, 2, 1), "STORE source"},
+        InvalidCase{"StoreInvFrom0x34", MiMathAlu::encode(MiMathAlu::kStoreInv, 2, 0x34), "STORE source"}),
+    [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
+
+TEST_F(MiMathTest, TheReasonNamesTheOffendingFieldValue) {
   EXPECT_EQ(alu_.execute(MiMathAlu::encode(0x105, 0, 0), gprs_),
             "unknown ALU opcode 0x105 in ALU instruction 0x10500000");
   EXPECT_EQ(alu_.execute(MiMathAlu::encode(MiMathAlu::kLoad, MiMathAlu::kSrcA, 16), gprs_),

@@ -1,13 +1,13 @@
 // Platform: configuration loading (built-in defaults, the shipped default.yaml, overrides), the memory map (DRAM
 // below TOLUD and remapped above 4 GiB, stolen memory, the GPU reaching high memory), the V3D identification
 // registers through the bus, the unpopulated Gen BAR, optional blocks and interrupt lookup.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -124,47 +124,89 @@ TEST(PlatformParams, OverridesApplyOnTopOfTheFile) {
   EXPECT_EQ(p.vc4.v3d.qpus_per_slice, 4u);
 }
 
-TEST(PlatformParams, DramThatCannotBePlacedIsAOneLineErrorNamingTheKey) {
-  EXPECT_EQ(load_error("", {"dram.size=0x80000800"}),
-            "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page");
-  EXPECT_EQ(load_error("", {"dram.base=0x1800"}), "config key 'dram.base': 0x1800 is not aligned to the 4 KiB page");
-  // 512 GiB: 3.5 GiB below the hole, 508.5 GiB from 4 GiB up to 0x80_2000_0000, past the 39-bit GPU addresses.
-  EXPECT_EQ(load_error("", {"dram.size=512GiB"}),
-            "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit physical "
-            "addresses (gen.gtt.physical_address_bits)");
-  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.physical_address_bits=32"}),
-            "config key 'dram.size': 4 GiB of DRAM ends at 0x11fffffff, beyond the Gen GPU's 32-bit physical "
-            "addresses (gen.gtt.physical_address_bits)");
-  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.physical_address_bits=33"}), "no error");
-  // Without the GPU nothing limits the bus's 64-bit addresses below the key's own range (1 TiB).
-  EXPECT_EQ(load_error("", {"dram.size=1024GiB", "gen.enabled=false"}), "no error");
-  // A BAR moved above 4 GiB must not land in the remapped DRAM.
-  EXPECT_EQ(load_error("", {"dram.size=8GiB", "gen.base=0x100000000"}),
-            "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
-            "0x21effffff]");
-  EXPECT_EQ(load_error("", {"dram.size=8GiB", "gen.base=0x300000000"}), "no error");
-  // Stolen memory must be DRAM: not the PCI hole, not beyond TOUUD.
-  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0xF0000000"}),
-            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0xf0000000 must lie inside DRAM");
-  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11fc00000"}),
-            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0x11fc00000 must lie inside DRAM");
-  EXPECT_EQ(load_error("", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11f800000"}), "no error");
-  EXPECT_EQ(load_error("", {"dram.size=4MiB"}),
-            "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM");
-  // DRAM cannot start inside the PCI hole.
-  EXPECT_EQ(load_error("", {"dram.base=0xE0000000"}),
-            "config key 'dram.base': DRAM at 0xe0000000 would begin in the PCI hole (top of low DRAM 0xe0000000, "
-            "below the lowest MMIO window)");
+struct ParamsCase {
+  const char* name;
+  const char* file;
+  std::vector<std::string> overrides;
+  const char* error;  // the whole message, or "no error" for a boundary that must load
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const ParamsCase& c, std::ostream* os) { *os << c.name; }
+
+class PlatformParamsErrors : public ::testing::TestWithParam<ParamsCase> {};
+
+TEST_P(PlatformParamsErrors, AreOneLineErrorsNamingTheKey) {
+  EXPECT_EQ(load_error(GetParam().file, GetParam().overrides), GetParam().error);
 }
 
-TEST(PlatformParams, ErrorsNameTheKey) {
-  EXPECT_EQ(load_error("", {"dram.sise=1"}), "config key 'dram.sise': unknown key, did you mean 'dram.size'?");
-  EXPECT_EQ(load_error("", {"dram.page_size=0x3000"}), "config key 'dram.page_size': must be a power of two");
-  EXPECT_EQ(load_error("", {"vc4.v3d.slices=16"}), "config key 'vc4.v3d.slices': value 16 is out of range [1, 15]");
-  EXPECT_EQ(load_error("", {"sim.progress=loud"}), "config key 'sim.progress': 'loud' is not one of: auto, on, off");
-  EXPECT_EQ(load_error("", {"gen.enabled=perhaps"}), "config key 'gen.enabled': expected true or false, got 'perhaps'");
-  EXPECT_EQ(load_error("/nonexistent-gpuvp/x.yaml", {}), "config file '/nonexistent-gpuvp/x.yaml': cannot be read");
-}
+INSTANTIATE_TEST_SUITE_P(
+    PlatformParams, PlatformParamsErrors,
+    ::testing::Values(
+        ParamsCase{"DramNotPageSized",
+                   "",
+                   {"dram.size=0x80000800"},
+                   "config key 'dram.size': 0x80000800 is not a multiple of the 4 KiB page"},
+        ParamsCase{"DramBaseNotPageAligned",
+                   "",
+                   {"dram.base=0x1800"},
+                   "config key 'dram.base': 0x1800 is not aligned to the 4 KiB page"},
+        // 512 GiB: 3.5 GiB below the hole, 508.5 GiB from 4 GiB up to 0x80_2000_0000, past the 39-bit GPU addresses.
+        ParamsCase{"DramBeyond39Bits",
+                   "",
+                   {"dram.size=512GiB"},
+                   "config key 'dram.size': 512 GiB of DRAM ends at 0x801fffffff, beyond the Gen GPU's 39-bit "
+                   "physical addresses (gen.gtt.physical_address_bits)"},
+        ParamsCase{"DramBeyond32Bits",
+                   "",
+                   {"dram.size=4GiB", "gen.gtt.physical_address_bits=32"},
+                   "config key 'dram.size': 4 GiB of DRAM ends at 0x11fffffff, beyond the Gen GPU's 32-bit physical "
+                   "addresses (gen.gtt.physical_address_bits)"},
+        ParamsCase{"DramWithin33Bits", "", {"dram.size=4GiB", "gen.gtt.physical_address_bits=33"}, "no error"},
+        // Without the GPU nothing limits the bus's 64-bit addresses below the key's own range (1 TiB).
+        ParamsCase{"DramOf1TiBWithoutTheGpu", "", {"dram.size=1024GiB", "gen.enabled=false"}, "no error"},
+        // A BAR moved above 4 GiB must not land in the remapped DRAM.
+        ParamsCase{"BarInRemappedDram",
+                   "",
+                   {"dram.size=8GiB", "gen.base=0x100000000"},
+                   "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM "
+                   "[0x100000000, 0x21effffff]"},
+        ParamsCase{"BarAboveRemappedDram", "", {"dram.size=8GiB", "gen.base=0x300000000"}, "no error"},
+        // Stolen memory must be DRAM: not the PCI hole, not beyond TOUUD.
+        ParamsCase{"StolenMemoryInThePciHole",
+                   "",
+                   {"dram.size=4GiB", "gen.gtt.gsm_base=0xF0000000"},
+                   "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0xf0000000 must lie inside DRAM"},
+        ParamsCase{"StolenMemoryPastTouud",
+                   "",
+                   {"dram.size=4GiB", "gen.gtt.gsm_base=0x11fc00000"},
+                   "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0x11fc00000 must lie inside DRAM"},
+        ParamsCase{"StolenMemoryEndingAtTouud", "", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11f800000"}, "no error"},
+        ParamsCase{"StolenMemoryLargerThanLowDram",
+                   "",
+                   {"dram.size=4MiB"},
+                   "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+        // DRAM cannot start inside the PCI hole.
+        ParamsCase{"DramBeginningInThePciHole",
+                   "",
+                   {"dram.base=0xE0000000"},
+                   "config key 'dram.base': DRAM at 0xe0000000 would begin in the PCI hole (top of low DRAM "
+                   "0xe0000000, below the lowest MMIO window)"},
+        ParamsCase{"UnknownKey", "", {"dram.sise=1"}, "config key 'dram.sise': unknown key, did you mean 'dram.size'?"},
+        ParamsCase{"PageSizeNotAPowerOfTwo",
+                   "",
+                   {"dram.page_size=0x3000"},
+                   "config key 'dram.page_size': must be a power of two"},
+        ParamsCase{
+            "OutOfRange", "", {"vc4.v3d.slices=16"}, "config key 'vc4.v3d.slices': value 16 is out of range [1, 15]"},
+        ParamsCase{
+            "NotAChoice", "", {"sim.progress=loud"}, "config key 'sim.progress': 'loud' is not one of: auto, on, off"},
+        ParamsCase{"NotABoolean",
+                   "",
+                   {"gen.enabled=perhaps"},
+                   "config key 'gen.enabled': expected true or false, got 'perhaps'"},
+        ParamsCase{
+            "MissingFile", "/nonexistent-gpuvp/x.yaml", {}, "config file '/nonexistent-gpuvp/x.yaml': cannot be read"}),
+    [](const ::testing::TestParamInfo<ParamsCase>& info) { return info.param.name; });
 
 // ---- the assembled platform ----
 
@@ -268,7 +310,7 @@ TEST(Platform, GenBarReadsZeroAndWarns) {
   });
   const auto reads = test::take_reports(sc_core::SC_WARNING, "read of unmapped register offset 0x2000 (4 bytes)");
   ASSERT_EQ(reads.size(), 2u);
-  EXPECT_EQ(reads[0].msg_type, "platform.gen");
+  EXPECT_EQ(reads[0].source, "platform.gen");
   EXPECT_NE(reads[0].message.find("returns 0"), std::string::npos) << reads[0].message;
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "write of unmapped register offset 0x2000 (4 bytes)").size(), 1u);
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "read of unmapped register offset 0x7ffff8 (8 bytes)").size(), 1u);

@@ -1,15 +1,16 @@
 // The host script protocol, command by command, against the default platform; and the socket transport.
-#include <gtest/gtest.h>
+#include <cctype>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <thread>
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 #include "platform/line_channel.h"
 #include "platform/platform.h"
@@ -96,48 +97,60 @@ TEST_F(ScriptTest, CommentsAndBlankLinesAreNotAnswered) {
   EXPECT_EQ(interp_.commands(), 1u);
 }
 
-TEST_F(ScriptTest, MalformedCommandsAnswerErrWithTheReason) {
-  auto a = run({"frob 1 2", "readl", "readl zz", "writeb 0x0 0x100", "writel 0x0 1 2", "write 0x0 2 0xabc",
-                "write 0x0 2 0xabzz", "read 0x0 0", "read 0x0 99999999", "memset 0x0 4 256", "expectl 0x0",
-                "clock_step -5", "irq_wait nosuchline 10", "irq_wait gen", "load 0x0 /nonexistent/image.bin",
-                "readl 0x10K", "polll 0x0 1", "polll", "pollq 0x0 1 2 3 4", "polll 0x0 1 soon", "pollb 0x0 0x100 10",
-                "pollw 0x0 1 0x1ffff 10", "polll 0x0 1 0xzz 10", "polll 0x0 one 10", "polll 0x0 1 -1",
-                "pollx 0x0 1 10", "irq_intercept_in /machine/ioapic"});
-  const char* expected[] = {
-      "ERR unknown command 'frob'",
-      "ERR usage: readl ADDR",
-      "ERR bad address 'zz'",
-      "ERR value does not fit in 1 bytes",
-      "ERR usage: writel ADDR VALUE",
-      "ERR data must be 0x followed by exactly 4 hex digits",
-      "ERR bad hex digit in data",
-      "ERR bad size '0' (1..1048576)",
-      "ERR bad size '99999999' (1..1048576)",
-      "ERR bad byte '256'",
-      "ERR usage: expectl ADDR VALUE [MASK]",
-      "ERR bad time '-5'",
-      "ERR no interrupt line 'nosuchline'",
-      "ERR usage: irq_wait LINE TIMEOUT_NS",
-      "ERR cannot read file '/nonexistent/image.bin'",
-      "ERR bad address '0x10K'",
-      "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS",
-      "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS",
-      "ERR usage: pollq ADDR VALUE [MASK] TIMEOUT_NS",
-      "ERR bad timeout 'soon'",
-      "ERR value does not fit in 1 bytes",
-      "ERR value does not fit in 2 bytes",
-      "ERR bad mask '0xzz'",
-      "ERR bad value 'one'",
-      "ERR bad timeout '-1'",
-      "ERR unknown command 'pollx'",
-      "ERR usage: irq_intercept_in",
-  };
-  ASSERT_EQ(a.size(), std::size(expected));
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(a[i].error) << i;
-    EXPECT_EQ(a[i].text, expected[i]) << i;
-  }
+struct MalformedCase {
+  const char* command;
+  const char* answer;
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const MalformedCase& c, std::ostream* os) { *os << c.command; }
+
+class MalformedCommands : public ScriptTest, public ::testing::WithParamInterface<MalformedCase> {};
+
+TEST_P(MalformedCommands, AnswerErrWithTheReason) {
+  const auto a = run({GetParam().command});
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_TRUE(a[0].error);
+  EXPECT_EQ(a[0].text, GetParam().answer);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Script, MalformedCommands,
+    ::testing::Values(MalformedCase{"frob 1 2", "ERR unknown command 'frob'"},
+                      MalformedCase{"readl", "ERR usage: readl ADDR"},
+                      MalformedCase{"readl zz", "ERR bad address 'zz'"},
+                      MalformedCase{"writeb 0x0 0x100", "ERR value does not fit in 1 bytes"},
+                      MalformedCase{"writel 0x0 1 2", "ERR usage: writel ADDR VALUE"},
+                      MalformedCase{"write 0x0 2 0xabc", "ERR data must be 0x followed by exactly 4 hex digits"},
+                      MalformedCase{"write 0x0 2 0xabzz", "ERR bad hex digit in data"},
+                      MalformedCase{"read 0x0 0", "ERR bad size '0' (1..1048576)"},
+                      MalformedCase{"read 0x0 99999999", "ERR bad size '99999999' (1..1048576)"},
+                      MalformedCase{"memset 0x0 4 256", "ERR bad byte '256'"},
+                      MalformedCase{"expectl 0x0", "ERR usage: expectl ADDR VALUE [MASK]"},
+                      MalformedCase{"clock_step -5", "ERR bad time '-5'"},
+                      MalformedCase{"irq_wait nosuchline 10", "ERR no interrupt line 'nosuchline'"},
+                      MalformedCase{"irq_wait gen", "ERR usage: irq_wait LINE TIMEOUT_NS"},
+                      MalformedCase{"load 0x0 /nonexistent/image.bin", "ERR cannot read file '/nonexistent/image.bin'"},
+                      MalformedCase{"readl 0x10K", "ERR bad address '0x10K'"},
+                      MalformedCase{"polll 0x0 1", "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS"},
+                      MalformedCase{"polll", "ERR usage: polll ADDR VALUE [MASK] TIMEOUT_NS"},
+                      MalformedCase{"pollq 0x0 1 2 3 4", "ERR usage: pollq ADDR VALUE [MASK] TIMEOUT_NS"},
+                      MalformedCase{"polll 0x0 1 soon", "ERR bad timeout 'soon'"},
+                      MalformedCase{"pollb 0x0 0x100 10", "ERR value does not fit in 1 bytes"},
+                      MalformedCase{"pollw 0x0 1 0x1ffff 10", "ERR value does not fit in 2 bytes"},
+                      MalformedCase{"polll 0x0 1 0xzz 10", "ERR bad mask '0xzz'"},
+                      MalformedCase{"polll 0x0 one 10", "ERR bad value 'one'"},
+                      MalformedCase{"polll 0x0 1 -1", "ERR bad timeout '-1'"},
+                      MalformedCase{"pollx 0x0 1 10", "ERR unknown command 'pollx'"},
+                      MalformedCase{"irq_intercept_in /machine/ioapic", "ERR usage: irq_intercept_in"}),
+    [](const ::testing::TestParamInfo<MalformedCase>& info) {
+      // "readl zz" -> "Case2_readl": gtest names are alphanumeric.
+      std::string name = "Case" + std::to_string(info.index) + "_";
+      for (const char c : std::string(info.param.command)) {
+        if (c == ' ') break;
+        if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+      }
+      return name;
+    });
 
 TEST_F(ScriptTest, BusErrorsAreAnsweredNotCrashed) {
   auto a = run({"readl 0xf0000000", "writeq 0x7ffffffc 0", "readl 0x7ffffffc"});
@@ -222,18 +235,23 @@ TEST(SocketChannel, ServesLinesOverTcpAndAnswersThem) {
   EXPECT_EQ(received, "OK 1\nOK 2\nOK 3\n");
 }
 
-TEST(SocketChannel, BadSpecsAreOneLineErrors) {
-  for (const char* spec : {"tcp:127.0.0.1", "tcp:localhost:4000", "tcp:127.0.0.1:70000", "udp:1", "unix:"}) {
-    try {
-      platform::SocketChannel c(spec);
-      ADD_FAILURE() << spec << " accepted";
-    } catch (const std::runtime_error& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(what.find('\n'), std::string::npos);
-      EXPECT_EQ(what.rfind(std::string("qtest '") + spec + "'", 0), 0u) << what;
-    }
+class BadSocketSpecs : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BadSocketSpecs, AreOneLineErrors) {
+  const std::string spec = GetParam();
+  try {
+    platform::SocketChannel c(spec);
+    ADD_FAILURE() << spec << " accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+    EXPECT_EQ(what.rfind("qtest '" + spec + "'", 0), 0u) << what;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(SocketChannel, BadSocketSpecs,
+                         ::testing::Values("tcp:127.0.0.1", "tcp:localhost:4000", "tcp:127.0.0.1:70000", "udp:1",
+                                           "unix:"));
 
 using test::kDramReadNs;
 using test::TimedStore;

@@ -1,16 +1,15 @@
 // Statistics registry: counters, histograms, busy time, JSON output.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 
 using gpuvp::core::BusyTime;
 using gpuvp::core::Counter;
@@ -296,4 +295,92 @@ TEST(Stats, SeriesSamplesCumulativeValuesAndPadsLateStatistics) {
   EXPECT_EQ(j["busy_ps"]["blk.busy"], (nlohmann::json{0, 500}));  // the open span counts up to the sample
   EXPECT_EQ(series.samples(), 2u);
   EXPECT_EQ(series.last_sample_ps(), 1000u);
+}
+
+// ---- statistics groups: what a module owns ----
+
+TEST(StatsGroup, DeclaresStatisticsUnderItsPathWithUnitAndDescription) {
+  StatsRegistry reg;
+  gpuvp::core::StatsGroup group("soc.gen.rcs", reg);
+  Counter& commands = group.counter("commands", "commands", "commands executed");
+  group.histogram("latency_ps", "ps", "submission to start").sample(3000);
+  group.busy_time("busy", "executing or waiting on memory").add(250);
+  commands += 7;
+  EXPECT_EQ(reg.counter_value("soc.gen.rcs.commands"), 7u);
+  const auto metrics = reg.metrics_json();
+  EXPECT_EQ(metrics["soc.gen.rcs.commands"]["kind"], "counter");
+  EXPECT_EQ(metrics["soc.gen.rcs.commands"]["unit"], "commands");  // declared, not derived from the name
+  EXPECT_EQ(metrics["soc.gen.rcs.commands"]["description"], "commands executed");
+  EXPECT_EQ(metrics["soc.gen.rcs.latency_ps"]["unit"], "ps");
+  EXPECT_EQ(metrics["soc.gen.rcs.busy"]["kind"], "busy_time");
+  EXPECT_EQ(metrics["soc.gen.rcs.busy"]["unit"], "ps");
+  const auto j = reg.to_json(1000);
+  EXPECT_EQ(j["soc"]["gen"]["rcs"]["commands"], 7);
+  EXPECT_EQ(j["soc"]["gen"]["rcs"]["latency_ps"]["count"], 1);
+  EXPECT_EQ(j["soc"]["gen"]["rcs"]["busy"]["busy_ps"], 250);
+  EXPECT_DOUBLE_EQ(j["soc"]["gen"]["rcs"]["busy"]["utilisation"].get<double>(), 0.25);
+}
+
+TEST(StatsGroup, VectorsCountPerLabelAndBelongToTheirGroup) {
+  StatsRegistry reg;
+  gpuvp::core::StatsGroup eu("soc.gen.eu0", reg);
+  auto by_class = eu.vector("instructions", {"alu", "send", "branch"}, "instructions", "instructions issued");
+  ASSERT_EQ(by_class.size(), 3u);
+  by_class[0] += 10;
+  ++by_class[1];
+  EXPECT_EQ(by_class.value(0), 10u);
+  EXPECT_EQ(by_class.value(2), 0u);
+  EXPECT_EQ(by_class.labels()[1], "send");
+  const auto j = reg.to_json(0);
+  EXPECT_EQ(j["soc"]["gen"]["eu0"]["instructions"]["alu"], 10);
+  EXPECT_EQ(j["soc"]["gen"]["eu0"]["instructions"]["send"], 1);
+  EXPECT_EQ(reg.metrics_json()["soc.gen.eu0.instructions.send"]["description"], "instructions issued (send)");
+  // The summary lists them under the group that owns them, not under "eu0.instructions".
+  const auto activity = reg.activity(0);
+  ASSERT_EQ(activity.size(), 3u);
+  EXPECT_EQ(activity[0].group, "soc.gen.eu0");
+  EXPECT_EQ(activity[0].name, "instructions.alu");
+  EXPECT_EQ(activity[0].value, 10u);
+}
+
+TEST(StatsGroup, FormulasAreComputedWhenWritten) {
+  StatsRegistry reg;
+  gpuvp::core::StatsGroup port("soc.bus.dram", reg);
+  Counter& bytes = port.counter("bytes", "bytes", "bytes transferred");
+  port.formula("bandwidth_gbps", "GB/s", "bytes per simulated second", [&bytes](Picoseconds t) {
+    return t ? static_cast<double>(bytes.value) * 1e12 / static_cast<double>(t) / 1e9 : 0.0;
+  });
+  bytes += 4000;
+  EXPECT_DOUBLE_EQ(reg.to_json(1'000'000)["soc"]["bus"]["dram"]["bandwidth_gbps"].get<double>(), 4.0);  // 4000 B/us
+  bytes += 4000;
+  EXPECT_DOUBLE_EQ(reg.to_json(1'000'000)["soc"]["bus"]["dram"]["bandwidth_gbps"].get<double>(), 8.0);
+  EXPECT_EQ(reg.metrics_json()["soc.bus.dram.bandwidth_gbps"]["kind"], "formula");
+  EXPECT_EQ(reg.metrics_json()["soc.bus.dram.bandwidth_gbps"]["unit"], "GB/s");
+}
+
+TEST(StatsGroup, SnapshotsGiveWhatARegionOfInterestDid) {
+  StatsRegistry reg;
+  gpuvp::core::StatsGroup g("blk", reg);
+  Counter& c = g.counter("ops", "events", "operations");
+  Histogram& h = g.histogram("size", "bytes", "sizes");
+  BusyTime& busy = g.busy_time("busy", "working");
+  c += 5;
+  h.sample(4);
+  busy.add(100);
+  const auto before = reg.snapshot(1000);
+  c += 3;
+  h.sample(64);
+  h.sample(64);
+  busy.add(400);
+  Counter& late = g.counter("late", "events", "registered inside the region");
+  late += 2;
+  const auto region = reg.since(before, 2000);
+  EXPECT_EQ(region["blk"]["ops"], 3);
+  EXPECT_EQ(region["blk"]["late"], 2);
+  EXPECT_EQ(region["blk"]["size"]["count"], 2);
+  EXPECT_EQ(region["blk"]["size"]["sum"], 128);
+  EXPECT_EQ(region["blk"]["size"]["buckets"], (nlohmann::json{{"64", 2}}));  // the sample of 4 was before
+  EXPECT_EQ(region["blk"]["busy"]["busy_ps"], 400);
+  EXPECT_EQ(region["blk"]["busy"]["idle_ps"], 600);  // of the region's 1000 ps
+  EXPECT_DOUBLE_EQ(region["blk"]["busy"]["utilisation"].get<double>(), 0.4);
 }

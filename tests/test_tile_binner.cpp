@@ -2,13 +2,14 @@
 // lazy state, the exact bytes of a tile list, block chaining from the pool, the overspill / out-of-memory handshake
 // with the driver (vc4_irq.c), primitive assembly of every GL mode, indexed draws, the 16-bit array quirk, culling,
 // clip windows, FLUSH_ALL_STATE, an empty scene, timing, and every error path.
-#include "tests/test_vc4_support.h"
-
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <ostream>
 #include <set>
 #include <utility>
+
+#include "tests/test_vc4_support.h"
 
 using namespace gpuvp;
 using namespace gpuvp::test::vc4t;
@@ -408,65 +409,144 @@ TEST_F(Binner, ZeroSizedClipWindowHangsTheBinner) {
   EXPECT_EQ(errors("GL_ARRAY_PRIMITIVE with a zero-sized CLIP_WINDOW: the binner hangs"), 1u);
 }
 
-TEST_F(Binner, GuestErrorsStopCt0WithCterrAndAClearReport) {
-  const std::vector<std::pair<std::function<List()>, std::string>> cases = {
-      {[&] { List l{kList, {}}; l.op(pk::kStartTileBinning); return l; },
-       "START_TILE_BINNING before any TILE_BINNING_MODE_CONFIG"},
-      {[&] { List l{kList, {}}; l.bin_config(kAlloc, 0x1000, kTsda, 0, 3, 4); return l; },
-       "TILE_BINNING_MODE_CONFIG with a 0x3 tile grid"},
-      {[&] { List l{kList, {}}; l.bin_config(kAlloc, 0x1000, kTsda + 8, 4, 3, 4); return l; },
-       "tile state data array address 0x40008 is not 16-byte aligned"},
-      {[&] { List l{kList, {}}; l.bin_config(0xFFFF00, 0x1000, kTsda, 4, 3, 4).op(pk::kStartTileBinning); return l; },
-       "tile allocation memory 0xffff00 with 12 initial blocks of 32 bytes is outside DRAM"},
-      {[&] { List l{kList, {}}; l.array(4, 3, 0); return l; }, "GL_ARRAY_PRIMITIVE outside tile binning"},
-      {[&] {
-         List l{kList, {}};
-         l.bin_config(kAlloc, 0x1000, kTsda, 4, 3, 4).op(pk::kStartTileBinning).array(4, 3, 0);
-         return l;
-       },
-       "GL_ARRAY_PRIMITIVE before any shader state"},
-      {[&] {
-         List l = prologue();
-         l.op(pk::kGlShaderState).u32(kRecord).array(4, 3, 0);
-         return l;
-       },
-       "with GL_SHADER_STATE: the coordinate shader runs on the QPUs, which are not modelled"},
-      {[&] { List l = prologue(); l.nv_state(kRecord + 4).array(4, 3, 0); return l; },
-       "NV shader record address 0x20004 is not 16-byte aligned"},
-      {[&] { List l = prologue(); l.nv_state(0x2000000).array(4, 3, 0); return l; },
-       "bad NV shader record address: 0x2000000 (16 bytes) is outside DRAM"},
-      {[&] { List l = prologue(); l.nv_state(kRecord + 0x100).array(4, 3, 0); return l; },
-       "GL_ARRAY_PRIMITIVE: vertex 2 at 0x1000008: 0x1000008 (4 bytes) is outside DRAM"},
-      {[&] { List l = prologue(); l.array(9, 3, 0); return l; }, "GL_ARRAY_PRIMITIVE primitive mode 9 is undefined"},
-      {[&] { List l = prologue(); l.indexed(0x24, 3, kIndices, 5); return l; },
-       "GL_INDEXED_PRIMITIVE index type 2 is undefined"},
-      {[&] { List l = prologue(); l.indexed(0x04, 3, 0xFFFFFF, 5); return l; },
-       "GL_INDEXED_PRIMITIVE index buffer 0xffffff (3 indices) is outside DRAM"},
-      {[&] { List l = prologue(); l.indexed(0x04, 3, kIndices, 1); return l; },
-       "index 2 (element 2) exceeds the maximum index 1"},
-      {[&] { List l = prologue(); l.op(pk::kVgCoordinateArrayPrimitives).u8(1).u32(3).u32(0x22000); return l; },
-       "VG_COORDINATE_ARRAY_PRIMITIVES type 1 (RHT) is not modelled"},
-  };
+struct BinnerErrorCase;
+class BinnerGuestError : public Binner, public ::testing::WithParamInterface<BinnerErrorCase> {
+ public:
+  using Binner::prologue;
+};
+struct BinnerErrorCase {
+  const char* name;
+  std::function<List(BinnerGuestError&)> list;
+  const char* report;  // a part of the error report
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const BinnerErrorCase& c, std::ostream* os) { *os << c.name; }
+
+TEST_P(BinnerGuestError, StopsCt0WithCterrAndAClearReport) {
   vertices(kVerts, {{10, 10}, {50, 10}, {10, 50}});
   nv_record(kRecord + 0x100, 0xFFFFF0);  // vertex 2 lies past the end of DRAM
   put(kIndices, {0, 1, 2});
-  std::vector<List> lists;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    List l = cases[i].first();
-    l.base = static_cast<std::uint32_t>(0x50000 + 0x1000 * i);
-    lists.push_back(l);
-    put(l);
-  }
+  List l = GetParam().list(*this);
+  l.base = 0x50000;
+  put(l);
   test::run_thread([&] {
-    for (std::size_t i = 0; i < lists.size(); ++i) {
-      submit(0, lists[i]);
-      settle(10);
-      EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | ControlListExecutor::kCtErr) << cases[i].second;
-      EXPECT_LT(rd(vc4::kV3dCtnCa(0)), lists[i].here()) << cases[i].second;
-    }
+    submit(0, l);
+    settle(10);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | ControlListExecutor::kCtErr);
+    EXPECT_LT(rd(vc4::kV3dCtnCa(0)), l.here());
   });
-  for (const auto& c : cases) EXPECT_EQ(errors(c.second), 1u) << c.second;
+  EXPECT_EQ(errors(GetParam().report), 1u);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Binner, BinnerGuestError,
+    ::testing::Values(
+        BinnerErrorCase{"StartBeforeConfig",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.op(pk::kStartTileBinning);
+                          return l;
+                        },
+                        "START_TILE_BINNING before any TILE_BINNING_MODE_CONFIG"},
+        BinnerErrorCase{"ZeroSizedTileGrid",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.bin_config(kAlloc, 0x1000, kTsda, 0, 3, 4);
+                          return l;
+                        },
+                        "TILE_BINNING_MODE_CONFIG with a 0x3 tile grid"},
+        BinnerErrorCase{"MisalignedTileStateArray",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.bin_config(kAlloc, 0x1000, kTsda + 8, 4, 3, 4);
+                          return l;
+                        },
+                        "tile state data array address 0x40008 is not 16-byte aligned"},
+        BinnerErrorCase{"TileAllocationOutsideDram",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.bin_config(0xFFFF00, 0x1000, kTsda, 4, 3, 4).op(pk::kStartTileBinning);
+                          return l;
+                        },
+                        "tile allocation memory 0xffff00 with 12 initial blocks of 32 bytes is outside DRAM"},
+        BinnerErrorCase{"ArrayOutsideBinning",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.array(4, 3, 0);
+                          return l;
+                        },
+                        "GL_ARRAY_PRIMITIVE outside tile binning"},
+        BinnerErrorCase{"ArrayBeforeShaderState",
+                        [](BinnerGuestError&) {
+                          List l{kList, {}};
+                          l.bin_config(kAlloc, 0x1000, kTsda, 4, 3, 4).op(pk::kStartTileBinning).array(4, 3, 0);
+                          return l;
+                        },
+                        "GL_ARRAY_PRIMITIVE before any shader state"},
+        BinnerErrorCase{"GlShaderStateNeedsTheQpus",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.op(pk::kGlShaderState).u32(kRecord).array(4, 3, 0);
+                          return l;
+                        },
+                        "with GL_SHADER_STATE: the coordinate shader runs on the QPUs, which are not modelled"},
+        BinnerErrorCase{"MisalignedNvRecord",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.nv_state(kRecord + 4).array(4, 3, 0);
+                          return l;
+                        },
+                        "NV shader record address 0x20004 is not 16-byte aligned"},
+        BinnerErrorCase{"NvRecordOutsideDram",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.nv_state(0x2000000).array(4, 3, 0);
+                          return l;
+                        },
+                        "bad NV shader record address: 0x2000000 (16 bytes) is outside DRAM"},
+        BinnerErrorCase{"VertexOutsideDram",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.nv_state(kRecord + 0x100).array(4, 3, 0);
+                          return l;
+                        },
+                        "GL_ARRAY_PRIMITIVE: vertex 2 at 0x1000008: 0x1000008 (4 bytes) is outside DRAM"},
+        BinnerErrorCase{"UndefinedPrimitiveMode",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.array(9, 3, 0);
+                          return l;
+                        },
+                        "GL_ARRAY_PRIMITIVE primitive mode 9 is undefined"},
+        BinnerErrorCase{"UndefinedIndexType",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.indexed(0x24, 3, kIndices, 5);
+                          return l;
+                        },
+                        "GL_INDEXED_PRIMITIVE index type 2 is undefined"},
+        BinnerErrorCase{"IndexBufferOutsideDram",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.indexed(0x04, 3, 0xFFFFFF, 5);
+                          return l;
+                        },
+                        "GL_INDEXED_PRIMITIVE index buffer 0xffffff (3 indices) is outside DRAM"},
+        BinnerErrorCase{"IndexAboveTheMaximum",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.indexed(0x04, 3, kIndices, 1);
+                          return l;
+                        },
+                        "index 2 (element 2) exceeds the maximum index 1"},
+        BinnerErrorCase{"VgCoordinateArrays",
+                        [](BinnerGuestError& t) {
+                          List l = t.prologue();
+                          l.op(pk::kVgCoordinateArrayPrimitives).u8(1).u32(3).u32(0x22000);
+                          return l;
+                        },
+                        "VG_COORDINATE_ARRAY_PRIMITIVES type 1 (RHT) is not modelled"}),
+    [](const ::testing::TestParamInfo<BinnerErrorCase>& info) { return info.param.name; });
 
 // ---- timing ----
 

@@ -2,10 +2,11 @@
 // RGBA8888 and BGR565 with the frame's stride and partial edge tiles, loads firing on TILE_COORDINATES, disable-clear
 // bits, full-resolution stores and loads, Z/S stores, end of frame, primitives from tile lists, the multisample tile
 // buffer with sample-0, 4x and 16x decimated stores (general and STORE_MS_TILE_BUFFER), and every error path.
-#include "tests/test_vc4_support.h"
-
 #include <functional>
+#include <ostream>
 #include <utility>
+
+#include "tests/test_vc4_support.h"
 
 using namespace gpuvp;
 using namespace gpuvp::test::vc4t;
@@ -166,62 +167,99 @@ TEST_F(Renderer, PrimitivesInTileListsAreCountedAndReportedAsNotYetShaded) {
             1u);
 }
 
-TEST_F(Renderer, BadRenderListsStopCt1WithCterr) {
-  const std::vector<std::pair<std::function<void(List&)>, std::string>> cases = {
-      {[](List& l) { render_config(l, kFrame, 128, 64, 4); tile(l, 2, 0); },
-       "TILE_COORDINATES (2, 0) outside the 2x1 tile grid of the 128x64 frame"},
-      {[](List& l) { render_config(l, kFrame, 0, 64, 4); }, "TILE_RENDERING_MODE_CONFIG with a 0x64 frame"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 6); },
-       "memory format 1 (T/LT tiling) is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 3 << 4); }, "decimate mode 3 is undefined"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4 | 2); }, "64-bit (HDR) colour is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 3 << 2); }, "colour format 3 is undefined"},
-      {[](List& l) { render_config(l, 0xFFFF00, 64, 64, 4); tile(l, 0, 0); l.op(pk::kStoreMsTileBuffer); },
-       "tile (0, 0) store of 256 bytes at 0x1000000 is outside DRAM"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 1 | 1 << 4, kFrame); },
-       "STORE_TILE_BUFFER_GENERAL T-tiled memory format is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 1 | 3 << 6, kFrame); },
-       "STORE_TILE_BUFFER_GENERAL mode 3 is undefined"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); tile(l, 0, 0); store_general(l, 2 | 1 << 6, kFrame); },
-       "STORE_TILE_BUFFER_GENERAL of the Z/S buffer with decimation 4x is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); store_general(l, 5, kFrame); },
-       "STORE_TILE_BUFFER_GENERAL of the full dump buffer is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); l.op(pk::kLoadTileBufferGeneral).u16(1 | 2 << 4).u32(kFrame); },
-       "LOAD_TILE_BUFFER_GENERAL LT-tiled memory format is not modelled"},
-      {[](List& l) { render_config(l, kFrame, 64, 64, 4); l.op(pk::kLoadFullResTileBuffer).u32(0xFFF000); tile(l, 0, 0); },
-       "full-resolution load of 16384 bytes at 0xfff000 is outside DRAM"},
-  };
-  std::vector<List> lists;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    List l{static_cast<std::uint32_t>(0x50000 + 0x1000 * i), {}};
-    cases[i].first(l);
-    put(l);
-    lists.push_back(l);
-  }
-  // Before any configuration (these run first): a colour store, and any tile but (0, 0).
-  List early{0x4E000, {}};
-  store_general(early, 1, kFrame);
-  List early_tile{0x4F000, {}};
-  tile(early_tile, 1, 0);
-  put(early);
-  put(early_tile);
+struct RenderErrorCase {
+  const char* name;
+  std::function<void(List&)> list;
+  const char* report;  // a part of the error report
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const RenderErrorCase& c, std::ostream* os) { *os << c.name; }
+
+class RendererGuestError : public Renderer, public ::testing::WithParamInterface<RenderErrorCase> {};
+
+TEST_P(RendererGuestError, StopsCt1WithCterr) {
+  List l{0x50000, {}};
+  GetParam().list(l);
+  put(l);
   test::run_thread([&] {
-    submit(1, early);
+    submit(1, l);
     settle(10);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr);
-    submit(1, early_tile);
-    settle(10);
-    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr);
-    for (std::size_t i = 0; i < lists.size(); ++i) {
-      submit(1, lists[i]);
-      settle(10);
-      EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), ControlListExecutor::kCtErr) << cases[i].second;
-    }
   });
-  EXPECT_EQ(errors("STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"), 1u);
-  EXPECT_EQ(errors("TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"), 1u);
-  for (const auto& c : cases) EXPECT_EQ(errors(c.second), 1u) << c.second;
+  EXPECT_EQ(errors(GetParam().report), 1u);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Renderer, RendererGuestError,
+    ::testing::Values(
+        RenderErrorCase{"StoreBeforeConfig", [](List& l) { store_general(l, 1, kFrame); },
+                        "STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"},
+        RenderErrorCase{"TileBeforeConfig", [](List& l) { tile(l, 1, 0); },
+                        "TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"},
+        RenderErrorCase{"TileOutsideTheGrid",
+                        [](List& l) {
+                          render_config(l, kFrame, 128, 64, 4);
+                          tile(l, 2, 0);
+                        },
+                        "TILE_COORDINATES (2, 0) outside the 2x1 tile grid of the 128x64 frame"},
+        RenderErrorCase{"ZeroSizedFrame", [](List& l) { render_config(l, kFrame, 0, 64, 4); },
+                        "TILE_RENDERING_MODE_CONFIG with a 0x64 frame"},
+        RenderErrorCase{"TLinearMemoryFormat", [](List& l) { render_config(l, kFrame, 64, 64, 4 | 1 << 6); },
+                        "memory format 1 (T/LT tiling) is not modelled"},
+        RenderErrorCase{"UndefinedDecimateMode", [](List& l) { render_config(l, kFrame, 64, 64, 4 | 3 << 4); },
+                        "decimate mode 3 is undefined"},
+        RenderErrorCase{"HdrColour", [](List& l) { render_config(l, kFrame, 64, 64, 4 | 2); },
+                        "64-bit (HDR) colour is not modelled"},
+        RenderErrorCase{"UndefinedColourFormat", [](List& l) { render_config(l, kFrame, 64, 64, 3 << 2); },
+                        "colour format 3 is undefined"},
+        RenderErrorCase{"StoreOutsideDram",
+                        [](List& l) {
+                          render_config(l, 0xFFFF00, 64, 64, 4);
+                          tile(l, 0, 0);
+                          l.op(pk::kStoreMsTileBuffer);
+                        },
+                        "tile (0, 0) store of 256 bytes at 0x1000000 is outside DRAM"},
+        RenderErrorCase{"StoreGeneralTTiled",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          tile(l, 0, 0);
+                          store_general(l, 1 | 1 << 4, kFrame);
+                        },
+                        "STORE_TILE_BUFFER_GENERAL T-tiled memory format is not modelled"},
+        RenderErrorCase{"StoreGeneralUndefinedMode",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          tile(l, 0, 0);
+                          store_general(l, 1 | 3 << 6, kFrame);
+                        },
+                        "STORE_TILE_BUFFER_GENERAL mode 3 is undefined"},
+        RenderErrorCase{"StoreGeneralZsDecimated",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          tile(l, 0, 0);
+                          store_general(l, 2 | 1 << 6, kFrame);
+                        },
+                        "STORE_TILE_BUFFER_GENERAL of the Z/S buffer with decimation 4x is not modelled"},
+        RenderErrorCase{"StoreGeneralFullDump",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          store_general(l, 5, kFrame);
+                        },
+                        "STORE_TILE_BUFFER_GENERAL of the full dump buffer is not modelled"},
+        RenderErrorCase{"LoadGeneralLtTiled",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          l.op(pk::kLoadTileBufferGeneral).u16(1 | 2 << 4).u32(kFrame);
+                        },
+                        "LOAD_TILE_BUFFER_GENERAL LT-tiled memory format is not modelled"},
+        RenderErrorCase{"FullResLoadOutsideDram",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 4);
+                          l.op(pk::kLoadFullResTileBuffer).u32(0xFFF000);
+                          tile(l, 0, 0);
+                        },
+                        "full-resolution load of 16384 bytes at 0xfff000 is outside DRAM"}),
+    [](const ::testing::TestParamInfo<RenderErrorCase>& info) { return info.param.name; });
 
 // ---- multisample tile buffer, decimation ----
 

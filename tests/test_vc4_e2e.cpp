@@ -3,9 +3,11 @@
 // --script`; the kernel's render-only clear (99 bytes, IGT lib/igt_vc4.c, Linux vc4_render_cl.c); the binner
 // out-of-memory interrupt handler; the kernel's validation of binning lists and render set-ups (Linux vc4_validate.c
 // vc4_validate_bin_cl, vc4_render_cl.c vc4_get_rcl; docs/vc4-v3d.md).
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <functional>
+#include <ostream>
+
+#include <gtest/gtest.h>
 
 #include "platform/platform.h"
 #include "tb/host/vc4_driver.h"
@@ -247,46 +249,78 @@ std::vector<std::uint8_t> user_bin_cl(std::vector<std::uint8_t> body) {
   return cl;
 }
 
-TEST(Vc4Validation, BinningListRejectionList) {
-  const std::vector<std::uint8_t> gl_state = {64, 0x01, 0, 0, 0};
-  const std::vector<std::uint8_t> draw = {33, 4, 3, 0, 0, 0, 0, 0, 0, 0};
-  std::vector<std::uint8_t> ok_body = gl_state;
-  ok_body.insert(ok_body.end(), draw.begin(), draw.end());
-  EXPECT_EQ(Vc4Driver::validate_bin_cl(user_bin_cl(ok_body)), "");
-  const std::vector<std::pair<std::vector<std::uint8_t>, std::string>> bad = {
-      {user_bin_cl({65, 0, 0, 0, 0}), "at byte 17: opcode 65 (NV_SHADER_STATE) is not allowed in a binning list"},
-      {user_bin_cl({8}), "opcode 8 (WAIT_ON_SEMAPHORE) is not allowed"},
-      {user_bin_cl({17, 0, 0, 0, 0}), "opcode 17 (BRANCH_TO_SUB_LIST) is not allowed"},
-      {user_bin_cl({104, 0, 0, 0, 0, 0, 0, 0, 0}), "opcode 104 (Z_MIN_MAX_CLIPPING_PLANES) is not allowed"},
-      {user_bin_cl({115, 0, 0}), "opcode 115 (TILE_COORDINATES) is not allowed"},
-      {user_bin_cl({2}), "opcode 2 (unknown) is not allowed"},
-      {{112, 0, 0}, "at byte 0: TILE_BINNING_MODE_CONFIG (16 bytes) runs past the end of the list"},
-      {user_bin_cl({4}), "at byte 17: FLUSH is not the last byte of the list"},
-      {user_bin_cl({7}), "at byte 17: INCREMENT_SEMAPHORE is not the second-to-last byte"},
-      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 7, 4}, "no START_TILE_BINNING in the list"},
-      {user_bin_cl({6}), "at byte 17: duplicate START_TILE_BINNING"},
-      {{6, 7, 4}, "START_TILE_BINNING before TILE_BINNING_MODE_CONFIG"},
-      {user_bin_cl({112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4}), "duplicate TILE_BINNING_MODE_CONFIG"},
-      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 4, 6, 7, 4}, "tile binning with a zero-sized tile grid"},
-      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x84, 6, 7, 4}, "double-buffer in non-multisample mode"},
-      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x06, 6, 7, 4}, "64-bit colour is not supported"},
-      {user_bin_cl(draw), "at byte 17: draw before any GL_SHADER_STATE"},
-      {user_bin_cl({64, 0x10, 0, 0, 0}), "GL_SHADER_STATE with bits above 3:0 set"},
-      {user_bin_cl({64, 1, 0, 0, 0, 64, 1, 0, 0, 0}), "more GL_SHADER_STATE packets than the 1 shader records"},
-      {user_bin_cl({64, 1, 0, 0, 0, 33, 4, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0}),
-       "GL_ARRAY_PRIMITIVE first + count overflows 32 bits"},
-      {{112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 6, 4, 7, 4}, "at byte 17: FLUSH is not the last"},
-  };
-  for (const auto& [cl, text] : bad) {
-    const std::string got = Vc4Driver::validate_bin_cl(cl);
-    EXPECT_NE(got.find(text), std::string::npos) << "expected '" << text << "', got '" << got << "'";
-  }
+const std::vector<std::uint8_t> kDraw = {33, 4, 3, 0, 0, 0, 0, 0, 0, 0};  // GL_ARRAY_PRIMITIVE: 3 triangles' vertices
+
+TEST(Vc4Validation, AcceptsAListWithShaderStateThenADraw) {
+  std::vector<std::uint8_t> body = {64, 0x01, 0, 0, 0};  // GL_SHADER_STATE
+  body.insert(body.end(), kDraw.begin(), kDraw.end());
+  EXPECT_EQ(Vc4Driver::validate_bin_cl(user_bin_cl(body)), "");
   // HALT ends parsing: what follows is not checked, but the list still must end INCREMENT_SEMAPHORE, FLUSH.
   EXPECT_EQ(Vc4Driver::validate_bin_cl({112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 6, 0, 2, 2}),
             "the list does not end INCREMENT_SEMAPHORE, FLUSH");
 }
 
-TEST(Vc4Validation, RenderSetupRejectionList) {
+struct BinListCase {
+  const char* name;
+  std::vector<std::uint8_t> cl;
+  const char* reason;  // a part of the rejection
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const BinListCase& c, std::ostream* os) { *os << c.name; }
+
+class BinningListRejection : public ::testing::TestWithParam<BinListCase> {};
+
+TEST_P(BinningListRejection, NamesTheReason) {
+  const std::string got = Vc4Driver::validate_bin_cl(GetParam().cl);
+  EXPECT_NE(got.find(GetParam().reason), std::string::npos)
+      << "expected '" << GetParam().reason << "', got '" << got << "'";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Vc4Validation, BinningListRejection,
+    ::testing::Values(
+        BinListCase{"NvShaderState", user_bin_cl({65, 0, 0, 0, 0}),
+                    "at byte 17: opcode 65 (NV_SHADER_STATE) is not allowed in a binning list"},
+        BinListCase{"WaitOnSemaphore", user_bin_cl({8}), "opcode 8 (WAIT_ON_SEMAPHORE) is not allowed"},
+        BinListCase{"BranchToSubList", user_bin_cl({17, 0, 0, 0, 0}), "opcode 17 (BRANCH_TO_SUB_LIST) is not allowed"},
+        BinListCase{"ZMinMaxClippingPlanes", user_bin_cl({104, 0, 0, 0, 0, 0, 0, 0, 0}),
+                    "opcode 104 (Z_MIN_MAX_CLIPPING_PLANES) is not allowed"},
+        BinListCase{"TileCoordinates", user_bin_cl({115, 0, 0}), "opcode 115 (TILE_COORDINATES) is not allowed"},
+        BinListCase{"UnknownOpcode2", user_bin_cl({2}), "opcode 2 (unknown) is not allowed"},
+        BinListCase{"ConfigRunsPastTheEnd",
+                    {112, 0, 0},
+                    "at byte 0: TILE_BINNING_MODE_CONFIG (16 bytes) runs past the end of the list"},
+        BinListCase{"FlushNotLast", user_bin_cl({4}), "at byte 17: FLUSH is not the last byte of the list"},
+        BinListCase{"IncrementSemaphoreNotSecondToLast", user_bin_cl({7}),
+                    "at byte 17: INCREMENT_SEMAPHORE is not the second-to-last byte"},
+        BinListCase{"NoStartTileBinning",
+                    {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 7, 4},
+                    "no START_TILE_BINNING in the list"},
+        BinListCase{"DuplicateStart", user_bin_cl({6}), "at byte 17: duplicate START_TILE_BINNING"},
+        BinListCase{"StartBeforeConfig", {6, 7, 4}, "START_TILE_BINNING before TILE_BINNING_MODE_CONFIG"},
+        BinListCase{"DuplicateConfig", user_bin_cl({112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4}),
+                    "duplicate TILE_BINNING_MODE_CONFIG"},
+        BinListCase{"ZeroSizedTileGrid",
+                    {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 4, 6, 7, 4},
+                    "tile binning with a zero-sized tile grid"},
+        BinListCase{"DoubleBufferWithoutMultisample",
+                    {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x84, 6, 7, 4},
+                    "double-buffer in non-multisample mode"},
+        BinListCase{"Colour64Bit",
+                    {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 0x06, 6, 7, 4},
+                    "64-bit colour is not supported"},
+        BinListCase{"DrawBeforeShaderState", user_bin_cl(kDraw), "at byte 17: draw before any GL_SHADER_STATE"},
+        BinListCase{"ShaderStateHighBits", user_bin_cl({64, 0x10, 0, 0, 0}), "GL_SHADER_STATE with bits above 3:0 set"},
+        BinListCase{"MoreShaderStatesThanRecords", user_bin_cl({64, 1, 0, 0, 0, 64, 1, 0, 0, 0}),
+                    "more GL_SHADER_STATE packets than the 1 shader records"},
+        BinListCase{"ArrayPrimitiveOverflow", user_bin_cl({64, 1, 0, 0, 0, 33, 4, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0}),
+                    "GL_ARRAY_PRIMITIVE first + count overflows 32 bits"},
+        BinListCase{"FlushInTheMiddle",
+                    {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 3, 4, 6, 4, 7, 4},
+                    "at byte 17: FLUSH is not the last"}),
+    [](const ::testing::TestParamInfo<BinListCase>& info) { return info.param.name; });
+
+host::Vc4RenderSetup accepted_render_setup() {
   host::Vc4RenderSetup ok;
   ok.color_address = 0x100000;
   ok.width = 256;
@@ -296,22 +330,48 @@ TEST(Vc4Validation, RenderSetupRejectionList) {
   ok.bin_tiles_y = 2;
   ok.max_x_tile = 3;
   ok.max_y_tile = 1;
-  EXPECT_EQ(Vc4Driver::validate_render_setup(ok), "");
-  auto with = [&](auto change) {
-    host::Vc4RenderSetup s = ok;
-    change(s);
-    return Vc4Driver::validate_render_setup(s);
-  };
-  EXPECT_EQ(with([](auto& s) { s.min_x_tile = 4; }), "minimum tile beyond the maximum tile");
-  EXPECT_EQ(with([](auto& s) { s.max_x_tile = 5; }), "render tiles (5, 1) beyond the binned 4x2 tiles");
-  // The kernel's '>' lets max == bin tiles through (Linux vc4_render_cl.c vc4_get_rcl).
-  EXPECT_EQ(with([](auto& s) { s.max_x_tile = 4; }), "");
-  EXPECT_EQ(with([](auto& s) { s.color_address = 0; }), "no colour write surface");
-  EXPECT_EQ(with([](auto& s) { s.color_address = 0x100008; }), "colour surface offset not 16-byte aligned");
-  EXPECT_EQ(with([](auto& s) { s.width = 5000; }), "surface larger than 4096 pixels");
-  EXPECT_EQ(with([](auto& s) { s.color_bits = 1 << 8; }), "render config bits outside the allowed set");
-  EXPECT_EQ(with([](auto& s) { s.color_bits = 3 << 2; }), "colour format not 565, 565 dithered or 8888");
+  return ok;
 }
+
+TEST(Vc4Validation, AcceptsARenderSetupWithinTheBinnedTiles) {
+  EXPECT_EQ(Vc4Driver::validate_render_setup(accepted_render_setup()), "");
+  // The kernel's '>' lets max == bin tiles through (Linux vc4_render_cl.c vc4_get_rcl).
+  host::Vc4RenderSetup edge = accepted_render_setup();
+  edge.max_x_tile = 4;
+  EXPECT_EQ(Vc4Driver::validate_render_setup(edge), "");
+}
+
+struct RenderSetupCase {
+  const char* name;
+  std::function<void(host::Vc4RenderSetup&)> change;
+  const char* reason;
+};
+// The case name in test listings, not its bytes.
+void PrintTo(const RenderSetupCase& c, std::ostream* os) { *os << c.name; }
+
+class RenderSetupRejection : public ::testing::TestWithParam<RenderSetupCase> {};
+
+TEST_P(RenderSetupRejection, NamesTheReason) {
+  host::Vc4RenderSetup s = accepted_render_setup();
+  GetParam().change(s);
+  EXPECT_EQ(Vc4Driver::validate_render_setup(s), GetParam().reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Vc4Validation, RenderSetupRejection,
+    ::testing::Values(
+        RenderSetupCase{"MinBeyondMax", [](auto& s) { s.min_x_tile = 4; }, "minimum tile beyond the maximum tile"},
+        RenderSetupCase{"BeyondTheBinnedTiles", [](auto& s) { s.max_x_tile = 5; },
+                        "render tiles (5, 1) beyond the binned 4x2 tiles"},
+        RenderSetupCase{"NoColourSurface", [](auto& s) { s.color_address = 0; }, "no colour write surface"},
+        RenderSetupCase{"ColourSurfaceMisaligned", [](auto& s) { s.color_address = 0x100008; },
+                        "colour surface offset not 16-byte aligned"},
+        RenderSetupCase{"TooWide", [](auto& s) { s.width = 5000; }, "surface larger than 4096 pixels"},
+        RenderSetupCase{"BitsOutsideTheAllowedSet", [](auto& s) { s.color_bits = 1 << 8; },
+                        "render config bits outside the allowed set"},
+        RenderSetupCase{"ColourFormat", [](auto& s) { s.color_bits = 3 << 2; },
+                        "colour format not 565, 565 dithered or 8888"}),
+    [](const ::testing::TestParamInfo<RenderSetupCase>& info) { return info.param.name; });
 
 // ---- the submit ioctl's checks with the job's BO table (Linux vc4_gem.c, vc4_validate.c, vc4_render_cl.c) ----
 

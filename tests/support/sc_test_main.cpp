@@ -40,7 +40,7 @@ std::vector<core::ReportRecord> take_reports(sc_core::sc_severity severity, cons
 void expect_no_unexpected_reports() {
   for (const auto& r : core::ReportLog::records()) {
     ADD_FAILURE() << "unexpected SystemC " << (r.severity == sc_core::SC_ERROR ? "error" : "warning") << " from "
-                  << r.msg_type << ": " << r.message;
+                  << r.source << ": " << r.message;
   }
   core::ReportLog::clear();
 }
@@ -62,7 +62,7 @@ int sc_main(int argc, char** argv) {
   if (!gpuvp::core::ReportLog::records().empty()) {
     for (const auto& r : gpuvp::core::ReportLog::records()) {
       std::fprintf(stderr, "FAILED: unexpected SystemC %s from %s: %s\n",
-                   r.severity == sc_core::SC_ERROR ? "error" : "warning", r.msg_type.c_str(), r.message.c_str());
+                   r.severity == sc_core::SC_ERROR ? "error" : "warning", r.source.c_str(), r.message.c_str());
     }
     return 1;
   }

@@ -90,10 +90,10 @@ const BusMapping* Bus::reject(tlm::tlm_generic_payload& trans, const BusMapping*
   const unsigned len = trans.get_data_length();
   ++address_errors_;
   trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-  report_warning(name(), std::string(m ? "access crosses the end of window '" + m->name + "'"
-                                       : std::string("no target")) +
-                             " at " + format_hex(addr) + " (" + std::to_string(len) + " bytes, " +
-                             (trans.is_write() ? "write" : "read") + ")");
+  report_guest_warning(
+      name(), std::string(m ? "access crosses the end of window '" + m->name + "'" : std::string("no target")) +
+                  " at " + format_hex(addr) + " (" + std::to_string(len) + " bytes, " +
+                  (trans.is_write() ? "write" : "read") + ")");
   return nullptr;
 }
 

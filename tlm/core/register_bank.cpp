@@ -126,9 +126,9 @@ bool RegisterBank::for_each_covered(std::uint32_t offset, unsigned len, Fn&& fn)
 }
 
 void RegisterBank::report_unmapped(const char* what, std::uint32_t offset, unsigned len) const {
-  report_warning(block_name_.c_str(), std::string(what) + " of unmapped register offset " + format_hex(offset) + " (" +
-                                          std::to_string(len) + " bytes)" +
-                                          (what[0] == 'r' ? ": returns 0" : ": ignored"));
+  report_guest_warning(block_name_.c_str(), std::string(what) + " of unmapped register offset " + format_hex(offset) +
+                                                " (" + std::to_string(len) + " bytes)" +
+                                                (what[0] == 'r' ? ": returns 0" : ": ignored"));
 }
 
 namespace {
@@ -148,8 +148,8 @@ std::uint64_t RegisterBank::read_register(Register& r) {
 
 void RegisterBank::write_register(Register& r, std::uint64_t v, std::uint64_t byte_mask) {
   if (r.def().access == Access::kReadOnly) {
-    report_warning(block_name_.c_str(), "write of " + format_hex(v) + " to read-only register " + r.name() + " (" +
-                                            format_hex(r.offset()) + ") ignored");
+    report_guest_warning(block_name_.c_str(), "write of " + format_hex(v) + " to read-only register " + r.name() +
+                                                  " (" + format_hex(r.offset()) + ") ignored");
   }
   r.bus_write(v, byte_mask);
   if (trace_) report_info(block_name_.c_str(), "write " + r.name() + " <- " + format_hex(v));

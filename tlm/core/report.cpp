@@ -38,7 +38,14 @@ std::string source_relative(const char* file) {
 
 void log_handler(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
   if (report.get_severity() >= sc_core::SC_WARNING) {
-    g_records.push_back({report.get_severity(), report.get_msg_type(), report.get_msg()});
+    ReportRecord record{report.get_severity(), report.get_msg_type(), report.get_msg_type(), report.get_msg()};
+    // A guest report reads "<block>: <text>"; SystemC object names never contain ": ".
+    const std::size_t colon = record.message.find(": ");
+    if (record.guest() && colon != std::string::npos) {
+      record.source = record.message.substr(0, colon);
+      record.message.erase(0, colon + 2);
+    }
+    g_records.push_back(std::move(record));
   }
   if (g_display && (actions & sc_core::SC_DISPLAY)) {
     if (g_before_display) g_before_display();
@@ -53,7 +60,9 @@ void log_handler(const sc_core::sc_report& report, const sc_core::sc_actions& ac
 
 std::string format_report(const sc_core::sc_report& report, bool verbose) {
   std::string line = severity_name(report.get_severity());
-  line += " at " + report.get_time().to_string() + ": " + report.get_msg_type() + ": ";
+  line += " at " + report.get_time().to_string() + ": ";
+  // A guest report's message already starts with the block's name.
+  if (std::string(report.get_msg_type()) != kGuestMsgType) line += std::string(report.get_msg_type()) + ": ";
   // One line per report, whatever the message holds.
   for (const char c : std::string(report.get_msg())) {
     if (c == '\n') {
@@ -71,12 +80,24 @@ std::string format_report(const sc_core::sc_report& report, bool verbose) {
   return line;
 }
 
+void report_guest(sc_core::sc_severity severity, const char* who, const std::string& msg, const char* file, int line) {
+  // The model's own actions for its own message type (per type and severity, which SystemC ranks above the
+  // per-severity defaults): logged, displayed and counted, never a throw.
+  static const bool actions_set = [] {
+    sc_core::sc_report_handler::set_actions(kGuestMsgType, sc_core::SC_ERROR,
+                                            sc_core::SC_LOG | sc_core::SC_DISPLAY | sc_core::SC_CACHE_REPORT);
+    sc_core::sc_report_handler::set_actions(kGuestMsgType, sc_core::SC_WARNING, sc_core::SC_LOG | sc_core::SC_DISPLAY);
+    return true;
+  }();
+  (void)actions_set;
+  const std::string text = std::string(who) + ": " + msg;
+  sc_core::sc_report_handler::report(severity, kGuestMsgType, text.c_str(), file, line);
+}
+
 void ReportLog::install(bool display, bool verbose) {
   g_display = display;
   g_verbose = verbose;
   sc_core::sc_report_handler::set_handler(log_handler);
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR,
-                                          sc_core::SC_LOG | sc_core::SC_DISPLAY | sc_core::SC_CACHE_REPORT);
 }
 
 void ReportLog::set_before_display(void (*hook)()) { g_before_display = hook; }

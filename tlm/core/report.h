@@ -19,20 +19,41 @@ inline void report_warning(const char* who, const std::string& msg, const char* 
                            int line = __builtin_LINE()) {
   sc_core::sc_report_handler::report(sc_core::SC_WARNING, who, msg.c_str(), file, line);
 }
-// Errors are modelled-hardware diagnostics: they are logged and counted but do not throw (see install_report_log).
+// A bug in the model (a broken protocol between blocks, an impossible state): a SystemC error, which throws unless
+// whoever embeds the model decides otherwise. Never for what a guest can cause.
 inline void report_error(const char* who, const std::string& msg, const char* file = __builtin_FILE(),
                          int line = __builtin_LINE()) {
   sc_core::sc_report_handler::report(sc_core::SC_ERROR, who, msg.c_str(), file, line);
 }
 
+// Guest mistakes: what the modelled hardware says about the software driving it (a malformed command, a fault, a
+// hang, an access to a register that does not exist). They have a SystemC message type of their own, whose actions
+// the model sets itself on first use: an error is logged, displayed and counted (SystemC counts per message type:
+// sc_report_handler::get_count(kGuestMsgType, SC_ERROR)) and never throws, whoever embeds the block and whatever
+// they did to SC_ERROR's default actions. The message reads "<block>: <text>", so it names the block in any handler;
+// ReportLog splits it again into ReportRecord::source and ::message.
+inline constexpr const char* kGuestMsgType = "gpuvp/guest";
+void report_guest(sc_core::sc_severity severity, const char* who, const std::string& msg, const char* file, int line);
+inline void report_guest_error(const char* who, const std::string& msg, const char* file = __builtin_FILE(),
+                               int line = __builtin_LINE()) {
+  report_guest(sc_core::SC_ERROR, who, msg, file, line);
+}
+inline void report_guest_warning(const char* who, const std::string& msg, const char* file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  report_guest(sc_core::SC_WARNING, who, msg, file, line);
+}
+
 struct ReportRecord {
   sc_core::sc_severity severity;
-  std::string msg_type;
-  std::string message;
+  std::string msg_type;  // kGuestMsgType for guest mistakes, else the reporting block's name
+  std::string source;    // the block that reported (a guest report's "<block>: " prefix, else the message type)
+  std::string message;   // without the "<block>: " prefix of a guest report
+  bool guest() const { return msg_type == kGuestMsgType; }
 };
 
-// Records warnings and errors. Errors from the model are diagnostics of guest behaviour, so the log turns off the
-// default throw action for SC_ERROR; fatal reports still abort.
+// Records warnings and errors, guest mistakes and model bugs alike. It changes no actions: guest errors never throw
+// (report_guest sets their actions), model errors (SC_ERROR of any other message type) throw as SystemC's default
+// actions say, fatal reports abort.
 class ReportLog {
  public:
   // Installs the log as the report handler of this process. display=false keeps reports off stderr (tests).

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -77,12 +78,28 @@ struct BusyTime {
   int track = -1;                 // timeline track of the block's busy spans (-1: none), closed by finish_run()
 };
 
+// The values of every statistic at one simulated time, to report what a region of interest did (StatsRegistry::since).
+struct StatsSnapshot {
+  Picoseconds at_ps = 0;
+  std::map<std::string, std::uint64_t> counters;
+  std::map<std::string, Histogram> histograms;
+  std::map<std::string, Picoseconds> busy_ps;
+};
+
 class StatsRegistry {
  public:
-  // Registering the same path twice returns the same statistic, so blocks may look theirs up again.
-  Counter& counter(const std::string& path, const std::string& description = {});
-  Histogram& histogram(const std::string& path, const std::string& description = {});
-  BusyTime& busy_time(const std::string& path, const std::string& description = {});
+  enum class Kind { kCounter, kHistogram, kBusy, kFormula };
+
+  // Registering the same path twice returns the same statistic, so blocks may look theirs up again. Modules declare
+  // their statistics through a StatsGroup (stats_group.h), which gives each its group, unit and description; an
+  // empty unit is unit_of(path), an empty group the path up to its last component.
+  Counter& counter(const std::string& path, const std::string& description = {}, const std::string& unit = {},
+                   const std::string& group = {});
+  Histogram& histogram(const std::string& path, const std::string& description = {}, const std::string& unit = {},
+                       const std::string& group = {});
+  BusyTime& busy_time(const std::string& path, const std::string& description = {}, const std::string& group = {});
+  void formula(const std::string& path, const std::string& description, const std::string& unit,
+               const std::string& group, std::function<double(Picoseconds sim_time_ps)> compute);
 
   // Value of a counter, or 0 if it was never registered.
   std::uint64_t counter_value(const std::string& path) const;
@@ -97,27 +114,45 @@ class StatsRegistry {
   std::map<std::string, std::uint64_t> counters_with_prefix(const std::string& prefix) const;
   // Busy time of every tracker within [0, end] (see BusyTime::at).
   std::map<std::string, Picoseconds> busy_times(Picoseconds end) const;
+  // One line of the run summary's activity table: a counter's value or a busy time within [0, end], with the group
+  // that owns it and its name within the group.
+  struct Activity {
+    std::string group;
+    std::string name;
+    Kind kind;
+    std::uint64_t value;  // a counter's value, or busy ps
+  };
+  // Counters and busy times, in path order.
+  std::vector<Activity> activity(Picoseconds end) const;
   // The end of a run at simulated time end: busy spans still open are written to the timeline up to end.
   void finish_run(Picoseconds end) const;
-  // What every statistic is: {path: {"kind": counter | histogram | busy_time, "unit": ..., "description": ...}}. The
-  // unit follows the name (unit_of), so a new statistic gets one without a table to keep up to date.
+  // What every statistic is: {path: {"kind": counter | histogram | busy_time | formula, "unit": ..., "description":
+  // ...}}.
   nlohmann::json metrics_json() const;
-  // The unit of a counter's value or a histogram's samples: "ps" for a name ending in _ps, "bytes" for a name that
-  // starts or ends with "bytes", "events" otherwise.
+  // The unit of a counter's value or a histogram's samples when its declaration gives none: "ps" for a name ending
+  // in _ps, "bytes" for a name that starts or ends with "bytes", "events" otherwise.
   static std::string unit_of(const std::string& path);
 
+  // Regions of interest: the values now, and what changed since (counters and busy times as differences, histograms
+  // as the samples taken since: count, sum, mean and buckets), as a nested object like to_json().
+  StatsSnapshot snapshot(Picoseconds at) const;
+  nlohmann::json since(const StatsSnapshot& from, Picoseconds at) const;
+
  private:
-  enum class Kind { kCounter, kHistogram, kBusy };
   struct Entry {
     Kind kind;
     void* stat;
     std::string description;
+    std::string unit;
+    std::string group;
   };
-  Entry& find_or_add(const std::string& path, Kind kind, const std::string& description);
+  Entry& find_or_add(const std::string& path, Kind kind, const std::string& description, const std::string& unit,
+                     const std::string& group);
 
   std::deque<Counter> counters_;
   std::deque<Histogram> histograms_;
   std::deque<BusyTime> busy_;
+  std::deque<std::function<double(Picoseconds)>> formulas_;
   std::map<std::string, Entry> entries_;
 };
 

@@ -479,8 +479,8 @@ Outcome CommandStreamer::batch_buffer_end() {
   line_gva_ = ~0ULL;
   if (batches_.empty()) {
     // Nothing to return from: the hardware ignores it in the ring; say so, since it usually means a driver bug.
-    core::report_warning(name(), std::string(info_.name) + ": MI_BATCH_BUFFER_END in the ring at " +
-                                     core::format_hex(ring_.head_address()) + " ignored");
+    core::report_guest_warning(name(), std::string(info_.name) + ": MI_BATCH_BUFFER_END in the ring at " +
+                                           core::format_hex(ring_.head_address()) + " ignored");
     return Outcome::kNext;
   }
   batches_.pop_back();
@@ -653,7 +653,7 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
                               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(address) + " (" +
                               where + "), command dword " + hex32(header);
   incidents_.push_back("error: " + message);
-  core::report_error(name(), message);
+  core::report_guest_error(name(), message);
   if (!(emr_->value() & error_bit)) services_.interrupts.raise(info_.id, GtInterrupts::kCsError);
   return Outcome::kStopped;
 }
@@ -695,7 +695,7 @@ void CommandStreamer::declare_hang(const std::string& why) {
   }
   incidents_.push_back("hang: " + report);
   set_state(State::kHung);
-  core::report_error(name(), report);
+  core::report_guest_error(name(), report);
 }
 
 }  // namespace gpuvp::gen

@@ -310,9 +310,9 @@ Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_tim
 void Gtt::record_fault(GttClient& client, std::uint64_t va, AddressSpace space, bool write, const Translation& t) {
   ++faults_;
   const bool ggtt = space == AddressSpace::kGgtt;
-  core::report_warning(name(), "translation fault: client " + client.name() + ", " + (ggtt ? "GGTT" : "PPGTT") +
-                                   " address " + core::format_hex(va) + (write ? " (write)" : " (read)") + ", " +
-                                   t.level + ": " + to_string(t.fault));
+  core::report_guest_warning(name(), "translation fault: client " + client.name() + ", " + (ggtt ? "GGTT" : "PPGTT") +
+                                         " address " + core::format_hex(va) + (write ? " (write)" : " (read)") + ", " +
+                                         t.level + ": " + to_string(t.fault));
   // The registers hold the first fault until software clears VALID.
   if (fault_reg_->value() & kFaultValid) return;
   fault_reg_->set(kFaultValid | static_cast<std::uint64_t>(t.fault) << 1 |
@@ -334,10 +334,10 @@ void Gtt::pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offse
     // Beyond the configured GGTT: no entries there.
     if (trans.is_read()) std::memset(trans.get_data_ptr(), 0, len);
     if (delay) {
-      core::report_warning(name(), std::string(trans.is_read() ? "read" : "write") + " of GGTT entry window offset " +
-                                       core::format_hex(offset) + " beyond the " +
-                                       core::format_hex(params_.ggtt_size) + " byte GGTT " +
-                                       (trans.is_read() ? "returns 0" : "ignored"));
+      core::report_guest_warning(name(), std::string(trans.is_read() ? "read" : "write") +
+                                             " of GGTT entry window offset " + core::format_hex(offset) +
+                                             " beyond the " + core::format_hex(params_.ggtt_size) + " byte GGTT " +
+                                             (trans.is_read() ? "returns 0" : "ignored"));
     }
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
     return;

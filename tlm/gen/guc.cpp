@@ -154,12 +154,14 @@ void Guc::ring_doorbell(unsigned doorbell) {
   // Model's choice (firmware/guc/guc_abi.h): the DRBREGU write stands for the doorbell hardware's snoop of the
   // cookie update in the client's doorbell cacheline.
   if (!(bar_.at(GUC_REG_DRBREGL(doorbell)).value() & GUC_DRB_VALID)) {
-    core::report_warning(name(), "doorbell " + std::to_string(doorbell) +
-                                     " rang while DRBREGL valid is clear (not allocated by the GuC): ring dropped");
+    core::report_guest_warning(name(),
+                               "doorbell " + std::to_string(doorbell) +
+                                   " rang while DRBREGL valid is clear (not allocated by the GuC): ring dropped");
     return;
   }
   if (state_ != State::kRunning) {
-    core::report_warning(name(), "doorbell " + std::to_string(doorbell) + " rang while the GuC is not running: dropped");
+    core::report_guest_warning(name(),
+                               "doorbell " + std::to_string(doorbell) + " rang while the GuC is not running: dropped");
     return;
   }
   ++doorbell_rings_;
@@ -275,7 +277,7 @@ void Guc::boot_fail(std::uint32_t bootrom_status, const std::string& why, bool a
   ++boot_failures_;
   const std::string msg = "boot ROM: " + why + " (boot ROM status " + hex32(bootrom_status) + "); image not started";
   incidents_.push_back(msg);
-  core::report_error(name(), msg);
+  core::report_guest_error(name(), msg);
 }
 
 bool Guc::boot_rom() {
@@ -600,7 +602,7 @@ void Guc::fault(const std::string& what) {
   post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
   incidents_.push_back("firmware fault at EIP " + hex32(eip) + ": " + what);
-  core::report_error(name(), msg);
+  core::report_guest_error(name(), msg);
   close_core();
 }
 

@@ -542,9 +542,9 @@ ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, cons
       ++not_modelled_;
       if (!ignored_warned_.test(p.opcode)) {
         ignored_warned_.set(p.opcode);
-        core::report_warning(name(), thread_name() + ": " + info->name + " at " + hex32(p.address) +
-                                         " is not a packet of the " + unit_->unit_name() +
-                                         ": skipped (reported once per thread and packet type)");
+        core::report_guest_warning(name(), thread_name() + ": " + info->name + " at " + hex32(p.address) +
+                                               " is not a packet of the " + unit_->unit_name() +
+                                               ": skipped (reported once per thread and packet type)");
       }
       return Outcome::kNext;
     case UnitResult::Kind::kError:
@@ -563,10 +563,11 @@ void ControlListExecutor::not_yet_modelled(const Packet& p, PacketUnit unit) {
   ++not_modelled_;
   if (warned_.test(p.opcode)) return;
   warned_.set(p.opcode);
-  core::report_warning(name(), thread_name() + ": " + opcode_name(p.opcode) + " at " + hex32(p.address) + " needs the " +
-                                   (unit == PacketUnit::kBinner ? "PTB binner" : "tile renderer") +
-                                   ", which is not yet modelled: decoded, counted and skipped (reported once per "
-                                   "thread and packet type)");
+  core::report_guest_warning(name(), thread_name() + ": " + opcode_name(p.opcode) + " at " + hex32(p.address) +
+                                         " needs the " +
+                                         (unit == PacketUnit::kBinner ? "PTB binner" : "tile renderer") +
+                                         ", which is not yet modelled: decoded, counted and skipped (reported once per "
+                                         "thread and packet type)");
 }
 
 ControlListExecutor::Outcome ControlListExecutor::branch(const Packet& p, bool sub_list) {
@@ -611,8 +612,9 @@ void ControlListExecutor::on_frame_complete() { apply_semaphore_increments(); }
 void ControlListExecutor::apply_semaphore_increments() {
   for (; pending_increments_ > 0; --pending_increments_) {
     if (!services_.semaphore.increment(core::to_sc_time(time_.offset_ps()))) {
-      core::report_warning(name(), thread_name() + ": INCREMENT_SEMAPHORE with the semaphore at its maximum (" +
-                                       std::to_string(CleSemaphore::kMax) + ", CTSEMA is 3 bits): increment lost");
+      core::report_guest_warning(name(), thread_name() + ": INCREMENT_SEMAPHORE with the semaphore at its maximum (" +
+                                             std::to_string(CleSemaphore::kMax) +
+                                             ", CTSEMA is 3 bits): increment lost");
     }
   }
 }
@@ -660,7 +662,7 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
   incidents_.push_back("error: " + message);
   list_span_.end(local_now());
   core::timeline().instant(track_, "error", local_now());
-  core::report_error(name(), message);
+  core::report_guest_error(name(), message);
   return Outcome::kStopped;
 }
 
@@ -674,7 +676,7 @@ void ControlListExecutor::declare_hang(const std::string& cause) {
   incidents_.push_back("hang: " + report);
   list_span_.end(local_now());
   core::timeline().instant(track_, "hang", local_now());
-  core::report_error(name(), report);
+  core::report_guest_error(name(), report);
 }
 
 }  // namespace gpuvp::vc4

@@ -1,9 +1,9 @@
 // ControlListExecutor: one of the two control list executor (CLE) threads of the V3D, CT0 (binning) or CT1
 // (rendering). It fetches control-list packets from physical memory (vc4 has no MMU) with timing, decodes every opcode
 // of the V3D 2.1 packet table with its exact length, executes the control-flow packets (HALT, NOP, BRANCH,
-// BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and counts
-// and reports (once per thread and packet type) the packets that need the PTB binner or the tile renderer, which are
-// later work. Facts: docs/vc4-v3d.md; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
+// BRANCH_TO_SUB_LIST, RETURN_FROM_SUB_LIST, semaphores), records the last value of every state packet, and hands
+// every other packet to the unit attached to the thread (ControlListUnit: the TileBinner on CT0, the TileRenderer on
+// CT1). Facts: docs/vc4-v3d.md; Linux drivers/gpu/drm/vc4/vc4_packet.h (opcodes and
 // sizes), vc4_regs.h (CTnCS bits), vc4_gem.c (submit_cl: "Writing the end register is what starts the job";
 // hangcheck compares CTnCA).
 //

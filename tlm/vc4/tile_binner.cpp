@@ -353,9 +353,10 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     // first + count beyond 65536 wraps around to vertex 0.
     if (static_cast<std::uint64_t>(first) + count > 65536 && !warned_.test(0)) {
       warned_.set(0);
-      core::report_warning(name(), "GL_ARRAY_PRIMITIVE with first " + std::to_string(first) + " and count " +
-                                       std::to_string(count) + " exceeds 16-bit vertex indices: indices wrap at "
-                                       "65536 (hardware erratum GFXH-515; reported once)");
+      core::report_guest_warning(name(), "GL_ARRAY_PRIMITIVE with first " + std::to_string(first) + " and count " +
+                                             std::to_string(count) +
+                                             " exceeds 16-bit vertex indices: indices wrap at "
+                                             "65536 (hardware erratum GFXH-515; reported once)");
     }
   }
 

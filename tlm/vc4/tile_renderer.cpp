@@ -83,10 +83,11 @@ void TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
   if (warned_not_shaded_) return;
   warned_not_shaded_ = true;
-  core::report_warning(name(), "primitive entry at " + hex(address) + " (PRIMITIVE_LIST_FORMAT " + hex(list_format) +
-                                   ") reached tile (" + std::to_string(tile_x_) + ", " + std::to_string(tile_y_) +
-                                   "): rasterisation and fragment shading (QPU) are not yet modelled; counted in "
-                                   "primitives_not_shaded, not drawn (reported once)");
+  core::report_guest_warning(name(), "primitive entry at " + hex(address) + " (PRIMITIVE_LIST_FORMAT " +
+                                         hex(list_format) + ") reached tile (" + std::to_string(tile_x_) + ", " +
+                                         std::to_string(tile_y_) +
+                                         "): rasterisation and fragment shading (QPU) are not yet modelled; counted in "
+                                         "primitives_not_shaded, not drawn (reported once)");
 }
 
 UnitResult TileRenderer::need_config(const char* what) const {

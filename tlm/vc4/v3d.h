@@ -2,9 +2,10 @@
 // drivers/gpu/drm/vc4/vc4_regs.h): identification, scratch, cache control, the interrupt registers, the two control
 // list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame counters,
 // the binner pool registers and the error/debug registers. The block reaches memory through its own initiator port
-// (vc4 has no MMU: control-list addresses are physical DRAM addresses). The PTB binner, tile renderer and QPUs are
-// TileBinner (the PTB, fed by CT0) and TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering
-// packets; the QPUs are later work. Offsets not modelled read as zero with a warning from the register kit.
+// (vc4 has no MMU: control-list addresses are physical DRAM addresses). TileBinner (the PTB, fed by CT0) and
+// TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering packets; there are no QPUs yet, so
+// the V3D has no shader processor registers and primitives reaching the renderer are counted, not shaded. Offsets
+// not modelled read as zero with a warning from the register kit.
 #pragma once
 
 #include <array>
