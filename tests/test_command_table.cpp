@@ -445,3 +445,21 @@ TEST(RenderPipe, ACommandTheTableDidNotRouteToItIsAModelErrorNotExecuted) {
   EXPECT_EQ(e.failures, std::vector<std::string>{"the render pipe has no handler for MI_STORE_DATA_IMM"});
   EXPECT_TRUE(e.accesses.empty());
 }
+
+TEST(RenderPipe, ExecutesEveryRowTheTableRoutesToIt) {
+  for (const unsigned generation : {8u, 9u}) {
+    for (const CommandInfo* row : CommandTable::for_generation(generation).rows()) {
+      if (row->pipe != Pipe::kRender) continue;
+      SCOPED_TRACE(row->name);
+      RecordingEngine e;
+      RenderPipe pipe;
+      Command cmd{};
+      cmd.dw[0] = row->value | (row->length.fixed ? 0 : row->length.min - row->length.bias);
+      cmd.length = row->length.length(cmd.dw[0]);
+      cmd.info = row;
+      ASSERT_NE(cmd.length, 0u);
+      EXPECT_EQ(pipe.execute(e, cmd), Outcome::kNext);  // no flags: nothing to do, and no error
+      EXPECT_TRUE(e.failures.empty());
+    }
+  }
+}
