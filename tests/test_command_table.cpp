@@ -2,10 +2,8 @@
 // i915 gt/intel_gpu_commands.h and Mesa genxml encode them (not with the model's encoders), the engines that accept
 // each command (GVT-g gvt/cmd_parser.c ring masks), the errors for commands the model does not execute, the table's
 // own consistency, and the render pipe and a few MI handlers against a recording EngineContext.
-#include <gtest/gtest.h>
-
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -13,6 +11,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tlm/gen/command_table.h"
 #include "tlm/gen/mi_handlers.h"
@@ -136,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(I915Headers, CommandTableDecode, ::testing::ValuesIn(kD
 struct EngineCase {
   const char* name;
   Engine engine;
-  bool flush_dw;      // MI_FLUSH_DW accepted
-  bool pipe_control;  // PIPE_CONTROL accepted
+  bool flush_dw;        // MI_FLUSH_DW accepted
+  bool pipe_control;    // PIPE_CONTROL accepted
   const char* refused;  // the error for the one it refuses
 };
 
@@ -399,8 +399,7 @@ TEST(MiHandlers, StoreDataImmAddressIs48BitsOnGen8And64OnGen9) {
 TEST(MiHandlers, LoadRegisterImmWritesEachPairWithTheByteEnablesLeftByTheDisables) {
   RecordingEngine e;
   // Byte disables 0b0101 in bits 11:8: bytes 1 and 3 written.
-  EXPECT_EQ(mi_load_register_imm(e, command({0x1100'0503, 0x2600, 0x1111'1111, 0x2608, 0x2222'2222})),
-            Outcome::kNext);
+  EXPECT_EQ(mi_load_register_imm(e, command({0x1100'0503, 0x2600, 0x1111'1111, 0x2608, 0x2222'2222})), Outcome::kNext);
   EXPECT_EQ(e.registers.at(0x2600), 0x1111'1111u);
   EXPECT_EQ(e.registers.at(0x2608), 0x2222'2222u);
   EXPECT_EQ(e.byte_enables, (std::vector<std::uint32_t>{0b1010, 0b1010}));

@@ -10,7 +10,7 @@ namespace gpuvp::gen {
 namespace {
 
 using L = LengthRule;
-constexpr std::uint32_t kMiOpcode = 0xFF800000;    // bits 31:23: type 0 and the MI opcode (GVT-g op_len 9)
+constexpr std::uint32_t kMiOpcode = 0xFF800000;       // bits 31:23: type 0 and the MI opcode (GVT-g op_len 9)
 constexpr std::uint32_t kGfxPipeOpcode = 0xFFFF0000;  // bits 31:16: type 3, pipeline, opcode, sub-opcode (op_len 16)
 
 CommandInfo mi_row(const char* name, std::uint32_t opcode, LengthRule length, EngineMask engines, MiHandler handler,
@@ -39,8 +39,8 @@ std::vector<CommandInfo> build_rows() {
       generations(mi_row("MI_MATH", mi::kMath, L::range(2, 0xFF + 2), kOnAll, mi_math), 9, 9),
       mi_row("MI_SEMAPHORE_WAIT", mi::kSemaphoreWait, L::exactly(4), kOnAll, mi_semaphore_wait),
       mi_row("MI_STORE_DATA_IMM", mi::kStoreDataImm, L::exactly(4), kOnAll, mi_store_data_imm, mi::kStoreQword, 0),
-      mi_row("MI_STORE_DATA_IMM (qword)", mi::kStoreDataImm, L::exactly(5), kOnAll, mi_store_data_imm,
-             mi::kStoreQword, mi::kStoreQword),
+      mi_row("MI_STORE_DATA_IMM (qword)", mi::kStoreDataImm, L::exactly(5), kOnAll, mi_store_data_imm, mi::kStoreQword,
+             mi::kStoreQword),
       mi_row("MI_STORE_DATA_INDEX", mi::kStoreDataIndex, L::exactly(3), kOnAll, mi_store_data_index, mi::kStoreQword,
              0),
       mi_row("MI_STORE_DATA_INDEX (qword)", mi::kStoreDataIndex, L::exactly(4), kOnAll, mi_store_data_index,
@@ -83,11 +83,15 @@ void for_each_key(std::uint32_t mask, std::uint32_t value, F f) {
 
 const char* engine_class_name(Engine e) {
   switch (e) {
-    case Engine::kRcs: return "render";
-    case Engine::kBcs: return "blitter";
+    case Engine::kRcs:
+      return "render";
+    case Engine::kBcs:
+      return "blitter";
     case Engine::kVcs0:
-    case Engine::kVcs1: return "video";
-    case Engine::kVecs: return "video-enhancement";
+    case Engine::kVcs1:
+      return "video";
+    case Engine::kVecs:
+      return "video-enhancement";
   }
   return "?";
 }

@@ -33,14 +33,14 @@ const char* engine_class_name(Engine e);
 // (F_LEN_VAR): DW0 & field_mask holds the total minus bias (2 for every Gen command, i915 MI_INSTR and
 // GFX_OP_PIPE_CONTROL(len)), and only some totals are valid.
 struct LengthRule {
-  unsigned fixed = 0;              // total dwords; 0: from the field
+  unsigned fixed = 0;  // total dwords; 0: from the field
   std::uint32_t field_mask = 0xFF;
   unsigned bias = 2;
-  unsigned min = 0, max = 0;       // valid totals: min, min + step, ... <= max
+  unsigned min = 0, max = 0;  // valid totals: min, min + step, ... <= max
   unsigned step = 1;
-  std::uint64_t only = 0;          // nonzero: bit n set = a total of n dwords is valid (and nothing else)
-  const char* hint = "";           // appended to "bad length N for NAME"
-  const char* message = nullptr;   // replaces "bad length N for NAME<hint>"
+  std::uint64_t only = 0;         // nonzero: bit n set = a total of n dwords is valid (and nothing else)
+  const char* hint = "";          // appended to "bad length N for NAME"
+  const char* message = nullptr;  // replaces "bad length N for NAME<hint>"
 
   // The total length of a command whose header is dw0, or 0 when its length field holds an invalid value.
   unsigned length(std::uint32_t dw0) const {
@@ -101,8 +101,8 @@ struct CommandInfo {
   std::uint32_t value;
   LengthRule length;
   EngineMask engines;
-  Pipe pipe;           // kNone: an MI command, executed by handler
-  MiHandler handler;   // MI commands only
+  Pipe pipe;          // kNone: an MI command, executed by handler
+  MiHandler handler;  // MI commands only
   std::uint8_t flags = 0;
   unsigned first_generation = 8;
   unsigned last_generation = 9;

@@ -17,19 +17,24 @@ ContextSwitch::ContextSwitch(ContextSwitchEngine& engine, const EngineInfo& info
       restore_cycles_(restore_cycles),
       save_cycles_(save_cycles),
       execlists_(bar, info.mmio_base, reg_prefix, stats_prefix,
-                 Execlists::Hooks{
-                     [this](const ContextDescriptor& e0, const ContextDescriptor& e1) {
-                       // A submission waits for the engine thread: at once when idle, else at an arbitration point.
-                       pending_ = std::array<ContextDescriptor, 2>{e0, e1};
-                       submitted_ps_ = core::now_ps();
-                       engine_.kick();
-                     },
-                     [this](std::uint32_t dword, std::uint32_t value) {
-                       engine_.access(engine_.status_page() + 4ULL * dword, AddressSpace::kGgtt, &value, 4, true);
-                     },
-                     [this] { interrupts_.raise(info_.id, GtInterrupts::kContextSwitch); }}),
-      ctx_timestamp_(&bar.add({reg_prefix + "CTX_TIMESTAMP", info.mmio_base + er::kCtxTimestamp, 32, 0,
-                               core::Access::kReadWrite, "context timestamp: advances only while the context runs",
+                 Execlists::Hooks{[this](const ContextDescriptor& e0, const ContextDescriptor& e1) {
+                                    // A submission waits for the engine thread: at once when idle, else at an
+                                    // arbitration point.
+                                    pending_ = std::array<ContextDescriptor, 2>{e0, e1};
+                                    submitted_ps_ = core::now_ps();
+                                    engine_.kick();
+                                  },
+                                  [this](std::uint32_t dword, std::uint32_t value) {
+                                    engine_.access(engine_.status_page() + 4ULL * dword, AddressSpace::kGgtt, &value, 4,
+                                                   true);
+                                  },
+                                  [this] { interrupts_.raise(info_.id, GtInterrupts::kContextSwitch); }}),
+      ctx_timestamp_(&bar.add({reg_prefix + "CTX_TIMESTAMP",
+                               info.mmio_base + er::kCtxTimestamp,
+                               32,
+                               0,
+                               core::Access::kReadWrite,
+                               "context timestamp: advances only while the context runs",
                                {}})),
       context_switches_(core::stats().counter(stats_prefix + "context_switches")),
       forced_restores_(core::stats().counter(stats_prefix + "forced_restores",
@@ -77,8 +82,8 @@ void ContextSwitch::start_pending() {
   }
   for (const auto& e : elements) {
     if (e.valid() && !e.privilege()) {
-      engine_.fail(nullptr, "ELSP element with context ID " + core::format_hex(e.context_id()) +
-                                " lacks the privilege bit");
+      engine_.fail(nullptr,
+                   "ELSP element with context ID " + core::format_hex(e.context_id()) + " lacks the privilege bit");
       return;
     }
   }
@@ -96,8 +101,8 @@ bool ContextSwitch::restore_context(const ContextDescriptor& desc) {
   image_.assign(1024, 0);
   if (!engine_.access(state_page, AddressSpace::kGgtt, image_.data(), 4096, false)) return false;
   image_layout_ = parse_context_image(image_.data(), image_.size());
-  const std::string context = "context " + core::format_hex(desc.context_id()) + " (LRCA " +
-                              core::format_hex(desc.lrca()) + ")";
+  const std::string context =
+      "context " + core::format_hex(desc.context_id()) + " (LRCA " + core::format_hex(desc.lrca()) + ")";
   if (!image_layout_.error.empty()) {
     engine_.fail(nullptr, context + ": " + image_layout_.error);
     return false;

@@ -14,12 +14,18 @@ AddressSpace space_of(std::uint32_t dw0) { return (dw0 & mi::kUseGgtt) ? Address
 
 bool compare(mi::Compare op, std::uint32_t memory, std::uint32_t data) {
   switch (op) {
-    case mi::Compare::kGreater: return memory > data;
-    case mi::Compare::kGreaterEqual: return memory >= data;
-    case mi::Compare::kLess: return memory < data;
-    case mi::Compare::kLessEqual: return memory <= data;
-    case mi::Compare::kEqual: return memory == data;
-    case mi::Compare::kNotEqual: return memory != data;
+    case mi::Compare::kGreater:
+      return memory > data;
+    case mi::Compare::kGreaterEqual:
+      return memory >= data;
+    case mi::Compare::kLess:
+      return memory < data;
+    case mi::Compare::kLessEqual:
+      return memory <= data;
+    case mi::Compare::kEqual:
+      return memory == data;
+    case mi::Compare::kNotEqual:
+      return memory != data;
   }
   return false;
 }
