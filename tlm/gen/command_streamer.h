@@ -26,11 +26,13 @@
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
-#include "tlm/gen/context_image.h"
+#include "tlm/gen/command_table.h"
+#include "tlm/gen/context_switch.h"
+#include "tlm/gen/engine_context.h"
 #include "tlm/gen/execlists.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
-#include "tlm/gen/mi_math.h"
+#include "tlm/gen/pipe_unit.h"
 #include "tlm/gen/ring_pointer.h"
 
 namespace gpuvp::gen {
@@ -76,7 +78,10 @@ struct EngineServices {
   unsigned& memory_waiters;
 };
 
-class CommandStreamer : public sc_core::sc_module {
+// The engine: fetch from the ring and batch buffers, batch nesting, arbitration, errors and hangs. Commands execute
+// through the command table (command_table.h): MI handlers (mi_handlers.h) and pipe units (pipe_unit.h) reach the
+// engine through EngineContext; execlist context switching (context_switch.h) through ContextSwitchEngine.
+class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_module {
  public:
   enum class State : std::uint8_t { kIdle, kRunning, kStopped, kError, kHung };
 
@@ -93,50 +98,26 @@ class CommandStreamer : public sc_core::sc_module {
   // Text reports of hangs and errors so far (for the run summary).
   const std::vector<std::string>& incidents() const { return incidents_; }
   std::uint64_t commands_executed() const { return commands_.value; }
-  Execlists& execlists() { return execlists_; }
+  Execlists& execlists() { return contexts_.execlists(); }
   // Execlists mode: GFX_MODE.RUN_LIST_ENABLE set; work comes from contexts submitted through ELSP.
   bool execlist_mode() const;
   // RING_MODE_GEN7 GFX_INTERRUPT_STEERING: interrupts offered to the GuC first.
   bool interrupts_steered_to_guc() const;
   // Context ID of the running context, if any.
-  std::optional<std::uint32_t> running_context() const;
+  std::optional<std::uint32_t> running_context() const { return contexts_.running_context(); }
 
  private:
-  struct BatchLevel {
-    std::uint64_t address;
-    AddressSpace space;
-  };
-  struct Command {
-    std::uint64_t address;  // where the header was fetched
-    AddressSpace space;
-    std::array<std::uint32_t, 258> dw;  // the longest: MI_MATH with 256 ALU dwords
-    unsigned length;  // dwords
-  };
-  enum class Outcome { kNext, kJumped, kRetry, kStopped };
-
   void run();
   bool has_work() const;
-  // Execlists: acts on submissions, completions and preemption at arbitration points.
-  void schedule();
-  void start_pending();
-  bool restore_context(const ContextDescriptor& desc);
-  void save_context();
   // The timeline span "batch <address>" of batch level `level` (0 first, 1 second), from its MI_BATCH_BUFFER_START
   // (or the context restore resuming it at address) to its MI_BATCH_BUFFER_END (or the switch that saves it), at the
   // engine's local time.
   void begin_batch_span(std::size_t level, std::uint64_t address);
-  void end_batch_spans(std::size_t from_level = 0);
-  void apply_context_ppgtt(const ContextDescriptor& desc);
-  // Batch levels <-> the BB/SBB head and state registers, around a context save and restore.
-  void batches_to_registers();
-  void batches_from_registers();
-  void complete_context();
-  void preempt_at_arbitration_point();
-  void update_execlist_status();
-  std::uint64_t context_timestamp() const;
   // Leaves the running state and catches up with the local time; true if a kick arrived meanwhile (do not wait).
   bool go_idle();
   void step();
+
+  // ---- fetch ----
   // Fetches command dwords at the current position; false if the engine stopped (fault) or must wait for TAIL.
   bool fetch_command(Command& cmd);
   bool fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
@@ -148,54 +129,71 @@ class CommandStreamer : public sc_core::sc_module {
     return fetch_dword_miss(address, space, out);
   }
   bool fetch_dword_miss(std::uint64_t address, AddressSpace space, std::uint32_t& out);
-  // Returns the command's length in dwords from its header, or 0 when it is malformed/unknown, with *reason set if
-  // reason is given (the text is built only then: this runs for every command).
-  unsigned command_length(std::uint32_t dw0, std::string* reason) const;
-  Outcome execute(Command& cmd);
-  Outcome batch_buffer_start(const Command& cmd);
-  Outcome batch_buffer_end();
-  Outcome store_data_imm(const Command& cmd);
-  Outcome store_data_index(const Command& cmd);
-  Outcome load_register_imm(const Command& cmd);
-  Outcome store_register_mem(const Command& cmd);
-  Outcome load_register_mem(const Command& cmd);
-  Outcome semaphore_wait(const Command& cmd);
-  Outcome flush_dw(const Command& cmd);
-  Outcome pipe_control(const Command& cmd);
-  Outcome math(const Command& cmd);
-  Outcome atomic(const Command& cmd);
-  Outcome conditional_batch_buffer_end(const Command& cmd);
+  Outcome execute(const Command& cmd);
+  void set_batch_registers(std::size_t level, std::uint64_t address, AddressSpace space);
 
+  // ---- EngineContext (commands) ----
+  unsigned generation() const override { return services_.generation; }
+  void cycles(std::uint64_t n) override { time_.advance(services_.clock.cycles(n)); }
+  std::uint32_t register_cycles() const override { return params_.register_cycles; }
+  core::Picoseconds local_time() const override { return time_.now(); }
+  std::uint64_t timestamp_ticks() const override;
   // Memory through the GTT; a fault stops the engine (page table error) and returns false.
-  bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write);
+  bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override;
+  std::uint64_t status_page() const override { return hws_pga_->value() & ~0xFFFULL; }
+  void invalidate_tlb() override { services_.gtt.invalidate_tlb(); }
   // Register access for LRI/SRM/LRM; false (and engine error) if the offset is not a register offset.
-  bool reg_read(std::uint32_t offset, std::uint32_t& value);
-  bool reg_write(std::uint32_t offset, std::uint32_t value, std::uint32_t byte_enables = 0xF);
-  std::uint64_t address_of(std::uint32_t low, std::uint32_t high) const;
-  AddressSpace space_of(std::uint32_t dw0) const;
-  std::uint64_t timestamp_ticks() const;
-  void post_sync_write(std::uint64_t address, AddressSpace space, const void* data, unsigned len);
+  bool reg_read(std::uint32_t offset, std::uint32_t& value) override;
+  bool reg_write(std::uint32_t offset, std::uint32_t value, std::uint32_t byte_enables) override;
+  core::Register& gpr(unsigned n) override { return *gpr_[n]; }
+  void set_nopid(std::uint32_t id) override { nopid_->set(id); }
+  Outcome raise_interrupt(std::uint32_t bits) override;
+  Outcome fail(const Command* cmd, const std::string& what) override;
+  std::size_t batch_depth() const override { return batches_.size(); }
+  Outcome batch_buffer_start(const Command& cmd, std::uint64_t target, AddressSpace space,
+                             bool second_level) override;
+  Outcome batch_buffer_end() override;
+  void set_arbitration(bool enabled) override { contexts_.set_arbitration(enabled); }
+  core::Picoseconds last_read_written_at() const override;
+  void end_semaphore_wait() override { waiting_semaphore_ = false; }
+  Outcome wait_semaphore(bool signal_mode, bool visible, core::Picoseconds written) override;
+  core::Counter& user_interrupts() override { return user_interrupts_; }
+  core::Counter& semaphore_polls() override { return semaphore_polls_; }
+
+  // ---- ContextSwitchEngine (execlists) ----
   // Visible effects (interrupts, CSB entries, error registers) take effect at the engine's local time, not at the
   // start of its quantum: the engine waits out its offset first. False if the engine was reset meanwhile (the reset
   // came first; the effect is dropped).
-  bool sync_for_effect();
-  Outcome raise_interrupt(std::uint32_t bits);
-  void write_csb(std::uint32_t status, std::uint32_t context_id);
+  bool sync_for_effect() override;
+  void kick() override { kick_.notify(sc_core::SC_ZERO_TIME); }
+  bool halted() const override { return state_ == State::kError || state_ == State::kHung; }
+  bool out_of_work() const override { return batches_.empty() && ring_.empty(); }
+  int track() const override { return track_; }
+  const std::vector<BatchLevel>& batches() const override { return batches_; }
+  BatchRegisters batch_registers(std::size_t level) override { return batch_regs_[level]; }
+  void end_batch_spans() override { end_batch_spans_from(0); }
+  void end_batch_spans_from(std::size_t level);
+  void drop_batches() override;
+  void resume_batch(std::uint64_t address, AddressSpace space) override;
+  void load_ppgtt(PpgttMode mode) override;
+  bool save_pipe_state(std::uint64_t lrca) override;
+  bool restore_pipe_state(std::uint64_t lrca) override;
 
+  // ---- errors and hangs ----
   // Stops the engine at the current command with its error registers set, a CS error interrupt and an SC error.
   Outcome fail(const Command* cmd, const std::string& what, std::uint32_t error_bit);
   void declare_hang(const std::string& why);
   void record_history(const Command& cmd);
   std::string describe_registers() const;
+
   void set_state(State s);
   void update_ppgtt_root();
-  void cycles(std::uint64_t n) { time_.advance(services_.clock.cycles(n)); }
 
   EngineInfo info_;
   CommandStreamerParams params_;
   EngineServices services_;
+  const CommandTable& table_;
   EngineRingPointer ring_;
-  MiMathAlu alu_;
   core::LocalTime time_;
   State state_ = State::kIdle;
   std::uint64_t first_pa_ = 0;  // physical address of the last access()'s first byte
@@ -207,27 +205,17 @@ class CommandStreamer : public sc_core::sc_module {
   core::Picoseconds busy_since_ps_ = 0;
   bool waiting_semaphore_ = false;
   std::uint32_t current_header_ = 0;
-  // fetch_command(): the last header command_length() accepted and its length; starts as header 0 (MI_NOOP, 1 dword).
+  // fetch_command(): the last header the table accepted, its length and row; starts as header 0 (MI_NOOP, 1 dword).
   std::uint32_t length_memo_header_ = 0;
   unsigned length_memo_ = 1;
+  const CommandInfo* length_memo_info_;
+  PipeUnits pipes_;
 
   // Command fetch line buffer (64 bytes), dropped on TAIL writes, jumps and writes to it.
   std::uint64_t line_gva_ = ~0ULL;
   AddressSpace line_space_ = AddressSpace::kGgtt;
   std::uint64_t line_pa_ = ~0ULL;
   std::array<std::uint32_t, 32> line_{};  // the line is dwords 0-15; 16-31 pad fetch_command()'s fixed-size copy
-
-  // Execlists state.
-  Execlists execlists_;
-  std::array<ContextDescriptor, 2> elements_{};
-  unsigned current_element_ = 0;
-  bool context_running_ = false;
-  std::optional<std::array<ContextDescriptor, 2>> pending_;
-  std::vector<std::uint32_t> image_;  // register-state page of the running context
-  ContextImage image_layout_;
-  core::Picoseconds context_started_ps_ = 0;
-  bool arbitration_enabled_ = false;
-  core::Register* ctx_timestamp_ = nullptr;
 
   // Hang-report history: a ring of raw records (the command's address, length and first dwords), formatted only
   // when a report is written, so that the hot path builds no strings.
@@ -256,12 +244,7 @@ class CommandStreamer : public sc_core::sc_module {
   core::Register* emr_;
   core::Register* esr_;
   core::Register* reset_ctl_;
-  core::Register* bb_state_;
-  core::Register* bb_addr_;
-  core::Register* bb_addr_udw_;
-  core::Register* sbb_state_;
-  core::Register* sbb_addr_;
-  core::Register* sbb_addr_udw_;
+  std::array<BatchRegisters, 2> batch_regs_{};  // BBADDR/BBADDR_UDW/BBSTATE, SBBADDR/SBBADDR_UDW/SBBSTATE
   core::Register* gfx_mode_;
   std::array<core::Register*, 8> pdp_{};  // LDW0, UDW0, LDW1, ...
   std::array<core::Register*, 16> gpr_{};
@@ -274,12 +257,9 @@ class CommandStreamer : public sc_core::sc_module {
   core::Counter& semaphore_polls_;
   core::Counter& errors_;
   core::Counter& hangs_;
-  core::Counter& context_switches_;
-  core::Counter& forced_restores_;
-  core::Counter& forced_pd_restores_;
-  core::Histogram& submit_to_start_ps_;  // ELSP submission to the context running
-  core::Picoseconds submitted_ps_ = 0;
   core::BusyTime& busy_;
+  // Execlists state and the context switches (after the registers and statistics it shares).
+  ContextSwitch contexts_;
 };
 
 }  // namespace gpuvp::gen

@@ -1,0 +1,24 @@
+// RenderPipe: the render engine's pipe unit. It executes PIPE_CONTROL, the render engine's flush and post-sync
+// command (GFXPIPE 3, 2, 0; Mesa genxml gen8.xml/gen9.xml, i915 gt/intel_gpu_commands.h PIPE_CONTROL_*); the 3D and
+// GPGPU pipelines behind it are not modelled, so it keeps no state between commands. Facts:
+// docs/gen-command-streamer.md.
+#pragma once
+
+#include "tlm/gen/pipe_unit.h"
+
+namespace gpuvp::gen {
+
+class RenderPipe final : public PipeUnit {
+ public:
+  Pipe pipe() const override { return Pipe::kRender; }
+  Outcome execute(EngineContext& engine, const Command& cmd) override;
+  // PIPE_CONTROL leaves nothing behind in the pipe: no state to save, restore or reset.
+  bool save_state(EngineContext&, std::uint64_t) override { return true; }
+  bool restore_state(EngineContext&, std::uint64_t) override { return true; }
+  void reset() override {}
+
+ private:
+  Outcome pipe_control(EngineContext& engine, const Command& cmd);
+};
+
+}  // namespace gpuvp::gen
