@@ -29,8 +29,7 @@ class StreamChannel : public LineChannel {
   StreamChannel(std::unique_ptr<std::istream> in, std::string label, bool echo_answers);
   // Opens a script file; throws std::runtime_error naming the file if it cannot be read.
   static std::unique_ptr<StreamChannel> open_file(const std::string& path, bool echo_answers);
-  static std::unique_ptr<StreamChannel> from_text(const std::string& text, const std::string& label,
-                                                  bool echo_answers);
+  static std::unique_ptr<StreamChannel> from_text(const std::string& text, const std::string& label, bool echo_answers);
 
   bool next(std::string& line) override;
   void answer(const std::string& text) override;

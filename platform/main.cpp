@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <systemc>
 
 #include "platform/demo/demo_workload.h"
 #include "platform/simulation.h"
@@ -56,8 +56,9 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
   run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file (- for stdout)");
-  run_cmd->add_option("--stats-interval", run.stats_interval_ns,
-                      "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")
+  run_cmd
+      ->add_option("--stats-interval", run.stats_interval_ns,
+                   "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");

@@ -116,8 +116,8 @@ MemoryMap plan_memory_map(const PlatformParams& params) {
     }
     map.gsm_base = gtt.gsm_base ? gtt.gsm_base : low.end() - map.gsm_size;
     if (map.find(map.gsm_base, map.gsm_size) == nullptr) {
-      throw core::ConfigError("config key 'gen.gtt.gsm_base': the " + size_text(map.gsm_size) +
-                              " of GGTT entries at " + core::format_hex(map.gsm_base) + " must lie inside DRAM");
+      throw core::ConfigError("config key 'gen.gtt.gsm_base': the " + size_text(map.gsm_size) + " of GGTT entries at " +
+                              core::format_hex(map.gsm_base) + " must lie inside DRAM");
     }
   }
   return map;

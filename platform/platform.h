@@ -6,10 +6,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <systemc>
 
 #include "platform/memory_map.h"
 #include "platform/platform_params.h"

@@ -21,8 +21,7 @@ struct SimParams {
   std::string progress = "auto";
 
   void visit(core::ParamVisitor& v) {
-    v.param("quantum_ns", quantum_ns, "temporal decoupling quantum; 0 synchronises at every access", 0,
-            1'000'000'000);
+    v.param("quantum_ns", quantum_ns, "temporal decoupling quantum; 0 synchronises at every access", 0, 1'000'000'000);
     v.param("seed", seed, "seed of every random choice in the model and workloads");
     v.param("time_limit_ns", time_limit_ns, "stop the run after this much simulated time; 0 = no limit");
     v.param("progress", progress, "progress line on stderr when it is a terminal; auto: unless CI is set",
@@ -41,8 +40,7 @@ struct BusParams {
     v.param("hop_latency_cycles", hop_latency_cycles, "latency of one hop through the bus", 0, 1000);
     v.param("dram_port_bytes_per_cycle", dram_port_bytes_per_cycle, "width of the DRAM port; 0 = no contention", 0,
             4096);
-    v.param("mmio_port_bytes_per_cycle", mmio_port_bytes_per_cycle, "width of MMIO ports; 0 = no contention", 0,
-            4096);
+    v.param("mmio_port_bytes_per_cycle", mmio_port_bytes_per_cycle, "width of MMIO ports; 0 = no contention", 0, 4096);
   }
 };
 

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <functional>
-
 #include <systemc>
 
 #include "tlm/core/timing.h"

@@ -29,11 +29,16 @@ std::string ns_text(core::Picoseconds ps) { return std::to_string(ps / core::kPs
 // Access width of readX/writeX/expectX from its suffix.
 unsigned width_of(char suffix) {
   switch (suffix) {
-    case 'b': return 1;
-    case 'w': return 2;
-    case 'l': return 4;
-    case 'q': return 8;
-    default: return 0;
+    case 'b':
+      return 1;
+    case 'w':
+      return 2;
+    case 'l':
+      return 4;
+    case 'q':
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -54,12 +59,18 @@ bool parse_number(const std::string& s, std::uint64_t& v) {
 
 const char* status_text(int status) {
   switch (status) {
-    case tlm::TLM_ADDRESS_ERROR_RESPONSE: return "address error";
-    case tlm::TLM_COMMAND_ERROR_RESPONSE: return "command error";
-    case tlm::TLM_BURST_ERROR_RESPONSE: return "burst error";
-    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE: return "byte enable error";
-    case tlm::TLM_GENERIC_ERROR_RESPONSE: return "generic error";
-    default: return "incomplete";
+    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+      return "address error";
+    case tlm::TLM_COMMAND_ERROR_RESPONSE:
+      return "command error";
+    case tlm::TLM_BURST_ERROR_RESPONSE:
+      return "burst error";
+    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
+      return "byte enable error";
+    case tlm::TLM_GENERIC_ERROR_RESPONSE:
+      return "generic error";
+    default:
+      return "incomplete";
   }
 }
 
@@ -145,8 +156,8 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     auto status = host.read(addr, &actual, width);
     if (status != tlm::TLM_OK_RESPONSE) return access_error("read", addr, status);
     if (cmd[0] == 'e' && (actual & mask) != value) {
-      return err("expect failed at " + core::format_hex(addr) + ": expected " + core::format_hex(value) +
-                 ", actual " + core::format_hex(actual) + masked);
+      return err("expect failed at " + core::format_hex(addr) + ": expected " + core::format_hex(value) + ", actual " +
+                 core::format_hex(actual) + masked);
     }
     return ok("OK " + hex16(actual));
   }
@@ -242,7 +253,7 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     } else {
       // Without an argument: to the next scheduled activity of the model, or one quantum if nothing is scheduled.
       step = sc_core::sc_pending_activity_at_future_time() ? core::to_ps(sc_core::sc_time_to_pending_activity())
-                                                          : std::max<core::Picoseconds>(core::global_quantum_ps(), 1);
+                                                           : std::max<core::Picoseconds>(core::global_quantum_ps(), 1);
     }
     host.sync();
     if (step) sc_core::wait(core::to_sc_time(step));

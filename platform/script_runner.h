@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-
 #include <systemc>
 
 #include "platform/line_channel.h"

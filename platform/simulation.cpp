@@ -1,18 +1,18 @@
 #include "platform/simulation.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <iomanip>
+#include <iostream>
 #include <map>
 #include <ostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "firmware/tools/guc_image.h"
 #include "platform/platform.h"
@@ -133,7 +133,7 @@ struct RunRecord {
   core::Picoseconds sim_ps = 0;
   double wall_s = 0;
   int exit_code = 0;
-  std::string result;  // completed | failed | time_limit | stalled | interrupted
+  std::string result;   // completed | failed | time_limit | stalled | interrupted
   std::string outcome;  // the summary's outcome line
 };
 

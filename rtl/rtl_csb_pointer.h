@@ -9,8 +9,8 @@
 namespace gpuvp::rtl {
 
 struct CsbInputs {
-  bool reset = false;    // rst_ni low for this cycle, other inputs ignored
-  bool sw_write = false; // software write of RING_CONTEXT_STATUS_PTR (masked)
+  bool reset = false;     // rst_ni low for this cycle, other inputs ignored
+  bool sw_write = false;  // software write of RING_CONTEXT_STATUS_PTR (masked)
   std::uint32_t data = 0;
   bool advance = false;  // hardware writes the next CSB entry
   std::string describe() const;

@@ -164,9 +164,8 @@ RingOutputs outputs_of(const gen::RingPointer& r, bool wrapped) {
 }
 
 void register_ring_model() {
-  gen::register_ring_pointer_model("rtl", []() -> std::unique_ptr<gen::RingPointerModel> {
-    return std::make_unique<RtlRingPointer>();
-  });
+  gen::register_ring_pointer_model(
+      "rtl", []() -> std::unique_ptr<gen::RingPointerModel> { return std::make_unique<RtlRingPointer>(); });
   gen::register_ring_pointer_model("rtl_lockstep", []() -> std::unique_ptr<gen::RingPointerModel> {
     return std::make_unique<RtlRingPointer>(true);
   });

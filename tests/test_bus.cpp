@@ -1,9 +1,8 @@
 // Bus: decode, address translation, latency accumulation, contention, DMI forwarding and invalidation, errors.
-#include <gtest/gtest.h>
-
 #include <cstring>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "tests/support/sc_test.h"
@@ -13,8 +12,8 @@
 #include "tlm/core/memory.h"
 
 using namespace gpuvp;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 

@@ -4,13 +4,13 @@
 // GGTT buffers, builds rings, emits commands with the gen::mi encoders, submits by TAIL writes and waits for the
 // breadcrumb; results are read back from DRAM and MMIO. Expected values are worked out by hand in the comments
 // (docs/gen-command-streamer.md: i915 gt/intel_engine_regs.h, Mesa genxml, GVT-g gvt/interrupt.c and gvt/cmd_parser.c).
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
@@ -48,7 +48,9 @@ constexpr std::uint64_t kUnmapped = 0x3000'0000;          // GGTT address no tes
 // GEN8_GT_IIR / IMR / IER of a bank, GEN8_MASTER_IRQ.
 constexpr std::uint32_t iir(int bank) { return GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank) + 8; }
 constexpr std::uint32_t imr(int bank) { return GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank) + 4; }
-constexpr std::uint32_t ier(int bank) { return GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank) + 0xC; }
+constexpr std::uint32_t ier(int bank) {
+  return GtInterrupts::kGtIsrBase + 0x10 * static_cast<std::uint32_t>(bank) + 0xC;
+}
 
 constexpr std::uint32_t masked_enable(std::uint32_t bits) { return bits << 16 | bits; }
 constexpr std::uint32_t masked_disable(std::uint32_t bits) { return bits << 16; }
@@ -64,8 +66,7 @@ gen::GenGpuParams gpu_params(std::uint32_t generation = 9, std::uint64_t hang_ti
 class CommandStreamerTest : public ::testing::Test {
  protected:
   explicit CommandStreamerTest(gen::GenGpuParams params = gpu_params())
-      : bus_("bus"), dram_("dram", dram_params()), host_("host"), gpu_("gen", params, kGsm), port_(host_),
-        drv_(port_) {
+      : bus_("bus"), dram_("dram", dram_params()), host_("host"), gpu_("gen", params, kGsm), port_(host_), drv_(port_) {
     bus_.attach_initiator(host_.socket, "host");
     bus_.attach_initiator(gpu_.memory.socket, "gen");
     bus_.attach_target(dram_.socket, "dram", 0, kDramSize, {2, 32});
@@ -170,9 +171,7 @@ class CommandStreamerTest : public ::testing::Test {
     return port_.wait_for32(kBar + offset, value, mask, kWaitNs);
   }
   std::size_t take_errors(const std::string& text) { return test::take_reports(sc_core::SC_ERROR, text).size(); }
-  std::size_t take_warnings(const std::string& text) {
-    return test::take_reports(sc_core::SC_WARNING, text).size();
-  }
+  std::size_t take_warnings(const std::string& text) { return test::take_reports(sc_core::SC_WARNING, text).size(); }
   static std::uint64_t counter(const std::string& path) { return core::stats().counter_value(path); }
 
   core::Bus bus_;
@@ -205,7 +204,7 @@ class CommandStreamerQuantumTest : public QuantumSetter, public CommandStreamerT
 };
 
 std::uint64_t ticks_gen9(core::Picoseconds ps) { return ps * 12 / 1'000'000; }  // 12 MHz: 12e6 / 1e12 per ps
-std::uint64_t ticks_gen8(core::Picoseconds ps) { return ps / 80'000; }         // 12.5 MHz: one tick per 80 ns
+std::uint64_t ticks_gen8(core::Picoseconds ps) { return ps / 80'000; }          // 12.5 MHz: one tick per 80 ns
 
 }  // namespace
 
@@ -340,10 +339,10 @@ TEST_F(CommandStreamerTest, StoreRegisterMemAndLoadRegisterMemRoundTrip) {
     const Buffer b = buffer();
     put32(b.phys + 4, 0x13579BDF);
     std::vector<std::uint32_t> cmds = mi::load_register_imm({{gpr(e, 3), 0xFEEDC0DE}});
-    mi::emit(cmds, mi::store_register_mem(gpr(e, 3), b.gfx + 0));      // GPR3 -> memory
-    mi::emit(cmds, mi::load_register_mem(gpr(e, 5), b.gfx + 4));       // memory -> GPR5
-    mi::emit(cmds, mi::store_register_mem(gpr(e, 5), b.gfx + 8));      // GPR5 -> memory
-    mi::emit(cmds, mi::load_register_mem(gpr(e, 6) + 4, b.gfx + 0));   // memory -> GPR6 high dword
+    mi::emit(cmds, mi::store_register_mem(gpr(e, 3), b.gfx + 0));     // GPR3 -> memory
+    mi::emit(cmds, mi::load_register_mem(gpr(e, 5), b.gfx + 4));      // memory -> GPR5
+    mi::emit(cmds, mi::store_register_mem(gpr(e, 5), b.gfx + 8));     // GPR5 -> memory
+    mi::emit(cmds, mi::load_register_mem(gpr(e, 6) + 4, b.gfx + 0));  // memory -> GPR6 high dword
     ASSERT_TRUE(run_batch(e, cmds));
     EXPECT_EQ(mem32(b.phys + 0), 0xFEEDC0DEu);
     EXPECT_EQ(mem32(b.phys + 8), 0x13579BDFu);
@@ -432,9 +431,9 @@ TEST_F(CommandStreamerTest, SemaphoreWaitWithEverySatisfiedCompareOperationGoesO
     const Buffer out = buffer();
     put32(sem.phys, 10);
     // Memory 10: 10 > 9, 10 >= 10, 10 < 11, 10 <= 10, 10 == 10, 10 != 11.
-    const std::pair<mi::Compare, std::uint32_t> ops[] = {
-        {mi::Compare::kGreater, 9}, {mi::Compare::kGreaterEqual, 10}, {mi::Compare::kLess, 11},
-        {mi::Compare::kLessEqual, 10}, {mi::Compare::kEqual, 10}, {mi::Compare::kNotEqual, 11}};
+    const std::pair<mi::Compare, std::uint32_t> ops[] = {{mi::Compare::kGreater, 9}, {mi::Compare::kGreaterEqual, 10},
+                                                         {mi::Compare::kLess, 11},   {mi::Compare::kLessEqual, 10},
+                                                         {mi::Compare::kEqual, 10},  {mi::Compare::kNotEqual, 11}};
     std::vector<std::uint32_t> cmds;
     std::uint32_t i = 0;
     for (const auto& [op, data] : ops) {
@@ -645,9 +644,9 @@ TEST_F(CommandStreamerTest, FirstLevelBatchFromTheRingMovesHeadPastTheStartAndSh
   test::run_thread([&] {
     const Buffer out = buffer();
     std::vector<std::uint32_t> cmds = mi::store_register_mem(base(e) + er::kHead, out.gfx + 0);  // batch + 0
-    mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbAddr, out.gfx + 4));                // batch + 16
-    mi::emit(cmds, mi::store_register_mem(base(e) + er::kActhd, out.gfx + 8));                 // batch + 32
-    mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbState, out.gfx + 12));              // batch + 48
+    mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbAddr, out.gfx + 4));                  // batch + 16
+    mi::emit(cmds, mi::store_register_mem(base(e) + er::kActhd, out.gfx + 8));                   // batch + 32
+    mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbState, out.gfx + 12));                // batch + 48
     mi::emit(cmds, mi::batch_buffer_end());
     const Buffer bb = batch(cmds);
     Ring& r = ring(e);
@@ -687,8 +686,8 @@ TEST_F(CommandStreamerTest, FirstLevelBatchChainsToAnotherBatch) {
     EXPECT_EQ(mem32(out.phys + 0), 0xAu);
     EXPECT_EQ(mem32(out.phys + 4), 0xBu);
     EXPECT_EQ(mem32(out.phys + 8), static_cast<std::uint32_t>(b.gfx));  // BBADDR follows the chain
-    EXPECT_EQ(mem32(out.phys + 12), 0u);                                 // after the chaining BB_START: never
-    EXPECT_EQ(mem32(out.phys + 16), 0xCu);                               // back in the ring
+    EXPECT_EQ(mem32(out.phys + 12), 0u);                                // after the chaining BB_START: never
+    EXPECT_EQ(mem32(out.phys + 16), 0xCu);                              // back in the ring
   });
   EXPECT_EQ(counter("gen.rcs.batches"), 2u);
 }
@@ -752,7 +751,7 @@ TEST_F(CommandStreamerTest, PpgttBatchRunsThroughFourLevelTablesSetUpByMmio) {
     mmio_write(base(e) + er::kGfxMode, masked_enable(er::kGfxPpgttEnable | er::kGfxPpgtt48b));
     EXPECT_EQ(reg(e, er::kGfxMode), 0x280u);
     std::vector<std::uint32_t> cmds = mi::store_data_imm(kVa + 0x1010, 0xABCD1234, false);  // PPGTT write
-    EXPECT_EQ(cmds[0], 0x10000002u);                                                     // bit 22 clear
+    EXPECT_EQ(cmds[0], 0x10000002u);                                                        // bit 22 clear
     mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbState, out.gfx + 0));
     mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbAddr, out.gfx + 4));
     mi::emit(cmds, mi::store_register_mem(base(e) + er::kBbAddrUdw, out.gfx + 8));
@@ -836,8 +835,8 @@ TEST_F(CommandStreamerTest, BatchStartFromASecondLevelBatchStopsTheEngine) {
     EXPECT_NE(seqno, 0u);
   });
   EXPECT_EQ(take_errors("bcs: MI_BATCH_BUFFER_START from a second-level batch (nesting deeper than allowed); "
-                        "stopped at GGTT " + core::format_hex(second_gfx + 16) +
-                        " (second-level batch), command dword 0x18800001"),
+                        "stopped at GGTT " +
+                        core::format_hex(second_gfx + 16) + " (second-level batch), command dword 0x18800001"),
             1u);
 }
 
@@ -970,8 +969,7 @@ TEST_F(CommandStreamerTest, UnknownMiOpcodeStopsTheEngineAndResetBringsItBack) {
     ASSERT_TRUE(run_ring(e, mi::store_data_imm(out.gfx, 0x0C0FFEE)));
     EXPECT_EQ(mem32(out.phys), 0x0C0FFEEu);
   });
-  EXPECT_EQ(take_errors("vcs0: unknown MI opcode 0x3e; stopped at GGTT 0x100000 (ring), command dword 0x1f000000"),
-            1u);
+  EXPECT_EQ(take_errors("vcs0: unknown MI opcode 0x3e; stopped at GGTT 0x100000 (ring), command dword 0x1f000000"), 1u);
 }
 
 TEST_F(CommandStreamerTest, StoreDataImmWithLengthFiveIsABadLength) {
@@ -1035,8 +1033,7 @@ TEST_F(CommandStreamerTest, StoreToAnUnmappedGgttAddressIsAPageTableErrorWithFau
     EXPECT_EQ(mmio(gen::kFaultTlbData1), 0x10u);     // GGTT select
     EXPECT_TRUE(gpu_.irq().level());
   });
-  EXPECT_EQ(take_warnings("translation fault: client bcs, GGTT address 0x30000124 (write), GGTT PTE: not present"),
-            1u);
+  EXPECT_EQ(take_warnings("translation fault: client bcs, GGTT address 0x30000124 (write), GGTT PTE: not present"), 1u);
   EXPECT_EQ(take_errors("bcs: GTT fault on write to GGTT 0x30000124 (GGTT PTE: not present); stopped at GGTT 0x100000 "
                         "(ring), command dword 0x10400002"),
             1u);
@@ -1053,7 +1050,7 @@ TEST_F(CommandStreamerTest, BatchAtAnUnmappedGgttAddressFailsTheFetch) {
     EXPECT_EQ(reg(e, er::kHead), 12u);  // the BB_START was consumed
     EXPECT_EQ(reg(e, er::kBbAddr), kUnmapped);
     EXPECT_EQ(reg(e, er::kActhd), kUnmapped);
-    EXPECT_EQ(reg(e, er::kIpehr), 0u);            // the failing command's header was never fetched
+    EXPECT_EQ(reg(e, er::kIpehr), 0u);          // the failing command's header was never fetched
     EXPECT_EQ(mmio(gen::kRingFaultReg), 0x1u);  // RCS: SRCID 0, ENGINE_ID 0
     EXPECT_EQ(mmio(gen::kFaultTlbData0), 0x30000u);
   });
@@ -1074,7 +1071,7 @@ TEST_F(CommandStreamerTest, BatchInAPageWithoutMemoryBehindItFailsTheFetch) {
     drv_.submit(ring(e));
     ASSERT_TRUE(wait_reg(iir(1), 0x80000, 0x80000));  // VCS1: bank 1 bits 31:16
     EXPECT_EQ(reg(e, er::kEir), er::kErrorPageTable);
-    EXPECT_EQ(reg(e, er::kIpehr), 0u);          // as for a fault: no header was fetched
+    EXPECT_EQ(reg(e, er::kIpehr), 0u);        // as for a fault: no header was fetched
     EXPECT_EQ(mmio(gen::kRingFaultReg), 0u);  // the translation itself succeeded
   });
   EXPECT_EQ(take_warnings("no target at 0x70000000 (64 bytes, read)"), 1u);
@@ -1240,9 +1237,9 @@ TEST_F(CommandStreamerGen8Test, ConditionalBatchBufferEndTakesTheThreeDwordForm)
     const Buffer out = buffer();
     put32(flag.phys, 3);
     // Gen8 genxml: 3 dwords (length 1), address in DW2 only. Memory 3 <= 4: the batch ends.
-    std::vector<std::uint32_t> cmds = {mi::instr(mi::kConditionalBatchBufferEnd, 1) | mi::kUseGgtt |
-                                           mi::kCondCompareSemaphore,
-                                       4, static_cast<std::uint32_t>(flag.gfx)};
+    std::vector<std::uint32_t> cmds = {
+        mi::instr(mi::kConditionalBatchBufferEnd, 1) | mi::kUseGgtt | mi::kCondCompareSemaphore, 4,
+        static_cast<std::uint32_t>(flag.gfx)};
     mi::emit(cmds, mi::store_data_imm(out.gfx, 1));
     ASSERT_TRUE(run_batch(e, cmds));
     EXPECT_EQ(mem32(out.phys), 0u);

@@ -13,12 +13,12 @@
 #include "tlm/core/config.h"
 
 using gpuvp::core::ConfigError;
+using gpuvp::core::ConfigTree;
 using gpuvp::core::format_frequency;
 using gpuvp::core::is_frequency_key;
-using gpuvp::core::parse_frequency;
-using gpuvp::core::ConfigTree;
 using gpuvp::core::JsonParamWriter;
 using gpuvp::core::ParamVisitor;
+using gpuvp::core::parse_frequency;
 using gpuvp::core::parse_u64;
 using gpuvp::core::YamlBinder;
 using gpuvp::core::YamlDocWriter;
@@ -185,14 +185,15 @@ TEST(ParseU64, OverflowIsRejected) {
   EXPECT_TRUE(rejects("18446744073709551616"));
   EXPECT_TRUE(rejects("99999999999999999999"));
   EXPECT_TRUE(rejects("0x10000000000000000"));
-  EXPECT_TRUE(rejects("17179869184G"));    // 2^34 GiB = 2^64
+  EXPECT_TRUE(rejects("17179869184G"));          // 2^34 GiB = 2^64
   EXPECT_TRUE(rejects("18014398509481984KiB"));  // 2^54 KiB = 2^64
 }
 
 TEST(ParseU64, GarbageIsRejected) {
-  for (const char* bad : {"", "_", "__", "x", "0x", "0x_", "-1", "+1", " 1", "1 ", "1.5", "1e3", "12abc", "0xfg",
-                          "0x10K", "KiB", "K", "4 KiB", "4kib", "4k", "4kB", "4Ki", "4T", "four", "0b101", "1.5",
-                          "1.", ".5K", "1.K", "1..5K", "1.5.K", "0x1.8K", "1.5Hz", "1GHz", "4 KB", "KB"}) {
+  for (const char* bad :
+       {"",      "_",    "__",    "x",   "0x",  "0x_",   "-1",    "+1",     " 1",    "1 ",   "1.5",  "1e3",
+        "12abc", "0xfg", "0x10K", "KiB", "K",   "4 KiB", "4kib",  "4k",     "4kB",   "4Ki",  "4T",   "four",
+        "0b101", "1.5",  "1.",    ".5K", "1.K", "1..5K", "1.5.K", "0x1.8K", "1.5Hz", "1GHz", "4 KB", "KB"}) {
     EXPECT_TRUE(rejects(bad)) << "'" << bad << "' should be rejected";
   }
 }
@@ -226,8 +227,7 @@ TEST(ParseFrequency, PlainHzAndUnits) {
 
 TEST(ParseFrequency, RejectsWhatIsNotAWholeNumberOfHz) {
   for (const char* bad : {"", "GHz", "Hz", "1.2", "1.5Hz", "1.0000000001GHz", "1G", "1GiB", "1M", "1KB", "1 GHz",
-                          "1.GHz", ".5GHz", "-1MHz", "1e9", "fast", "0x1GHz", "18446744073.709551616GHz",
-                          "1THz"}) {
+                          "1.GHz", ".5GHz", "-1MHz", "1e9", "fast", "0x1GHz", "18446744073.709551616GHz", "1THz"}) {
     std::uint64_t v = 0x5A5A;
     EXPECT_FALSE(parse_frequency(bad, v)) << "'" << bad << "' should be rejected";
     EXPECT_EQ(v, 0x5A5Au) << bad;
@@ -451,7 +451,8 @@ TEST(YamlBinder, BoolSpellings) {
 TEST(YamlBinder, StringChoices) {
   EXPECT_EQ(bind_text("a:\n  b:\n    mode: slow\n").a.b.mode, "slow");
   EXPECT_EQ(bind_text("a:\n  b:\n    mode: fast\n").a.b.mode, "fast");
-  EXPECT_EQ(bind_error("a:\n  b:\n    mode: turbo\n"), "config key 'a.b.mode': 'turbo' is not one of: fast, slow, exact");
+  EXPECT_EQ(bind_error("a:\n  b:\n    mode: turbo\n"),
+            "config key 'a.b.mode': 'turbo' is not one of: fast, slow, exact");
   // Choices are case-sensitive.
   EXPECT_EQ(bind_error("a:\n  b:\n    mode: FAST\n"), "config key 'a.b.mode': 'FAST' is not one of: fast, slow, exact");
   // A free string takes anything, including digits and quotes-stripped text.
@@ -462,7 +463,8 @@ TEST(YamlBinder, StringChoices) {
 
 TEST(YamlBinder, MappingWhereAValueIsExpected) {
   EXPECT_EQ(bind_error("count:\n  x: 1\n"), "config key 'count': expected a single value, not a mapping");
-  EXPECT_EQ(bind_error("a:\n  b:\n    mode: {x: 1}\n"), "config key 'a.b.mode': expected a single value, not a mapping");
+  EXPECT_EQ(bind_error("a:\n  b:\n    mode: {x: 1}\n"),
+            "config key 'a.b.mode': expected a single value, not a mapping");
   EXPECT_EQ(bind_error("count: [1, 2]\n"), "config key 'count': expected a single value, not a list");
   const std::string null_value = bind_error("a:\n  width:\n");
   EXPECT_EQ(null_value.rfind("config key 'a.width': expected a single value", 0), 0u) << null_value;

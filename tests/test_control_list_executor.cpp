@@ -2,16 +2,15 @@
 // execution of every fixed-length packet, branches and sub-lists with the return stack, semaphores between
 // the threads, the end address, every error path, hang detection and reset, timing, and one end-to-end run of the
 // gpuvp executable driven through MMIO like the vc4 kernel driver (vc4_gem.c submit_cl: CA, then EA).
-#include <gtest/gtest.h>
-
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
@@ -72,9 +71,9 @@ class Cle : public test::vc4t::Vc4Fixture {
 TEST(PacketTable, EveryOpcodeHasItsExactLength) {
   // Linux vc4_packet.h *_SIZE; 41/42/67 from PeterLemon LIB/CONTROL_LIST.INC; 0 = variable.
   const std::map<int, int> expected = {
-      {0, 1},   {1, 1},   {4, 1},   {5, 1},   {6, 1},   {7, 1},   {8, 1},   {16, 5},  {17, 5},  {18, 1},  {24, 1},
-      {25, 1},  {26, 5},  {27, 5},  {28, 7},  {29, 7},  {32, 14}, {33, 10}, {41, 10}, {42, 0},  {48, 0},  {49, 0},
-      {56, 2},  {64, 5},  {65, 5},  {66, 5},  {67, 9},  {96, 4},  {97, 5},  {98, 5},  {99, 5},  {100, 3}, {101, 5},
+      {0, 1},   {1, 1},   {4, 1},   {5, 1},   {6, 1},   {7, 1},    {8, 1},    {16, 5},   {17, 5}, {18, 1},  {24, 1},
+      {25, 1},  {26, 5},  {27, 5},  {28, 7},  {29, 7},  {32, 14},  {33, 10},  {41, 10},  {42, 0}, {48, 0},  {49, 0},
+      {56, 2},  {64, 5},  {65, 5},  {66, 5},  {67, 9},  {96, 4},   {97, 5},   {98, 5},   {99, 5}, {100, 3}, {101, 5},
       {102, 9}, {103, 5}, {104, 9}, {105, 9}, {106, 9}, {112, 16}, {113, 11}, {114, 14}, {115, 3}};
   for (int op = 0; op < 256; ++op) {
     const vc4::PacketInfo* info = vc4::packet_info(static_cast<std::uint8_t>(op));
@@ -106,11 +105,20 @@ TEST_F(Cle, ExecutesEveryFixedLengthPacketWithItsLength) {
     if (!info || info->length == 0) continue;
     ++fixed;
     switch (op) {
-      case pk::kWaitOnSemaphore: case pk::kReturnFromSubList: break;  // emitted with 7 / in the sub-list
-      case pk::kIncrementSemaphore: l.op(pk::kIncrementSemaphore).op(pk::kWaitOnSemaphore); break;
-      case pk::kBranch: l.branch(l.here() + 5); break;
-      case pk::kBranchToSubList: l.call(sub.base); break;
-      default: l.op(static_cast<std::uint8_t>(op), std::vector<std::uint8_t>(info->length - 1, 0xFF));
+      case pk::kWaitOnSemaphore:
+      case pk::kReturnFromSubList:
+        break;  // emitted with 7 / in the sub-list
+      case pk::kIncrementSemaphore:
+        l.op(pk::kIncrementSemaphore).op(pk::kWaitOnSemaphore);
+        break;
+      case pk::kBranch:
+        l.branch(l.here() + 5);
+        break;
+      case pk::kBranchToSubList:
+        l.call(sub.base);
+        break;
+      default:
+        l.op(static_cast<std::uint8_t>(op), std::vector<std::uint8_t>(info->length - 1, 0xFF));
     }
   }
   ++fixed;  // HALT
@@ -123,8 +131,8 @@ TEST_F(Cle, ExecutesEveryFixedLengthPacketWithItsLength) {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
     EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), l.here());
     EXPECT_EQ(rd(vc4::kV3dCtnLc(1)), 0x00020001u);  // FLUSH + FLUSH_ALL_STATE, one return
-    EXPECT_EQ(rd(vc4::kV3dRfc), 3u);  // EOF: STORE_MS_..._AND_EOF, and the EOF bit (0xFF) of 26 and 28
-    EXPECT_EQ(rd(vc4::kV3dBfc), 0u);  // FLUSH in the render thread does not count as a binning flush
+    EXPECT_EQ(rd(vc4::kV3dRfc), 3u);                // EOF: STORE_MS_..._AND_EOF, and the EOF bit (0xFF) of 26 and 28
+    EXPECT_EQ(rd(vc4::kV3dBfc), 0u);                // FLUSH in the render thread does not count as a binning flush
   });
   const ControlListExecutor& ct1 = v3d_.thread(1);
   EXPECT_EQ(ct1.state(), ControlListExecutor::State::kStopped);
@@ -144,8 +152,8 @@ TEST_F(Cle, RecordsTheLastValueOfEachStatePacket) {
   l.op(pk::kConfigurationBits, {0x03, 0x00, 0x02})
       .op(pk::kClipWindow, {0x00, 0x00, 0x00, 0x00, 0x80, 0x02, 0xE0, 0x01})
       .op(pk::kConfigurationBits, {0x07, 0x70, 0x01})
-      .op(pk::kTileBinningModeConfig, {0x00, 0x00, 0x10, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x0A,
-                                       0x08, 0x04});
+      .op(pk::kTileBinningModeConfig,
+          {0x00, 0x00, 0x10, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x0A, 0x08, 0x04});
   put(l);
   test::run_thread([&] {
     submit(0, l);
@@ -421,8 +429,7 @@ TEST_F(Cle, NestingDeeperThanTwoIsAnError) {
   test::run_thread([&] {
     submit(1, main);
     settle();
-    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)),
-              kErr | ControlListExecutor::kCtSubs | 2u << ControlListExecutor::kCtRtsdShift);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr | ControlListExecutor::kCtSubs | 2u << ControlListExecutor::kCtRtsdShift);
     EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x3001u);
     EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0x2005u);
   });
@@ -540,7 +547,8 @@ TEST_F(Cle, CompressedLineEntriesWithoutADocumentedMeaningStopTheThread) {
 // EOF store.
 TEST_F(Cle, RenderThreadIncrementTakesEffectWhenTheLastTileIsWritten) {
   List render{0x1000, {}};
-  render.op(pk::kTileRenderingModeConfig, {0x00, 0x00, 0x40, 0x00, 64, 0, 64, 0, 0x04, 0x00})  // 64x64 at 0x400000
+  render
+      .op(pk::kTileRenderingModeConfig, {0x00, 0x00, 0x40, 0x00, 64, 0, 64, 0, 0x04, 0x00})  // 64x64 at 0x400000
       .op(pk::kTileCoordinates, {0, 0})
       .op(pk::kIncrementSemaphore);
   const std::uint32_t store_at = render.here();
@@ -583,7 +591,9 @@ TEST_F(Cle, RenderThreadIncrementTakesEffectWhenTheLastTileIsWritten) {
 
 TEST_F(Cle, PacketsOfTheOtherUnitAreSkippedWithOneWarningPerThreadAndType) {
   List bin{0x1000, {}};
-  bin.op(pk::kTileCoordinates, {1, 2}).op(pk::kTileCoordinates, {2, 2}).op(pk::kClearColors, std::vector<std::uint8_t>(13, 0));
+  bin.op(pk::kTileCoordinates, {1, 2})
+      .op(pk::kTileCoordinates, {2, 2})
+      .op(pk::kClearColors, std::vector<std::uint8_t>(13, 0));
   List render{0x2000, {}};
   for (int i = 0; i < 3; ++i) render.op(pk::kGlArrayPrimitive, {4, 3, 0, 0, 0, 0, 0, 0, 0});
   render.op(pk::kStartTileBinning);
@@ -711,34 +721,35 @@ std::string write_temp(const std::string& name, const std::string& text) { retur
 // Driven like the vc4 kernel driver: lists in memory, INTENA, CA then EA per thread (vc4_gem.c submit_cl), the render
 // thread first (it waits on the semaphore), then the binning thread; then the registers the hang dump reads.
 TEST(ControlListExecutorE2e, RenderListOfControlPacketsThroughMmio) {
-  const std::string script = write_temp("cle_e2e.gpuvp",
-                                        "# render list at 0x10000: WAIT_ON_SEMAPHORE, BRANCH_TO_SUB_LIST 0x10200, NOP,\n"
-                                        "# BRANCH 0x10100; 0x10100: NOP NOP (end) HALT; sub-list 0x10200: NOP, RETURN\n"
-                                        "write 0x10000 12 0x081100020100011000010100\n"
-                                        "write 0x10100 3 0x010100\n"
-                                        "write 0x10200 2 0x0112\n"
-                                        "# binning list at 0x20000: NOP, INCREMENT_SEMAPHORE, FLUSH\n"
-                                        "write 0x20000 3 0x010704\n"
-                                        "writel 0xe1000034 0xf        # INTENA: all four\n"
-                                        "expectl 0xe1000038 0xf       # INTDIS reads the enabled set\n"
-                                        "writel 0xe1000114 0x10000    # CT1CA\n"
-                                        "writel 0xe100010c 0x10102    # CT1EA: starts CT1\n"
-                                        "clock_step 2000\n"
-                                        "expectl 0xe1000104 0x20      # CT1CS: CTRUN, waiting on the semaphore\n"
-                                        "expectl 0xe1000114 0x10000   # CT1CA: at the WAIT\n"
-                                        "expectl 0xe1000130 0xc       # PCS: RMACTIVE | RMBUSY\n"
-                                        "writel 0xe1000110 0x20000    # CT0CA\n"
-                                        "writel 0xe1000108 0x20003    # CT0EA: starts CT0\n"
-                                        "clock_step 5000\n"
-                                        "expectl 0xe1000100 0x1       # CT0CS: CTMODE, stopped, semaphore 0\n"
-                                        "expectl 0xe1000110 0x20003   # CT0CA == CT0EA\n"
-                                        "expectl 0xe1000104 0x0       # CT1CS: stopped, no error\n"
-                                        "expectl 0xe1000114 0x10102   # CT1CA == CT1EA\n"
-                                        "expectl 0xe100011c 0x0       # CT1RA0: stack empty\n"
-                                        "expectl 0xe1000124 0x1       # CT1LC: one sub-list return\n"
-                                        "expectl 0xe1000130 0x0       # PCS: idle\n"
-                                        "expectl 0xe1000030 0x2       # INTCTL: FLDONE, no frame\n"
-                                        "expectl 0xe1000134 0x1       # BFC: one flush\n");
+  const std::string script =
+      write_temp("cle_e2e.gpuvp",
+                 "# render list at 0x10000: WAIT_ON_SEMAPHORE, BRANCH_TO_SUB_LIST 0x10200, NOP,\n"
+                 "# BRANCH 0x10100; 0x10100: NOP NOP (end) HALT; sub-list 0x10200: NOP, RETURN\n"
+                 "write 0x10000 12 0x081100020100011000010100\n"
+                 "write 0x10100 3 0x010100\n"
+                 "write 0x10200 2 0x0112\n"
+                 "# binning list at 0x20000: NOP, INCREMENT_SEMAPHORE, FLUSH\n"
+                 "write 0x20000 3 0x010704\n"
+                 "writel 0xe1000034 0xf        # INTENA: all four\n"
+                 "expectl 0xe1000038 0xf       # INTDIS reads the enabled set\n"
+                 "writel 0xe1000114 0x10000    # CT1CA\n"
+                 "writel 0xe100010c 0x10102    # CT1EA: starts CT1\n"
+                 "clock_step 2000\n"
+                 "expectl 0xe1000104 0x20      # CT1CS: CTRUN, waiting on the semaphore\n"
+                 "expectl 0xe1000114 0x10000   # CT1CA: at the WAIT\n"
+                 "expectl 0xe1000130 0xc       # PCS: RMACTIVE | RMBUSY\n"
+                 "writel 0xe1000110 0x20000    # CT0CA\n"
+                 "writel 0xe1000108 0x20003    # CT0EA: starts CT0\n"
+                 "clock_step 5000\n"
+                 "expectl 0xe1000100 0x1       # CT0CS: CTMODE, stopped, semaphore 0\n"
+                 "expectl 0xe1000110 0x20003   # CT0CA == CT0EA\n"
+                 "expectl 0xe1000104 0x0       # CT1CS: stopped, no error\n"
+                 "expectl 0xe1000114 0x10102   # CT1CA == CT1EA\n"
+                 "expectl 0xe100011c 0x0       # CT1RA0: stack empty\n"
+                 "expectl 0xe1000124 0x1       # CT1LC: one sub-list return\n"
+                 "expectl 0xe1000130 0x0       # PCS: idle\n"
+                 "expectl 0xe1000030 0x2       # INTCTL: FLDONE, no frame\n"
+                 "expectl 0xe1000134 0x1       # BFC: one flush\n");
   Result r = run_gpuvp("run --quiet --script " + script);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;

@@ -119,7 +119,7 @@ TEST_F(SchedulerTest, WorkForTheRunningContextIsAppendedByALiteRestore) {
     driver_.emit(c, mi::semaphore_wait(sem.gfx, 1, mi::Compare::kEqual));
     s1 = sched.add_request(c, 0);
     ASSERT_TRUE(sched.handle_interrupt(100'000));  // idle-to-active: c runs (and waits)
-    s2 = sched.add_request(c, 0);                   // same context, port 1 free: resubmit it with the new tail
+    s2 = sched.add_request(c, 0);                  // same context, port 1 free: resubmit it with the new tail
     driver_.upload(sem, 0, {1});
     ASSERT_TRUE(sched.run_until_idle(100'000));
     retired = sched.retired_seqnos();

@@ -33,14 +33,12 @@ namespace {
 // A Kaby Lake render context saved by the hardware (i915 debugfs i915_dump_lrc, Linux 4.13; layout as i915 v4.x
 // populate_lr_context; docs/gen-execlists.md), first 0xD0 bytes.
 const std::uint32_t kListing[] = {
-    0x00000000, 0x1100101b, 0x00002244, 0xffff000a, 0x00002034, 0x00000448, 0x00002030, 0x00000448,
-    0x00002038, 0x00001000, 0x0000203c, 0x00003001, 0x00002168, 0x00000000, 0x00002140, 0xfffdddd8,
-    0x00002110, 0x00000000, 0x0000211c, 0x00000000, 0x00002114, 0x00000000, 0x00002118, 0x00000000,
-    0x000021c0, 0xffffe081, 0x000021c4, 0xffffe002, 0x000021c8, 0x00000980, 0x00000000, 0x00000000,
-    0x00000000, 0x11001011, 0x000023a8, 0x00000293, 0x0000228c, 0x00000000, 0x00002288, 0x00000000,
-    0x00002284, 0x00000000, 0x00002280, 0x00000000, 0x0000227c, 0x00000000, 0x00002278, 0x00000000,
-    0x00002274, 0x00000002, 0x00002270, 0x22844000, 0x00000000, 0x00000000};
-
+    0x00000000, 0x1100101b, 0x00002244, 0xffff000a, 0x00002034, 0x00000448, 0x00002030, 0x00000448, 0x00002038,
+    0x00001000, 0x0000203c, 0x00003001, 0x00002168, 0x00000000, 0x00002140, 0xfffdddd8, 0x00002110, 0x00000000,
+    0x0000211c, 0x00000000, 0x00002114, 0x00000000, 0x00002118, 0x00000000, 0x000021c0, 0xffffe081, 0x000021c4,
+    0xffffe002, 0x000021c8, 0x00000980, 0x00000000, 0x00000000, 0x00000000, 0x11001011, 0x000023a8, 0x00000293,
+    0x0000228c, 0x00000000, 0x00002288, 0x00000000, 0x00002284, 0x00000000, 0x00002280, 0x00000000, 0x0000227c,
+    0x00000000, 0x00002278, 0x00000000, 0x00002274, 0x00000002, 0x00002270, 0x22844000, 0x00000000, 0x00000000};
 
 using ExeclistTest = test::DriverTest;
 
@@ -87,8 +85,9 @@ TEST_F(ExeclistTest, DriverImageMatchesTheListingLayout) {
     auto& ctx = driver_.create_context(gen::Engine::kRcs, 16 * 1024, 3, {0x2'2284'4000ULL, 0, 0, 0});
     ctx.tail = 0x448;
     const auto page = driver_.context_image(ctx);
-    for (unsigned i : {0u, 1u, 2u, 3u, 4u, 6u, 7u, 8u, 10u, 11u, 12u, 14u, 16u, 18u, 20u, 22u, 24u, 26u, 28u, 0x21u,
-                       0x22u, 0x24u, 0x26u, 0x28u, 0x2Au, 0x2Cu, 0x2Eu, 0x30u, 0x31u, 0x32u, 0x33u}) {
+    for (unsigned i :
+         {0u,  1u,  2u,  3u,    4u,    6u,    7u,    8u,    10u,   11u,   12u,   14u,   16u,   18u,   20u,  22u,
+          24u, 26u, 28u, 0x21u, 0x22u, 0x24u, 0x26u, 0x28u, 0x2Au, 0x2Cu, 0x2Eu, 0x30u, 0x31u, 0x32u, 0x33u}) {
       EXPECT_EQ(page[i], kListing[i]) << "dword " << i;
     }
     EXPECT_EQ(page[9], static_cast<std::uint32_t>(ctx.ring.gfx));  // RING_START: our ring's GGTT address
@@ -416,11 +415,12 @@ TEST_F(ExeclistTest, BadSubmissionsStopTheEngineWithAnErrorTheDriverCanSee) {
     auto& c = driver_.create_context(gen::Engine::kRcs);
     // Element 0 without VALID.
     const std::uint32_t elsp = 0x2000 + Execlists::kElsp;
-    for (std::uint32_t v : {0u, 0u, c.id, static_cast<std::uint32_t>(c.descriptor() & ~1ull)}) driver_.mmio_write(elsp, v);
+    for (std::uint32_t v : {0u, 0u, c.id, static_cast<std::uint32_t>(c.descriptor() & ~1ull)})
+      driver_.mmio_write(elsp, v);
     settle(1'000);
-    EXPECT_EQ(driver_.mmio_read(0x2000 + 0xB0) & 1, 1u);            // EIR instruction error
-    EXPECT_EQ(driver_.mmio_read(0x44308) & (1u << 3), 1u << 3);     // CS error in GT IIR bank 0
-    driver_.mmio_write(0x941C, 1u << 1);                            // GDRST render
+    EXPECT_EQ(driver_.mmio_read(0x2000 + 0xB0) & 1, 1u);         // EIR instruction error
+    EXPECT_EQ(driver_.mmio_read(0x44308) & (1u << 3), 1u << 3);  // CS error in GT IIR bank 0
+    driver_.mmio_write(0x941C, 1u << 1);                         // GDRST render
     driver_.enable_execlists(gen::Engine::kRcs);
     // Garbage register state: the engine stops naming the context.
     driver_.upload(c.state, 4096 + 0x100, {0xDEADBEEF});

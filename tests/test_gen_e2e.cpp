@@ -1,12 +1,11 @@
 // End to end, driven as a driver drives it: the i915-like host driver model runs one workload live against the model
 // (BusHostPort) and records the same workload as a host script that `gpuvp run --script` replays (ScriptHostPort).
-#include <gtest/gtest.h>
-
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"

@@ -156,7 +156,8 @@ TEST(GpuvpCli, ScriptAnswersEveryCommandOnStdout) {
 }
 
 TEST(GpuvpCli, FailedExpectEndsTheRunNonZeroNamingLineAddressAndValues) {
-  const std::string script = write_temp("bad.gpuvp", "writel 0x2000 0x12345678\nexpectl 0x2000 0x12340000 0xffff\nreadl 0\n");
+  const std::string script =
+      write_temp("bad.gpuvp", "writel 0x2000 0x12345678\nexpectl 0x2000 0x12340000 0xffff\nreadl 0\n");
   Result r = run("run --quiet --script " + script);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("bad.gpuvp:2: expect failed at 0x2000: expected 0x12340000, actual 0x12345678 (mask 0xffff)"),
@@ -215,8 +216,8 @@ TEST(GpuvpCli, TimedDmiGivesTheStatisticsOfABusTransactionPerAccess) {
   const std::string transport = ::testing::TempDir() + "gpuvp-stats-transport-" + std::to_string(::getpid()) + ".json";
   Result a = run("run --quiet --stats " + timed);
   ASSERT_EQ(a.exit_code, 0) << a.out;
-  Result b = run("run --quiet --set gen.memory_access=transport --set vc4.v3d.memory_access=transport --stats " +
-                 transport);
+  Result b =
+      run("run --quiet --set gen.memory_access=transport --set vc4.v3d.memory_access=transport --stats " + transport);
   ASSERT_EQ(b.exit_code, 0) << b.out;
   EXPECT_EQ(a.out, b.out);
   std::ifstream in(timed);
@@ -427,7 +428,7 @@ TEST(GpuvpCli, DumpedDemoIsAnEditableScriptThatRunsLikeTheDemo) {
   EXPECT_EQ(text.rfind("# gpuvp demo workload", 0), 0u) << text.substr(0, 200);
   EXPECT_NE(text.find("# GuC: load and authenticate the firmware"), std::string::npos);
   EXPECT_NE(text.find("\npolll "), std::string::npos);
-  EXPECT_EQ(text.find("clock_step"), std::string::npos);  // waits are polls
+  EXPECT_EQ(text.find("clock_step"), std::string::npos);                      // waits are polls
   EXPECT_EQ(text.find("value unknown to the recording"), std::string::npos);  // no reads the driver guessed
   // The same commands as the embedded demo: the same simulated time.
   const std::uint64_t embedded = demo_time_ps("");
@@ -539,7 +540,8 @@ TEST(GpuvpCliOutput, ReportsAreOneLineOnStderrWithFileAndLineOnlyWhenVerbose) {
   EXPECT_EQ(plain.out, "ERR read at 0xf0000000 failed: address error\n");
   EXPECT_EQ(plain.err,
             "warning at 0 s: gpuvp.bus: no target at 0xf0000000 (4 bytes, read)\n"
-            "gpuvp: " + script + ":1: read at 0xf0000000 failed: address error (command: readl 0xf0000000)\n");
+            "gpuvp: " +
+                script + ":1: read at 0xf0000000 failed: address error (command: readl 0xf0000000)\n");
   Split verbose = run_split("run --quiet --verbose --script " + script);
   EXPECT_EQ(verbose.out, plain.out);
   ASSERT_EQ(count_lines(verbose.err), 2u) << verbose.err;
@@ -785,8 +787,8 @@ TEST(GpuvpCliConfig, SeveralConfigFilesAreLayeredInOrderThenTheSets) {
   const std::string base = write_temp("base.yaml", "sim:\n  quantum_ns: 100\n  seed: 7\ngen:\n  clock_hz: 1GHz\n");
   const std::string fast = write_temp("fast.yaml", "sim:\n  quantum_ns: 5000\n");
   const auto s = stats_on_stdout("--quiet --config " + base + " --config " + fast + " --set sim.seed=9");
-  EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 5000);  // the later file
-  EXPECT_EQ(s["config"]["sim"]["seed"], 9);           // --set after every file
+  EXPECT_EQ(s["config"]["sim"]["quantum_ns"], 5000);         // the later file
+  EXPECT_EQ(s["config"]["sim"]["seed"], 9);                  // --set after every file
   EXPECT_EQ(s["config"]["gen"]["clock_hz"], 1'000'000'000);  // only in the first file
   const auto reversed = stats_on_stdout("--quiet --config " + fast + " --config " + base);
   EXPECT_EQ(reversed["config"]["sim"]["quantum_ns"], 100);

@@ -346,7 +346,7 @@ TEST_F(GtInterruptsTest, CountersCountEveryEventPerEngineMaskedOrNot) {
   gt_.raise(Engine::kVecs, GtInterrupts::kUserInterrupt);  // masked (IMR 3 at reset): still counted
   gt_.raise(Engine::kVecs, GtInterrupts::kUserInterrupt);
   gt_.raise(Engine::kVecs, GtInterrupts::kCsError);
-  gt_.raise(Engine::kVcs0, 0);        // no bits: not an event
+  gt_.raise(Engine::kVcs0, 0);         // no bits: not an event
   gt_.raise(Engine::kVcs1, 1u << 16);  // outside the engine's field: not an event
   const auto& s = core::stats();
   EXPECT_EQ(s.counter_value("gen.gt_irq.rcs.events"), 2u);
@@ -370,11 +370,11 @@ namespace {
 
 struct Source {
   const char* name;
-  bool engine;        // an engine event (GtInterrupts::raise), else a bank event (raise_bank)
-  Engine which;       // the engine
-  std::uint32_t bits;  // the engine's event bits, or the bank's bits
-  int bank;           // expected GT bank
-  std::uint32_t iir;  // expected IIR bit of that bank
+  bool engine;           // an engine event (GtInterrupts::raise), else a bank event (raise_bank)
+  Engine which;          // the engine
+  std::uint32_t bits;    // the engine's event bits, or the bank's bits
+  int bank;              // expected GT bank
+  std::uint32_t iir;     // expected IIR bit of that bank
   std::uint32_t master;  // expected GEN8_MASTER_IRQ pending bit
 };
 

@@ -1,9 +1,9 @@
 // GTT MMU: GGTT programmed through the BAR as i915 does, PPGTT walks at every level and page size, TLB behaviour,
 // faults and their registers (and that they raise no interrupt of their own), bad page tables. Expected physical
 // addresses are computed by hand from the bit layout (i915 gt/intel_gtt.h, gt/intel_ggtt.c; docs/gen-gtt.md).
-#include <gtest/gtest.h>
-
 #include <ostream>
+
+#include <gtest/gtest.h>
 
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
@@ -25,8 +25,8 @@ using sc_core::sc_time;
 namespace {
 
 constexpr std::uint64_t kBar = 0xE000'0000;
-constexpr std::uint64_t kDramSize = 1ULL << 30;             // 1 GiB
-constexpr std::uint64_t kGsm = kDramSize - (8ULL << 20);    // top 8 MiB: 4 GiB of GGTT
+constexpr std::uint64_t kDramSize = 1ULL << 30;           // 1 GiB
+constexpr std::uint64_t kGsm = kDramSize - (8ULL << 20);  // top 8 MiB: 4 GiB of GGTT
 constexpr std::uint64_t kPresent = 1, kRw = 2;
 
 // The GPU without command streamers: the tests are the GTT's only clients.
@@ -222,7 +222,7 @@ TEST_F(GttTest, Legacy32BitPpgttWalksThreeLevelsFromTheFourPdps) {
   gen::PpgttRoot root;
   root.mode = PpgttMode::kLegacy32;
   root.pdp = {0x10'0000, 0x11'0000, 0x12'0000, 0x13'0000};
-  put_entry(0x12'0000, 3, 0x20'1000 | kPresent | kRw);    // PDE -> page table
+  put_entry(0x12'0000, 3, 0x20'1000 | kPresent | kRw);                           // PDE -> page table
   put_entry(0x20'1000, 7, 0x3ABCD'E000 | kPresent | kRw | (1 << 3) | (1 << 7));  // PTE, PAT index 0b101
   rcs_->set_ppgtt_root(root);
   test::run_thread([&] {
@@ -336,10 +336,10 @@ TEST_F(GttTest, GarbageInPageTablesEndsInFaultsNeverInHostAccesses) {
   root.pdp[0] = 0x40'0000;
   put_entry(0x40'0000, 0, 0x40'1000 | kPresent | kRw | (1ULL << 50));  // reserved bit 50
   put_entry(0x40'0000, 1, 0x40'2000 | kPresent | kRw);
-  put_entry(0x40'2000, 0, 0x8000'0000 | kPresent | kRw | (1 << 7));    // 1 GiB PDPE: unsupported on Gen8/9
+  put_entry(0x40'2000, 0, 0x8000'0000 | kPresent | kRw | (1 << 7));  // 1 GiB PDPE: unsupported on Gen8/9
   put_entry(0x40'0000, 2, 0x40'3000 | kPresent | kRw);
-  put_entry(0x40'3000, 0, 0x7F'0000'0000ULL | kPresent | kRw);         // PD outside DRAM: the walk read fails
-  put_entry(0x40'0000, 3, 0x40'0000 | kPresent | kRw);                 // PML4E pointing at the PML4 itself
+  put_entry(0x40'3000, 0, 0x7F'0000'0000ULL | kPresent | kRw);  // PD outside DRAM: the walk read fails
+  put_entry(0x40'0000, 3, 0x40'0000 | kPresent | kRw);          // PML4E pointing at the PML4 itself
   rcs_->set_ppgtt_root(root);
   test::run_thread([&] {
     EXPECT_EQ(translate(*rcs_, 0ULL << 39, AddressSpace::kPpgtt).fault, FaultType::kBadEntry);
@@ -412,7 +412,7 @@ class SmallGttTest : public GttTest {
     gen::GenGpuParams p = no_engines();
     p.gtt.ggtt_size = 2ULL << 20;  // 512 entries = 4 KiB of PTEs
     p.gtt.tlb_entries = 4;
-    p.gtt.tlb_ways = 2;             // 2 sets of 2
+    p.gtt.tlb_ways = 2;  // 2 sets of 2
     return p;
   }
   SmallGttTest() : GttTest(small()) {}
@@ -425,7 +425,10 @@ TEST_F(SmallGttTest, PteWindowBeyondASmallGgttIsIgnoredWithAWarning) {
     tlm::tlm_response_status s;
     EXPECT_EQ(host_.read_value<std::uint64_t>(kBar + gen::kGgttPteWindowOffset + 512 * 8, &s), 0u);
   });
-  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "write of GGTT entry window offset 0x1000 beyond the 0x200000 byte GGTT ignored").size(), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING,
+                               "write of GGTT entry window offset 0x1000 beyond the 0x200000 byte GGTT ignored")
+                .size(),
+            1u);
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "read of GGTT entry window offset 0x1000").size(), 1u);
 }
 

@@ -3,10 +3,10 @@
 // its log buffer, firmware faults (invalid opcode, access outside the map) and reset + reload. Facts: docs/gen-guc.md
 // (i915 intel_guc_reg.h, intel_guc_fw.c, intel_guc_ct.c, abi/guc_errors_abi.h), GuC status 0x800330ED as read by i915
 // debugfs i915_guc_load_status on Kaby Lake.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstring>
+
+#include <gtest/gtest.h>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
@@ -66,8 +66,8 @@ TEST_F(GucTest, LoadSequenceReportsEveryStatusField) {
     const auto r = guc_.load(image);
     ASSERT_TRUE(r.ok) << r.error << " " << core::format_hex(r.status);
     // Let the firmware reach its idle HLT.
-    port_.wait_for32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_HALT_REQUESTED,
-                     GUC_STATUS_MIA_HALT_REQUESTED, 100'000);
+    port_.wait_for32(i915_.layout().bar + GUC_REG_STATUS, GUC_STATUS_MIA_HALT_REQUESTED, GUC_STATUS_MIA_HALT_REQUESTED,
+                     100'000);
     const std::uint32_t s = guc_.status();
     // i915_guc_load_status on Kaby Lake shows 0x800330ED for a loaded GuC idling with uKernel 0x30; ours goes on to
     // READY (0xF0).
@@ -184,8 +184,8 @@ TEST_F(GucMailboxTest, AllocateAndDeallocateDoorbell) {
     EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 0u);
     EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_SUCCESS);
     EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 1u);
-    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 5}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);  // taken
-    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 256}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);  // no such
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 5}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);      // taken
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 4, 256}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);    // no such
     EXPECT_EQ(guc_.send({GUC_ACTION_DEALLOCATE_DOORBELL, 4, 5}), GUC_REPLY_DEALLOCATE_DOORBELL_FAIL);  // not owner
     EXPECT_EQ(guc_.send({GUC_ACTION_DEALLOCATE_DOORBELL, 3, 5}), GUC_REPLY_SUCCESS);
     EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(5)) & GUC_DRB_VALID, 0u);

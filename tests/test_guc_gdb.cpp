@@ -1,11 +1,11 @@
 // GuC GDB stub: Debian's gdb, in batch mode, connects to gen.guc.gdb_port, stops the firmware at a breakpoint on a
 // symbol of guc.elf, reads registers and WOPCM (the CSS header the boot ROM copied to 0x2000), single-steps and
 // detaches; the firmware then finishes booting. Also: a port that cannot be opened is a one-line configuration error.
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"

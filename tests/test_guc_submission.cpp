@@ -6,12 +6,12 @@
 // priority, round robin within a priority; every engine is scheduled; the same workload gives the same memory as
 // execlist submission; malformed work items stop the client's queue with the i915 WQ_STATUS codes and an error
 // offset, never the host.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
@@ -51,11 +51,11 @@ void guc_workload(host::I915Driver& i915, host::GucDriver& guc) {
   const std::uint32_t render_seqno = i915.emit_breadcrumb(render);
   const std::uint32_t blit_seqno = i915.emit_breadcrumb(blit);
   guc.submit(client, render, false);
-  guc.submit_raw(client,
-                 {GUC_WQ_TYPE_INORDER | GUC_BLITTER_ENGINE << GUC_WQ_TARGET_SHIFT | 3u << GUC_WQ_LEN_SHIFT,
-                  static_cast<std::uint32_t>(blit.descriptor()), ((blit.tail + 7) / 8) << GUC_WQ_RING_TAIL_SHIFT,
-                  blit_seqno},
-                 false);
+  guc.submit_raw(
+      client,
+      {GUC_WQ_TYPE_INORDER | GUC_BLITTER_ENGINE << GUC_WQ_TARGET_SHIFT | 3u << GUC_WQ_LEN_SHIFT,
+       static_cast<std::uint32_t>(blit.descriptor()), ((blit.tail + 7) / 8) << GUC_WQ_RING_TAIL_SHIFT, blit_seqno},
+      false);
   guc.ring(client);
   i915.wait_seqno(render, render_seqno, 400'000);
   i915.wait_seqno(blit, blit_seqno, 400'000);
@@ -286,7 +286,7 @@ TEST_F(GucSubmissionTest, EveryEngineRunsWorkFromOneClient) {
     guc_.ring(c);
     for (std::size_t i = 0; i < engines.size(); ++i) {
       ASSERT_TRUE(i915_.wait_seqno(*contexts[i], seqnos[i], 400'000)) << gen::to_string(engines[i]) << "\n"
-                                                                        << guc_.read_log();
+                                                                      << guc_.read_log();
       EXPECT_EQ(read32(data.phys + 4 * i), 0xE0 + i) << gen::to_string(engines[i]);
     }
     ASSERT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_TAIL, 5 * 16, ~0u, 100'000))

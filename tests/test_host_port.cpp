@@ -1,9 +1,9 @@
 // HostPort: the live port waits by polling exactly as the script protocol's poll commands do and for interrupts as its
 // irq_wait does, and the recording port turns waits into polls and irq_waits, branch reads into checks and counts the
 // reads whose value it cannot know.
-#include <gtest/gtest.h>
-
 #include <cstring>
+
+#include <gtest/gtest.h>
 
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"

@@ -4,13 +4,13 @@
 // gt/intel_gpu_commands.h, v4.x intel_lrc.c/intel_lrc.h; Linux drivers/gpu/drm/vc4: vc4_regs.h, vc4_packet.h),
 // not in our headers. The model's register tables are checked at the same literal offsets, and the layering (drivers
 // see hw/, never the models; hw/ needs no SystemC) is checked on the sources.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "hw/gen/context_image_layout.h"
 #include "hw/gen/engine_regs.h"
@@ -149,8 +149,8 @@ TEST(GenDefinitions, CommandEncodingsAreI915s) {
   // MI_MATH(x) MI_INSTR(0x1a, (x) - 1); MI_MATH_INSTR(op, op1, op2) op << 20 | op1 << 10 | op2; MI_MATH_LOAD 0x080,
   // MI_MATH_ADD 0x100, MI_MATH_STORE 0x180, MI_MATH_REG_SRCA 0x20, MI_MATH_REG_ACCU 0x31.
   using Alu = gen::mi::Alu;
-  const auto math = gen::mi::math({Alu::encode(Alu::kLoad, Alu::kSrcA, 0), Alu::encode(Alu::kAdd, 0, 0),
-                                   Alu::encode(Alu::kStore, 2, Alu::kAccu)});
+  const auto math = gen::mi::math(
+      {Alu::encode(Alu::kLoad, Alu::kSrcA, 0), Alu::encode(Alu::kAdd, 0, 0), Alu::encode(Alu::kStore, 2, Alu::kAccu)});
   EXPECT_EQ(math, (std::vector<std::uint32_t>{0x0D000002u, 0x08008000u, 0x10000000u, 0x18000831u}));
 }
 
@@ -262,7 +262,11 @@ TEST(Vc4Definitions, EncodersWriteWholePacketsLittleEndian) {
       [](std::vector<std::uint8_t>& cl) { pk::branch(cl, 1); },
       [](std::vector<std::uint8_t>& cl) { pk::branch_to_sub_list(cl, 1); },
       [](std::vector<std::uint8_t>& cl) { pk::store_ms_tile_buffer(cl, true); },
-      pk::halt, pk::flush, pk::start_tile_binning, pk::increment_semaphore, pk::wait_on_semaphore,
+      pk::halt,
+      pk::flush,
+      pk::start_tile_binning,
+      pk::increment_semaphore,
+      pk::wait_on_semaphore,
   };
   for (std::size_t i = 0; i < encoders.size(); ++i) {
     const auto [written, length] = length_of(encoders[i]);
@@ -279,9 +283,16 @@ TEST(ModelRegisters, SitAtTheLiteralOffsets) {
   platform::Platform soc("gpuvp", platform::PlatformParams{});
   core::RegisterBank& bar = soc.gen()->regs();
   const std::pair<std::uint32_t, const char*> gen_regs[] = {
-      {0x2030, "rcs.RING_TAIL"},  {0x2034, "rcs.RING_HEAD"}, {0x2038, "rcs.RING_START"}, {0x203C, "rcs.RING_CTL"},
-      {0x22030, "bcs.RING_TAIL"}, {0x12030, "vcs0.RING_TAIL"}, {0x2230, "rcs.ELSP"},
-      {0x23A0, "rcs.CONTEXT_STATUS_PTR"}, {0x44200, "GEN8_MASTER_IRQ"}, {0x44308, "GEN8_GT_IIR(0)"},
+      {0x2030, "rcs.RING_TAIL"},
+      {0x2034, "rcs.RING_HEAD"},
+      {0x2038, "rcs.RING_START"},
+      {0x203C, "rcs.RING_CTL"},
+      {0x22030, "bcs.RING_TAIL"},
+      {0x12030, "vcs0.RING_TAIL"},
+      {0x2230, "rcs.ELSP"},
+      {0x23A0, "rcs.CONTEXT_STATUS_PTR"},
+      {0x44200, "GEN8_MASTER_IRQ"},
+      {0x44308, "GEN8_GT_IIR(0)"},
       {0x941C, "GDRST"},
   };
   for (const auto& [offset, name] : gen_regs) {

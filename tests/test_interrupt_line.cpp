@@ -52,12 +52,12 @@ TEST(InterruptLine, ListenersAreCalledOnChangesOnlyWithTheNewLevel) {
   line.on_change([&](bool level) { first.push_back(level); });
   line.lower();  // no change: no call
   EXPECT_TRUE(first.empty());
-  line.raise();  // change -> true
-  line.raise();  // no change
+  line.raise();                                                  // change -> true
+  line.raise();                                                  // no change
   line.on_change([&](bool level) { second.push_back(level); });  // sees only later changes
-  line.lower();  // change -> false
-  line.lower();  // no change
-  line.raise();  // change -> true
+  line.lower();                                                  // change -> false
+  line.lower();                                                  // no change
+  line.raise();                                                  // change -> true
   EXPECT_EQ(first, (std::vector<bool>{true, false, true}));
   EXPECT_EQ(second, (std::vector<bool>{false, true}));
 }
@@ -103,7 +103,7 @@ TEST(InterruptLine, RaisedEventWakesAWaitingThreadOnRisingEdgesOnly) {
   Waiter waiter("waiter", line);
   test::run_thread([&] {
     sc_core::wait(10, SC_NS);
-    line.raise();  // wakes the waiter at 10 ns (one delta later)
+    line.raise();                       // wakes the waiter at 10 ns (one delta later)
     EXPECT_TRUE(waiter.woken.empty());  // not within the raising process's own evaluation
     sc_core::wait(10, SC_NS);
     ASSERT_EQ(waiter.woken.size(), 1u);

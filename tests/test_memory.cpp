@@ -12,10 +12,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <unistd.h>
-
 #include <tlm_utils/simple_initiator_socket.h>
+#include <unistd.h>
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
@@ -209,7 +207,7 @@ TEST(SparseStore, InvalidGeometryIsRejected) {
 
 TEST(Memory, TimedLatencyIsLatencyCyclesPlusTransferCyclesPlusHop) {
   core::set_global_quantum(1'000'000'000);  // 1 ms: no sync inside the body
-  core::Bus bus("bus");                      // 1 GHz
+  core::Bus bus("bus");                     // 1 GHz
   core::BusInitiator cpu("cpu");
   core::Memory mem("mem", test_memory());
   bus.attach_initiator(cpu.socket, "cpu");
@@ -252,7 +250,8 @@ TEST(Memory, DataWrittenThroughTheBusReadsBack) {
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x1000'0000, 1 * kMiB, {});
   test::run_thread([&] {
-    EXPECT_EQ(cpu.write_value<std::uint64_t>(0x1000'FFFC, 0x8877665544332211ULL), tlm::TLM_OK_RESPONSE);  // crosses a page
+    EXPECT_EQ(cpu.write_value<std::uint64_t>(0x1000'FFFC, 0x8877665544332211ULL),
+              tlm::TLM_OK_RESPONSE);  // crosses a page
     EXPECT_EQ(cpu.read_value<std::uint64_t>(0x1000'FFFC), 0x8877665544332211ULL);
     EXPECT_EQ(cpu.read_value<std::uint32_t>(0x1001'0000), 0x88776655u);
     EXPECT_EQ(cpu.read_value<std::uint32_t>(0x1002'0000), 0u);  // never written
@@ -306,7 +305,7 @@ TEST(Memory, OutOfRangeAccessIsAnAddressErrorAndIsCounted) {
   bus.attach_target(mem.socket, "mem", 0, 2 * kMiB, {});
   test::run_thread([&] {
     std::uint32_t v = 0;
-    EXPECT_EQ(cpu.read(1 * kMiB - 4, &v, 4), tlm::TLM_OK_RESPONSE);           // last word
+    EXPECT_EQ(cpu.read(1 * kMiB - 4, &v, 4), tlm::TLM_OK_RESPONSE);             // last word
     EXPECT_EQ(cpu.read(1 * kMiB - 2, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
     EXPECT_EQ(cpu.write(1 * kMiB, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);     // first byte past the end
     EXPECT_EQ(cpu.read(0x180000, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -329,9 +328,9 @@ TEST(Memory, AccessPastTheEndOfAPartialLastPageIsAnAddressError) {
   bus.attach_target(mem.socket, "mem", 0, 2 * kMiB, {});
   test::run_thread([&] {
     std::uint32_t v = 0x11223344;
-    EXPECT_EQ(cpu.write(1 * kMiB, &v, 4), tlm::TLM_OK_RESPONSE);  // allocates the last page
-    EXPECT_EQ(cpu.write(1 * kMiB + 1020, &v, 4), tlm::TLM_OK_RESPONSE);  // last word
-    EXPECT_EQ(cpu.read(1 * kMiB + 1022, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
+    EXPECT_EQ(cpu.write(1 * kMiB, &v, 4), tlm::TLM_OK_RESPONSE);                    // allocates the last page
+    EXPECT_EQ(cpu.write(1 * kMiB + 1020, &v, 4), tlm::TLM_OK_RESPONSE);             // last word
+    EXPECT_EQ(cpu.read(1 * kMiB + 1022, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);   // straddles the end
     EXPECT_EQ(cpu.write(1 * kMiB + 1024, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // first byte past the end
   });
   EXPECT_EQ(core::stats().counter_value("mem.errors"), 2u);
@@ -456,7 +455,7 @@ TEST(Memory, LoadImageErrorsNameTheFileAndTheRange) {
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), "image file '" + big + "' (8192 bytes) does not fit in dram at offset 0xff000");
   }
-  EXPECT_EQ(mem.store().pages_allocated(), 0u);  // nothing was copied
+  EXPECT_EQ(mem.store().pages_allocated(), 0u);           // nothing was copied
   EXPECT_NO_THROW(mem.load_image(big, 1 * kMiB - 8192));  // exactly fits
   EXPECT_EQ(mem.store().pages_allocated(), 1u);
   std::remove(big.c_str());

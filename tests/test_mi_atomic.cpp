@@ -1,9 +1,9 @@
 // MI_ATOMIC semantics and encoding (facts and sources in tlm/gen/mi_atomic.h). Every expected value is worked out by
 // hand in the comment next to it.
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "hw/gen/mi_commands.h"
 #include "tlm/gen/mi_atomic.h"
@@ -56,7 +56,8 @@ TEST(MiAtomicOps, Logic4B) {
 }
 
 TEST(MiAtomicOps, Logic8B) {
-  EXPECT_EQ(ok(op::kAnd | op::k8B, kQword, 0xFFFF'0000'FFFF'0000ull, 0x0F0F'0F0F'0F0F'0F0Full), 0x0F0F'0000'0F0F'0000ull);
+  EXPECT_EQ(ok(op::kAnd | op::k8B, kQword, 0xFFFF'0000'FFFF'0000ull, 0x0F0F'0F0F'0F0F'0F0Full),
+            0x0F0F'0000'0F0F'0000ull);
   EXPECT_EQ(ok(op::kOr | op::k8B, kQword, 0x8000'0000'0000'0000ull, 1), 0x8000'0000'0000'0001ull);
   EXPECT_EQ(ok(op::kXor | op::k8B, kQword, ~0ull, 0x1234'5678'9ABC'DEF0ull), 0xEDCB'A987'6543'210Full);
 }
@@ -68,8 +69,8 @@ TEST(MiAtomicOps, Move) {
 
 TEST(MiAtomicOps, IncrementDecrementWrapAt32Bits) {
   EXPECT_EQ(ok(op::kInc, kDword, 41), 42u);
-  EXPECT_EQ(ok(op::kInc, kDword, 0xFFFF'FFFF), 0u);                    // wraps, no carry into bit 32
-  EXPECT_EQ(ok(op::kDec, kDword, 0), 0xFFFF'FFFFu);                    // wraps, zero-extended
+  EXPECT_EQ(ok(op::kInc, kDword, 0xFFFF'FFFF), 0u);  // wraps, no carry into bit 32
+  EXPECT_EQ(ok(op::kDec, kDword, 0), 0xFFFF'FFFFu);  // wraps, zero-extended
   EXPECT_EQ(ok(op::kPredec, kDword, 0), 0xFFFF'FFFFu);
   EXPECT_EQ(ok(op::kPredec, kDword, 10), 9u);
   EXPECT_EQ(ok(op::kInc | op::k8B, kQword, 0xFFFF'FFFF), 0x1'0000'0000ull);  // qword carries
@@ -81,10 +82,10 @@ TEST(MiAtomicOps, IncrementDecrementWrapAt32Bits) {
 }
 
 TEST(MiAtomicOps, AddSubRsub) {
-  EXPECT_EQ(ok(op::kAdd, kDword, 0xFFFF'FFF0, 0x20), 0x10u);          // 0x1'0000'0010 -> 0x10
-  EXPECT_EQ(ok(op::kSub, kDword, 5, 7), 0xFFFF'FFFEu);                // 5 - 7 = -2
-  EXPECT_EQ(ok(op::kRsub, kDword, 5, 7), 2u);                         // 7 - 5
-  EXPECT_EQ(ok(op::kRsub, kDword, 7, 5), 0xFFFF'FFFEu);               // 5 - 7
+  EXPECT_EQ(ok(op::kAdd, kDword, 0xFFFF'FFF0, 0x20), 0x10u);  // 0x1'0000'0010 -> 0x10
+  EXPECT_EQ(ok(op::kSub, kDword, 5, 7), 0xFFFF'FFFEu);        // 5 - 7 = -2
+  EXPECT_EQ(ok(op::kRsub, kDword, 5, 7), 2u);                 // 7 - 5
+  EXPECT_EQ(ok(op::kRsub, kDword, 7, 5), 0xFFFF'FFFEu);       // 5 - 7
   EXPECT_EQ(ok(op::kAdd | op::k8B, kQword, 0xFFFF'FFF0, 0x20), 0x1'0000'0010ull);
   EXPECT_EQ(ok(op::kSub | op::k8B, kQword, 5, 7), 0xFFFF'FFFF'FFFF'FFFEull);
   EXPECT_EQ(ok(op::kRsub | op::k8B, kQword, 1, 0x1'0000'0000ull), 0xFFFF'FFFFull);
@@ -169,14 +170,14 @@ TEST(MiAtomicEncoding, InlineDwordIsFiveDwords) {
 }
 
 TEST(MiAtomicEncoding, InlineQwordInterleavesOperands) {
-  const auto cmd = mi::atomic(op::kCmpWr | op::k8B, 0x2000, false, true, true, 0x1111'1111'2222'2222ull,
-                              0x3333'3333'4444'4444ull);
+  const auto cmd =
+      mi::atomic(op::kCmpWr | op::k8B, 0x2000, false, true, true, 0x1111'1111'2222'2222ull, 0x3333'3333'4444'4444ull);
   ASSERT_EQ(cmd.size(), 7u);
   EXPECT_EQ(cmd[0], 0x17800005u | 1u << 19 | 1u << 18 | 0x2Eu << 8);  // PPGTT, QWORD, inline
-  EXPECT_EQ(cmd[3], 0x2222'2222u);  // DW3 Operand1 dword 0
-  EXPECT_EQ(cmd[4], 0x4444'4444u);  // DW4 Operand2 dword 0
-  EXPECT_EQ(cmd[5], 0x1111'1111u);  // DW5 Operand1 dword 1
-  EXPECT_EQ(cmd[6], 0x3333'3333u);  // DW6 Operand2 dword 1
+  EXPECT_EQ(cmd[3], 0x2222'2222u);                                    // DW3 Operand1 dword 0
+  EXPECT_EQ(cmd[4], 0x4444'4444u);                                    // DW4 Operand2 dword 0
+  EXPECT_EQ(cmd[5], 0x1111'1111u);                                    // DW5 Operand1 dword 1
+  EXPECT_EQ(cmd[6], 0x3333'3333u);                                    // DW6 Operand2 dword 1
   // DW0 fields decode back.
   EXPECT_EQ(mi::opcode_of(cmd[0]), mi::kAtomic);
   EXPECT_EQ(cmd[0] >> 19 & 3, kQword);

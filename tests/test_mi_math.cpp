@@ -204,18 +204,24 @@ TEST_F(MiMathTest, StoreWritesFlagsAsAllOnesOrZero) {
 TEST_F(MiMathTest, StoreInvWritesTheInverse) {
   EXPECT_EQ(binop(0x0123456789ABCDEFull, 0, MiMathAlu::kAdd, MiMathAlu::kAccu, MiMathAlu::kStoreInv),
             0xFEDCBA9876543210ull);
-  EXPECT_EQ(binop(7, 7, MiMathAlu::kSub, MiMathAlu::kZf, MiMathAlu::kStoreInv), 0u);      // mi_ine(7, 7)
-  EXPECT_EQ(binop(7, 8, MiMathAlu::kSub, MiMathAlu::kZf, MiMathAlu::kStoreInv), kOnes);   // mi_ine(7, 8)
-  EXPECT_EQ(binop(7, 8, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), 0u);      // mi_uge(7, 8)
-  EXPECT_EQ(binop(8, 7, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), kOnes);   // mi_uge(8, 7)
-  EXPECT_EQ(binop(8, 8, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), kOnes);   // mi_uge(8, 8)
+  EXPECT_EQ(binop(7, 7, MiMathAlu::kSub, MiMathAlu::kZf, MiMathAlu::kStoreInv), 0u);     // mi_ine(7, 7)
+  EXPECT_EQ(binop(7, 8, MiMathAlu::kSub, MiMathAlu::kZf, MiMathAlu::kStoreInv), kOnes);  // mi_ine(7, 8)
+  EXPECT_EQ(binop(7, 8, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), 0u);     // mi_uge(7, 8)
+  EXPECT_EQ(binop(8, 7, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), kOnes);  // mi_uge(8, 7)
+  EXPECT_EQ(binop(8, 8, MiMathAlu::kSub, MiMathAlu::kCf, MiMathAlu::kStoreInv), kOnes);  // mi_uge(8, 8)
 }
 
 TEST_F(MiMathTest, MesaComparisonsMatchTheirImmediateFolds) {
   // mi_ult = SUB + STORE CF, mi_uge = SUB + STOREINV CF, mi_ieq = SUB + STORE ZF, mi_ine = SUB + STOREINV ZF, each
   // folded by Mesa as "? ~0ull : 0" (values from Mesa's mi_builder_test ult_uge_ieq_ine).
-  const std::uint64_t values[] = {0x0123456789abcdefull, 0xdeadbeefac0ffee2ull, kOnes, 1, 0, 1049571,
-                                  static_cast<std::uint64_t>(-240058), 20204184};
+  const std::uint64_t values[] = {0x0123456789abcdefull,
+                                  0xdeadbeefac0ffee2ull,
+                                  kOnes,
+                                  1,
+                                  0,
+                                  1049571,
+                                  static_cast<std::uint64_t>(-240058),
+                                  20204184};
   for (std::uint64_t x : values) {
     for (std::uint64_t y : values) {
       EXPECT_EQ(binop(x, y, MiMathAlu::kSub, MiMathAlu::kCf), x < y ? kOnes : 0);

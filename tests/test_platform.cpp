@@ -488,10 +488,15 @@ TEST(Platform, DescribeListsBothDramRangesAndStolenMemory) {
   EXPECT_EQ(d["tolud"], "0xe0000000");
   EXPECT_EQ(d["touud"], "0x420000000");
   ASSERT_EQ(d["ranges"].size(), 2u);
-  EXPECT_EQ(d["ranges"][0], (nlohmann::json{{"name", "dram"}, {"base", "0x0"}, {"end", "0xdfffffff"},
-                                            {"size", "0xe0000000"}, {"dram_offset", "0x0"}}));
-  EXPECT_EQ(d["ranges"][1], (nlohmann::json{{"name", "dram_hi"}, {"base", "0x100000000"}, {"end", "0x41fffffff"},
-                                            {"size", "0x320000000"}, {"dram_offset", "0xe0000000"}}));
+  EXPECT_EQ(
+      d["ranges"][0],
+      (nlohmann::json{
+          {"name", "dram"}, {"base", "0x0"}, {"end", "0xdfffffff"}, {"size", "0xe0000000"}, {"dram_offset", "0x0"}}));
+  EXPECT_EQ(d["ranges"][1], (nlohmann::json{{"name", "dram_hi"},
+                                            {"base", "0x100000000"},
+                                            {"end", "0x41fffffff"},
+                                            {"size", "0x320000000"},
+                                            {"dram_offset", "0xe0000000"}}));
   EXPECT_EQ(d["gsm"]["base"], "0xdf800000");
   EXPECT_EQ(d["gsm"]["size"], "0x800000");
   const nlohmann::json windows = p.describe()["memory_map"]["windows"];
@@ -503,9 +508,11 @@ TEST(Platform, DescribeListsBothDramRangesAndStolenMemory) {
 
 TEST(Platform, StolenMemoryFollowsTheTopOfLowDramForEverySize) {
   // Below TOLUD the top of DRAM moves with the size; from 3.5 GiB up it stays below TOLUD.
-  for (const auto& [size, gsm] : std::vector<std::pair<std::string, std::uint64_t>>{
-           {"64MiB", 0x3800000}, {"3GiB", 0xBF800000}, {"3584MiB", 0xDF800000}, {"3585MiB", 0xDF800000},
-           {"256GiB", 0xDF800000}}) {
+  for (const auto& [size, gsm] : std::vector<std::pair<std::string, std::uint64_t>>{{"64MiB", 0x3800000},
+                                                                                    {"3GiB", 0xBF800000},
+                                                                                    {"3584MiB", 0xDF800000},
+                                                                                    {"3585MiB", 0xDF800000},
+                                                                                    {"256GiB", 0xDF800000}}) {
     EXPECT_EQ(platform::plan_memory_map(with_dram(size)).gsm_base, gsm) << size;
   }
   // 3.5 GiB + 1 MiB: the last MiB is the whole of the remapped range.
@@ -514,10 +521,10 @@ TEST(Platform, StolenMemoryFollowsTheTopOfLowDramForEverySize) {
   EXPECT_EQ(mm.dram[1].size, 1ULL << 20);
   EXPECT_EQ(mm.touud, 0x100100000u);
   // A smaller GGTT has fewer entries: 256 MiB of GGTT take 512 KiB.
-  EXPECT_EQ(platform::plan_memory_map(platform::load_platform_params("", {"dram.size=4GiB",
-                                                                             "gen.gtt.ggtt_size=256MiB"}))
-                .gsm_base,
-            0xDFF80000u);
+  EXPECT_EQ(
+      platform::plan_memory_map(platform::load_platform_params("", {"dram.size=4GiB", "gen.gtt.ggtt_size=256MiB"}))
+          .gsm_base,
+      0xDFF80000u);
 }
 
 TEST(Platform, TheGpuReachesDramAboveFourGibThroughGgttEntries) {

@@ -1,8 +1,6 @@
 // Temporal decoupling is a host-speed knob, never a change in modelled results: the same workload at sim.quantum_ns
 // 0, 1000 and 100000 gives the same interrupt times, register values and per-block busy times within the tolerance
 // the README states (1 %). Each workload is a host script run by the gpuvp executable at the three quanta.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "hw/gen/mi_commands.h"
@@ -30,8 +29,8 @@ constexpr double kTolerance = 0.01;
 
 // What one run of a script answered and measured.
 struct RunResult {
-  std::vector<std::string> answers;            // stdout lines
-  std::map<std::string, double> busy_ps;       // every busy tracker, by dotted path
+  std::vector<std::string> answers;       // stdout lines
+  std::map<std::string, double> busy_ps;  // every busy tracker, by dotted path
   std::map<std::string, double> utilisation;
   double sim_time_ps = 0;
 };
@@ -47,7 +46,8 @@ void collect_busy(const nlohmann::json& node, const std::string& path, RunResult
 }
 
 RunResult run_at(const std::string& script, std::uint64_t quantum_ns, const std::string& extra = "") {
-  const std::string stats = script + "." + std::to_string(quantum_ns) + ".json";  // beside its script: tests run at once
+  const std::string stats =
+      script + "." + std::to_string(quantum_ns) + ".json";  // beside its script: tests run at once
   std::remove(stats.c_str());
   const test::ProcessResult p =
       test::run_gpuvp("run --quiet --script " + script + " --set sim.quantum_ns=" + std::to_string(quantum_ns) +
@@ -168,8 +168,8 @@ TEST(QuantumInvariance, RingStoreAndUserInterrupt) {
   // The interrupt is a result of the engine's work: exactly the same time at every quantum.
   ASSERT_GE(runs[0].answers.size(), 1u);
   for (const auto& r : runs) {
-    const auto it = std::find_if(r.answers.begin(), r.answers.end(),
-                                 [](const std::string& a) { return answer_time(a) > 0; });
+    const auto it =
+        std::find_if(r.answers.begin(), r.answers.end(), [](const std::string& a) { return answer_time(a) > 0; });
     ASSERT_NE(it, r.answers.end());
   }
 }
@@ -325,7 +325,7 @@ TEST(Utilisation, EngineStoppedByAFaultIsNeverBusyBeyondTheRun) {
   d.enable_interrupts(gen::Engine::kBcs);
   const std::uint32_t base = gen::engine_info(gen::Engine::kBcs).mmio_base;
   rec.line("writel " + hex(kBar + base + gen::engine_reg::kStart) + " 0x7f000000");  // not mapped in the GGTT
-  rec.line("writel " + hex(kBar + base + gen::engine_reg::kCtl) + " 0x1");         // 4 KiB, enabled
+  rec.line("writel " + hex(kBar + base + gen::engine_reg::kCtl) + " 0x1");           // 4 KiB, enabled
   rec.line("writel " + hex(kBar + base + gen::engine_reg::kTail) + " 0x40");
   rec.line("irq_wait gen 100000");
   rec.line("expectl " + hex(kBar + base + gen::engine_reg::kEir) + " 0x10 0x10");  // page table error

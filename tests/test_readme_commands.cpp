@@ -1,12 +1,5 @@
 // The README's Running section, command by command, as a user types it: each one runs and does what its comment says.
 // The commands are read from README.md itself, so a command changed there is tested as changed.
-#include <gtest/gtest.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -17,7 +10,12 @@
 #include <thread>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "tests/support/run_gpuvp.h"
 

@@ -343,9 +343,10 @@ TEST(RegisterBank, WriteHookRunsAfterThePolicyAndSeesOldAndNewValues) {
     std::uint64_t old_value, written, new_value;
   };
   std::vector<Call> calls;
-  bank.add(reg32("IIR", 0x0, 0, Access::kWriteOneToClear)).on_write([&](core::Register& r, std::uint64_t old, std::uint64_t w) {
-    calls.push_back({old, w, r.value()});
-  });
+  bank.add(reg32("IIR", 0x0, 0, Access::kWriteOneToClear))
+      .on_write([&](core::Register& r, std::uint64_t old, std::uint64_t w) {
+        calls.push_back({old, w, r.value()});
+      });
   bank.at(0x0).set(0xFF);
   EXPECT_TRUE(wr32(bank, 0x0, 0x0F));  // W1C: 0xFF -> 0xF0
   ASSERT_EQ(calls.size(), 1u);
@@ -405,9 +406,8 @@ TEST(RegisterBank, DebugAccessesBypassPoliciesAndHooks) {
     ++hook_calls;
     return 0ULL;
   });
-  bank.add(reg32("W1C", 0x8, 0xF0, Access::kWriteOneToClear)).on_write([&](core::Register&, std::uint64_t, std::uint64_t) {
-    ++hook_calls;
-  });
+  bank.add(reg32("W1C", 0x8, 0xF0, Access::kWriteOneToClear))
+      .on_write([&](core::Register&, std::uint64_t, std::uint64_t) { ++hook_calls; });
   bank.add(reg32("CNT", 0xC, 7)).on_read([&](core::Register&, std::uint64_t s) {
     ++hook_calls;
     return s * 2;
@@ -587,7 +587,7 @@ TEST(RegisterBank, MisalignedOverlappingAndMisSizedDeclarationsThrowLogicError) 
 
 TEST(RegisterBlock, TimedAccessesThroughABusAreOkAndTakeBlockPlusHopLatency) {
   core::set_global_quantum(1'000'000'000);  // 1 ms: only the block makes the initiator wait
-  core::Bus bus("bus");                      // 1 GHz: 1 cycle = 1 ns
+  core::Bus bus("bus");                     // 1 GHz: 1 cycle = 1 ns
   core::BusInitiator cpu("cpu");
   // 250 MHz = 4 ns per cycle; 3 cycles per access = 12 ns.
   core::RegisterBlock blk("blk", 0x100, core::ClockDomain("blk_clk", 250'000'000), 3);

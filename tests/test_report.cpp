@@ -1,9 +1,9 @@
 // Reports: guest mistakes have a message type of their own whose actions the model sets (logged, displayed, counted,
 // never thrown) whoever embeds the block; model bugs are SystemC errors, which throw by default.
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/report.h"
@@ -49,9 +49,8 @@ TEST(GuestReports, TheLogSplitsBlockAndTextAndDisplaysTheUsualLine) {
 
   // The displayed line is "severity at TIME: block: text" for guest reports and model reports alike.
   static std::vector<std::string> lines;
-  sc_report_handler::set_handler([](const sc_core::sc_report& r, const sc_core::sc_actions&) {
-    lines.push_back(core::format_report(r, false));
-  });
+  sc_report_handler::set_handler(
+      [](const sc_core::sc_report& r, const sc_core::sc_actions&) { lines.push_back(core::format_report(r, false)); });
   core::report_guest_error("soc.gen.rcs", "bad length");
   core::report_warning("soc.bus", "odd");
   EXPECT_EQ(lines, (std::vector<std::string>{"error at 0 s: soc.gen.rcs: bad length", "warning at 0 s: soc.bus: odd"}));

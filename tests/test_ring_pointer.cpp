@@ -1,9 +1,9 @@
 // RingPointer: RING_START/CTL/HEAD/TAIL register semantics (docs/gen-command-streamer.md; i915
 // gt/intel_engine_regs.h, gt/intel_ring.h). Every expected value is computed by hand from the bit layout:
 // CTL 20:12 = pages - 1, HEAD 20:2 offset + 31:21 wrap count, TAIL 20:3, space = (head - tail - 64) & (size - 1).
-#include <gtest/gtest.h>
-
 #include <cstdint>
+
+#include <gtest/gtest.h>
 
 #include "tlm/gen/ring_pointer.h"
 
@@ -183,14 +183,14 @@ TEST(RingPointer, EmptyAvailableAndDriverSpaceByHand) {
   }
   {
     RingPointer r = ring_of(s, 0x1F00, 0x0100);  // tail wrapped past the end
-    EXPECT_EQ(r.bytes_available(), 0x200u);  // 0x100 + 0x2000 - 0x1F00
-    EXPECT_EQ(r.driver_space(), 0x1DC0u);    // (0x1F00 - 0x100 - 0x40) & 0x1FFF
+    EXPECT_EQ(r.bytes_available(), 0x200u);      // 0x100 + 0x2000 - 0x1F00
+    EXPECT_EQ(r.driver_space(), 0x1DC0u);        // (0x1F00 - 0x100 - 0x40) & 0x1FFF
   }
   {
     // Full: tail one cacheline behind head. The driver has 0 bytes and must not advance tail to head (which would
     // make the ring look empty to the hardware).
     RingPointer r = ring_of(s, 0x1000, 0x0FC0);
-    EXPECT_EQ(r.driver_space(), 0u);  // (0x1000 - 0xFC0 - 0x40) & 0x1FFF
+    EXPECT_EQ(r.driver_space(), 0u);          // (0x1000 - 0xFC0 - 0x40) & 0x1FFF
     EXPECT_EQ(r.bytes_available(), 0x1FC0u);  // 0xFC0 + 0x2000 - 0x1000
     EXPECT_FALSE(r.empty());
     RingPointer wrapped_full = ring_of(s, 0, 0x1FC0);
@@ -208,7 +208,7 @@ TEST(RingPointer, EmptyAvailableAndDriverSpaceByHand) {
   {
     // Head and tail in the same cacheline with head > tail (forbidden for the driver): the formula's answer.
     RingPointer r = ring_of(s, 0x108, 0x100);
-    EXPECT_EQ(r.driver_space(), 0x1FC8u);    // (0x108 - 0x100 - 0x40) & 0x1FFF
+    EXPECT_EQ(r.driver_space(), 0x1FC8u);     // (0x108 - 0x100 - 0x40) & 0x1FFF
     EXPECT_EQ(r.bytes_available(), 0x1FF8u);  // 0x100 + 0x2000 - 0x108
   }
 }

@@ -3,12 +3,11 @@
 // registers the ring arithmetic predicts; gen.ring_model=rtl_lockstep clocks the block on every engine clock cycle;
 // the demo gives bit-identical statistics in every mode. (The command
 // streamer, execlist and end-to-end suites also run in rtl mode: the rtl.* tests of tests/CMakeLists.txt.)
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "hw/gen/mi_commands.h"
@@ -81,7 +80,8 @@ TEST(RtlInTheLoop, LockstepBlockSeesEveryEngineClockCycle) {
     const auto data = driver.alloc(4096);
     auto& ring = driver.create_ring(gen::Engine::kBcs, 4096);
     for (std::uint32_t batch = 0; batch < 5; ++batch) {
-      for (std::uint32_t i = 0; i < 8; ++i) driver.emit(ring, mi::store_data_imm(data.gfx + 4 * (8 * batch + i), batch));
+      for (std::uint32_t i = 0; i < 8; ++i)
+        driver.emit(ring, mi::store_data_imm(data.gfx + 4 * (8 * batch + i), batch));
       const std::uint32_t seqno = driver.emit_breadcrumb(ring);
       driver.submit(ring);
       cycle_at_last_submit = soc.gen()->clock().cycles_in(core::now_ps());

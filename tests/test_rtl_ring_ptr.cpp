@@ -2,11 +2,11 @@
 // gt/intel_ring.h checked on the RTL outputs directly, the cycle semantics of simultaneous inputs, and the
 // cycle-by-cycle cross-check against gen::RingPointer (directed cases and a shorter constrained-random run than the
 // ring_crosscheck tool's). Expected values are computed by hand from the bit layout.
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include <gtest/gtest.h>
 
 #include "rtl/rtl_ring_pointer.h"
 #include "tb/crosscheck/crosscheck.h"
@@ -60,8 +60,8 @@ TEST(RtlRingPtr, ConsumeWrapsAtTheEndAndPulsesWrapForOneCycle) {
   r.write_start(0x40000000);
   r.write_head(0x1FC0);
   r.write_tail(0x40);
-  EXPECT_EQ(r.bytes_available(), 0x80u);    // 0x40 + 0x2000 - 0x1FC0
-  EXPECT_EQ(r.driver_space(), 0x1F40u);     // (0x1FC0 - 0x40 - 0x40) & 0x1FFF
+  EXPECT_EQ(r.bytes_available(), 0x80u);  // 0x40 + 0x2000 - 0x1FC0
+  EXPECT_EQ(r.driver_space(), 0x1F40u);   // (0x1FC0 - 0x40 - 0x40) & 0x1FFF
   EXPECT_EQ(r.head_address(), 0x40001FC0u);
   EXPECT_FALSE(r.consume(0x20));
   EXPECT_EQ(r.head_reg(), 0x1FE0u);
@@ -155,10 +155,8 @@ TEST(RtlRingCrossCheck, AMismatchNamesSeedCycleInputsAndBothOutputs) {
   const std::string& f = check.failure();
   EXPECT_NE(f.find("MISMATCH ring_ptr seed=42 cycle=2"), std::string::npos) << f;
   EXPECT_NE(f.find("inputs: idle"), std::string::npos) << f;
-  EXPECT_NE(f.find("rtl:    start=0x00000000 ctl=0x00001001 head=0x00000000 tail=0x00000000"), std::string::npos)
-      << f;
-  EXPECT_NE(f.find("c++:    start=0x00000000 ctl=0x00001001 head=0x00000000 tail=0x00000100"), std::string::npos)
-      << f;
+  EXPECT_NE(f.find("rtl:    start=0x00000000 ctl=0x00001001 head=0x00000000 tail=0x00000000"), std::string::npos) << f;
+  EXPECT_NE(f.find("c++:    start=0x00000000 ctl=0x00001001 head=0x00000000 tail=0x00000100"), std::string::npos) << f;
 }
 
 TEST(RtlRingCrossCheck, WaveformOnRequest) {

@@ -274,9 +274,9 @@ TEST_F(ScriptTest, PollStartingAtTheInstantOfTheStoreSeesIt) {
 
 TEST_F(ScriptTest, PollComparesUnderMaskAtEveryWidth) {
   TimedStore store("store", platform_, 0x2000, 0xA5C3, sc_core::sc_time(150, sc_core::SC_NS));
-  auto a = run({"pollb 0x2001 0xa0 0xf0 1000", "pollw 0x2000 0xa5c3 0", "pollq 0x2000 0xc3 0xff 0",
-                "pollb 0x2000 0xc3 0"});
-  EXPECT_EQ(a[0].text, "OK " + std::to_string(200 + kDramReadNs));  // reads at 0, 100 miss; at 200 matches
+  auto a =
+      run({"pollb 0x2001 0xa0 0xf0 1000", "pollw 0x2000 0xa5c3 0", "pollq 0x2000 0xc3 0xff 0", "pollb 0x2000 0xc3 0"});
+  EXPECT_EQ(a[0].text, "OK " + std::to_string(200 + kDramReadNs));      // reads at 0, 100 miss; at 200 matches
   EXPECT_EQ(a[1].text, "OK " + std::to_string(200 + 2 * kDramReadNs));  // a time-out of 0: one read
   EXPECT_EQ(a[2].text, "OK " + std::to_string(200 + 3 * kDramReadNs));
   EXPECT_EQ(a[3].text, "OK " + std::to_string(200 + 4 * kDramReadNs));
@@ -284,8 +284,8 @@ TEST_F(ScriptTest, PollComparesUnderMaskAtEveryWidth) {
 
 TEST_F(ScriptTest, PollTimeoutIsAnErrAfterTheLastReadWithinTheTimeout) {
   // Reads at 0, 100, ..., 1000 (the last one starts at the deadline), then the host is at 1064.
-  auto a = run({"writel 0x3000 0x12", "clock_step 36", "polll 0x3000 0x13 0xff 1000", "clock_step 0",
-                "polll 0xf0000000 0 100"});
+  auto a = run(
+      {"writel 0x3000 0x12", "clock_step 36", "polll 0x3000 0x13 0xff 1000", "clock_step 0", "polll 0xf0000000 0 100"});
   EXPECT_EQ(a[1].text, "OK 80");  // the write took 44 ns
   EXPECT_TRUE(a[2].error);
   EXPECT_EQ(a[2].text, "ERR timeout at 0x3000: expected 0x13 (mask 0xff), last read 0x12 (11 reads in 1000 ns)");
@@ -299,8 +299,8 @@ TEST_F(ScriptTest, IrqNoticesComeBeforeTheAnswerOfTheCommandDuringWhichTheLineCh
   std::vector<std::string> out;
   interp_.set_notice_sink([&](const std::string& text) { out.push_back(text); });
   test::run_thread([&] {
-    for (const char* line : {"clock_step 100", "irq_intercept_in", "irq_intercept_in", "clock_step 250",
-                             "clock_step 100"}) {
+    for (const char* line :
+         {"clock_step 100", "irq_intercept_in", "irq_intercept_in", "clock_step 250", "clock_step 100"}) {
       out.push_back(interp_.execute(line).text);
     }
   });

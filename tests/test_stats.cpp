@@ -141,8 +141,8 @@ TEST(Stats, BusySpansCountWorkInProgressAndNothingPastTheEnd) {
   StatsRegistry reg;
   BusyTime& b = reg.busy_time("rcs.busy");
   b.begin(100);
-  EXPECT_EQ(b.at(50), 0u);    // before the span
-  EXPECT_EQ(b.at(400), 300u); // in progress
+  EXPECT_EQ(b.at(50), 0u);     // before the span
+  EXPECT_EQ(b.at(400), 300u);  // in progress
   b.end(600);
   EXPECT_EQ(b.at(1000), 500u);
   EXPECT_EQ(b.at(600), 500u);

@@ -113,13 +113,13 @@ TEST_F(Binner, TileListBytesAreLazyStateThenCompressedEntriesThenTheFlushCap) {
   // run has no previous triangle, so coding 2: u32 0xF | d1 << 4 | d2 << 10 | i0 << 16 with i0 0, d1 1, d2 2 is
   // 0x0000081F -- the escape and the RETURN_FROM_SUB_LIST the FLUSH writes.
   const std::vector<std::uint8_t> expected = {
-      0x38, 0x12,                                      // PRIMITIVE_LIST_FORMAT
-      0x41, 0x00, 0x00, 0x02, 0x00,                    // NV_SHADER_STATE 0x20000
-      0x60, 0x03, 0x00, 0x02,                          // CONFIGURATION_BITS
+      0x38, 0x12,                                            // PRIMITIVE_LIST_FORMAT
+      0x41, 0x00, 0x00, 0x02, 0x00,                          // NV_SHADER_STATE 0x20000
+      0x60, 0x03, 0x00, 0x02,                                // CONFIGURATION_BITS
       0x66, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xC0, 0x00,  // CLIP_WINDOW 0, 0, 256, 192
-      0x67, 0x00, 0x00, 0x00, 0x00,                    // VIEWPORT_OFFSET
-      0x30, 0x1F, 0x08, 0x00, 0x00,                    // COMPRESSED_PRIMITIVE, triangle 0 1 2 (coding 2)
-      0x80, 0x12};                                     // escape, RETURN_FROM_SUB_LIST
+      0x67, 0x00, 0x00, 0x00, 0x00,                          // VIEWPORT_OFFSET
+      0x30, 0x1F, 0x08, 0x00, 0x00,                          // COMPRESSED_PRIMITIVE, triangle 0 1 2 (coding 2)
+      0x80, 0x12};                                           // escape, RETURN_FROM_SUB_LIST
   EXPECT_EQ(get(first_block(0), expected.size()), expected);
   // Tiles the triangle does not touch hold only the cap: no state (it is copied lazily).
   EXPECT_EQ(get(first_block(1), 1)[0], pk::kReturnFromSubList);
@@ -156,9 +156,15 @@ TEST_F(Binner, ViewportOffsetMovesTheVertices) {
 
 TEST_F(Binner, ZeroAreaAndCulledFacesReachNoTile) {
   // Counter-clockwise on screen (Y down): (10,10) (10,50) (50,10) has a negative signed area.
-  vertices(kVerts, {{10, 10}, {50, 10}, {90, 10},        // zero area
-                    {10, 10}, {10, 50}, {50, 10},        // counter-clockwise
-                    {70, 10}, {110, 10}, {70, 50}});     // clockwise
+  vertices(kVerts, {{10, 10},
+                    {50, 10},
+                    {90, 10},  // zero area
+                    {10, 10},
+                    {10, 50},
+                    {50, 10},  // counter-clockwise
+                    {70, 10},
+                    {110, 10},
+                    {70, 50}});  // clockwise
   List l = prologue();
   l.config_bits(0x01, 0x00, 0x00)  // forward-facing only, counter-clockwise is forward
       .array(4, 9, 0)
@@ -199,7 +205,7 @@ TEST_F(Binner, IndexedDrawsWith8And16BitIndices) {
 TEST_F(Binner, PointsAndLinesUseTheirOwnListFormats) {
   vertices(kVerts, {{10, 10}, {100, 10}, {100, 100}});
   List l = prologue();
-  l.array(0, 1, 0)   // a point in tile (0,0)
+  l.array(0, 1, 0)     // a point in tile (0,0)
       .array(3, 3, 0)  // line strip: (10,10)-(100,10), (100,10)-(100,100)
       .array(2, 2, 0)  // a 2-vertex line loop draws nothing (Mesa vc4_draw.c)
       .op(pk::kFlush);
@@ -242,8 +248,11 @@ TEST_F(Binner, VgCoordinateArraysBinTheirPoints) {
 TEST_F(Binner, EmptySceneGivesEveryTileJustTheCapAndZeroesTheTileStateArray) {
   put(kTsda, std::vector<std::uint8_t>(kTiles * 48, 0xAA));
   List l{kList, {}};
-  l.bin_config(kAlloc, 0x10000, kTsda, 4, 3, kFlags64).op(pk::kStartTileBinning).format(0x12)
-      .op(pk::kIncrementSemaphore).op(pk::kFlush);
+  l.bin_config(kAlloc, 0x10000, kTsda, 4, 3, kFlags64)
+      .op(pk::kStartTileBinning)
+      .format(0x12)
+      .op(pk::kIncrementSemaphore)
+      .op(pk::kFlush);
   run(l, 50, [&] {
     EXPECT_EQ(rd(vc4::kV3dBfc), 1u);
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 1u << ControlListExecutor::kCtSemaShift);  // the increment came with the FLUSH
@@ -284,9 +293,9 @@ TEST_F(Binner, FullBlocksChainToNewBlocksFromThePool) {
     EXPECT_EQ(t.entries.size(), 6u);
     // 32-byte blocks keep 6 bytes for the link: three 7-byte entries (after the COMPRESSED_PRIMITIVE opcode) each.
     EXPECT_EQ(t.branches, (std::vector<std::uint32_t>{pool, pool + 32}));
-    EXPECT_EQ(get(kAlloc + 25, 5), (std::vector<std::uint8_t>{0x10, static_cast<std::uint8_t>(pool),
-                                                              static_cast<std::uint8_t>(pool >> 8),
-                                                              static_cast<std::uint8_t>(pool >> 16), 0x00}));
+    EXPECT_EQ(get(kAlloc + 25, 5),
+              (std::vector<std::uint8_t>{0x10, static_cast<std::uint8_t>(pool), static_cast<std::uint8_t>(pool >> 8),
+                                         static_cast<std::uint8_t>(pool >> 16), 0x00}));
     EXPECT_EQ(rd(vc4::kV3dBpca), pool + 64);
     EXPECT_EQ(rd(vc4::kV3dBpcs), 0x10000u - kTiles * 32 - 64);
   });
@@ -350,8 +359,7 @@ TEST_F(Binner, OverspillSuppliedInAdvanceIsTakenWhenThePoolRunsOut) {
     submit(0, l);
     settle(20);
     EXPECT_EQ(rd(vc4::kV3dIntctl), vc4::kV3dIntSpilluse | vc4::kV3dIntFldone);
-    EXPECT_EQ(decode(kAlloc).branches,
-              (std::vector<std::uint32_t>{kAlloc + kTiles * 32, 0x200000}));
+    EXPECT_EQ(decode(kAlloc).branches, (std::vector<std::uint32_t>{kAlloc + kTiles * 32, 0x200000}));
   });
 }
 
@@ -692,16 +700,24 @@ TEST(CompressedList, EveryEncodedSequenceDecodesToItself) {
   std::array<unsigned, 4> codings{};
   for (int i = 0; i < 5000; ++i) {
     auto near = [&](std::uint16_t base, int spread) {
-      return static_cast<std::uint16_t>(std::clamp<int>(base + static_cast<int>(next() % (2 * spread + 1)) - spread,
-                                                        0, 0xFFFF));
+      return static_cast<std::uint16_t>(
+          std::clamp<int>(base + static_cast<int>(next() % (2 * spread + 1)) - spread, 0, 0xFFFF));
     };
     const std::uint16_t far = static_cast<std::uint16_t>(next() * 2);
     cl::Primitive p;
     switch (i % 4) {
-      case 0: p = tri(prev.index[2], prev.index[1], near(prev.index[2], 9)); break;  // a strip step
-      case 1: p = tri(near(prev.index[0], 9), near(prev.index[1], 9), near(prev.index[2], 9)); break;
-      case 2: p = tri(far, near(far, 33), near(far, 33)); break;  // around a new base
-      default: p = tri(far, near(far, 3000), near(far, 3000)); break;
+      case 0:
+        p = tri(prev.index[2], prev.index[1], near(prev.index[2], 9));
+        break;  // a strip step
+      case 1:
+        p = tri(near(prev.index[0], 9), near(prev.index[1], 9), near(prev.index[2], 9));
+        break;
+      case 2:
+        p = tri(far, near(far, 33), near(far, 33));
+        break;  // around a new base
+      default:
+        p = tri(far, near(far, 3000), near(far, 3000));
+        break;
     }
     const std::vector<std::uint8_t> bytes = encoded(0x12, p, &prev);
     ASSERT_NE(bytes[0], 0x80);
@@ -724,10 +740,11 @@ TEST_F(Binner, TrianglesUseTheShortestCodingAndTheRendererDecodesThemBack) {
   px[0] = {10, 10}, px[1] = {50, 10}, px[2] = {10, 50}, px[3] = {50, 50}, px[4] = {40, 30}, px[5] = {20, 60};
   px[6] = {30, 20}, px[20] = {60, 5}, px[40] = {5, 60}, px[100] = {55, 55}, px[200] = {5, 30};
   vertices(kVerts, px);
-  const std::vector<std::vector<std::uint16_t>> tris = {{0, 1, 2}, {2, 1, 3}, {2, 3, 5}, {3, 2, 4},
+  const std::vector<std::vector<std::uint16_t>> tris = {{0, 1, 2}, {2, 1, 3},   {2, 3, 5},    {3, 2, 4},
                                                         {4, 1, 6}, {20, 40, 0}, {0, 100, 200}};
   std::vector<std::uint8_t> idx;
-  for (const auto& t : tris) for (std::uint16_t i : t) le(idx, i, 2);
+  for (const auto& t : tris)
+    for (std::uint16_t i : t) le(idx, i, 2);
   put(kIndices, idx);
   List l = prologue();
   l.indexed(0x14, 21, kIndices, 200).op(pk::kFlush);
@@ -748,16 +765,15 @@ TEST_F(Binner, TrianglesUseTheShortestCodingAndTheRendererDecodesThemBack) {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
     EXPECT_EQ(rd(vc4::kV3dRfc), 1u);
   });
-  const std::vector<std::uint8_t> expected = {
-      0x30,                                       // COMPRESSED_PRIMITIVE
-      0x1F, 0x08, 0x00, 0x00,                     // (0, 1, 2): coding 2 (first of the run)
-      0x04,                                       // (2, 1, 3): coding 0 flag 0, d +1
-      0x09,                                       // (2, 3, 5): coding 0 flag 1, d +2
-      0xFE,                                       // (3, 2, 4): coding 0 flag 2, d -1
-      0x13, 0x2F,                                 // (4, 1, 6): coding 1, deltas +1 -1 +2
-      0x4F, 0xB1, 0x14, 0x00,                     // (20, 40, 0): coding 2, d1 +20 d2 -20
-      0x81, 0x00, 0x00, 0x64, 0x00, 0xC8, 0x00,   // (0, 100, 200): absolute
-      0x80, 0x12};                                // escape, RETURN_FROM_SUB_LIST
+  const std::vector<std::uint8_t> expected = {0x30,                    // COMPRESSED_PRIMITIVE
+                                              0x1F, 0x08, 0x00, 0x00,  // (0, 1, 2): coding 2 (first of the run)
+                                              0x04,                    // (2, 1, 3): coding 0 flag 0, d +1
+                                              0x09,                    // (2, 3, 5): coding 0 flag 1, d +2
+                                              0xFE,                    // (3, 2, 4): coding 0 flag 2, d -1
+                                              0x13, 0x2F,              // (4, 1, 6): coding 1, deltas +1 -1 +2
+                                              0x4F, 0xB1, 0x14, 0x00,  // (20, 40, 0): coding 2, d1 +20 d2 -20
+                                              0x81, 0x00, 0x00, 0x64, 0x00, 0xC8, 0x00,  // (0, 100, 200): absolute
+                                              0x80, 0x12};                               // escape, RETURN_FROM_SUB_LIST
   EXPECT_EQ(get(first_block(0) + 25, expected.size()), expected);
   TileList t = decode(first_block(0));
   EXPECT_TRUE(t.error.empty()) << t.error;

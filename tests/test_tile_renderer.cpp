@@ -23,8 +23,13 @@ class Renderer : public Vc4Fixture {
 };
 
 List& clear_colors(List& l, std::uint32_t c, std::uint32_t z = 0, std::uint8_t s = 0) {
-  return l.op(pk::kClearColors).u32(c).u32(c).u16(static_cast<std::uint16_t>(z)).u8(static_cast<std::uint8_t>(z >> 16))
-      .u8(0).u8(s);
+  return l.op(pk::kClearColors)
+      .u32(c)
+      .u32(c)
+      .u16(static_cast<std::uint16_t>(z))
+      .u8(static_cast<std::uint8_t>(z >> 16))
+      .u8(0)
+      .u8(s);
 }
 List& render_config(List& l, std::uint32_t addr, std::uint16_t w, std::uint16_t h, std::uint16_t bits) {
   return l.op(pk::kTileRenderingModeConfig).u32(addr).u16(w).u16(h).u16(bits);
@@ -41,15 +46,17 @@ TEST_F(Renderer, KernelRenderOnlyClearOf1024x64Is99BytesAndFillsEveryWord) {
   tile(l, 0, 0);
   store_general(l, 0, 0);
   render_config(l, kFrame, 1024, 64, 0x0004);
-  for (std::uint8_t x = 0; x < 16; ++x) tile(l, x, 0).op(x == 15 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+  for (std::uint8_t x = 0; x < 16; ++x)
+    tile(l, x, 0).op(x == 15 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
   ASSERT_EQ(l.bytes.size(), 99u);
   // The bytes the kernel emits for that clear (vc4_render_cl.c) with the buffer at 0x100000 instead of 0x10000000.
-  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00,
-                                          0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                                          0x71, 0x00, 0x00, 0x10, 0x00, 0x00, 0x04, 0x40, 0x00, 0x04, 0x00,
-                                          0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
+  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00,
+                                          0x00, 0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00,
+                                          0x00, 0x00, 0x71, 0x00, 0x00, 0x10, 0x00, 0x00, 0x04, 0x40, 0x00,
+                                          0x04, 0x00, 0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
   EXPECT_EQ(std::vector<std::uint8_t>(l.bytes.begin(), l.bytes.begin() + 43), head);
-  EXPECT_EQ(std::vector<std::uint8_t>(l.bytes.end() - 4, l.bytes.end()), (std::vector<std::uint8_t>{0x73, 0x0f, 0x00, 0x19}));
+  EXPECT_EQ(std::vector<std::uint8_t>(l.bytes.end() - 4, l.bytes.end()),
+            (std::vector<std::uint8_t>{0x73, 0x0f, 0x00, 0x19}));
   put(kFrame, std::vector<std::uint8_t>(1024 * 64 * 4 + 64, 0x55));
   put(l);
   test::run_thread([&] {
@@ -77,7 +84,8 @@ TEST_F(Renderer, Bgr565ClearUsesTheFrameStrideAndClipsPartialTiles) {
   store_general(l, 0, 0);
   render_config(l, kFrame, 100, 70, 2 << 2);  // BGR565
   for (std::uint8_t y = 0; y < 2; ++y)
-    for (std::uint8_t x = 0; x < 2; ++x) tile(l, x, y).op(x == 1 && y == 1 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+    for (std::uint8_t x = 0; x < 2; ++x)
+      tile(l, x, y).op(x == 1 && y == 1 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
   put(kFrame, std::vector<std::uint8_t>(100 * 70 * 2 + 16, 0xEE));
   run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dRfc), 1u); });
   const auto fb = get(kFrame, 100 * 70 * 2 + 16);
@@ -128,7 +136,8 @@ TEST_F(Renderer, ZsStoreAndFullResolutionStoreAndLoad) {
   // Z/S (buffer 2), raster, colour clear kept for the next store.
   store_general(l, 2 | vc4::TileRenderer::kGeneralDisableColorClear, kZs);
   // Full resolution colour only (disable Z/S), no clear.
-  l.op(pk::kStoreFullResTileBuffer).u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear);
+  l.op(pk::kStoreFullResTileBuffer)
+      .u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear);
   run(l);
   EXPECT_EQ(word(kZs), 0x78123456u);
   EXPECT_EQ(word(kZs + 4 * (64 * 64 - 1)), 0x78123456u);
@@ -154,7 +163,17 @@ TEST_F(Renderer, FullResolutionLoadRestoresTheTileBuffer) {
 
 TEST_F(Renderer, PrimitivesInTileListsAreCountedAndReportedAsNotYetShaded) {
   List tl{0x30000, {}};
-  tl.format(0x12).op(pk::kCompressedPrimitive).u8(0x81).u16(0).u16(1).u16(2).u8(0x81).u16(3).u16(4).u16(5).u8(0x80)
+  tl.format(0x12)
+      .op(pk::kCompressedPrimitive)
+      .u8(0x81)
+      .u16(0)
+      .u16(1)
+      .u16(2)
+      .u8(0x81)
+      .u16(3)
+      .u16(4)
+      .u16(5)
+      .u8(0x80)
       .op(pk::kReturnFromSubList);
   put(tl);
   List l{kList, {}};
@@ -284,16 +303,18 @@ List& load_grid(List& l, std::uint16_t w, std::uint16_t h, std::uint16_t bits) {
 
 TEST_F(Renderer, MultisampleStoresSampleZeroOrAveragesFourOrSixteenSamples) {
   constexpr std::uint32_t kSample = 0x400000, kDec4 = 0x410000, kDec16 = 0x420000, k565 = 0x430000, kFull = 0x440000;
-  constexpr std::uint16_t kNoClear = vc4::TileRenderer::kGeneralDisableColorClear | vc4::TileRenderer::kGeneralDisableZsClear;
+  constexpr std::uint16_t kNoClear =
+      vc4::TileRenderer::kGeneralDisableColorClear | vc4::TileRenderer::kGeneralDisableZsClear;
   put(kGridIn, sample_grid());
   for (std::uint32_t a : {kSample, kDec4, kDec16, k565, kFull}) put(a, std::vector<std::uint8_t>(0x10000, 0xEE));
   List l{kList, {}};
-  load_grid(l, 32, 32, 1 | 1 << 2);  // 32x32 pixels, 4x multisample, RGBA8888: one 32x32 tile of 4 samples
-  store_general(l, 1 | kNoClear, kSample);                                   // sample 0
-  store_general(l, 1 | 1 << 6 | kNoClear, kDec4);                            // decimate 4x
-  store_general(l, 1 | 2 << 6 | kNoClear, kDec16);                           // decimate 16x
-  store_general(l, 1 | 1 << 6 | 2 << 8 | kNoClear, k565);                    // decimate 4x, BGR565
-  l.op(pk::kStoreFullResTileBuffer).u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear | pk::kLoadStoreEof);
+  load_grid(l, 32, 32, 1 | 1 << 2);         // 32x32 pixels, 4x multisample, RGBA8888: one 32x32 tile of 4 samples
+  store_general(l, 1 | kNoClear, kSample);  // sample 0
+  store_general(l, 1 | 1 << 6 | kNoClear, kDec4);          // decimate 4x
+  store_general(l, 1 | 2 << 6 | kNoClear, kDec16);         // decimate 16x
+  store_general(l, 1 | 1 << 6 | 2 << 8 | kNoClear, k565);  // decimate 4x, BGR565
+  l.op(pk::kStoreFullResTileBuffer)
+      .u32(kFull | vc4::TileRenderer::kFullResDisableZs | vc4::TileRenderer::kFullResDisableClear | pk::kLoadStoreEof);
   run(l, 200, [&] {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
     EXPECT_EQ(rd(vc4::kV3dRfc), 1u);

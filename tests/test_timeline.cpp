@@ -1,6 +1,4 @@
 // Timeline: Chrome-trace / Perfetto JSON output, tracks, spans, instants and counters; off by default.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -9,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/timeline.h"
@@ -249,9 +247,9 @@ TEST(BandwidthTrace, OneSamplePerWindowInBytesPerMicrosecondAndZeroWhereTrafficS
     t.open(path);
     bw.add_at(false, 64, 0);
     bw.add_at(true, 16, 500'000);
-    bw.add_at(false, 32, 999'999);    // still window 0
-    bw.add_at(false, 8, 1'000'000);   // window 1
-    bw.add_at(false, 100, 5'500'000);  // window 5, after a gap
+    bw.add_at(false, 32, 999'999);      // still window 0
+    bw.add_at(false, 8, 1'000'000);     // window 1
+    bw.add_at(false, 100, 5'500'000);   // window 5, after a gap
     EXPECT_EQ(t.events_written(), 0u);  // held back: the kernel's time (0) has not passed any window
     t.close();
   }

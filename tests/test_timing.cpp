@@ -1,7 +1,7 @@
 // Timing helpers: the integer <-> sc_time conversions every hot path relies on, clock domains and local time.
-#include <gtest/gtest.h>
-
 #include <systemc>
+
+#include <gtest/gtest.h>
 
 #include "tlm/core/timing.h"
 

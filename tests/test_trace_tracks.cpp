@@ -1,8 +1,6 @@
 // The --trace timeline of whole runs, through the executable: a track for the GuC core, each CLE thread and every
 // engine with spans named after what ran (boot, interrupt vector, list address and frame, batch address, context),
 // and bandwidth counter tracks whose samples add up to the byte counters of the statistics.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "hw/gen/mi_commands.h"
 #include "tb/host/i915_driver.h"
@@ -301,7 +299,7 @@ TEST(TraceTracks, BatchSpansNameTheAddressOfEachLevel) {
   ASSERT_EQ(inner.size(), 1u) << "batch " << hex(second.gfx);
   EXPECT_EQ(t.named("gpuvp.gen.rcs", "batch ").size(), 2u);
   EXPECT_TRUE(within(inner[0], outer[0]));
-  EXPECT_GT(inner[0].ts, outer[0].ts);     // a store ran before the call
+  EXPECT_GT(inner[0].ts, outer[0].ts);        // a store ran before the call
   EXPECT_LT(inner[0].end(), outer[0].end());  // and one after the return
   EXPECT_LE(outer[0].end(), irq_us);
   // 32 stores take most of the outer batch's time.

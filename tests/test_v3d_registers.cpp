@@ -2,9 +2,9 @@
 // registers (EA write starts at CA, CTRUN stop/resume, CTRSTA, LC, RA0, PC), PCS, BFC/RFC, cache control, the binner
 // pool and the error/debug registers. Semantics: Linux vc4_irq.c (interrupt DOC comment), vc4_gem.c (submit_cl,
 // vc4_flush_caches), vc4_regs.h bits; BFC/RFC write-1-clears as documented in tlm/vc4/v3d.cpp.
-#include <gtest/gtest.h>
-
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/support/sc_test.h"
 #include "tests/test_vc4_support.h"
@@ -189,10 +189,10 @@ TEST_F(V3dRegisters, CtrstaClearsErrorStackAndSemaphore) {
 }
 
 TEST_F(V3dRegisters, ListCountersCountReturnsAndFlushesAndAreWritable) {
-  put(0x1000, {0x11, 0x00, 0x11, 0x00, 0x00,    // BRANCH_TO_SUB_LIST 0x1100
-               0x11, 0x00, 0x11, 0x00, 0x00,    // again
-               0x04, 0x05});                    // FLUSH, FLUSH_ALL_STATE
-  put(0x1100, {0x12});                          // RETURN_FROM_SUB_LIST
+  put(0x1000, {0x11, 0x00, 0x11, 0x00, 0x00,  // BRANCH_TO_SUB_LIST 0x1100
+               0x11, 0x00, 0x11, 0x00, 0x00,  // again
+               0x04, 0x05});                  // FLUSH, FLUSH_ALL_STATE
+  put(0x1100, {0x12});                        // RETURN_FROM_SUB_LIST
   test::run_thread([&] {
     submit(0, 0x1000, 0x100C);
     settle();
@@ -229,9 +229,8 @@ TEST_F(V3dRegisters, EndOfFrameStoreCountsInRfcAndRaisesFrdone) {
   // TILE_RENDERING_MODE_CONFIG (64x64 RGBA8888 at 0x30000), STORE_MS_TILE_BUFFER (no EOF),
   // STORE_MS_TILE_BUFFER_AND_EOF, STORE_FULL_RES with EOF (bit 3) to 0x100000, STORE_GENERAL (colour) with EOF in its
   // address word, STORE_GENERAL without.
-  put(0x1000, {0x71, 0x00, 0x00, 0x03, 0x00, 0x40, 0x00, 0x40, 0x00, 0x04, 0x00,
-               0x18, 0x19, 0x1A, 0x08, 0x00, 0x10, 0x00, 0x1C, 0x01, 0x00, 0x08, 0x00, 0x20, 0x00, 0x1C, 0x01, 0x00,
-               0x00, 0x00, 0x20, 0x00});
+  put(0x1000, {0x71, 0x00, 0x00, 0x03, 0x00, 0x40, 0x00, 0x40, 0x00, 0x04, 0x00, 0x18, 0x19, 0x1A, 0x08, 0x00,
+               0x10, 0x00, 0x1C, 0x01, 0x00, 0x08, 0x00, 0x20, 0x00, 0x1C, 0x01, 0x00, 0x00, 0x00, 0x20, 0x00});
   test::run_thread([&] {
     wr(vc4::kV3dIntena, vc4::kV3dIntFrdone);
     submit(1, 0x1000, 0x1020);

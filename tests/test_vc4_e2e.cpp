@@ -27,9 +27,9 @@ host::Vc4Scene scene() {
   host::Vc4Scene s;
   s.width = 256;
   s.height = 128;
-  s.vertices = {{10, 10},  {50, 10},  {10, 50},              // tile (0,0)
-                {80, 20},  {180, 30}, {100, 110},            // tiles (1,0) (2,0) (1,1) (2,1)
-                {200, 80}, {250, 80}, {200, 120}};           // tile (3,1)
+  s.vertices = {{10, 10},  {50, 10},  {10, 50},     // tile (0,0)
+                {80, 20},  {180, 30}, {100, 110},   // tiles (1,0) (2,0) (1,1) (2,1)
+                {200, 80}, {250, 80}, {200, 120}};  // tile (3,1)
   s.indices = {0, 1, 2, 3, 4, 5, 6, 7, 8};
   return s;
 }
@@ -93,9 +93,9 @@ TEST(Vc4EndToEnd, DriverBinsAndRendersASceneLive) {
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.entries"), 6u);
   EXPECT_EQ(soc.v3d()->renderer().primitives_not_shaded(), 6u);
   EXPECT_EQ(soc.v3d()->renderer().tiles_stored(), 8u);
-  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "rasterisation and fragment shading (QPU) are not yet modelled")
-                .size(),
-            1u);
+  EXPECT_EQ(
+      test::take_reports(sc_core::SC_WARNING, "rasterisation and fragment shading (QPU) are not yet modelled").size(),
+      1u);
   // No rasterisation: the frame is the clear colour everywhere.
   std::vector<std::uint32_t> fb(256 * 128);
   soc.dram().store().read(f.fb.addr, reinterpret_cast<std::uint8_t*>(fb.data()), fb.size() * 4);
@@ -142,10 +142,10 @@ TEST(Vc4EndToEnd, KernelRenderOnlyClearThroughTheDriver) {
   ASSERT_EQ(Vc4Driver::validate_render_setup(r), "");
   const std::vector<std::uint8_t> rcl = Vc4Driver::build_render_cl(r);
   ASSERT_EQ(rcl.size(), 99u);
-  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00, 0x00,
-                                          0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                                          0x71, 0x00, 0x00, 0x00, 0x10, 0x00, 0x04, 0x40, 0x00, 0x04, 0x00,
-                                          0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
+  const std::vector<std::uint8_t> head = {0x72, 0xef, 0xbe, 0xad, 0xde, 0xef, 0xbe, 0xad, 0xde, 0x00, 0x00,
+                                          0x00, 0x00, 0x00, 0x73, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00,
+                                          0x00, 0x00, 0x71, 0x00, 0x00, 0x00, 0x10, 0x00, 0x04, 0x40, 0x00,
+                                          0x04, 0x00, 0x73, 0x00, 0x00, 0x18, 0x73, 0x01, 0x00, 0x18};
   EXPECT_EQ(std::vector<std::uint8_t>(rcl.begin(), rcl.begin() + 43), head);
   EXPECT_EQ(std::vector<std::uint8_t>(rcl.end() - 4, rcl.end()), (std::vector<std::uint8_t>{0x73, 0x0f, 0x00, 0x19}));
 
@@ -385,24 +385,28 @@ void set_u32(std::vector<std::uint8_t>& v, std::size_t at, std::uint32_t x) {
 // A job the kernel accepts: BOs 0 index buffer (64 bytes), 1..3 FS/VS/CS shaders, 4 vertex buffer (120 bytes:
 // 12-byte attributes at stride 12 up to index 9), 5 a 64x64 RGBA8888 colour buffer (16 KiB). The binning list draws
 // 6 16-bit indices (max index 9) and an array of 3 with one GL shader record of one attribute.
-constexpr std::size_t kIndexedAt = 31;   // the GL_INDEXED_PRIMITIVE packet in the list below
-constexpr std::size_t kGemAt = 17;       // GEM_HANDLES
-constexpr std::size_t kRecord = 16;      // the shader record after its four handles
+constexpr std::size_t kIndexedAt = 31;  // the GL_INDEXED_PRIMITIVE packet in the list below
+constexpr std::size_t kGemAt = 17;      // GEM_HANDLES
+constexpr std::size_t kRecord = 16;     // the shader record after its four handles
 host::Vc4Submit good_job() {
   host::Vc4Submit j;
-  j.bos = {{0x100000, 64}, {0x110000, 256, true, false, 8}, {0x120000, 256, true, false, 0},
-           {0x130000, 256, true, false, 0}, {0x140000, 120}, {0x150000, 64 * 64 * 4}};
-  j.bin_cl = {112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x04, 6,  // 1x1 tiles, START
-              254, 0, 0, 0, 0, 0, 0, 0, 0,                             // GEM_HANDLES: index buffer = BO 0
-              64, 0x01, 0, 0, 0,                                       // GL_SHADER_STATE, one attribute
-              32, 0x14, 6, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0,            // 6 16-bit indices at offset 0, max 9
-              33, 0x04, 3, 0, 0, 0, 0, 0, 0, 0,                        // array: 3 from 0
-              7, 4};
+  j.bos = {{0x100000, 64},
+           {0x110000, 256, true, false, 8},
+           {0x120000, 256, true, false, 0},
+           {0x130000, 256, true, false, 0},
+           {0x140000, 120},
+           {0x150000, 64 * 64 * 4}};
+  j.bin_cl = {112, 0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x04, 6,  // 1x1 tiles, START
+              254, 0,    0, 0, 0, 0, 0, 0, 0,                             // GEM_HANDLES: index buffer = BO 0
+              64,  0x01, 0, 0, 0,                                         // GL_SHADER_STATE, one attribute
+              32,  0x14, 6, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0,              // 6 16-bit indices at offset 0, max 9
+              33,  0x04, 3, 0, 0, 0, 0, 0, 0, 0,                          // array: 3 from 0
+              7,   4};
   for (std::uint32_t h : {1u, 2u, 3u, 4u}) put_u32(j.shader_rec, h);
   std::vector<std::uint8_t> rec(44, 0);
-  rec[0] = 0x01;   // FS single-threaded (the FS BO is not threaded)
-  rec[40] = 11;    // attribute 0: 12 bytes at offset 0
-  rec[41] = 12;    //              stride 12
+  rec[0] = 0x01;  // FS single-threaded (the FS BO is not threaded)
+  rec[40] = 11;   // attribute 0: 12 bytes at offset 0
+  rec[41] = 12;   //              stride 12
   j.shader_rec.insert(j.shader_rec.end(), rec.begin(), rec.end());
   j.shader_rec_count = 1;
   j.uniforms_size = 8;
@@ -442,17 +446,27 @@ TEST(Vc4Validation, SubmitChecksPassJustInsideEachLimitAndFailJustOutside) {
          "at byte 31: GL_INDEXED_PRIMITIVE reads 6 indices of 2 bytes at offset 54 of a 64-byte index buffer");
   expect(with([](auto& j) { set_u32(j.bin_cl, kIndexedAt + 6, 65); }), "at offset 65 of a 64-byte index buffer");
   // 8-bit indices: 12 fit after offset 52.
-  EXPECT_EQ(with([](auto& j) { j.bin_cl[kIndexedAt + 1] = 0x04; set_u32(j.bin_cl, kIndexedAt + 2, 12);
-                               set_u32(j.bin_cl, kIndexedAt + 6, 52); }), "");
-  expect(with([](auto& j) { j.bin_cl[kIndexedAt + 1] = 0x04; set_u32(j.bin_cl, kIndexedAt + 2, 13);
-                            set_u32(j.bin_cl, kIndexedAt + 6, 52); }), "reads 13 indices of 1 bytes");
+  EXPECT_EQ(with([](auto& j) {
+              j.bin_cl[kIndexedAt + 1] = 0x04;
+              set_u32(j.bin_cl, kIndexedAt + 2, 12);
+              set_u32(j.bin_cl, kIndexedAt + 6, 52);
+            }),
+            "");
+  expect(with([](auto& j) {
+           j.bin_cl[kIndexedAt + 1] = 0x04;
+           set_u32(j.bin_cl, kIndexedAt + 2, 13);
+           set_u32(j.bin_cl, kIndexedAt + 6, 52);
+         }),
+         "reads 13 indices of 1 bytes");
   // GEM_HANDLES names the index buffer: BO 5 (the last) is fine, 6 is past the table ('>='), 1 is a shader BO.
   EXPECT_EQ(with([](auto& j) { set_u32(j.bin_cl, kGemAt + 1, 5); }), "");
-  expect(with([](auto& j) { set_u32(j.bin_cl, kGemAt + 1, 6); }), "index buffer BO index 6 is not below the BO count 6");
+  expect(with([](auto& j) { set_u32(j.bin_cl, kGemAt + 1, 6); }),
+         "index buffer BO index 6 is not below the BO count 6");
   expect(with([](auto& j) { set_u32(j.bin_cl, kGemAt + 1, 1); }), "index buffer BO 1 is a shader BO");
 
   // 8: shader records. Handles first (16 bytes), then the 44-byte record.
-  expect(with([](auto& j) { j.shader_rec.resize(15); }), "shader record 0: 4 BO handles overrun the 15 shader record bytes");
+  expect(with([](auto& j) { j.shader_rec.resize(15); }),
+         "shader record 0: 4 BO handles overrun the 15 shader record bytes");
   expect(with([](auto& j) { j.shader_rec.resize(16 + 43); }), "the 44-byte record overruns the 43 shader record bytes");
   // The shader handles use '>' (an index equal to the count slips through the kernel, and names no BO).
   expect(with([](auto& j) { set_u32(j.shader_rec, 0, 7); }), "FS handle 7 is above the BO count 6");
@@ -461,18 +475,34 @@ TEST(Vc4Validation, SubmitChecksPassJustInsideEachLimitAndFailJustOutside) {
   expect(with([](auto& j) { set_u32(j.shader_rec, 12, 6); }), "attribute 0 BO index 6 is not below the BO count 6");
   expect(with([](auto& j) { set_u32(j.shader_rec, 12, 2); }), "attribute 0 BO 2 is a shader BO");
   expect(with([](auto& j) { j.shader_rec[kRecord] = 0; }), "the FS threading flag (multi-threaded) does not match");
-  EXPECT_EQ(with([](auto& j) { j.shader_rec[kRecord] = 0; j.bos[1].threaded = true; }), "");
+  EXPECT_EQ(with([](auto& j) {
+              j.shader_rec[kRecord] = 0;
+              j.bos[1].threaded = true;
+            }),
+            "");
   expect(with([](auto& j) { j.bos[2].threaded = true; }), "VS and CS cannot be threaded");
   expect(with([](auto& j) { set_u32(j.shader_rec, kRecord + 28, 16); }), "CS code offset 16 is not 0");
-  EXPECT_EQ(with([](auto& j) { j.uniforms_size = 8; j.bos[3].uniforms_src_size = 8; }), "");
+  EXPECT_EQ(with([](auto& j) {
+              j.uniforms_size = 8;
+              j.bos[3].uniforms_src_size = 8;
+            }),
+            "");
   expect(with([](auto& j) { j.uniforms_size = 7; }), "FS reads 8 uniform bytes of the 7 supplied");
   // Attribute bounds: 12 bytes at offset 108 end exactly at 120; at 109 they overrun.
-  EXPECT_EQ(with([](auto& j) { set_u32(j.shader_rec, kRecord + 36, 108); j.shader_rec[kRecord + 41] = 0; }), "");
-  expect(with([](auto& j) { set_u32(j.shader_rec, kRecord + 36, 109); j.shader_rec[kRecord + 41] = 0; }),
+  EXPECT_EQ(with([](auto& j) {
+              set_u32(j.shader_rec, kRecord + 36, 108);
+              j.shader_rec[kRecord + 41] = 0;
+            }),
+            "");
+  expect(with([](auto& j) {
+           set_u32(j.shader_rec, kRecord + 36, 109);
+           j.shader_rec[kRecord + 41] = 0;
+         }),
          "attribute 0: 12 bytes at offset 109 overrun the 120-byte BO");
   // Max index x stride: index 9 needs 9 * 12 + 12 = 120 bytes.
   expect(with([](auto& j) { j.bos[4].size = 119; }), "primitives use index 9, the BO holds up to index 8");
-  expect(with([](auto& j) { set_u32(j.bin_cl, kIndexedAt + 10, 10); }), "primitives use index 10, the BO holds up to index 9");
+  expect(with([](auto& j) { set_u32(j.bin_cl, kIndexedAt + 10, 10); }),
+         "primitives use index 10, the BO holds up to index 9");
   // Extended records take stride bits 31:8 from the extra words: stride 0x100 | 12 needs far more than 120 bytes.
   {
     host::Vc4Submit j = good_job();
@@ -487,11 +517,21 @@ TEST(Vc4Validation, SubmitChecksPassJustInsideEachLimitAndFailJustOutside) {
   EXPECT_EQ(with([](auto& j) { j.color_write.bits = 1u << 2 | 2u << 4; }),
             "colour write: render config bits outside the allowed set");  // decimate 16x does not
   EXPECT_EQ(with([](auto& j) { j.color_write.flags = 1; }), "colour write: flags on the render config surface");
-  EXPECT_EQ(with([](auto& j) { j.color_write.bits = 3u << 2; }), "colour write: colour format not 565, 565 dithered or 8888");
+  EXPECT_EQ(with([](auto& j) { j.color_write.bits = 3u << 2; }),
+            "colour write: colour format not 565, 565 dithered or 8888");
   EXPECT_EQ(with([](auto& j) { j.color_write.bits = 3u << 6 | 1u << 2; }), "colour write: tiling beyond LT");
-  expect(with([](auto& j) { j.color_write.offset = 16; }), "colour write: surface of 16384 bytes at offset 16 overruns");
-  EXPECT_EQ(with([](auto& j) { j.color_write.bits = 2u << 2; j.color_write.offset = 8192; }), "");  // BGR565: 8 KiB
-  expect(with([](auto& j) { j.color_write.bits = 2u << 2; j.color_write.offset = 8193; }), "overruns the 16384-byte BO");
+  expect(with([](auto& j) { j.color_write.offset = 16; }),
+         "colour write: surface of 16384 bytes at offset 16 overruns");
+  EXPECT_EQ(with([](auto& j) {
+              j.color_write.bits = 2u << 2;
+              j.color_write.offset = 8192;
+            }),
+            "");  // BGR565: 8 KiB
+  expect(with([](auto& j) {
+           j.color_write.bits = 2u << 2;
+           j.color_write.offset = 8193;
+         }),
+         "overruns the 16384-byte BO");
   auto read = [](auto& j, std::uint16_t bits, std::uint32_t offset = 0) {
     j.color_read.hindex = 5;
     j.color_read.bits = bits;
@@ -502,16 +542,34 @@ TEST(Vc4Validation, SubmitChecksPassJustInsideEachLimitAndFailJustOutside) {
   EXPECT_EQ(with([&](auto& j) { read(j, 1 | 3 << 4); }), "colour read: tiling beyond LT");
   EXPECT_EQ(with([&](auto& j) { read(j, 2 | 1 << 8); }), "colour read: a Z/S buffer with a colour format");
   EXPECT_EQ(with([&](auto& j) { read(j, 3); }), "colour read: buffer 3 is neither colour nor Z/S");
-  EXPECT_EQ(with([&](auto& j) { read(j, 1 | 3 << 8); }), "colour read: colour format not RGBA8888, BGR565 dithered or BGR565");
+  EXPECT_EQ(with([&](auto& j) { read(j, 1 | 3 << 8); }),
+            "colour read: colour format not RGBA8888, BGR565 dithered or BGR565");
   EXPECT_EQ(with([&](auto& j) { read(j, 1, 8); }), "colour read: offset not 16-byte aligned");
   EXPECT_EQ(with([&](auto& j) { read(j, 1 | 1 << 4); }), "");  // T format: 64x64 rounds to 64x64 (4 KiB utiles)
-  EXPECT_EQ(with([&](auto& j) { j.zs_write = j.color_write; j.zs_write.bits = 2; j.zs_write.flags = 1; }),
+  EXPECT_EQ(with([&](auto& j) {
+              j.zs_write = j.color_write;
+              j.zs_write.bits = 2;
+              j.zs_write.flags = 1;
+            }),
             "Z/S write: a general Z/S write may not be full resolution");
-  EXPECT_EQ(with([&](auto& j) { read(j, 1); j.color_read.flags = 1; }), "colour read: load/store bits set on a full-resolution surface");
-  EXPECT_EQ(with([&](auto& j) { read(j, 1); j.color_read.flags = 2; }), "colour read: unknown surface flags");
-  EXPECT_EQ(with([](auto& j) { j.width = 4097; j.bos[5].size = 1u << 30; }), "colour write: surface 4097x64 is larger than 4096");
+  EXPECT_EQ(with([&](auto& j) {
+              read(j, 1);
+              j.color_read.flags = 1;
+            }),
+            "colour read: load/store bits set on a full-resolution surface");
+  EXPECT_EQ(with([&](auto& j) {
+              read(j, 1);
+              j.color_read.flags = 2;
+            }),
+            "colour read: unknown surface flags");
+  EXPECT_EQ(with([](auto& j) {
+              j.width = 4097;
+              j.bos[5].size = 1u << 30;
+            }),
+            "colour write: surface 4097x64 is larger than 4096");
   // 14: something must be written.
-  EXPECT_EQ(with([](auto& j) { j.color_write.hindex = host::Vc4SubmitSurface::kNone; }), "no colour or Z/S write surface");
+  EXPECT_EQ(with([](auto& j) { j.color_write.hindex = host::Vc4SubmitSurface::kNone; }),
+            "no colour or Z/S write surface");
 }
 
 TEST(Vc4Validation, MsaaSurfacesAndTheFullResolutionBoundsCheck) {
@@ -538,7 +596,8 @@ TEST(Vc4Validation, MsaaSurfacesAndTheFullResolutionBoundsCheck) {
   j.msaa_color_write.offset = 16392;
   EXPECT_EQ(d.validate_submit(j), "MSAA colour write: offset not 16-byte aligned");
   j.msaa_color_write.offset = 16400;
-  EXPECT_EQ(d.validate_submit(j), "MSAA colour write: full-resolution tile (1, 1) is beyond the 65536-byte BO at offset 16400");
+  EXPECT_EQ(d.validate_submit(j),
+            "MSAA colour write: full-resolution tile (1, 1) is beyond the 65536-byte BO at offset 16400");
   j.msaa_color_write.offset = 0;
   j.msaa_color_write.bits = 1;
   EXPECT_EQ(d.validate_submit(j), "MSAA colour write: MSAA surface with flags or bits");

@@ -2,14 +2,14 @@
 // builder, and a decoder of the tile lists the binner writes (following BRANCH between blocks).
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
@@ -44,9 +44,18 @@ struct List {
     bytes.push_back(opcode);
     return *this;
   }
-  List& u8(std::uint8_t v) { bytes.push_back(v); return *this; }
-  List& u16(std::uint16_t v) { le(bytes, v, 2); return *this; }
-  List& u32(std::uint32_t v) { le(bytes, v, 4); return *this; }
+  List& u8(std::uint8_t v) {
+    bytes.push_back(v);
+    return *this;
+  }
+  List& u16(std::uint16_t v) {
+    le(bytes, v, 2);
+    return *this;
+  }
+  List& u32(std::uint32_t v) {
+    le(bytes, v, 4);
+    return *this;
+  }
   // TILE_BINNING_MODE_CONFIG
   List& bin_config(std::uint32_t alloc, std::uint32_t size, std::uint32_t tsda, std::uint8_t w, std::uint8_t h,
                    std::uint8_t flags) {
@@ -73,11 +82,11 @@ struct List {
 
 // One decoded tile list.
 struct TileList {
-  std::vector<std::uint8_t> ops;                      // packets outside compressed runs, in order
-  std::vector<std::vector<std::uint16_t>> entries;    // decoded primitives (1, 2 or 3 indices)
-  std::vector<std::vector<std::uint8_t>> raw;         // the entries' bytes as written
-  std::vector<std::uint32_t> branches;                // BRANCH targets (chained blocks)
-  bool returned = false;                              // ended with RETURN_FROM_SUB_LIST
+  std::vector<std::uint8_t> ops;                    // packets outside compressed runs, in order
+  std::vector<std::vector<std::uint16_t>> entries;  // decoded primitives (1, 2 or 3 indices)
+  std::vector<std::vector<std::uint8_t>> raw;       // the entries' bytes as written
+  std::vector<std::uint32_t> branches;              // BRANCH targets (chained blocks)
+  bool returned = false;                            // ended with RETURN_FROM_SUB_LIST
   std::string error;
 };
 

@@ -9,7 +9,7 @@
 
 /* ---- GuC registers in the GTTMMADR BAR (i915 intel_guc_reg.h) ---- */
 #define GUC_REG_STATUS 0xC000u
-#define GUC_REG_WOPCM_SIZE 0xC050u       /* bit 0 locked, 31:12 size */
+#define GUC_REG_WOPCM_SIZE 0xC050u /* bit 0 locked, 31:12 size */
 #define GUC_REG_SHIM_CONTROL 0xC064u
 #define GUC_REG_SOFT_SCRATCH(n) (0xC180u + 4u * (n))
 #define GUC_SOFT_SCRATCH_COUNT 16u
@@ -22,7 +22,7 @@
 #define GUC_DMA_ADDRESS_SPACE_WOPCM (7u << 16)
 #define GUC_DMA_ADDRESS_SPACE_GTT (8u << 16)
 #define GUC_REG_DMA_COPY_SIZE 0xC310u
-#define GUC_REG_DMA_CTRL 0xC314u         /* masked */
+#define GUC_REG_DMA_CTRL 0xC314u /* masked */
 #define GUC_DMA_START 0x1u
 #define GUC_DMA_UOS_MOVE 0x10u
 #define GUC_DMA_HUC_UKERNEL 0x200u
@@ -62,10 +62,10 @@
 
 /* ---- Firmware image (i915 intel_uc_fw_abi.h struct uc_css_header, 128 bytes) ---- */
 #define GUC_CSS_HEADER_BYTES 128u
-#define GUC_CSS_KEY_SIZE_DW 64u     /* RSA-2048: 256-byte signature */
+#define GUC_CSS_KEY_SIZE_DW 64u /* RSA-2048: 256-byte signature */
 #define GUC_CSS_MODULUS_SIZE_DW 64u
 #define GUC_CSS_EXPONENT_SIZE_DW 1u
-#define GUC_CSS_MODULE_TYPE 0x6u    /* model's choice; i915 does not check it */
+#define GUC_CSS_MODULE_TYPE 0x6u /* model's choice; i915 does not check it */
 #define GUC_CSS_VENDOR_INTEL 0x8086u
 /* i915 intel_guc_fw.c: "uCode expects to be loaded at 8k; locations below this are used for the stack". The DMA copies
  * the CSS header and the uCode in one piece, so the first instruction sits right after the header. */
@@ -88,9 +88,9 @@
 
 /* Local registers (offsets in the LAPIC page). EOI is where an x86 local APIC has it. */
 #define GUC_LAPIC_EOI 0x0B0u
-#define GUC_LAPIC_UKERNEL_STATUS 0x800u /* write: GUC_STATUS bits 15:8 */
-#define GUC_LAPIC_HOST_INTERRUPT 0x804u /* write: raise the GuC-to-host interrupt */
-#define GUC_LAPIC_TIMESTAMP 0x808u      /* read: GuC clock cycles since reset, low 32 bits */
+#define GUC_LAPIC_UKERNEL_STATUS 0x800u   /* write: GUC_STATUS bits 15:8 */
+#define GUC_LAPIC_HOST_INTERRUPT 0x804u   /* write: raise the GuC-to-host interrupt */
+#define GUC_LAPIC_TIMESTAMP 0x808u        /* read: GuC clock cycles since reset, low 32 bits */
 #define GUC_LAPIC_DOORBELL_PENDING 0x80Cu /* read: lowest rung doorbell id (cleared by the read) or NONE */
 #define GUC_DOORBELL_NONE 0xFFFFFFFFu
 
@@ -219,7 +219,8 @@
 #define GUC_VIDEOENHANCE_ENGINE 3u
 #define GUC_VIDEO_ENGINE2 4u
 #define GUC_MAX_ENGINES_NUM 5u
-#define GUC_ENGINE_BASES {0x2000u, 0x12000u, 0x22000u, 0x1A000u, 0x1C000u}
+#define GUC_ENGINE_BASES \
+  { 0x2000u, 0x12000u, 0x22000u, 0x1A000u, 0x1C000u }
 /* Execlists registers the firmware drives, from the engine base (i915 RING_ELSP, RING_EXECLIST_STATUS_LO,
  * RING_CONTEXT_STATUS_BUF_LO/HI, RING_CONTEXT_STATUS_PTR, RING_MODE_GEN7) and the CSB status bits (GEN8_CTX_STATUS_*).
  * CSB pointer: write pointer 2:0 (hardware), read pointer 10:8 (software, masked write), 6 entries. */

@@ -32,7 +32,7 @@ static u32 log_base;      /* GuC (= GGTT) address of the log buffer, 0 when the 
 static u32 log_text_size; /* bytes of the text area */
 static u32 log_verbosity; /* GUC_LOG_VERBOSITY_* the host asked for (GUC_CTL_DEBUG) */
 static u32 forcewake_policy;
-static u32 sleep_state;   /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
+static u32 sleep_state;                       /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
 static u32 requests;
 
@@ -420,14 +420,14 @@ static const u8 engine_iir_shift[GUC_MAX_ENGINES_NUM] = {0, 0, 16, 0, 16};
 static u32 engines_present; /* bit per GuC engine id (GUC_LAPIC_ENGINES) */
 
 struct engine_state {
-  u32 busy;        /* a context runs: ours (submitted, not completed) or, after a GuC reset, somebody else's */
-  u32 foreign;     /* the running context is not ours (found active when the firmware first looked) */
-  u32 failed;      /* the engine stopped with a command streamer error: work held until the host resets it */
-  u32 stage;       /* the stage id and fence of our running work item */
+  u32 busy;    /* a context runs: ours (submitted, not completed) or, after a GuC reset, somebody else's */
+  u32 foreign; /* the running context is not ours (found active when the firmware first looked) */
+  u32 failed;  /* the engine stopped with a command streamer error: work held until the host resets it */
+  u32 stage;   /* the stage id and fence of our running work item */
   u32 fence;
-  u32 context_id;  /* the context ID given with the ELSP write */
-  u32 csb_read;    /* the last CSB entry consumed; GUC_CSB_ENTRIES until the firmware first looked */
-  u32 warned;      /* interrupts-not-steered diagnostic given */
+  u32 context_id; /* the context ID given with the ELSP write */
+  u32 csb_read;   /* the last CSB entry consumed; GUC_CSB_ENTRIES until the firmware first looked */
+  u32 warned;     /* interrupts-not-steered diagnostic given */
 };
 static struct engine_state engines[GUC_MAX_ENGINES_NUM];
 
@@ -463,8 +463,8 @@ static void report(u32 id, u32 action) {
     log_puts(engine_name[id]);
     log_putc('\n');
   }
-  const u32 message[EVENT_DWORDS] = {GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage,
-                                     e->fence, id};
+  const u32 message[EVENT_DWORDS] = {GUC_WORK_ITEM_DONE_LEN | (action << GUC_CT_MSG_ACTION_SHIFT), e->stage, e->fence,
+                                     id};
   post_event(message);
 }
 

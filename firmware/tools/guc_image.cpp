@@ -25,8 +25,7 @@ CssHeader read_css_header(const std::uint8_t* bytes) {
 std::string check_image(const std::vector<std::uint8_t>& image, ImageLayout& layout) {
   if (image.size() < sizeof(CssHeader)) return "image smaller than the 128-byte CSS header";
   const CssHeader h = read_css_header(image.data());
-  const std::uint64_t non_header_dw =
-      std::uint64_t{h.key_size_dw} + h.modulus_size_dw + h.exponent_size_dw;
+  const std::uint64_t non_header_dw = std::uint64_t{h.key_size_dw} + h.modulus_size_dw + h.exponent_size_dw;
   if (h.header_size_dw < non_header_dw || (h.header_size_dw - non_header_dw) * 4 != sizeof(CssHeader)) {
     return "CSS header definition mismatch";
   }
@@ -95,8 +94,7 @@ std::vector<std::uint8_t> pack_image(const std::vector<std::uint8_t>& ucode, con
 
   CssHeader h;
   h.module_type = GUC_CSS_MODULE_TYPE;
-  h.header_size_dw =
-      sizeof(CssHeader) / 4 + GUC_CSS_KEY_SIZE_DW + GUC_CSS_MODULUS_SIZE_DW + GUC_CSS_EXPONENT_SIZE_DW;
+  h.header_size_dw = sizeof(CssHeader) / 4 + GUC_CSS_KEY_SIZE_DW + GUC_CSS_MODULUS_SIZE_DW + GUC_CSS_EXPONENT_SIZE_DW;
   h.header_version = 0x10000;
   h.module_vendor = GUC_CSS_VENDOR_INTEL;
   h.size_dw = h.header_size_dw + static_cast<std::uint32_t>(padded.size() / 4);

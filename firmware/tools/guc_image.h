@@ -19,15 +19,15 @@ struct CssHeader {
   std::uint32_t header_version = 0;
   std::uint32_t module_id = 0;
   std::uint32_t module_vendor = 0;
-  std::uint32_t date = 0;            // day 7:0, month 15:8, year 31:16
-  std::uint32_t size_dw = 0;         // uCode plus header_size_dw
+  std::uint32_t date = 0;     // day 7:0, month 15:8, year 31:16
+  std::uint32_t size_dw = 0;  // uCode plus header_size_dw
   std::uint32_t key_size_dw = 0;
   std::uint32_t modulus_size_dw = 0;
   std::uint32_t exponent_size_dw = 0;
   std::uint32_t time = 0;
   char username[8] = {};
   char buildnumber[12] = {};
-  std::uint32_t sw_version = 0;      // GuC: major 23:16, minor 15:8, patch 7:0
+  std::uint32_t sw_version = 0;  // GuC: major 23:16, minor 15:8, patch 7:0
   std::uint32_t reserved[14] = {};
   std::uint32_t header_info = 0;
 };

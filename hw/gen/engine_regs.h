@@ -70,13 +70,13 @@ constexpr std::uint32_t kBbStateActive = 1u << 0;
 // Fields of RING_START, RING_CTL, RING_HEAD and RING_TAIL (i915 gt/intel_engine_regs.h RING_VALID, RING_NR_PAGES,
 // HEAD_ADDR, HEAD_WRAP_COUNT, HEAD_WRAP_ONE, TAIL_ADDR).
 struct RingRegisterFields {
-  static constexpr std::uint32_t kCtlEnable = 1u << 0;          // RING_VALID
-  static constexpr std::uint32_t kCtlSizeMask = 0x1FF000;       // RING_NR_PAGES: bits 20:12 = pages - 1
-  static constexpr std::uint32_t kHeadAddrMask = 0x1FFFFC;      // HEAD_ADDR: bits 20:2
-  static constexpr std::uint32_t kHeadWrapMask = 0xFFE00000;    // HEAD_WRAP_COUNT: bits 31:21
-  static constexpr std::uint32_t kHeadWrapOne = 0x200000;       // HEAD_WRAP_ONE
-  static constexpr std::uint32_t kTailAddrMask = 0x1FFFF8;      // TAIL_ADDR: bits 20:3, qword aligned
-  static constexpr std::uint32_t kStartAddrMask = 0xFFFFF000;   // 4 KiB aligned GGTT address
+  static constexpr std::uint32_t kCtlEnable = 1u << 0;         // RING_VALID
+  static constexpr std::uint32_t kCtlSizeMask = 0x1FF000;      // RING_NR_PAGES: bits 20:12 = pages - 1
+  static constexpr std::uint32_t kHeadAddrMask = 0x1FFFFC;     // HEAD_ADDR: bits 20:2
+  static constexpr std::uint32_t kHeadWrapMask = 0xFFE00000;   // HEAD_WRAP_COUNT: bits 31:21
+  static constexpr std::uint32_t kHeadWrapOne = 0x200000;      // HEAD_WRAP_ONE
+  static constexpr std::uint32_t kTailAddrMask = 0x1FFFF8;     // TAIL_ADDR: bits 20:3, qword aligned
+  static constexpr std::uint32_t kStartAddrMask = 0xFFFFF000;  // 4 KiB aligned GGTT address
   // RING_CTL for a ring of `bytes` (4 KiB .. 2 MiB, a multiple of 4 KiB): i915 RING_CTL_SIZE(size) | RING_VALID.
   static constexpr std::uint32_t ctl_for(std::uint32_t bytes) { return ((bytes - 4096) & kCtlSizeMask) | kCtlEnable; }
 };

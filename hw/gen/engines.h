@@ -16,16 +16,14 @@ struct EngineInfo {
   Engine id;
   const char* name;
   std::uint32_t mmio_base;
-  std::uint8_t hw_id;            // i915 *_HW ids, reported in RING_FAULT_REG.ENGINE_ID
-  std::uint32_t reset_domain;    // GDRST bit
-  bool render;                   // PIPE_CONTROL (render) vs MI_FLUSH_DW (other engines)
+  std::uint8_t hw_id;          // i915 *_HW ids, reported in RING_FAULT_REG.ENGINE_ID
+  std::uint32_t reset_domain;  // GDRST bit
+  bool render;                 // PIPE_CONTROL (render) vs MI_FLUSH_DW (other engines)
 };
 
 inline constexpr EngineInfo kEngines[kEngineCount] = {
-    {Engine::kRcs, "rcs", 0x02000, 0, kGdrstRender, true},
-    {Engine::kBcs, "bcs", 0x22000, 2, kGdrstBlt, false},
-    {Engine::kVcs0, "vcs0", 0x12000, 1, kGdrstMedia, false},
-    {Engine::kVcs1, "vcs1", 0x1C000, 4, kGdrstMedia2, false},
+    {Engine::kRcs, "rcs", 0x02000, 0, kGdrstRender, true},   {Engine::kBcs, "bcs", 0x22000, 2, kGdrstBlt, false},
+    {Engine::kVcs0, "vcs0", 0x12000, 1, kGdrstMedia, false}, {Engine::kVcs1, "vcs1", 0x1C000, 4, kGdrstMedia2, false},
     {Engine::kVecs, "vecs", 0x1A000, 3, kGdrstVecs, false},
 };
 

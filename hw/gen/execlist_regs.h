@@ -11,7 +11,7 @@ namespace gpuvp::gen {
 
 // RING_CONTEXT_STATUS_PTR fields.
 struct CsbPointerFields {
-  static constexpr unsigned kEntries = 6;                 // GEN8_CSB_ENTRIES
+  static constexpr unsigned kEntries = 6;                  // GEN8_CSB_ENTRIES
   static constexpr std::uint32_t kWritePointerMask = 0x7;  // bits 2:0, written by hardware
   static constexpr unsigned kReadPointerShift = 8;         // bits 10:8, written by software
   static constexpr std::uint32_t kReadPointerMask = 0x7u << kReadPointerShift;

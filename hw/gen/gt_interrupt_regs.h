@@ -51,20 +51,28 @@ struct GtInterruptRegs {
   static constexpr int bank_of(Engine e) {
     switch (e) {
       case Engine::kRcs:
-      case Engine::kBcs: return 0;
+      case Engine::kBcs:
+        return 0;
       case Engine::kVcs0:
-      case Engine::kVcs1: return 1;
-      case Engine::kVecs: return 3;
+      case Engine::kVcs1:
+        return 1;
+      case Engine::kVecs:
+        return 3;
     }
     throw std::invalid_argument("GtInterrupts: unknown engine");
   }
   static constexpr int shift_of(Engine e) {
     switch (e) {
-      case Engine::kRcs: return 0;    // GEN8_RCS_IRQ_SHIFT
-      case Engine::kBcs: return 16;   // GEN8_BCS_IRQ_SHIFT
-      case Engine::kVcs0: return 0;   // GEN8_VCS0_IRQ_SHIFT
-      case Engine::kVcs1: return 16;  // GEN8_VCS1_IRQ_SHIFT
-      case Engine::kVecs: return 0;   // GEN8_VECS_IRQ_SHIFT
+      case Engine::kRcs:
+        return 0;  // GEN8_RCS_IRQ_SHIFT
+      case Engine::kBcs:
+        return 16;  // GEN8_BCS_IRQ_SHIFT
+      case Engine::kVcs0:
+        return 0;  // GEN8_VCS0_IRQ_SHIFT
+      case Engine::kVcs1:
+        return 16;  // GEN8_VCS1_IRQ_SHIFT
+      case Engine::kVecs:
+        return 0;  // GEN8_VECS_IRQ_SHIFT
     }
     throw std::invalid_argument("GtInterrupts: unknown engine");
   }

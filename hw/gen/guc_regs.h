@@ -22,11 +22,16 @@ constexpr std::uint32_t kGtDoorbellEnable = 1u << 0;
 // The GuC's id of an engine (i915 intel_guc_fwif.h GUC_RENDER_ENGINE ...): work item targets, engine presence masks.
 constexpr std::uint32_t guc_engine_id(Engine engine) {
   switch (engine) {
-    case Engine::kRcs: return GUC_RENDER_ENGINE;
-    case Engine::kVcs0: return GUC_VIDEO_ENGINE;
-    case Engine::kBcs: return GUC_BLITTER_ENGINE;
-    case Engine::kVecs: return GUC_VIDEOENHANCE_ENGINE;
-    case Engine::kVcs1: return GUC_VIDEO_ENGINE2;
+    case Engine::kRcs:
+      return GUC_RENDER_ENGINE;
+    case Engine::kVcs0:
+      return GUC_VIDEO_ENGINE;
+    case Engine::kBcs:
+      return GUC_BLITTER_ENGINE;
+    case Engine::kVecs:
+      return GUC_VIDEOENHANCE_ENGINE;
+    case Engine::kVcs1:
+      return GUC_VIDEO_ENGINE2;
   }
   throw std::invalid_argument("Guc: unknown engine");
 }

@@ -47,34 +47,40 @@ constexpr std::uint32_t lri_header(std::uint32_t pairs) { return instr(kLoadRegi
 constexpr std::uint32_t kGpgpuCsrBaseAddressDw0 = 0x61040000;
 
 // Shared DW0 flag bits.
-constexpr std::uint32_t kUseGgtt = 1u << 22;             // SDI, SRM, LRM, SEMAPHORE_WAIT, ATOMIC, COND_BB_END
-constexpr std::uint32_t kStoreQword = 1u << 21;          // SDI, STORE_DATA_INDEX
-constexpr std::uint32_t kBbPpgtt = 1u << 8;              // BB_START address space indicator
-constexpr std::uint32_t kBbSecondLevel = 1u << 22;       // BB_START second level
-constexpr std::uint32_t kNoopIdentify = 1u << 22;        // MI_NOOP: write bits 21:0 to NOPID
-constexpr std::uint32_t kSemaphorePoll = 1u << 15;       // SEMAPHORE_WAIT wait mode
+constexpr std::uint32_t kUseGgtt = 1u << 22;        // SDI, SRM, LRM, SEMAPHORE_WAIT, ATOMIC, COND_BB_END
+constexpr std::uint32_t kStoreQword = 1u << 21;     // SDI, STORE_DATA_INDEX
+constexpr std::uint32_t kBbPpgtt = 1u << 8;         // BB_START address space indicator
+constexpr std::uint32_t kBbSecondLevel = 1u << 22;  // BB_START second level
+constexpr std::uint32_t kNoopIdentify = 1u << 22;   // MI_NOOP: write bits 21:0 to NOPID
+constexpr std::uint32_t kSemaphorePoll = 1u << 15;  // SEMAPHORE_WAIT wait mode
 constexpr std::uint32_t kCondCompareSemaphore = 1u << 21;
 // MI_ATOMIC DW0 (Mesa genxml gen8/gen9.xml, media-driver mhw_mi_hwcmd_g9_X.h, compute-runtime gen9; see mi_atomic.h).
-constexpr std::uint32_t kAtomicPostSync = 1u << 21;      // "Post-Sync Operation" (genxml); media-driver: reserved
-constexpr std::uint32_t kAtomicQword = 1u << 19;         // Data Size 20:19: 0 dword, 1 qword, 2 octword
+constexpr std::uint32_t kAtomicPostSync = 1u << 21;  // "Post-Sync Operation" (genxml); media-driver: reserved
+constexpr std::uint32_t kAtomicQword = 1u << 19;     // Data Size 20:19: 0 dword, 1 qword, 2 octword
 constexpr std::uint32_t kAtomicInlineData = 1u << 18;
 constexpr std::uint32_t kAtomicCsStall = 1u << 17;
-constexpr std::uint32_t kAtomicReturnData = 1u << 16;    // Return Data Control: memory return data -> CS_GPR4
+constexpr std::uint32_t kAtomicReturnData = 1u << 16;  // Return Data Control: memory return data -> CS_GPR4
 
 // SEMAPHORE_WAIT compare operations (bits 14:12): SAD = memory data, SDD = inline data.
-enum class Compare : std::uint32_t { kGreater = 0, kGreaterEqual = 1, kLess = 2, kLessEqual = 3, kEqual = 4,
-                                     kNotEqual = 5 };
+enum class Compare : std::uint32_t {
+  kGreater = 0,
+  kGreaterEqual = 1,
+  kLess = 2,
+  kLessEqual = 3,
+  kEqual = 4,
+  kNotEqual = 5
+};
 
 // MI_FLUSH_DW DW0 bits.
 constexpr std::uint32_t kFlushStoreIndex = 1u << 21;
 constexpr std::uint32_t kFlushTlbInvalidate = 1u << 18;
-constexpr std::uint32_t kFlushPostSyncImm = 1u << 14;    // 15:14 = 1: write immediate data
+constexpr std::uint32_t kFlushPostSyncImm = 1u << 14;  // 15:14 = 1: write immediate data
 constexpr std::uint32_t kFlushPostSyncTimestamp = 3u << 14;
 constexpr std::uint32_t kFlushNotify = 1u << 8;
-constexpr std::uint32_t kFlushDestGgtt = 1u << 2;        // DW1 bit 2
+constexpr std::uint32_t kFlushDestGgtt = 1u << 2;  // DW1 bit 2
 
 // PIPE_CONTROL: GFXPIPE (3, 2, 0); DW1 flags.
-constexpr std::uint32_t kPipeControlDw0 = 0x7A000000;    // length in 7:0
+constexpr std::uint32_t kPipeControlDw0 = 0x7A000000;  // length in 7:0
 constexpr std::uint32_t kPcNotify = 1u << 8;
 constexpr std::uint32_t kPcPostSyncImm = 1u << 14;
 constexpr std::uint32_t kPcPostSyncDepthCount = 2u << 14;
@@ -207,13 +213,13 @@ inline std::vector<std::uint32_t> conditional_batch_buffer_end(std::uint64_t add
 // MOVE8B). Without inline data the operands come from CS_GPR0 / CS_GPR2.
 inline std::vector<std::uint32_t> atomic(std::uint32_t op, std::uint64_t address, bool ggtt, bool qword,
                                          bool inline_data = false, std::uint64_t operand1 = 0,
-                                         std::uint64_t operand2 = 0, bool return_data = false,
-                                         bool cs_stall = false) {
+                                         std::uint64_t operand2 = 0, bool return_data = false, bool cs_stall = false) {
   const std::uint32_t total = inline_data ? (qword ? 7u : 5u) : 3u;
   std::vector<std::uint32_t> out{instr(kAtomic, total - 2) | (ggtt ? kUseGgtt : 0) | (qword ? kAtomicQword : 0) |
                                      (inline_data ? kAtomicInlineData : 0) | (cs_stall ? kAtomicCsStall : 0) |
                                      (return_data ? kAtomicReturnData : 0) | (op & 0xFF) << 8,
-                                 static_cast<std::uint32_t>(address), static_cast<std::uint32_t>(address >> 32) & 0xFFFF};
+                                 static_cast<std::uint32_t>(address),
+                                 static_cast<std::uint32_t>(address >> 32) & 0xFFFF};
   if (inline_data) {
     out.push_back(static_cast<std::uint32_t>(operand1));
     out.push_back(static_cast<std::uint32_t>(operand2));

@@ -113,15 +113,14 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
       // Waits until the render engine has released the semaphore.
       mi::emit(cmds, mi::semaphore_wait(semaphore.gfx, 1, mi::Compare::kEqual));
     }
-    for (std::uint32_t d = 0; d < kDwords; ++d) mi::emit(cmds, mi::store_data_imm(results.gfx + 4 * d, pattern(engine, d)));
+    for (std::uint32_t d = 0; d < kDwords; ++d)
+      mi::emit(cmds, mi::store_data_imm(results.gfx + 4 * d, pattern(engine, d)));
     if (info.render) {
       // MI_MATH: R2 = R0 + R1, then stored after the pattern.
       const std::uint32_t gpr = info.mmio_base + gen::engine_reg::kGpr0;
       mi::emit(cmds, mi::load_register_imm({{gpr, 1000}, {gpr + 4, 0}, {gpr + 8, 234}, {gpr + 12, 0}}));
-      mi::emit(cmds, mi::math({Alu::encode(Alu::kLoad, Alu::kSrcA, 0),
-                               Alu::encode(Alu::kLoad, Alu::kSrcB, 1),
-                               Alu::encode(Alu::kAdd, 0, 0),
-                               Alu::encode(Alu::kStore, 2, Alu::kAccu)}));
+      mi::emit(cmds, mi::math({Alu::encode(Alu::kLoad, Alu::kSrcA, 0), Alu::encode(Alu::kLoad, Alu::kSrcB, 1),
+                               Alu::encode(Alu::kAdd, 0, 0), Alu::encode(Alu::kStore, 2, Alu::kAccu)}));
       mi::emit(cmds, mi::store_register_mem(gpr + 16, results.gfx + 4 * kDwords));
       mi::emit(cmds, mi::store_data_imm(semaphore.gfx, 1));
       mi::emit(cmds, mi::pipe_control(mi::kPcCsStall | mi::kPcPostSyncImm | mi::kPcDestGgtt,

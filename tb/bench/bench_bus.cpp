@@ -16,21 +16,19 @@
 // SystemC elaborates once per process and its thread processes only run inside sc_start(): the platform is built once
 // in sc_main, a worker SC_THREAD waits for a job, performs it and calls sc_pause(), so every benchmark batch is one
 // sc_start() round trip. The round trip itself is measured by the harness/sc_start_round_trip benchmark.
-#include <benchmark/benchmark.h>
-
-#include "tb/bench/bench_support.h"
-
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <string>
-
 #include <systemc>
 #include <tlm>
 
+#include <benchmark/benchmark.h>
+
+#include "tb/bench/bench_support.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
@@ -229,14 +227,22 @@ enum class Mode {
 };
 const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::kBtQuantum: return "b_transport_q1us";
-    case Mode::kBtNoQuantum: return "b_transport_q0";
-    case Mode::kDmiQuantum: return "dmi_q1us";
-    case Mode::kDmiNoQuantum: return "dmi_q0";
-    case Mode::kBtLongQuantum: return "b_transport_q100us";
-    case Mode::kDmiLongQuantum: return "dmi_q100us";
-    case Mode::kTimedDmiQuantum: return "timed_dmi_q1us";
-    case Mode::kTimedDmiLongQuantum: return "timed_dmi_q100us";
+    case Mode::kBtQuantum:
+      return "b_transport_q1us";
+    case Mode::kBtNoQuantum:
+      return "b_transport_q0";
+    case Mode::kDmiQuantum:
+      return "dmi_q1us";
+    case Mode::kDmiNoQuantum:
+      return "dmi_q0";
+    case Mode::kBtLongQuantum:
+      return "b_transport_q100us";
+    case Mode::kDmiLongQuantum:
+      return "dmi_q100us";
+    case Mode::kTimedDmiQuantum:
+      return "timed_dmi_q1us";
+    case Mode::kTimedDmiLongQuantum:
+      return "timed_dmi_q100us";
   }
   return "?";
 }
@@ -244,10 +250,13 @@ core::AccessMode access_mode(Mode m) {
   switch (m) {
     case Mode::kDmiQuantum:
     case Mode::kDmiNoQuantum:
-    case Mode::kDmiLongQuantum: return core::AccessMode::kDmi;
+    case Mode::kDmiLongQuantum:
+      return core::AccessMode::kDmi;
     case Mode::kTimedDmiQuantum:
-    case Mode::kTimedDmiLongQuantum: return core::AccessMode::kTimedDmi;
-    default: return core::AccessMode::kTransport;
+    case Mode::kTimedDmiLongQuantum:
+      return core::AccessMode::kTimedDmi;
+    default:
+      return core::AccessMode::kTransport;
   }
 }
 bool mode_dmi(Mode m) { return access_mode(m) != core::AccessMode::kTransport; }
@@ -255,11 +264,14 @@ core::Picoseconds mode_quantum_ps(Mode m) {
   switch (m) {
     case Mode::kBtQuantum:
     case Mode::kDmiQuantum:
-    case Mode::kTimedDmiQuantum: return kQuantumPs;
+    case Mode::kTimedDmiQuantum:
+      return kQuantumPs;
     case Mode::kBtLongQuantum:
     case Mode::kDmiLongQuantum:
-    case Mode::kTimedDmiLongQuantum: return 100 * kQuantumPs;
-    default: return 0;
+    case Mode::kTimedDmiLongQuantum:
+      return 100 * kQuantumPs;
+    default:
+      return 0;
   }
 }
 // Transactions per sc_start() round trip: large enough that the round trip is a small share of the batch.
@@ -268,10 +280,13 @@ std::uint64_t batch_for(Mode m) {
     case Mode::kDmiQuantum:
     case Mode::kDmiLongQuantum:
     case Mode::kTimedDmiQuantum:
-    case Mode::kTimedDmiLongQuantum: return 1 << 16;
+    case Mode::kTimedDmiLongQuantum:
+      return 1 << 16;
     case Mode::kBtQuantum:
-    case Mode::kBtLongQuantum: return 1 << 14;
-    default: return 1 << 12;
+    case Mode::kBtLongQuantum:
+      return 1 << 14;
+    default:
+      return 1 << 12;
   }
 }
 
@@ -364,8 +379,8 @@ void run_round_trip(benchmark::State& state) {
 }
 
 void register_benchmarks() {
-  const Mode modes[] = {Mode::kBtQuantum,       Mode::kBtNoQuantum,      Mode::kDmiQuantum,
-                        Mode::kDmiNoQuantum,     Mode::kBtLongQuantum,    Mode::kDmiLongQuantum,
+  const Mode modes[] = {Mode::kBtQuantum,       Mode::kBtNoQuantum,        Mode::kDmiQuantum,
+                        Mode::kDmiNoQuantum,    Mode::kBtLongQuantum,      Mode::kDmiLongQuantum,
                         Mode::kTimedDmiQuantum, Mode::kTimedDmiLongQuantum};
   for (unsigned len : {4u, 64u}) {
     for (Mode m : modes) {
@@ -421,8 +436,7 @@ void print_summary(std::FILE* out) {
   }
   std::fprintf(out, " register block (4B):\n");
   ratio("quantum 1 us vs 0, register b_transport", "bus_reg/b_transport_q0/4B", "bus_reg/b_transport_q1us/4B");
-  ratio("memory vs register b_transport, quantum 1 us", "bus_reg/b_transport_q1us/4B",
-        "bus_mem/b_transport_q1us/4B");
+  ratio("memory vs register b_transport, quantum 1 us", "bus_reg/b_transport_q1us/4B", "bus_mem/b_transport_q1us/4B");
 
   std::fprintf(out, "\nSimulated ns per access, b_transport vs timed DMI (must be the same):\n");
   for (const char* q : {"q1us", "q100us"}) {
@@ -437,8 +451,9 @@ void print_summary(std::FILE* out) {
   std::fprintf(out, "\nTargets (reported, not asserted):\n");
   auto target = [&](const std::string& name, double limit) {
     const double v = ns(name);
-    if (v > 0) std::fprintf(out, "  %-32s %8.2f ns  target <= %4.1f ns  %s\n", name.c_str(), v, limit,
-                            v <= limit ? "met" : "MISSED");
+    if (v > 0)
+      std::fprintf(out, "  %-32s %8.2f ns  target <= %4.1f ns  %s\n", name.c_str(), v, limit,
+                   v <= limit ? "met" : "MISSED");
   };
   for (const char* len : {"4B", "64B"}) {
     target(std::string("bus_mem/dmi_q1us/") + len, 2.0);

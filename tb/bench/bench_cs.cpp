@@ -34,10 +34,6 @@
 // number of commands executed, every SDI dword (the buffer is cleared before each batch, untimed), the final GPR
 // values for LRI (cleared before each batch), and the number of GTT lookups. Any SystemC warning or error makes the
 // process exit with 1.
-#include <benchmark/benchmark.h>
-
-#include "tb/bench/bench_support.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,13 +43,15 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
+#include "tb/bench/bench_support.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/bus_initiator.h"
 #include "tlm/core/memory.h"
@@ -74,11 +72,11 @@ constexpr std::uint64_t kPhysOffset = 0x1000'0000;        // GGTT page -> physic
 constexpr std::uint64_t kPresent = 1;
 
 constexpr std::uint32_t kRcsBase = 0x2000;
-constexpr std::uint64_t kRingGva = 0x0001'0000;        // 4 KiB ring
+constexpr std::uint64_t kRingGva = 0x0001'0000;  // 4 KiB ring
 constexpr std::uint32_t kRingBytes = 4096;
 constexpr std::uint64_t kBreadcrumbGva = 0x0002'0000;
-constexpr std::uint64_t kSdiGva = 0x0010'0000;          // SDI destination buffer
-constexpr std::uint64_t kBatchGva0 = 0x0100'0000;       // + 16 MiB per workload
+constexpr std::uint64_t kSdiGva = 0x0010'0000;     // SDI destination buffer
+constexpr std::uint64_t kBatchGva0 = 0x0100'0000;  // + 16 MiB per workload
 constexpr std::uint32_t kBatchCommands = 64 * 1024;
 constexpr unsigned kGprs = 16;
 
@@ -247,9 +245,12 @@ struct CostModel {
   // One batch command, without its share of command fetch.
   core::Picoseconds batch_command_ps(Kind k) const {
     switch (k) {
-      case Kind::kNoop: return command_ps(1);
-      case Kind::kLri: return command_ps(3) + reg * period;
-      case Kind::kSdi: return sdi_ps();
+      case Kind::kNoop:
+        return command_ps(1);
+      case Kind::kLri:
+        return command_ps(3) + reg * period;
+      case Kind::kSdi:
+        return sdi_ps();
     }
     return 0;
   }
@@ -274,12 +275,16 @@ bool setup(Platform& p) {
     b.reserve(batch_bytes(w) / 4);
     for (std::uint32_t i = 0; i < kBatchCommands; ++i) {
       switch (kWorkloads[w].kind) {
-        case Kind::kNoop: gen::mi::emit(b, gen::mi::noop()); break;
-        case Kind::kLri:
-          gen::mi::emit(b, gen::mi::load_register_imm({{kRcsBase + gen::engine_reg::kGpr0 + 8 * (i % kGprs),
-                                                        value_of(i)}}));
+        case Kind::kNoop:
+          gen::mi::emit(b, gen::mi::noop());
           break;
-        case Kind::kSdi: gen::mi::emit(b, gen::mi::store_data_imm(kSdiGva + 4ULL * i, value_of(i))); break;
+        case Kind::kLri:
+          gen::mi::emit(
+              b, gen::mi::load_register_imm({{kRcsBase + gen::engine_reg::kGpr0 + 8 * (i % kGprs), value_of(i)}}));
+          break;
+        case Kind::kSdi:
+          gen::mi::emit(b, gen::mi::store_data_imm(kSdiGva + 4ULL * i, value_of(i)));
+          break;
       }
     }
     gen::mi::emit(b, gen::mi::batch_buffer_end());
@@ -334,8 +339,8 @@ void run_cs(benchmark::State& state, int platform_index, int w) {
   const CostModel cm(p.memory_access);
   const std::uint64_t lines = 2 + (batch_bytes(w) + 63) / 64;  // the batch starts 64-byte aligned
   const std::uint64_t sdis = (wl.kind == Kind::kSdi ? kBatchCommands : 0) + 1;
-  const core::Picoseconds expected_no_miss = kBatchCommands * cm.batch_command_ps(wl.kind) + cm.overhead_ps() +
-                                             lines * cm.line_fetch_ps();
+  const core::Picoseconds expected_no_miss =
+      kBatchCommands * cm.batch_command_ps(wl.kind) + cm.overhead_ps() + lines * cm.line_fetch_ps();
   std::vector<std::uint32_t> readback(kBatchCommands);
 
   std::uint64_t batches = 0, sim_ps = 0, exp_ps = 0, misses_total = 0, exact_batches = 0;
@@ -433,8 +438,8 @@ void print_summary(std::FILE* out) {
       auto it = g_results.find(bench_name(w, *p));
       if (it == g_results.end()) continue;
       const Result& r = it->second;
-      std::fprintf(out, "%-22s %10.2f %9.2f %12.4f %12.4f %10.6f %10.4f %10.4f\n", it->first.c_str(),
-                   r.cmd_per_s / 1e6, r.host_ns, r.sim_ns, r.exp_ns, r.sim_ns / r.exp_ns, r.cmd_ns, r.cfg_ns);
+      std::fprintf(out, "%-22s %10.2f %9.2f %12.4f %12.4f %10.6f %10.4f %10.4f\n", it->first.c_str(), r.cmd_per_s / 1e6,
+                   r.host_ns, r.sim_ns, r.exp_ns, r.sim_ns / r.exp_ns, r.cmd_ns, r.cfg_ns);
     }
   }
   std::fprintf(out, "\nQuantum 10 us vs 1 us (commands/s ratio, host time):\n");
@@ -456,15 +461,19 @@ void print_summary(std::FILE* out) {
       std::fprintf(out, "  %-5s %6.3fx  (%.2f vs %.2f M cmd/s; simulated %.2f vs %.2f ns/cmd%s)\n", kWorkloads[w].name,
                    b->second.cmd_per_s / a->second.cmd_per_s, b->second.cmd_per_s / 1e6, a->second.cmd_per_s / 1e6,
                    b->second.sim_ns, a->second.sim_ns,
-                   !same_time ? "" : a->second.sim_ns == b->second.sim_ns ? ", identical" : ", DIFFERS");
+                   !same_time                             ? ""
+                   : a->second.sim_ns == b->second.sim_ns ? ", identical"
+                                                          : ", DIFFERS");
     }
   };
-  compare("GPU memory through timed DMI vs a bus transaction per access, quantum 1 us (gen.memory_access timed_dmi "
-          "vs transport; the same simulated time, contention and statistics)",
-          0, 2, true);
-  compare("GPU memory through plain DMI vs a bus transaction per access, quantum 1 us (gen.memory_access dmi vs "
-          "transport; no contention or DRAM statistics with plain DMI)",
-          3, 2, false);
+  compare(
+      "GPU memory through timed DMI vs a bus transaction per access, quantum 1 us (gen.memory_access timed_dmi "
+      "vs transport; the same simulated time, contention and statistics)",
+      0, 2, true);
+  compare(
+      "GPU memory through plain DMI vs a bus transaction per access, quantum 1 us (gen.memory_access dmi vs "
+      "transport; no contention or DRAM statistics with plain DMI)",
+      3, 2, false);
   std::fprintf(out, "\nTarget (reported, not asserted): >= 20 M commands/s on this machine\n");
   for (int w = 0; w < 3; ++w) {
     for (const auto& p : g_platforms) {

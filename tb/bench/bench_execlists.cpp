@@ -6,13 +6,12 @@
 // second (kIsRate), host ns per switch, simulated ns per switch, and the mean simulated submission-to-start latency
 // from the engine's `submit_to_start_ps` histogram, in ns and GPU cycles. The cost model's knobs are
 // gen.cs.context_restore_cycles / context_save_cycles plus the register writes and image traffic of each switch.
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-
 #include <systemc>
+
+#include <benchmark/benchmark.h>
 
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
@@ -60,7 +59,8 @@ struct Rig : sc_core::sc_module {
         // that is still active as element 1 would let its saved image overwrite the new TAIL.
         bool idle = false;
         for (int polls = 0; ok && !idle && polls < 1000; ++polls) {
-          for (const auto& e : driver.process_csb(gen::Engine::kRcs)) idle = idle || (e.status & gen::Execlists::kActiveToIdle);
+          for (const auto& e : driver.process_csb(gen::Engine::kRcs))
+            idle = idle || (e.status & gen::Execlists::kActiveToIdle);
           if (!idle) {
             soc.host().sync();
             sc_core::wait(50, sc_core::SC_NS);
@@ -102,8 +102,7 @@ void BM_ExeclistPairs(benchmark::State& state) {
   state.counters["switches/s"] = benchmark::Counter(switches, benchmark::Counter::kIsRate);
   state.counters["sim_ns/switch"] = switches > 0 ? sim_ns / switches : 0.0;
   state.counters["submit_to_start_ns"] = lat_ns;
-  state.counters["submit_to_start_cycles"] =
-      lat_ns * static_cast<double>(rig->soc.params().gen.gpu.clock_hz) / 1e9;
+  state.counters["submit_to_start_cycles"] = lat_ns * static_cast<double>(rig->soc.params().gen.gpu.clock_hz) / 1e9;
   state.counters["pairs"] = static_cast<double>(pairs);
 }
 BENCHMARK(BM_ExeclistPairs)->Unit(benchmark::kMicrosecond);

@@ -15,10 +15,6 @@
 //
 // As in bench_bus, SystemC elaborates once: the platform is built in sc_main, a worker SC_THREAD runs one batch per
 // sc_start() and calls sc_pause().
-#include <benchmark/benchmark.h>
-
-#include "tb/bench/bench_support.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,12 +23,14 @@
 #include <map>
 #include <random>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "hw/gen/gtt_regs.h"
+#include "tb/bench/bench_support.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/report.h"
@@ -46,10 +44,10 @@ using gen::AddressSpace;
 namespace {
 
 constexpr std::uint64_t kBar = 0xE000'0000;
-constexpr std::uint64_t kDramSize = 1ULL << 30;           // 1 GiB
-constexpr std::uint64_t kGsm = kDramSize - (8ULL << 20);  // top 8 MiB: the PTEs of a 4 GiB GGTT
+constexpr std::uint64_t kDramSize = 1ULL << 30;              // 1 GiB
+constexpr std::uint64_t kGsm = kDramSize - (8ULL << 20);     // top 8 MiB: the PTEs of a 4 GiB GGTT
 constexpr std::uint64_t kDataFrames = (256ULL << 20) >> 12;  // translations land in [0, 256 MiB)
-constexpr std::uint64_t kTableBase = 256ULL << 20;          // PPGTT tables are allocated from here up to kGsm
+constexpr std::uint64_t kTableBase = 256ULL << 20;           // PPGTT tables are allocated from here up to kGsm
 constexpr std::uint64_t kPresent = 1, kRw = 2;
 constexpr std::uint64_t kGgttPages = (4ULL << 30) >> 12;  // default GGTT size
 constexpr std::uint64_t kPpgttPages = 1ULL << 36;         // 48-bit address space
@@ -386,11 +384,12 @@ int sc_main(int argc, char** argv) {
   Platform platform;
   g_platform = &platform;
   for (const Spec& s : specs()) build_workload(s);  // clients are added at elaboration
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);          // elaboration and initialisation: the worker waits for a job
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);         // elaboration and initialisation: the worker waits for a job
 
   for (const Spec& s : specs()) {
-    benchmark::RegisterBenchmark(s.name.c_str(), [s](benchmark::State& st) { run_gtt(st, s); })
-        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(s.name.c_str(), [s](benchmark::State& st) {
+      run_gtt(st, s);
+    })->Unit(benchmark::kNanosecond);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
@@ -399,8 +398,8 @@ int sc_main(int argc, char** argv) {
   print_summary(out);
   std::fprintf(out, "\nPage tables: %llu KiB of PPGTT tables, %llu KiB of DRAM allocated\n",
                static_cast<unsigned long long>((platform.next_table - kTableBase) >> 10),
-               static_cast<unsigned long long>(platform.dram.store().pages_allocated() *
-                                               platform.dram.store().page_size() >> 10));
+               static_cast<unsigned long long>(
+                   platform.dram.store().pages_allocated() * platform.dram.store().page_size() >> 10));
   g_platform = nullptr;
   g_workloads.clear();
   return bench::finish(out);

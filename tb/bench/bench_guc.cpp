@@ -16,12 +16,11 @@
 // The GuC row runs twice: with the firmware log at HIGH verbosity (GUC_CTL_DEBUG, the GucDriver's default: a line per
 // doorbell, submission and completion, each character a graphics-memory write) and at LOW (errors only), the GuC
 // reloaded in between, untimed.
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <cstdlib>
-
 #include <systemc>
+
+#include <benchmark/benchmark.h>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
@@ -127,8 +126,7 @@ void run(benchmark::State& state, Work kind, int batch) {
     }
     done += batch;
   }
-  const double instructions =
-      static_cast<double>(core::stats().counter_value(prefix + "instructions") - instructions0);
+  const double instructions = static_cast<double>(core::stats().counter_value(prefix + "instructions") - instructions0);
   const double sim_ns = static_cast<double>(rig->sim_in_work) / 1e3 / static_cast<double>(done);
   state.counters["firmware_instr/s"] = benchmark::Counter(instructions, benchmark::Counter::kIsRate);
   state.counters["instr/op"] = instructions / static_cast<double>(done);

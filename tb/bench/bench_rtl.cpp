@@ -15,15 +15,14 @@
 // The summary prints each ratio TLM/RTL and the target (the TLM ring pointer at least 100x faster than the RTL),
 // which is reported, not asserted. Correctness (fails the row): the ring is empty with HEAD == TAIL after every
 // submission, the breadcrumb arrives, and both models end with identical registers.
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
-
 #include <systemc>
+
+#include <benchmark/benchmark.h>
 
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
@@ -189,9 +188,9 @@ int sc_main(int argc, char** argv) {
     for (const char* model : {"tlm", "rtl", "rtl_lockstep"}) {
       const bool stores = std::string(workload) == "stores";
       const std::string m = model;
-      benchmark::RegisterBenchmark((std::string(workload) + "/" + model).c_str(),
-                                   [m, stores](benchmark::State& s) { BM_Platform(s, m, stores); })
-          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark((std::string(workload) + "/" + model).c_str(), [m, stores](benchmark::State& s) {
+        BM_Platform(s, m, stores);
+      })->Unit(benchmark::kMillisecond);
     }
   }
   Collector collector;
@@ -206,8 +205,7 @@ int sc_main(int argc, char** argv) {
     const double cxx = g_rate["ring/cxx"], tlm = g_rate["ring/tlm"];
     if (cxx > 0 && tlm > 0) std::printf("  dispatch  %9.3fx  (ring/cxx vs ring/tlm)\n", cxx / tlm);
     std::printf("Target (reported, not asserted): TLM >= 100x faster than RTL\n");
-    for (const char* row :
-         {"ring/rtl", "platform/rtl", "platform/rtl_lockstep", "stores/rtl", "stores/rtl_lockstep"}) {
+    for (const char* row : {"ring/rtl", "platform/rtl", "platform/rtl_lockstep", "stores/rtl", "stores/rtl_lockstep"}) {
       const std::string level = std::string(row).substr(0, std::string(row).find('/'));
       const double t = g_rate[level + "/tlm"], r = g_rate[row];
       if (t > 0 && r > 0) {

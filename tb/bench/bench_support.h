@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <systemc>
 
 #include <benchmark/benchmark.h>
-#include <systemc>
 
 #include "tlm/core/report.h"
 #include "tlm/core/timing.h"
@@ -34,8 +34,7 @@ inline bool start(int& argc, char** argv, bool& console) {
 // Prints the number of SystemC warnings and errors the run raised and returns the process exit code (any is a
 // failure: a benchmark whose model complained measured something else).
 inline int finish(std::FILE* out = stdout) {
-  const std::size_t problems =
-      core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
+  const std::size_t problems = core::ReportLog::count(sc_core::SC_WARNING) + core::ReportLog::count(sc_core::SC_ERROR);
   std::fprintf(out, "SystemC warnings/errors: %zu\n", problems);
   return problems == 0 ? 0 : 1;
 }

@@ -7,13 +7,12 @@
 // Reported: triangles binned per host second and render-list packets per host second (kIsRate), and the modelled
 // (simulated) time per job in microseconds at the configured V3D clock (vc4.v3d.clock_hz, 250 MHz by default).
 // Correctness (fails the row): the job's flush / frame completes (BFC / RFC), and no SystemC warning or error.
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <systemc>
 #include <vector>
 
-#include <systemc>
+#include <benchmark/benchmark.h>
 
 #include "platform/platform.h"
 #include "tb/bench/bench_support.h"
@@ -142,9 +141,10 @@ int sc_main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (console) {
-    std::printf("\nvc4 at %.0f MHz: %u triangles over %ux%u (16x16 tiles); frame_us is the modelled time of binning them "
-                "and clearing + storing the frame; no target is asserted\n",
-                static_cast<double>(rig->soc.params().vc4.v3d.clock_hz) / 1e6, kTriangles, kSize, kSize);
+    std::printf(
+        "\nvc4 at %.0f MHz: %u triangles over %ux%u (16x16 tiles); frame_us is the modelled time of binning them "
+        "and clearing + storing the frame; no target is asserted\n",
+        static_cast<double>(rig->soc.params().vc4.v3d.clock_hz) / 1e6, kTriangles, kSize, kSize);
   }
   return bench::finish();
 }

@@ -12,8 +12,8 @@ std::uint32_t ctl_for_pages(std::uint32_t pages, bool enable = true) {
 }
 
 template <typename In, typename Out>
-std::string mismatch_report(const char* block, std::uint64_t seed, std::uint64_t cycle, const In& in,
-                            const Out& rtl, const Out& ref) {
+std::string mismatch_report(const char* block, std::uint64_t seed, std::uint64_t cycle, const In& in, const Out& rtl,
+                            const Out& ref) {
   return std::string("MISMATCH ") + block + " seed=" + std::to_string(seed) + " cycle=" + std::to_string(cycle) +
          "\n  inputs: " + in.describe() + "\n  rtl:    " + rtl.describe() + "\n  c++:    " + ref.describe();
 }
@@ -140,10 +140,13 @@ std::string RingCrossCheck::summary() const {
 std::uint32_t RingCrossCheck::random_ctl() {
   const std::uint64_t r = rng_();
   switch (r % 8) {
-    case 0: return static_cast<std::uint32_t>(r >> 8);  // anything: the mask drops what does not exist
+    case 0:
+      return static_cast<std::uint32_t>(r >> 8);  // anything: the mask drops what does not exist
     case 1:
-    case 2: return ctl_for_pages(static_cast<std::uint32_t>((r >> 8) % kMaxPages) + 1, (r >> 20) & 1);
-    default: return ctl_for_pages(1u << ((r >> 8) % 10));  // the driver's power-of-two sizes
+    case 2:
+      return ctl_for_pages(static_cast<std::uint32_t>((r >> 8) % kMaxPages) + 1, (r >> 20) & 1);
+    default:
+      return ctl_for_pages(1u << ((r >> 8) % 10));  // the driver's power-of-two sizes
   }
 }
 
@@ -291,9 +294,15 @@ bool CsbCrossCheck::run_random(std::uint64_t ops) {
       in.sw_write = roll >= 50 && roll < 80;
       // The driver's read pointer update, the reset write of both fields, or anything.
       switch (bits % 3) {
-        case 0: in.data = 0x07000000u | ((bits >> 8) & 7) << 8; break;
-        case 1: in.data = 0x07070000u | ((bits >> 8) & 0x707); break;
-        default: in.data = bits; break;
+        case 0:
+          in.data = 0x07000000u | ((bits >> 8) & 7) << 8;
+          break;
+        case 1:
+          in.data = 0x07070000u | ((bits >> 8) & 0x707);
+          break;
+        default:
+          in.data = bits;
+          break;
       }
     }
     if (!step(in)) return false;

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <systemc>
 
 #include <CLI/CLI.hpp>
-#include <systemc>
 
 #include "tb/crosscheck/crosscheck.h"
 
@@ -45,7 +45,8 @@ int sc_main(int argc, char** argv) {
   std::string trace;
   auto* seed_opt = app.add_option("--seed", seed, "random seed (default: a fresh one, printed)");
   app.add_option("--ops", ops, "constrained-random cycles per block")->capture_default_str();
-  app.add_option("--block", block, "ring, csb or all")->check(CLI::IsMember({"ring", "csb", "all"}))
+  app.add_option("--block", block, "ring, csb or all")
+      ->check(CLI::IsMember({"ring", "csb", "all"}))
       ->capture_default_str();
   app.add_option("--trace", trace, "VCD waveform of the RTL (with --block all: FILE.ring.vcd and FILE.csb.vcd)");
   try {

@@ -24,8 +24,7 @@ std::uint32_t ExeclistScheduler::add_request(Context& context, int priority) {
   return seqno;
 }
 
-const ExeclistScheduler::Request* ExeclistScheduler::top(const Context* excluding_a,
-                                                         const Context* excluding_b) const {
+const ExeclistScheduler::Request* ExeclistScheduler::top(const Context* excluding_a, const Context* excluding_b) const {
   const Request* best = nullptr;
   for (const Request& r : queue_) {
     if (r.context == excluding_a || r.context == excluding_b) continue;

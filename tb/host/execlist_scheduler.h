@@ -74,7 +74,7 @@ class ExeclistScheduler {
   I915Driver& driver_;
   gen::Engine engine_;
   std::deque<Request> queue_;
-  std::array<Port, 2> port_{};                  // what the engine has acknowledged (element 0 runs)
+  std::array<Port, 2> port_{};                    // what the engine has acknowledged (element 0 runs)
   std::optional<std::array<Port, 2>> submitted_;  // written to ELSP, not yet acknowledged by a CSB entry
   bool submitted_is_lite_ = false;
   std::uint64_t next_order_ = 0;

@@ -47,9 +47,8 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
   std::uint32_t params[kParams] = {};
   params[GUC_CTL_LOG_PARAMS] =
       static_cast<std::uint32_t>(log_.gfx) | (kLogPages - 1) << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID;
-  params[GUC_CTL_DEBUG] = options.log_level < 0
-                              ? GUC_LOG_DISABLED
-                              : static_cast<std::uint32_t>(options.log_level) & GUC_LOG_VERBOSITY_MASK;
+  params[GUC_CTL_DEBUG] =
+      options.log_level < 0 ? GUC_LOG_DISABLED : static_cast<std::uint32_t>(options.log_level) & GUC_LOG_VERBOSITY_MASK;
 
   i915_.mmio_write(GUC_REG_WOPCM_SIZE, options.wopcm_size.value_or(kWopcmSize));
   i915_.mmio_write(GUC_REG_DMA_WOPCM_OFFSET, kWopcmOffset);
@@ -79,8 +78,8 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
     return result;
   }
   // The boot ROM's verdict. A recording follows the accepted image: it checks JUMP_PASSED.
-  if (!port.check32(bar + GUC_REG_STATUS, GUC_BOOTROM_JUMP_PASSED << GUC_STATUS_BOOTROM_SHIFT,
-                    GUC_STATUS_BOOTROM_MASK, &result.status)) {
+  if (!port.check32(bar + GUC_REG_STATUS, GUC_BOOTROM_JUMP_PASSED << GUC_STATUS_BOOTROM_SHIFT, GUC_STATUS_BOOTROM_MASK,
+                    &result.status)) {
     const std::uint32_t bootrom = (result.status & GUC_STATUS_BOOTROM_MASK) >> GUC_STATUS_BOOTROM_SHIFT;
     result.error = "boot ROM status " + std::to_string(bootrom);
     return result;
@@ -204,11 +203,10 @@ bool GucDriver::submit(Client& client, I915Driver::Context& context, bool ring_d
   if (context.tail % 8 != 0) i915_.emit(context, gen::mi::noop());  // the work item carries the tail in qwords
   const std::uint32_t header = GUC_WQ_TYPE_INORDER | gen::guc_engine_id(context.engine) << GUC_WQ_TARGET_SHIFT |
                                (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
-  return submit_raw(
-      client,
-      {header, static_cast<std::uint32_t>(context.descriptor()), (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT,
-       context.seqno},
-      ring_doorbell);
+  return submit_raw(client,
+                    {header, static_cast<std::uint32_t>(context.descriptor()),
+                     (context.tail / 8) << GUC_WQ_RING_TAIL_SHIFT, context.seqno},
+                    ring_doorbell);
 }
 
 bool GucDriver::submit_raw(Client& client, const std::array<std::uint32_t, 4>& item, bool ring_doorbell) {
@@ -233,9 +231,7 @@ void GucDriver::ring(Client& client) {
   ring_doorbell(client.doorbell, client.cookie);
 }
 
-void GucDriver::ack_events(std::uint32_t bits) {
-  i915_.mmio_write(GUC_REG_SOFT_SCRATCH(15), scratch(15) & ~bits);
-}
+void GucDriver::ack_events(std::uint32_t bits) { i915_.mmio_write(GUC_REG_SOFT_SCRATCH(15), scratch(15) & ~bits); }
 
 std::uint32_t GucDriver::log_flush_count() { return i915_.port().read32(log_.phys + 8); }
 
@@ -285,8 +281,7 @@ void GucDriver::ct_send_raw(const std::vector<std::uint32_t>& dwords) {
   i915_.mmio_write(GUC_REG_SEND_INTERRUPT, GUC_SEND_TRIGGER);
 }
 
-std::uint32_t GucDriver::ct_send(const std::vector<std::uint32_t>& action, bool g2h_status,
-                                 std::uint64_t timeout_ns) {
+std::uint32_t GucDriver::ct_send(const std::vector<std::uint32_t>& action, bool g2h_status, std::uint64_t timeout_ns) {
   if (action.empty() || action.size() > GUC_CT_MSG_LEN_MASK) return 0;
   const std::uint32_t fence = ++fence_;
   std::vector<std::uint32_t> message;

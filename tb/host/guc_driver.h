@@ -26,10 +26,10 @@ class GucDriver {
   };
   // Overrides for tests of the boot ROM's failure paths; the defaults follow i915.
   struct LoadOptions {
-    std::optional<std::uint32_t> copy_size;    // DMA_COPY_SIZE (default: header + uCode)
-    std::optional<std::uint64_t> source;       // DMA_ADDR_0 (default: the image's GGTT address)
-    std::optional<std::uint32_t> wopcm_size;   // GUC_WOPCM_SIZE (default 512 KiB, i915 GUC_WOPCM_SIZE_VALUE)
-    std::uint64_t timeout_ns = 2'000'000;      // i915 polls for 100 ms; the model boots in well under 1 ms
+    std::optional<std::uint32_t> copy_size;   // DMA_COPY_SIZE (default: header + uCode)
+    std::optional<std::uint64_t> source;      // DMA_ADDR_0 (default: the image's GGTT address)
+    std::optional<std::uint32_t> wopcm_size;  // GUC_WOPCM_SIZE (default 512 KiB, i915 GUC_WOPCM_SIZE_VALUE)
+    std::uint64_t timeout_ns = 2'000'000;     // i915 polls for 100 ms; the model boots in well under 1 ms
     // Changes the bytes put into graphics memory after the driver parsed and accepted the image (what the boot ROM
     // sees differs from what the driver checked: a corrupted copy).
     std::function<void(std::vector<std::uint8_t>&)> corrupt;

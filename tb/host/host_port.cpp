@@ -146,8 +146,8 @@ void ScriptHostPort::read_block(std::uint64_t addr, void* data, std::size_t len)
   std::memset(data, 0, len);
 }
 
-bool ScriptHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask,
-                                std::uint64_t timeout_ns, std::uint32_t* last) {
+bool ScriptHostPort::wait_for32(std::uint64_t addr, std::uint32_t value, std::uint32_t mask, std::uint64_t timeout_ns,
+                                std::uint32_t* last) {
   out_ << "polll " << format_hex(addr) << ' ' << format_hex(value);
   if (mask != ~0u) out_ << ' ' << format_hex(mask);
   out_ << ' ' << timeout_ns << '\n';

@@ -15,10 +15,10 @@
 namespace gpuvp::host {
 
 struct DriverLayout {
-  std::uint64_t bar = 0xE000'0000;           // GTTMMADR
-  std::uint64_t memory_base = 0x0100'0000;   // physical memory the driver owns (16 MiB up)
-  std::uint64_t memory_size = 0x0400'0000;   // 64 MiB
-  std::uint64_t ggtt_base = 0x0010'0000;     // first graphics address handed out (i915 keeps the bottom reserved)
+  std::uint64_t bar = 0xE000'0000;          // GTTMMADR
+  std::uint64_t memory_base = 0x0100'0000;  // physical memory the driver owns (16 MiB up)
+  std::uint64_t memory_size = 0x0400'0000;  // 64 MiB
+  std::uint64_t ggtt_base = 0x0010'0000;    // first graphics address handed out (i915 keeps the bottom reserved)
   std::uint64_t ggtt_size = 4ULL << 30;
 };
 
@@ -68,8 +68,8 @@ class I915Driver {
   struct Context {
     gen::Engine engine;
     std::uint32_t mmio_base;
-    std::uint32_t id;             // context ID in descriptor bits 63:32
-    Buffer state;                 // page 0: the context's status page (LRCA), page 1: register state
+    std::uint32_t id;  // context ID in descriptor bits 63:32
+    Buffer state;      // page 0: the context's status page (LRCA), page 1: register state
     Buffer ring;
     std::uint32_t ring_size;
     std::uint32_t tail = 0;

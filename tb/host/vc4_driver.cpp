@@ -25,9 +25,8 @@ constexpr std::uint32_t kRenderConfigAllowed = 3u << TileBuffer::kConfigMemForma
                                                3u << TileBuffer::kConfigFormatShift | TileBuffer::kConfigMs4x |
                                                1u << TileBuffer::kConfigDecimateShift;
 // The LOAD/STORE_TILE_BUFFER_GENERAL bits a general surface may set: tiling, buffer and pixel format.
-constexpr std::uint32_t kGeneralSurfaceAllowed = 3u << TileBuffer::kGeneralTilingShift |
-                                                 TileBuffer::kGeneralBufferMask |
-                                                 3u << TileBuffer::kGeneralPixelFormatShift;
+constexpr std::uint32_t kGeneralSurfaceAllowed =
+    3u << TileBuffer::kGeneralTilingShift | TileBuffer::kGeneralBufferMask | 3u << TileBuffer::kGeneralPixelFormatShift;
 // A render config's memory format (VC4_TILING_FORMAT_*) and colour format (VC4_RENDER_CONFIG_FORMAT_*).
 unsigned render_tiling(std::uint32_t bits) { return (bits >> TileBuffer::kConfigMemFormatShift) & 3; }
 unsigned render_format(std::uint32_t bits) { return (bits >> TileBuffer::kConfigFormatShift) & 3; }
@@ -169,10 +168,20 @@ std::string walk_bin_cl(const std::vector<std::uint8_t>& cl, unsigned shader_rec
   // GEM_HANDLES.
   auto allowed = [](std::uint8_t op) {
     switch (op) {
-      case pk::kHalt: case pk::kNop: case pk::kFlush: case pk::kFlushAllState: case pk::kStartTileBinning:
-      case pk::kIncrementSemaphore: case pk::kGlIndexedPrimitive: case pk::kGlArrayPrimitive:
-      case pk::kPrimitiveListFormat: case pk::kGlShaderState: case pk::kClipperXyScaling:
-      case pk::kClipperZScaleAndOffset: case pk::kTileBinningModeConfig: case pk::kGemHandles:
+      case pk::kHalt:
+      case pk::kNop:
+      case pk::kFlush:
+      case pk::kFlushAllState:
+      case pk::kStartTileBinning:
+      case pk::kIncrementSemaphore:
+      case pk::kGlIndexedPrimitive:
+      case pk::kGlArrayPrimitive:
+      case pk::kPrimitiveListFormat:
+      case pk::kGlShaderState:
+      case pk::kClipperXyScaling:
+      case pk::kClipperZScaleAndOffset:
+      case pk::kTileBinningModeConfig:
+      case pk::kGemHandles:
         return true;
       default:
         return op >= pk::kConfigurationBits && op <= pk::kViewportOffset;
@@ -399,7 +408,8 @@ std::string check_surface_size(const Vc4Bo& bo, std::uint32_t offset, unsigned t
 // The kernel compares the whole tiles after the offset with that index ('<'), so the last tile itself may lie beyond
 // the BO: the check accepts one tile fewer than the render writes (the model keeps the kernel's arithmetic).
 std::string check_full_res(const Vc4Submit& job, const Vc4Bo& bo, std::uint32_t offset) {
-  if (offset > bo.size) return "offset " + std::to_string(offset) + " is beyond the " + std::to_string(bo.size) + "-byte BO";
+  if (offset > bo.size)
+    return "offset " + std::to_string(offset) + " is beyond the " + std::to_string(bo.size) + "-byte BO";
   const std::uint32_t stride = (job.width + 31u) / 32u;
   if ((bo.size - offset) / (16u * 1024u) < stride * job.max_y_tile + job.max_x_tile) {
     return "full-resolution tile (" + std::to_string(job.max_x_tile) + ", " + std::to_string(job.max_y_tile) +
@@ -498,9 +508,9 @@ std::string Vc4Driver::validate_submit(const Vc4Submit& job) const {
   w.job = &job;
   const bool has_bin = !job.bin_cl.empty();
   if (has_bin) {
-    std::string bad = check_exec_sizes(static_cast<std::uint32_t>(job.bin_cl.size()),
-                                       static_cast<std::uint32_t>(job.shader_rec.size()), job.uniforms_size,
-                                       job.shader_rec_count);
+    std::string bad =
+        check_exec_sizes(static_cast<std::uint32_t>(job.bin_cl.size()),
+                         static_cast<std::uint32_t>(job.shader_rec.size()), job.uniforms_size, job.shader_rec_count);
     if (bad.empty()) bad = walk_bin_cl(job.bin_cl, job.shader_rec_count, w);
     if (!bad.empty()) return "binning list: " + bad;
     bad = check_shader_records(job, w);

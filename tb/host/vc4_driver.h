@@ -18,9 +18,9 @@
 namespace gpuvp::host {
 
 struct Vc4Layout {
-  std::uint64_t v3d = 0xE100'0000;         // V3D register window
-  std::uint32_t memory_base = 0x0800'0000; // physical memory the driver hands out (128 MiB up)
-  std::uint32_t memory_size = 0x0800'0000; // 128 MiB
+  std::uint64_t v3d = 0xE100'0000;          // V3D register window
+  std::uint32_t memory_base = 0x0800'0000;  // physical memory the driver hands out (128 MiB up)
+  std::uint32_t memory_size = 0x0800'0000;  // 128 MiB
 };
 
 // A pre-shaded vertex: screen position in pixels (stored as 12.4 fixed point), Z and 1/W.
@@ -33,7 +33,7 @@ struct Vc4Vertex {
 
 // One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices.
 struct Vc4Scene {
-  unsigned width = 0;   // pixels
+  unsigned width = 0;  // pixels
   unsigned height = 0;
   std::vector<Vc4Vertex> vertices;
   std::vector<std::uint16_t> indices;  // triangle list
@@ -50,13 +50,13 @@ struct Vc4RenderSetup {
   std::uint32_t clear_color[2] = {0, 0};
   std::uint32_t clear_z = 0;
   std::uint8_t clear_s = 0;
-  bool has_bin = false;             // a binning list precedes: WAIT_ON_SEMAPHORE and BRANCH_TO_SUB_LIST per tile
-  std::uint32_t tile_alloc = 0;     // tile allocation memory of the bin job
+  bool has_bin = false;          // a binning list precedes: WAIT_ON_SEMAPHORE and BRANCH_TO_SUB_LIST per tile
+  std::uint32_t tile_alloc = 0;  // tile allocation memory of the bin job
   unsigned bin_tiles_x = 0;
   unsigned bin_tiles_y = 0;
   unsigned min_x_tile = 0;
   unsigned min_y_tile = 0;
-  unsigned max_x_tile = 0;          // inclusive
+  unsigned max_x_tile = 0;  // inclusive
   unsigned max_y_tile = 0;
 };
 
@@ -76,9 +76,9 @@ struct Vc4Bo {
 struct Vc4SubmitSurface {
   static constexpr std::uint32_t kNone = ~0u;
   static constexpr std::uint16_t kReadIsFullRes = 1u << 0;  // VC4_SUBMIT_RCL_SURFACE_READ_IS_FULL_RES
-  std::uint32_t hindex = kNone;  // position in Vc4Submit::bos; kNone: no surface
+  std::uint32_t hindex = kNone;                             // position in Vc4Submit::bos; kNone: no surface
   std::uint32_t offset = 0;
-  std::uint16_t bits = 0;        // LOAD/STORE_TILE_BUFFER_GENERAL bits, or TILE_RENDERING_MODE_CONFIG bits
+  std::uint16_t bits = 0;  // LOAD/STORE_TILE_BUFFER_GENERAL bits, or TILE_RENDERING_MODE_CONFIG bits
   std::uint16_t flags = 0;
 };
 struct Vc4Submit {
@@ -88,13 +88,13 @@ struct Vc4Submit {
   static constexpr std::uint32_t kRclOrderIncreasingX = 1u << 2;
   static constexpr std::uint32_t kRclOrderIncreasingY = 1u << 3;
 
-  std::vector<Vc4Bo> bos;                // bo_handles / bo_handle_count
-  std::vector<std::uint8_t> bin_cl;      // the user's binning list (GEM_HANDLES packets name BOs by position)
+  std::vector<Vc4Bo> bos;            // bo_handles / bo_handle_count
+  std::vector<std::uint8_t> bin_cl;  // the user's binning list (GEM_HANDLES packets name BOs by position)
   // Per GL_SHADER_STATE, in order: 3 + attribute-count u32 BO positions (FS, VS, CS, then one per attribute), then
   // the shader record itself (36 + 8 x attributes bytes, or 100 + 4 x attributes extended), as Mesa packs them.
   std::vector<std::uint8_t> shader_rec;
   std::uint32_t shader_rec_count = 0;
-  std::uint32_t uniforms_size = 0;       // bytes of uniforms supplied (their contents are not modelled)
+  std::uint32_t uniforms_size = 0;  // bytes of uniforms supplied (their contents are not modelled)
   Vc4SubmitSurface color_read, color_write, zs_read, zs_write, msaa_color_write, msaa_zs_write;
   std::uint16_t width = 0;
   std::uint16_t height = 0;

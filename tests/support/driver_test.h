@@ -3,9 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <systemc>
 
 #include <gtest/gtest.h>
-#include <systemc>
 
 #include "platform/platform.h"
 #include "tb/host/host_port.h"

@@ -1,8 +1,5 @@
 #include "tests/support/run_gpuvp.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +7,8 @@
 #include <iterator>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace gpuvp::test {
 

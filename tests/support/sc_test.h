@@ -4,10 +4,10 @@
 
 #include <functional>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <systemc>
 
 #include "tlm/core/report.h"
 

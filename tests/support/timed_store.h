@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <systemc>
 
 #include "platform/platform.h"

@@ -30,9 +30,9 @@ void Bus::map(const std::string& name, std::uint64_t base, std::uint64_t size, u
       throw std::invalid_argument(std::string(this->name()) + ": window name '" + name + "' used twice");
     }
     if (m.base <= other.end() && other.base <= m.end()) {
-      throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' [" + format_hex(m.base) +
-                                  ", " + format_hex(m.end()) + "] overlaps '" + other.name + "' [" +
-                                  format_hex(other.base) + ", " + format_hex(other.end()) + "]");
+      throw std::invalid_argument(std::string(this->name()) + ": window '" + name + "' [" + format_hex(m.base) + ", " +
+                                  format_hex(m.end()) + "] overlaps '" + other.name + "' [" + format_hex(other.base) +
+                                  ", " + format_hex(other.end()) + "]");
     }
   }
   auto pos = std::lower_bound(map_.begin(), map_.end(), m,
@@ -76,8 +76,8 @@ void Bus::end_of_elaboration() {
 }
 
 const BusMapping* Bus::decode_search(std::uint64_t addr) const {
-  auto it = std::upper_bound(map_.begin(), map_.end(), addr,
-                             [](std::uint64_t a, const BusMapping& m) { return a < m.base; });
+  auto it =
+      std::upper_bound(map_.begin(), map_.end(), addr, [](std::uint64_t a, const BusMapping& m) { return a < m.base; });
   if (it == map_.begin()) return nullptr;
   --it;
   if (addr > it->end()) return nullptr;
@@ -189,7 +189,8 @@ nlohmann::json Bus::describe() const {
                        {"hop_latency_cycles", m.timing.hop_latency_cycles},
                        {"bytes_per_cycle", m.timing.bytes_per_cycle}});
   }
-  return {{"name", name()}, {"clock_hz", clock_.frequency_hz()}, {"windows", windows}, {"initiators", initiator_names_}};
+  return {
+      {"name", name()}, {"clock_hz", clock_.frequency_hz()}, {"windows", windows}, {"initiators", initiator_names_}};
 }
 
 }  // namespace gpuvp::core

@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <systemc>
+#include <tlm>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 
 #include "tlm/core/bandwidth_trace.h"
@@ -35,7 +35,7 @@ struct BusMapping {
   std::uint64_t size = 0;
   unsigned port = 0;  // index of the target on the bus's initiator-side socket
   PortTiming timing;
-  std::uint64_t target_offset = 0;  // the target address that base maps to
+  std::uint64_t target_offset = 0;                       // the target address that base maps to
   std::uint64_t end() const { return base + size - 1; }  // inclusive
 };
 
@@ -96,8 +96,8 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // Everything an access through one window needs, in one place (b_transport touches this and the payload only).
   struct PortState {
     Booking* booking = nullptr;  // the port's
-    Picoseconds hop_ps = 0;     // hop latency
-    Picoseconds period_ps = 0;  // one bus cycle of occupancy
+    Picoseconds hop_ps = 0;      // hop latency
+    Picoseconds period_ps = 0;   // one bus cycle of occupancy
     // Window base - target offset (modulo 2^64), subtracted from the address on the way to the target.
     std::uint64_t translation = 0;
     std::uint32_t bytes_per_cycle = 0;  // 0 = no contention modelled
@@ -187,14 +187,14 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
     return start;
   }
   ClockDomain clock_;
-  std::vector<BusMapping> map_;  // sorted by base
+  std::vector<BusMapping> map_;                   // sorted by base
   mutable const BusMapping* last_hit_ = nullptr;  // into map_; reset whenever map_ changes
   unsigned ports_ = 0;
   std::vector<std::string> port_names_;
   std::vector<std::string> initiator_names_;
-  std::vector<PortState> port_state_;  // per mapping
-  std::vector<Booking> bookings_;      // per port
-  std::deque<BandwidthTrace> bandwidth_;  // per port, only when the timeline was open at the end of elaboration
+  std::vector<PortState> port_state_;       // per mapping
+  std::vector<Booking> bookings_;           // per port
+  std::deque<BandwidthTrace> bandwidth_;    // per port, only when the timeline was open at the end of elaboration
   std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
   std::vector<TracedWindowStage> traced_window_stages_;  // the same while tracing
   Counter& address_errors_;

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 #include <string>
-
 #include <systemc>
 #include <tlm>
+
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "tlm/core/dmi_cache.h"

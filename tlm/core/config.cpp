@@ -19,12 +19,11 @@ struct Unit {
 
 // Binary sizes (IEC, and the bare letters for them), decimal sizes (SI), frequencies. Longest suffix first where
 // one ends another.
-constexpr Unit kSizeUnits[] = {{"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
-                               {"KB", 1'000ULL},    {"MB", 1'000'000ULL}, {"GB", 1'000'000'000ULL},
-                               {"TB", 1'000'000'000'000ULL}, {"K", 1ULL << 10}, {"M", 1ULL << 20},
-                               {"G", 1ULL << 30}};
-constexpr Unit kFrequencyUnits[] = {{"kHz", 1'000ULL}, {"MHz", 1'000'000ULL}, {"GHz", 1'000'000'000ULL},
-                                    {"Hz", 1ULL}};
+constexpr Unit kSizeUnits[] = {
+    {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},  {"GiB", 1ULL << 30},      {"TiB", 1ULL << 40},
+    {"KB", 1'000ULL},    {"MB", 1'000'000ULL}, {"GB", 1'000'000'000ULL}, {"TB", 1'000'000'000'000ULL},
+    {"K", 1ULL << 10},   {"M", 1ULL << 20},    {"G", 1ULL << 30}};
+constexpr Unit kFrequencyUnits[] = {{"kHz", 1'000ULL}, {"MHz", 1'000'000ULL}, {"GHz", 1'000'000'000ULL}, {"Hz", 1ULL}};
 
 bool ends_with(const std::string& text, const std::string& suffix, bool ignore_case) {
   if (text.size() < suffix.size()) return false;
@@ -151,7 +150,9 @@ YAML::Node YamlBinder::lookup(const char* key) {
   YAML::Node value = node[key];
   if (value.IsDefined() && !value.IsScalar()) {
     throw ConfigError("config key '" + path_of(key) + "': expected a single value, not a " +
-                      (value.IsMap() ? "mapping" : value.IsSequence() ? "list" : "null"));
+                      (value.IsMap()        ? "mapping"
+                       : value.IsSequence() ? "list"
+                                            : "null"));
   }
   return value;
 }

@@ -23,8 +23,8 @@ class ConfigError : public std::runtime_error {
 class ParamVisitor {
  public:
   virtual ~ParamVisitor() = default;
-  virtual void param(const char* key, std::uint64_t& value, const char* doc,
-                     std::uint64_t min = 0, std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) = 0;
+  virtual void param(const char* key, std::uint64_t& value, const char* doc, std::uint64_t min = 0,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) = 0;
   virtual void param(const char* key, bool& value, const char* doc) = 0;
   virtual void param(const char* key, double& value, const char* doc, double min, double max) = 0;
   // choices empty = any string.

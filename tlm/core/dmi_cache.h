@@ -3,9 +3,8 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
-
 #include <tlm>
+#include <vector>
 
 #include "tlm/core/timed_dmi.h"
 

@@ -21,9 +21,7 @@ void settle() {
 // Whether what a read starting at `t` returned is the memory's content at t. Another initiator running ahead of the
 // kernel (temporal decoupling) may already have stored a value that, in its own time, lands only after t; a poll that
 // matched on it would answer before the value was there. The one place that decides it, for every poll.
-bool visible_at(std::uint64_t addr, unsigned width, Picoseconds t) {
-  return write_clock().latest(addr, width) <= t;
-}
+bool visible_at(std::uint64_t addr, unsigned width, Picoseconds t) { return write_clock().latest(addr, width) <= t; }
 
 }  // namespace
 

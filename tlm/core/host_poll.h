@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <tlm>
 
 #include "tlm/core/bus_initiator.h"

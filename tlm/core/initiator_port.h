@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
+
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "tlm/core/dmi_cache.h"
@@ -41,8 +41,7 @@ class InitiatorPort : public sc_core::sc_module {
   tlm::tlm_response_status write(std::uint64_t addr, const void* data, unsigned len, sc_core::sc_time& delay) {
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     if (hot_write_.covers(addr, len) && hot_write_.writable) {
-      SparseStore::copy_small(hot_write_.ptr + (addr - hot_write_.start), static_cast<const unsigned char*>(data),
-                              len);
+      SparseStore::copy_small(hot_write_.ptr + (addr - hot_write_.start), static_cast<const unsigned char*>(data), len);
       finish_dmi(hot_write_, true, len, delay);
       ++writes_;
     } else {

@@ -2,8 +2,7 @@
 
 namespace gpuvp::core {
 
-InterruptLine::InterruptLine(std::string name)
-    : name_(std::move(name)) {}
+InterruptLine::InterruptLine(std::string name) : name_(std::move(name)) {}
 
 void InterruptLine::set(bool level) {
   if (level == level_) return;

@@ -5,9 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 namespace gpuvp::core {
 

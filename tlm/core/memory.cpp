@@ -84,7 +84,8 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
       period_ps_(clock_.period_ps()),
       read_latency_ps_(clock_.cycles(params.read_latency_cycles)),
       write_latency_ps_(clock_.cycles(params.write_latency_cycles)) {
-  if (params_.bytes_per_cycle == 0) throw std::invalid_argument(std::string(this->name()) + ": bytes_per_cycle must not be zero");
+  if (params_.bytes_per_cycle == 0)
+    throw std::invalid_argument(std::string(this->name()) + ": bytes_per_cycle must not be zero");
   if ((params_.bytes_per_cycle & (params_.bytes_per_cycle - 1)) == 0) {
     width_shift_ = __builtin_ctz(params_.bytes_per_cycle);
   }
@@ -208,8 +209,8 @@ void Memory::load_image(const std::string& path, std::uint64_t offset) {
   if (!in || std::filesystem::is_directory(path, ec)) throw std::runtime_error("cannot read image file '" + path + "'");
   const std::uint64_t len = static_cast<std::uint64_t>(in.tellg());
   if (!store_.contains(offset, len)) {
-    throw std::runtime_error("image file '" + path + "' (" + std::to_string(len) + " bytes) does not fit in " +
-                             name() + " at offset " + format_hex(offset));
+    throw std::runtime_error("image file '" + path + "' (" + std::to_string(len) + " bytes) does not fit in " + name() +
+                             " at offset " + format_hex(offset));
   }
   in.seekg(0);
   std::vector<unsigned char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(len, 1 << 20)));
@@ -225,8 +226,8 @@ void Memory::load_image(const std::string& path, std::uint64_t offset) {
 
 void Memory::dump_image(const std::string& path, std::uint64_t offset, std::uint64_t len) const {
   if (!store_.contains(offset, len)) {
-    throw std::runtime_error(std::string("dump range ") + format_hex(offset) + "+" + format_hex(len) +
-                             " is outside " + name());
+    throw std::runtime_error(std::string("dump range ") + format_hex(offset) + "+" + format_hex(len) + " is outside " +
+                             name());
   }
   std::ofstream out(path, std::ios::binary);
   if (!out) throw std::runtime_error("cannot write dump file '" + path + "'");

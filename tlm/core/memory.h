@@ -6,10 +6,9 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
 
 #include "tlm/core/stats.h"
 #include "tlm/core/timed_dmi.h"
@@ -53,11 +52,21 @@ class SparseStore {
   // memcpy with the register-sized lengths inlined (a libc call costs more than the copy).
   static void copy_small(unsigned char* dst, const unsigned char* src, std::uint64_t len) {
     switch (len) {
-      case 4: std::memcpy(dst, src, 4); break;
-      case 8: std::memcpy(dst, src, 8); break;
-      case 2: std::memcpy(dst, src, 2); break;
-      case 1: *dst = *src; break;
-      default: std::memcpy(dst, src, len); break;
+      case 4:
+        std::memcpy(dst, src, 4);
+        break;
+      case 8:
+        std::memcpy(dst, src, 8);
+        break;
+      case 2:
+        std::memcpy(dst, src, 2);
+        break;
+      case 1:
+        *dst = *src;
+        break;
+      default:
+        std::memcpy(dst, src, len);
+        break;
     }
   }
   void fill(std::uint64_t offset, unsigned char byte, std::uint64_t len);

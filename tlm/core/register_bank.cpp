@@ -4,7 +4,6 @@
 #include <cstring>
 #include <iomanip>
 #include <stdexcept>
-
 #include <systemc>
 
 #include "tlm/core/report.h"
@@ -13,11 +12,16 @@ namespace gpuvp::core {
 
 const char* to_string(Access access) {
   switch (access) {
-    case Access::kReadWrite: return "rw";
-    case Access::kReadOnly: return "ro";
-    case Access::kWriteOnly: return "wo";
-    case Access::kWriteOneToClear: return "w1c";
-    case Access::kMasked: return "masked";
+    case Access::kReadWrite:
+      return "rw";
+    case Access::kReadOnly:
+      return "ro";
+    case Access::kWriteOnly:
+      return "wo";
+    case Access::kWriteOneToClear:
+      return "w1c";
+    case Access::kMasked:
+      return "masked";
   }
   return "?";
 }
@@ -210,7 +214,8 @@ void RegisterBank::reset() {
 
 void RegisterBank::dump(std::ostream& out) const {
   for (const Register* r : sorted_) {
-    out << std::left << std::setw(24) << r->name() << " @" << format_hex(r->offset()) << " = " << format_hex(r->value());
+    out << std::left << std::setw(24) << r->name() << " @" << format_hex(r->offset()) << " = "
+        << format_hex(r->value());
     for (const auto& f : r->def().fields) out << ' ' << f.name << '=' << format_hex(f.extract(r->value()));
     out << '\n';
   }

@@ -99,7 +99,7 @@ class RegisterBank {
   // Declares a register; throws std::logic_error on a misaligned, mis-sized or overlapping declaration.
   Register& add(RegisterDef def);
   Register* find(std::uint32_t offset);
-  Register& at(std::uint32_t offset);  // throws std::out_of_range
+  Register& at(std::uint32_t offset);          // throws std::out_of_range
   Register& by_name(const std::string& name);  // throws std::out_of_range
   const std::vector<std::unique_ptr<Register>>& registers() const { return registers_; }
   const std::string& block_name() const { return block_name_; }

@@ -4,9 +4,8 @@
 
 #include <cstddef>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 namespace gpuvp::core {
 

@@ -46,9 +46,15 @@ StatsRegistry::Entry& StatsRegistry::find_or_add(const std::string& path, Kind k
   }
   void* stat = nullptr;
   switch (kind) {
-    case Kind::kCounter: stat = &counters_.emplace_back(); break;
-    case Kind::kHistogram: stat = &histograms_.emplace_back(); break;
-    case Kind::kBusy: stat = &busy_.emplace_back(); break;
+    case Kind::kCounter:
+      stat = &counters_.emplace_back();
+      break;
+    case Kind::kHistogram:
+      stat = &histograms_.emplace_back();
+      break;
+    case Kind::kBusy:
+      stat = &busy_.emplace_back();
+      break;
     case Kind::kFormula:
       stat = &formulas_.emplace_back();
       break;
@@ -113,8 +119,12 @@ nlohmann::json StatsRegistry::to_json(Picoseconds sim_time_ps) const {
   for (const auto& [path, entry] : entries_) {
     nlohmann::json value;
     switch (entry.kind) {
-      case Kind::kCounter: value = static_cast<const Counter*>(entry.stat)->value; break;
-      case Kind::kHistogram: value = static_cast<const Histogram*>(entry.stat)->to_json(); break;
+      case Kind::kCounter:
+        value = static_cast<const Counter*>(entry.stat)->value;
+        break;
+      case Kind::kHistogram:
+        value = static_cast<const Histogram*>(entry.stat)->to_json();
+        break;
       case Kind::kBusy:
         value = busy_json(static_cast<const BusyTime*>(entry.stat)->at(sim_time_ps), sim_time_ps);
         break;

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <array>
-
 #include <systemc>
 #include <tlm>
 

@@ -59,8 +59,8 @@ void Timeline::begin_event() {
 }
 
 void Timeline::write_track_name(int track, const std::string& name) {
-  out_ << ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":" << track << ",\"name\":\"thread_name\",\"args\":{\"name\":"
-       << quoted(name) << "}}";
+  out_ << ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":" << track
+       << ",\"name\":\"thread_name\",\"args\":{\"name\":" << quoted(name) << "}}";
 }
 
 void Timeline::write_span(int track, const char* name, Picoseconds start, Picoseconds duration) {

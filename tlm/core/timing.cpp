@@ -1,7 +1,6 @@
 #include "tlm/core/timing.h"
 
 #include <stdexcept>
-
 #include <tlm>
 
 namespace gpuvp::core {

@@ -3,10 +3,9 @@
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <string>
-
 #include <systemc>
+#include <type_traits>
 
 namespace gpuvp::core {
 

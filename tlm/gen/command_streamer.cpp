@@ -115,19 +115,30 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       &add("BBADDR_UDW", er::kBbAddrUdw, Access::kReadWrite, "first-level batch address 63:32");
   for (unsigned n = 0; n < 4; ++n) {
     const std::string pdp = "PDP" + std::to_string(n);
-    pdp_[2 * n] = &services_.bar.add({prefix + pdp + "_LDW", base + er::kPdp0Ldw + 8 * n, 32, 0, Access::kReadWrite,
-                                      "page directory pointer, low", {}});
-    pdp_[2 * n + 1] = &services_.bar.add({prefix + pdp + "_UDW", base + er::kPdp0Ldw + 8 * n + 4, 32, 0,
-                                          Access::kReadWrite, "page directory pointer, high", {}});
+    pdp_[2 * n] = &services_.bar.add({prefix + pdp + "_LDW",
+                                      base + er::kPdp0Ldw + 8 * n,
+                                      32,
+                                      0,
+                                      Access::kReadWrite,
+                                      "page directory pointer, low",
+                                      {}});
+    pdp_[2 * n + 1] = &services_.bar.add({prefix + pdp + "_UDW",
+                                          base + er::kPdp0Ldw + 8 * n + 4,
+                                          32,
+                                          0,
+                                          Access::kReadWrite,
+                                          "page directory pointer, high",
+                                          {}});
     pdp_[2 * n]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
     pdp_[2 * n + 1]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_ppgtt_root(); });
   }
-  gfx_mode_ = &add("GFX_MODE", er::kGfxMode, Access::kMasked,
-                   "RING_MODE_GEN7: bit 15 run list (execlists), 14 interrupt steering to the GuC, 9 PPGTT, 7 48-bit PPGTT",
-                   {{"PPGTT_48B", 7, 1, ""},
-                    {"PPGTT_ENABLE", 9, 1, ""},
-                    {"INTERRUPT_STEERING", 14, 1, ""},
-                    {"RUN_LIST_ENABLE", 15, 1, ""}});
+  gfx_mode_ =
+      &add("GFX_MODE", er::kGfxMode, Access::kMasked,
+           "RING_MODE_GEN7: bit 15 run list (execlists), 14 interrupt steering to the GuC, 9 PPGTT, 7 48-bit PPGTT",
+           {{"PPGTT_48B", 7, 1, ""},
+            {"PPGTT_ENABLE", 9, 1, ""},
+            {"INTERRUPT_STEERING", 14, 1, ""},
+            {"RUN_LIST_ENABLE", 15, 1, ""}});
   gfx_mode_->on_write([this, kick](core::Register&, std::uint64_t, std::uint64_t) {
     update_ppgtt_root();
     kick();
@@ -141,8 +152,13 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
   add("TIMESTAMP_UDW", er::kTimestampUdw, Access::kReadOnly, "command streamer timestamp, high")
       .on_read([this](core::Register&, std::uint64_t) { return timestamp_ticks() >> 32; });
   for (unsigned n = 0; n < 16; ++n) {
-    gpr_[n] = &services_.bar.add({prefix + "CS_GPR" + std::to_string(n), base + er::kGpr0 + 8 * n, 64, 0,
-                                  Access::kReadWrite, "general purpose register for MI_MATH", {}});
+    gpr_[n] = &services_.bar.add({prefix + "CS_GPR" + std::to_string(n),
+                                  base + er::kGpr0 + 8 * n,
+                                  64,
+                                  0,
+                                  Access::kReadWrite,
+                                  "general purpose register for MI_MATH",
+                                  {}});
   }
 
   history_.resize(params_.hang_history);
@@ -236,8 +252,8 @@ void CommandStreamer::run() {
 void CommandStreamer::reset() {
   ++resets_;
   ring_.reset();
-  for (core::Register* r : {tail_, head_, start_, ctl_, acthd_, acthd_udw_, ipeir_, ipehr_, mi_mode_, eir_, esr_,
-                            reset_ctl_}) {
+  for (core::Register* r :
+       {tail_, head_, start_, ctl_, acthd_, acthd_udw_, ipeir_, ipehr_, mi_mode_, eir_, esr_, reset_ctl_}) {
     r->reset();
   }
   for (const BatchRegisters& level : batch_regs_) {
@@ -516,12 +532,13 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
       return false;
     }
     if (bytes == data) first_pa_ = t.pa;
-    const auto status = write ? services_.memory.write(t.pa, bytes, chunk, delay)
-                              : services_.memory.read(t.pa, bytes, chunk, delay);
+    const auto status =
+        write ? services_.memory.write(t.pa, bytes, chunk, delay) : services_.memory.read(t.pa, bytes, chunk, delay);
     time_.set_offset(core::to_ps(delay));
     if (status != tlm::TLM_OK_RESPONSE) {
-      fail(nullptr, std::string("bus error on ") + (write ? "write to " : "read of ") + "physical " +
-                        core::format_hex(t.pa) + " (graphics address " + core::format_hex(gva) + ")",
+      fail(nullptr,
+           std::string("bus error on ") + (write ? "write to " : "read of ") + "physical " + core::format_hex(t.pa) +
+               " (graphics address " + core::format_hex(gva) + ")",
            er::kErrorPageTable);
       return false;
     }
@@ -626,7 +643,8 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
   // The error registers and the CS error interrupt appear at the engine's local time; an engine reset meanwhile
   // came first and leaves nothing to report.
   if (!sync_for_effect()) return Outcome::kStopped;
-  const std::uint64_t address = cmd ? cmd->address : (batches_.empty() ? ring_.head_address() : batches_.back().address);
+  const std::uint64_t address =
+      cmd ? cmd->address : (batches_.empty() ? ring_.head_address() : batches_.back().address);
   const AddressSpace space = cmd ? cmd->space : (batches_.empty() ? AddressSpace::kGgtt : batches_.back().space);
   const std::uint32_t header = cmd ? cmd->dw[0] : current_header_;
   ++errors_;
@@ -637,7 +655,9 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
   eir_->set_bits(error_bit);
   esr_->set_bits(error_bit);
   set_state(State::kError);
-  const std::string where = std::string(batches_.empty() ? "ring" : batches_.size() == 1 ? "batch" : "second-level batch");
+  const std::string where = std::string(batches_.empty()       ? "ring"
+                                        : batches_.size() == 1 ? "batch"
+                                                               : "second-level batch");
   const std::string message = std::string(info_.name) + ": " + what + "; stopped at " +
                               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(address) + " (" +
                               where + "), command dword " + hex32(header);
@@ -660,8 +680,7 @@ void CommandStreamer::record_history(const Command& cmd) {
 
 std::string CommandStreamer::describe_registers() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "HEAD 0x%08x TAIL 0x%08x START 0x%08x CTL 0x%08x ACTHD 0x%08x_%08x BBADDR 0x%08x_%08x",
+  std::snprintf(buf, sizeof buf, "HEAD 0x%08x TAIL 0x%08x START 0x%08x CTL 0x%08x ACTHD 0x%08x_%08x BBADDR 0x%08x_%08x",
                 ring_.head_reg(), ring_.tail_reg(), ring_.start_reg(), ring_.ctl_reg(),
                 static_cast<unsigned>(acthd_udw_->value()), static_cast<unsigned>(acthd_->value()),
                 static_cast<unsigned>(batch_regs_[0].address_udw->value()),
@@ -671,8 +690,9 @@ std::string CommandStreamer::describe_registers() const {
 
 void CommandStreamer::declare_hang(const std::string& why) {
   ++hangs_;
-  std::string report = std::string(info_.name) + " hung: " + why + (waiting_semaphore_ ? " (waiting on a semaphore)" : "") +
-                       "\n    " + describe_registers() + "\n    last commands:";
+  std::string report = std::string(info_.name) + " hung: " + why +
+                       (waiting_semaphore_ ? " (waiting on a semaphore)" : "") + "\n    " + describe_registers() +
+                       "\n    last commands:";
   // Oldest first: the ring's oldest record sits at history_next_ once it is full.
   const std::size_t first = history_count_ < history_.size() ? 0 : history_next_;
   for (std::size_t k = 0; k < history_count_; ++k) {

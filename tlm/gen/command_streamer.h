@@ -14,9 +14,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "hw/gen/engine_regs.h"
 #include "hw/gen/engines.h"
@@ -38,13 +37,13 @@
 namespace gpuvp::gen {
 
 struct CommandStreamerParams {
-  std::uint32_t decode_cycles = 2;           // every command
-  std::uint32_t dword_cycles = 1;            // every dword after the header
-  std::uint32_t register_cycles = 4;         // every register read or write a command makes
-  std::uint32_t memory_cycles = 4;           // issuing a memory read or write (the bus adds its own time)
-  std::uint32_t semaphore_poll_cycles = 256; // between two reads of an unsatisfied semaphore
+  std::uint32_t decode_cycles = 2;            // every command
+  std::uint32_t dword_cycles = 1;             // every dword after the header
+  std::uint32_t register_cycles = 4;          // every register read or write a command makes
+  std::uint32_t memory_cycles = 4;            // issuing a memory read or write (the bus adds its own time)
+  std::uint32_t semaphore_poll_cycles = 256;  // between two reads of an unsatisfied semaphore
   std::uint64_t hang_timeout_ns = 10'000'000;
-  std::uint32_t hang_history = 16;           // commands kept for the hang report
+  std::uint32_t hang_history = 16;             // commands kept for the hang report
   std::uint32_t context_restore_cycles = 200;  // fixed cost of loading a context, besides its register writes
   std::uint32_t context_save_cycles = 200;     // fixed cost of saving a context, besides writing its image
 
@@ -54,8 +53,8 @@ struct CommandStreamerParams {
     v.param("register_cycles", register_cycles, "engine cycles per register access of a command", 0, 100000);
     v.param("memory_cycles", memory_cycles, "engine cycles to issue a memory access (plus bus time)", 0, 100000);
     v.param("semaphore_poll_cycles", semaphore_poll_cycles, "engine cycles between semaphore polls", 1, 10000000);
-    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before an engine is hung",
-            1000, 1'000'000'000'000ULL);
+    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before an engine is hung", 1000,
+            1'000'000'000'000ULL);
     v.param("hang_history", hang_history, "commands listed in a hang report", 1, 1024);
     v.param("context_restore_cycles", context_restore_cycles,
             "execlists: engine cycles to load a context, plus its register writes and image read", 0, 10000000);
@@ -150,8 +149,7 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   Outcome raise_interrupt(std::uint32_t bits) override;
   Outcome fail(const Command* cmd, const std::string& what) override;
   std::size_t batch_depth() const override { return batches_.size(); }
-  Outcome batch_buffer_start(const Command& cmd, std::uint64_t target, AddressSpace space,
-                             bool second_level) override;
+  Outcome batch_buffer_start(const Command& cmd, std::uint64_t target, AddressSpace space, bool second_level) override;
   Outcome batch_buffer_end() override;
   void set_arbitration(bool enabled) override { contexts_.set_arbitration(enabled); }
   core::Picoseconds last_read_written_at() const override;
@@ -196,8 +194,8 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   EngineRingPointer ring_;
   core::LocalTime time_;
   State state_ = State::kIdle;
-  std::uint64_t first_pa_ = 0;  // physical address of the last access()'s first byte
-  std::uint64_t resets_ = 0;  // engine resets so far (a wait for the local time checks that none came meanwhile)
+  std::uint64_t first_pa_ = 0;       // physical address of the last access()'s first byte
+  std::uint64_t resets_ = 0;         // engine resets so far (a wait for the local time checks that none came meanwhile)
   std::vector<BatchLevel> batches_;  // 0, 1 or 2 levels
   sc_core::sc_event kick_;
   core::Picoseconds last_progress_ps_ = 0;

@@ -11,8 +11,8 @@
 namespace gpuvp::gen {
 
 struct ContextRegisterSlot {
-  std::uint32_t dword;     // index of the value dword in the page
-  std::uint32_t offset;    // MMIO offset of the register
+  std::uint32_t dword;          // index of the value dword in the page
+  std::uint32_t offset;         // MMIO offset of the register
   std::uint32_t byte_disables;  // LRI bits 11:8 of the command the pair belongs to
 };
 

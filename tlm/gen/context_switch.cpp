@@ -1,9 +1,9 @@
 #include "tlm/gen/context_switch.h"
 
-#include "tlm/core/report.h"
-#include "tlm/core/timeline.h"
 #include "hw/gen/engine_regs.h"
 #include "hw/gen/engines.h"
+#include "tlm/core/report.h"
+#include "tlm/core/timeline.h"
 
 namespace gpuvp::gen {
 

@@ -10,7 +10,11 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
       hooks_(std::move(hooks)),
       submissions_(core::stats().counter(stats_prefix + "elsp_submissions")),
       csb_writes_(core::stats().counter(stats_prefix + "csb_entries")) {
-  bar_.add({name + "ELSP", base + kElsp, 32, 0, Access::kWriteOnly,
+  bar_.add({name + "ELSP",
+            base + kElsp,
+            32,
+            0,
+            Access::kWriteOnly,
             "ExecList Submit Port: element 1 high, element 1 low, element 0 high, element 0 low; the 4th write submits",
             {}})
       .on_write([this](core::Register&, std::uint64_t, std::uint64_t written) {
@@ -23,7 +27,11 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
         ContextDescriptor e1{std::uint64_t{elsp_data_[3]} << 32 | elsp_data_[2]};
         if (hooks_.submitted) hooks_.submitted(e0, e1);
       });
-  status_lo_ = &bar_.add({name + "EXECLIST_STATUS", base + kExeclistStatusLo, 32, 0, Access::kReadOnly,
+  status_lo_ = &bar_.add({name + "EXECLIST_STATUS",
+                          base + kExeclistStatusLo,
+                          32,
+                          0,
+                          Access::kReadOnly,
                           "execlist status",
                           {{"CURRENT_POINTER", 0, 1, ""},
                            {"WRITE_POINTER", 1, 1, ""},
@@ -33,17 +41,36 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
                            {"ARBITRATION_ENABLE", 16, 1, ""},
                            {"EL1_ACTIVE", 17, 1, ""},
                            {"EL0_ACTIVE", 18, 1, ""}}});
-  status_hi_ = &bar_.add({name + "EXECLIST_STATUS_HI", base + kExeclistStatusHi, 32, 0, Access::kReadOnly,
-                          "context ID of the running context", {}});
+  status_hi_ = &bar_.add({name + "EXECLIST_STATUS_HI",
+                          base + kExeclistStatusHi,
+                          32,
+                          0,
+                          Access::kReadOnly,
+                          "context ID of the running context",
+                          {}});
   for (unsigned i = 0; i < kCsbEntries; ++i) {
-    csb_[2 * i] = &bar_.add({name + "CSB" + std::to_string(i) + "_STATUS", base + kCsbBase + 8 * i, 32, 0,
-                             Access::kReadOnly, "context status buffer entry: status", {}});
-    csb_[2 * i + 1] = &bar_.add({name + "CSB" + std::to_string(i) + "_CONTEXT_ID", base + kCsbBase + 8 * i + 4, 32, 0,
-                                 Access::kReadOnly, "context status buffer entry: context ID", {}});
+    csb_[2 * i] = &bar_.add({name + "CSB" + std::to_string(i) + "_STATUS",
+                             base + kCsbBase + 8 * i,
+                             32,
+                             0,
+                             Access::kReadOnly,
+                             "context status buffer entry: status",
+                             {}});
+    csb_[2 * i + 1] = &bar_.add({name + "CSB" + std::to_string(i) + "_CONTEXT_ID",
+                                 base + kCsbBase + 8 * i + 4,
+                                 32,
+                                 0,
+                                 Access::kReadOnly,
+                                 "context status buffer entry: context ID",
+                                 {}});
   }
   // The pointer logic lives in CsbPointer (the reference of rtl/csb_ptr.sv); the register mirrors its value.
-  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR", base + kCsbPointer, 32, CsbPointer::kResetValue,
-                            Access::kMasked, "CSB pointers: write 2:0 (hardware), read 10:8 (software); masked",
+  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR",
+                            base + kCsbPointer,
+                            32,
+                            CsbPointer::kResetValue,
+                            Access::kMasked,
+                            "CSB pointers: write 2:0 (hardware), read 10:8 (software); masked",
                             {{"WRITE_POINTER", 0, 3, ""}, {"READ_POINTER", 8, 3, ""}},
                             CsbPointer::kWritePointerMask | CsbPointer::kReadPointerMask});
   csb_pointer_->on_write([this](core::Register& r, std::uint64_t, std::uint64_t) {

@@ -21,10 +21,10 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
     const EngineInfo& info = engine_info(static_cast<Engine>(i));
     if (!params_.engines.has(info.id)) continue;
     GttClient& client = gtt_.add_client(info.name, info.hw_id, info.hw_id);
-    engines_[static_cast<std::size_t>(i)] = std::make_unique<CommandStreamer>(
-        info.name, info, params_.cs,
-        EngineServices{regs(), memory, interrupts_, client, clock(), params_.generation, memory_written_,
-                       memory_waiters_});
+    engines_[static_cast<std::size_t>(i)] =
+        std::make_unique<CommandStreamer>(info.name, info, params_.cs,
+                                          EngineServices{regs(), memory, interrupts_, client, clock(),
+                                                         params_.generation, memory_written_, memory_waiters_});
     // gen.ring_model: "rtl" puts the verilated ring_ptr block (registered by rtl/) behind every engine.
     engines_[static_cast<std::size_t>(i)]->attach_ring_model(make_ring_pointer_model(params_.ring_model));
   }
@@ -34,8 +34,8 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
     auto* bar = dynamic_cast<tlm::tlm_fw_transport_if<>*>(socket.get_base_export().get_interface());
     guc_ = std::make_unique<Guc>(
         "guc", params_.guc, regs(),
-        [bar](tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) { bar->b_transport(trans, delay); },
-        memory, gtt_.add_client("guc", 0x20, 0), std::string());
+        [bar](tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) { bar->b_transport(trans, delay); }, memory,
+        gtt_.add_client("guc", 0x20, 0), std::string());
     guc_->set_host_interrupt([this] { interrupts_.raise_bank(GtInterrupts::kGucBank, GtInterrupts::kGucToHost); });
     std::uint32_t present = 0;
     for (int i = 0; i < kEngineCount; ++i) {
@@ -51,8 +51,13 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
   }
   // GEN6_GDRST: software sets domain bits to reset engines; the hardware clears them when done (at once here).
   regs()
-      .add({"GDRST", kGdrst, 32, 0, core::Access::kReadWrite,
-            "GEN6_GDRST: bit 0 full reset, 1 render, 2 media, 3 blitter, 4 vebox, 7 media2", {}})
+      .add({"GDRST",
+            kGdrst,
+            32,
+            0,
+            core::Access::kReadWrite,
+            "GEN6_GDRST: bit 0 full reset, 1 render, 2 media, 3 blitter, 4 vebox, 7 media2",
+            {}})
       .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
         for (auto& engine : engines_) {
           if (engine && (written & (kGdrstFull | engine->info().reset_domain))) engine->reset();

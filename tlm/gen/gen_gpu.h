@@ -32,11 +32,16 @@ struct EngineSelection {
   }
   bool has(Engine e) const {
     switch (e) {
-      case Engine::kRcs: return rcs;
-      case Engine::kBcs: return bcs;
-      case Engine::kVcs0: return vcs0;
-      case Engine::kVcs1: return vcs1;
-      case Engine::kVecs: return vecs;
+      case Engine::kRcs:
+        return rcs;
+      case Engine::kBcs:
+        return bcs;
+      case Engine::kVcs0:
+        return vcs0;
+      case Engine::kVcs1:
+        return vcs1;
+      case Engine::kVecs:
+        return vecs;
     }
     return false;
   }

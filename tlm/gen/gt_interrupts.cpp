@@ -85,9 +85,10 @@ GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_ir
   master.access = core::Access::kReadWrite;
   master.writable_mask = kMasterEnable;  // GVT: only bit 31 may be modified
   master.description = "Master interrupt control: bit 31 enable (SW); bits 6:0 GT sources pending (IIR & IER, HW)";
-  master.fields = {{"rcs", 0, 1, "GT0 15:0"},  {"bcs", 1, 1, "GT0 31:16"}, {"vcs0", 2, 1, "GT1 15:0"},
-                   {"vcs1", 3, 1, "GT1 31:16"}, {"pm", 4, 1, "GT2 15:0"},   {"guc", 5, 1, "GT2 31:16"},
-                   {"vecs", 6, 1, "GT3 15:0"},  {"control", 31, 1, "master interrupt enable"}};
+  master.fields = {{"rcs", 0, 1, "GT0 15:0"},  {"bcs", 1, 1, "GT0 31:16"},
+                   {"vcs0", 2, 1, "GT1 15:0"}, {"vcs1", 3, 1, "GT1 31:16"},
+                   {"pm", 4, 1, "GT2 15:0"},   {"guc", 5, 1, "GT2 31:16"},
+                   {"vecs", 6, 1, "GT3 15:0"}, {"control", 31, 1, "master interrupt enable"}};
   master_ = &bar_.add(master);
   master_->on_read([this](core::Register&, std::uint64_t stored) { return stored | pending_sources(); });
   master_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update(); });

@@ -19,10 +19,14 @@ std::uint8_t pat_index(std::uint64_t pte) {
 
 const char* to_string(FaultType type) {
   switch (type) {
-    case FaultType::kNotPresent: return "not present";
-    case FaultType::kReadOnly: return "write to read-only page";
-    case FaultType::kOutOfRange: return "out of range";
-    case FaultType::kBadEntry: return "bad entry";
+    case FaultType::kNotPresent:
+      return "not present";
+    case FaultType::kReadOnly:
+      return "write to read-only page";
+    case FaultType::kOutOfRange:
+      return "out of range";
+    case FaultType::kBadEntry:
+      return "bad entry";
   }
   return "?";
 }
@@ -114,7 +118,11 @@ Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gs
     throw core::ConfigError("config key 'gen.gtt.tlb_ways': must divide gen.gtt.tlb_entries");
   }
   using core::Access;
-  fault_reg_ = &bar.add({"RING_FAULT_REG", kRingFaultReg, 32, 0, Access::kReadWrite,
+  fault_reg_ = &bar.add({"RING_FAULT_REG",
+                         kRingFaultReg,
+                         32,
+                         0,
+                         Access::kReadWrite,
                          "GEN8_RING_FAULT_REG: first translation fault since software cleared VALID",
                          {{"VALID", 0, 1, ""},
                           {"FAULT_TYPE", 1, 2, "0 not present, 1 read-only, 2 out of range, 3 bad entry (model)"},
@@ -122,18 +130,37 @@ Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gs
                           {"ENGINE_ID", 12, 3, ""}}});
   // Software clears VALID with a read-modify-write (i915 gt/intel_gt.c intel_gt_clear_error_registers); until then
   // the first fault stays.
-  fault_data0_ = &bar.add({"FAULT_TLB_DATA0", kFaultTlbData0, 32, 0, Access::kReadOnly,
-                           "GEN8_FAULT_TLB_DATA0: faulting VA bits 43:12", {{"VA_43_12", 0, 32, ""}}});
-  fault_data1_ = &bar.add({"FAULT_TLB_DATA1", kFaultTlbData1, 32, 0, Access::kReadOnly,
+  fault_data0_ = &bar.add({"FAULT_TLB_DATA0",
+                           kFaultTlbData0,
+                           32,
+                           0,
+                           Access::kReadOnly,
+                           "GEN8_FAULT_TLB_DATA0: faulting VA bits 43:12",
+                           {{"VA_43_12", 0, 32, ""}}});
+  fault_data1_ = &bar.add({"FAULT_TLB_DATA1",
+                           kFaultTlbData1,
+                           32,
+                           0,
+                           Access::kReadOnly,
                            "GEN8_FAULT_TLB_DATA1: VA bits 47:44 and address space",
                            {{"VA_47_44", 0, 4, ""}, {"GTT_SEL", 4, 1, "1 = GGTT"}}});
-  bar.add({"GFX_FLSH_CNTL", kGfxFlushControl, 32, 0, Access::kReadWrite,
-           "GFX_FLSH_CNTL_GEN6: writing EN (bit 0) invalidates the GGTT TLBs", {{"EN", 0, 1, ""}}})
+  bar.add({"GFX_FLSH_CNTL",
+           kGfxFlushControl,
+           32,
+           0,
+           Access::kReadWrite,
+           "GFX_FLSH_CNTL_GEN6: writing EN (bit 0) invalidates the GGTT TLBs",
+           {{"EN", 0, 1, ""}}})
       .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
         if (written & 1) invalidate_all_ggtt_tlbs();
         r.set(0);  // the flush completes at once in the model
       });
-  bar.add({"GTCR", kGtcr, 32, 0, Access::kReadWrite, "GEN8_GTCR: writing INVALIDATE (bit 0) flushes the GuC's TLB",
+  bar.add({"GTCR",
+           kGtcr,
+           32,
+           0,
+           Access::kReadWrite,
+           "GEN8_GTCR: writing INVALIDATE (bit 0) flushes the GuC's TLB",
            {{"INVALIDATE", 0, 1, ""}}})
       .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
         if (written & 1) {
@@ -337,7 +364,7 @@ void Gtt::pte_window_access(tlm::tlm_generic_payload& trans, std::uint64_t offse
     memory_.transport(trans, *delay);
   } else {
     trans.set_response_status(memory_.transport_dbg(trans) == len ? tlm::TLM_OK_RESPONSE
-                                                                   : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+                                                                  : tlm::TLM_ADDRESS_ERROR_RESPONSE);
   }
   trans.set_address(global);
 }

@@ -12,9 +12,8 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
@@ -110,14 +109,14 @@ class GttClient {
     bool ppgtt = false;
     bool writable = false;
     std::uint8_t pat = 0;
-    std::uint64_t vpn = 0;      // va >> 12
-    std::uint64_t frame = 0;    // pa >> 12
+    std::uint64_t vpn = 0;    // va >> 12
+    std::uint64_t frame = 0;  // pa >> 12
     std::uint64_t last_use = 0;
   };
   TlbEntry* lookup(std::uint64_t vpn, bool ppgtt) {
     // Power-of-two set counts (the usual case) index with a mask instead of a division.
-    const std::size_t set = static_cast<std::size_t>(set_mask_ != 0 || sets_ == 1 ? vpn & set_mask_ : vpn % sets_) *
-                            ways_;
+    const std::size_t set =
+        static_cast<std::size_t>(set_mask_ != 0 || sets_ == 1 ? vpn & set_mask_ : vpn % sets_) * ways_;
     TlbEntry* e = tlb_.data() + set;
     for (std::uint32_t w = 0; w < ways_; ++w, ++e) {
       if (e->valid && e->vpn == vpn && e->ppgtt == ppgtt) return e;

@@ -51,8 +51,7 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       memory_accesses_(
           core::stats().counter(std::string(this->name()) + ".memory_accesses", "firmware graphics memory accesses")),
       interrupts_(core::stats().counter(std::string(this->name()) + ".interrupts", "interrupts delivered")),
-      doorbell_rings_(
-          core::stats().counter(std::string(this->name()) + ".doorbell_rings", "rings of valid doorbells")),
+      doorbell_rings_(core::stats().counter(std::string(this->name()) + ".doorbell_rings", "rings of valid doorbells")),
       engine_events_(core::stats().counter(std::string(this->name()) + ".engine_events",
                                            "engine interrupt events steered to the GuC")),
       boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
@@ -78,22 +77,39 @@ Guc::~Guc() { close_core(); }
 
 void Guc::declare_registers() {
   using core::Access;
-  status_ = &bar_.add({"GUC_STATUS", GUC_REG_STATUS, 32, kStatusResetValue, Access::kReadOnly,
+  status_ = &bar_.add({"GUC_STATUS",
+                       GUC_REG_STATUS,
+                       32,
+                       kStatusResetValue,
+                       Access::kReadOnly,
                        "GuC status: 0 MIA in reset, 7:1 boot ROM, 15:8 uKernel, 18:16 MIA, 31:30 auth",
                        {{"MIA_IN_RESET", 0, 1, ""},
                         {"BOOTROM", 1, 7, "0x76 jump passed, 0x50 RSA failed"},
                         {"UKERNEL", 8, 8, "0x30 LAPIC done, 0xF0 ready, 0x70 exception"},
                         {"MIA", 16, 3, "1 core state, 2 halt requested, 4 ISR entry"},
                         {"AUTH", 30, 2, "1 bad, 2 good"}}});
-  bar_.add({"GUC_WOPCM_SIZE", GUC_REG_WOPCM_SIZE, 32, 0, Access::kReadWrite,
-            "WOPCM size for the GuC (31:12), bit 0 locked", {}})
+  bar_.add({"GUC_WOPCM_SIZE",
+            GUC_REG_WOPCM_SIZE,
+            32,
+            0,
+            Access::kReadWrite,
+            "WOPCM size for the GuC (31:12), bit 0 locked",
+            {}})
       .on_write([](core::Register& r, std::uint64_t old, std::uint64_t) {
         if (old & 1) r.set(old);  // locked until reset
       });
-  bar_.add({"GUC_SHIM_CONTROL", GUC_REG_SHIM_CONTROL, 32, 0, Access::kReadWrite,
-            "GuC shim control (cache and clock gating)", {}});
+  bar_.add({"GUC_SHIM_CONTROL",
+            GUC_REG_SHIM_CONTROL,
+            32,
+            0,
+            Access::kReadWrite,
+            "GuC shim control (cache and clock gating)",
+            {}});
   for (unsigned n = 0; n < GUC_SOFT_SCRATCH_COUNT; ++n) {
-    scratch_[n] = &bar_.add({"SOFT_SCRATCH_" + std::to_string(n), GUC_REG_SOFT_SCRATCH(n), 32, 0,
+    scratch_[n] = &bar_.add({"SOFT_SCRATCH_" + std::to_string(n),
+                             GUC_REG_SOFT_SCRATCH(n),
+                             32,
+                             0,
                              Access::kReadWrite,
                              n == 0    ? "mailbox action / reply"
                              : n == 15 ? "GuC-to-host events; writing acknowledges"
@@ -101,16 +117,30 @@ void Guc::declare_registers() {
                              {}});
   }
   for (unsigned i = 0; i < GUC_RSA_SCRATCH_COUNT; ++i) {
-    bar_.add({"UOS_RSA_SCRATCH_" + std::to_string(i), GUC_REG_RSA_SCRATCH(i), 32, 0, Access::kReadWrite,
-              "RSA signature of the image, dword " + std::to_string(i), {}});
+    bar_.add({"UOS_RSA_SCRATCH_" + std::to_string(i),
+              GUC_REG_RSA_SCRATCH(i),
+              32,
+              0,
+              Access::kReadWrite,
+              "RSA signature of the image, dword " + std::to_string(i),
+              {}});
   }
   bar_.add({"DMA_ADDR_0_LOW", GUC_REG_DMA_ADDR_0_LOW, 32, 0, Access::kReadWrite, "DMA source (GGTT) 31:0", {}});
   bar_.add({"DMA_ADDR_0_HIGH", GUC_REG_DMA_ADDR_0_HIGH, 32, 0, Access::kReadWrite, "DMA source 47:32", {}});
   bar_.add({"DMA_ADDR_1_LOW", GUC_REG_DMA_ADDR_1_LOW, 32, 0, Access::kReadWrite, "DMA destination 31:0", {}});
-  bar_.add({"DMA_ADDR_1_HIGH", GUC_REG_DMA_ADDR_1_HIGH, 32, 0, Access::kReadWrite,
-            "DMA destination 15:0, address space 19:16 (7 WOPCM)", {}});
+  bar_.add({"DMA_ADDR_1_HIGH",
+            GUC_REG_DMA_ADDR_1_HIGH,
+            32,
+            0,
+            Access::kReadWrite,
+            "DMA destination 15:0, address space 19:16 (7 WOPCM)",
+            {}});
   bar_.add({"DMA_COPY_SIZE", GUC_REG_DMA_COPY_SIZE, 32, 0, Access::kReadWrite, "DMA bytes (header + uCode)", {}});
-  dma_ctrl_ = &bar_.add({"DMA_CTRL", GUC_REG_DMA_CTRL, 32, 0, Access::kMasked,
+  dma_ctrl_ = &bar_.add({"DMA_CTRL",
+                         GUC_REG_DMA_CTRL,
+                         32,
+                         0,
+                         Access::kMasked,
                          "0 START_DMA (clears when done), 4 UOS_MOVE, 9 HUC_UKERNEL",
                          {{"START_DMA", 0, 1, ""}, {"UOS_MOVE", 4, 1, ""}, {"HUC_UKERNEL", 9, 1, ""}}});
   dma_ctrl_->on_write([this](core::Register& r, std::uint64_t old, std::uint64_t) {
@@ -119,10 +149,20 @@ void Guc::declare_registers() {
       wake_.notify(sc_core::SC_ZERO_TIME);
     }
   });
-  bar_.add({"DMA_GUC_WOPCM_OFFSET", GUC_REG_DMA_WOPCM_OFFSET, 32, 0, Access::kReadWrite,
-            "GuC WOPCM offset (31:14), bit 0 valid", {}});
-  bar_.add({"GUC_SEND_INTERRUPT", GUC_REG_SEND_INTERRUPT, 32, 0, Access::kReadWrite,
-            "bit 0 GUC_SEND_TRIGGER: host-to-GuC interrupt (self-clearing)", {}})
+  bar_.add({"DMA_GUC_WOPCM_OFFSET",
+            GUC_REG_DMA_WOPCM_OFFSET,
+            32,
+            0,
+            Access::kReadWrite,
+            "GuC WOPCM offset (31:14), bit 0 valid",
+            {}});
+  bar_.add({"GUC_SEND_INTERRUPT",
+            GUC_REG_SEND_INTERRUPT,
+            32,
+            0,
+            Access::kReadWrite,
+            "bit 0 GUC_SEND_TRIGGER: host-to-GuC interrupt (self-clearing)",
+            {}})
       .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
         r.set(0);
         if (written & GUC_SEND_TRIGGER) {
@@ -131,19 +171,31 @@ void Guc::declare_registers() {
         }
       });
   static const char* const ier_names[GUC_IER_COUNT] = {"GUC_BCS_RCS_IER", "GUC_VCS2_VCS1_IER", "GUC_WD_VECS_IER"};
-  static const char* const ier_use[GUC_IER_COUNT] = {"RCS 15:0, BCS 31:16", "VCS 15:0, VCS2 31:16",
-                                                     "VECS 15:0"};
+  static const char* const ier_use[GUC_IER_COUNT] = {"RCS 15:0, BCS 31:16", "VCS 15:0, VCS2 31:16", "VECS 15:0"};
   for (unsigned n = 0; n < GUC_IER_COUNT; ++n) {
-    ier_[n] = &bar_.add({ier_names[n], GUC_REG_BCS_RCS_IER + 4 * n, 32, 0, Access::kReadWrite,
-                         std::string("engine events the GuC takes from steered engines (") + ier_use[n] +
-                             "; GT interrupt bit layout)",
-                         {}});
+    ier_[n] = &bar_.add(
+        {ier_names[n],
+         GUC_REG_BCS_RCS_IER + 4 * n,
+         32,
+         0,
+         Access::kReadWrite,
+         std::string("engine events the GuC takes from steered engines (") + ier_use[n] + "; GT interrupt bit layout)",
+         {}});
   }
   bar_.add({"GEN9_GT_PM_CONFIG", kGtPmConfig, 32, 0, Access::kReadWrite, "bit 0 doorbell enable", {}});
   for (unsigned d = 0; d < GUC_NUM_DOORBELLS; ++d) {
-    bar_.add({"DRBREGL_" + std::to_string(d), GUC_REG_DRBREGL(d), 32, 0, Access::kReadWrite,
-              "doorbell " + std::to_string(d) + ": bit 0 valid (GuC-programmed)", {}});
-    bar_.add({"DRBREGU_" + std::to_string(d), GUC_REG_DRBREGU(d), 32, 0, Access::kReadWrite,
+    bar_.add({"DRBREGL_" + std::to_string(d),
+              GUC_REG_DRBREGL(d),
+              32,
+              0,
+              Access::kReadWrite,
+              "doorbell " + std::to_string(d) + ": bit 0 valid (GuC-programmed)",
+              {}});
+    bar_.add({"DRBREGU_" + std::to_string(d),
+              GUC_REG_DRBREGU(d),
+              32,
+              0,
+              Access::kReadWrite,
               "doorbell " + std::to_string(d) + " upper dword: the host writes the new cookie to ring it (model)",
               {}})
         .on_write([this, d](core::Register&, std::uint64_t, std::uint64_t) { ring_doorbell(d); });
@@ -248,8 +300,7 @@ void Guc::run() {
     const core::Picoseconds boot_start = local_.now();
     const bool ok = boot_rom();
     local_.sync();
-    core::timeline().span(track_, ok ? "boot ROM" : "boot ROM (image rejected)", boot_start,
-                          local_.now() - boot_start);
+    core::timeline().span(track_, ok ? "boot ROM" : "boot ROM (image rejected)", boot_start, local_.now() - boot_start);
     if (generation != generation_) continue;  // reset while the boot ROM was busy
     dma_ctrl_->clear_bits(GUC_DMA_START);
     if (!ok) {
@@ -272,8 +323,8 @@ void Guc::boot_fail(std::uint32_t bootrom_status, const std::string& why, bool a
 bool Guc::boot_rom() {
   ++boots_;
   status_->set(kStatusResetValue);
-  const std::uint64_t src = (bar_.at(GUC_REG_DMA_ADDR_0_HIGH).value() & 0xFFFF) << 32 |
-                            bar_.at(GUC_REG_DMA_ADDR_0_LOW).value();
+  const std::uint64_t src =
+      (bar_.at(GUC_REG_DMA_ADDR_0_HIGH).value() & 0xFFFF) << 32 | bar_.at(GUC_REG_DMA_ADDR_0_LOW).value();
   const auto dst_high = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_ADDR_1_HIGH).value());
   const auto dst = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_ADDR_1_LOW).value());
   const auto size = static_cast<std::uint32_t>(bar_.at(GUC_REG_DMA_COPY_SIZE).value());
@@ -285,8 +336,8 @@ bool Guc::boot_rom() {
     return false;
   }
   if ((dst_high & 0xFFFF0000u) != GUC_DMA_ADDRESS_SPACE_WOPCM || dst != GUC_WOPCM_LOAD_ADDRESS) {
-    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA destination " + hex32(dst_high) + ":" + hex32(dst) +
-                                              " is not WOPCM " + hex32(GUC_WOPCM_LOAD_ADDRESS));
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA destination " + hex32(dst_high) + ":" + hex32(dst) + " is not WOPCM " +
+                                              hex32(GUC_WOPCM_LOAD_ADDRESS));
     return false;
   }
   if (wopcm_reg == 0 || wopcm_reg > params_.wopcm_size) {
@@ -295,9 +346,8 @@ bool Guc::boot_rom() {
     return false;
   }
   if (size < GUC_CSS_HEADER_BYTES || std::uint64_t{dst} + size > wopcm_reg) {
-    boot_fail(GUC_BOOTROM_WOPCM_FAILED,
-              "DMA_COPY_SIZE " + std::to_string(size) + " does not fit between " + hex32(dst) + " and WOPCM top " +
-                  hex32(wopcm_reg));
+    boot_fail(GUC_BOOTROM_WOPCM_FAILED, "DMA_COPY_SIZE " + std::to_string(size) + " does not fit between " +
+                                            hex32(dst) + " and WOPCM top " + hex32(wopcm_reg));
     return false;
   }
   // i915: the GuC cannot address GGTT objects below WOPCM_TOP (its own SRAM answers there).
@@ -306,8 +356,8 @@ bool Guc::boot_rom() {
     return false;
   }
   if (!dma_from_ggtt(src, dst, size)) {
-    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA source " + hex32(src) + " (+" + std::to_string(size) +
-                                              " bytes) is not mapped in the GGTT");
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED,
+              "DMA source " + hex32(src) + " (+" + std::to_string(size) + " bytes) is not mapped in the GGTT");
     return false;
   }
   const firmware::CssHeader h = firmware::read_css_header(sram_.data() + dst);
@@ -384,17 +434,16 @@ void Guc::open_core() {
     throw std::runtime_error("unicorn: cannot create an x86-32 core");
   }
   uc_hook hook;
-  bool ok = uc_mem_map_ptr(uc_, 0, sram_.size(), UC_PROT_ALL, sram_.data()) == UC_ERR_OK &&
-            uc_mmio_map(uc_, sram_.size(), GUC_GGTT_TOP - sram_.size(), &Guc::ggtt_read_cb, this,
-                        &Guc::ggtt_write_cb, this) == UC_ERR_OK &&
-            uc_mmio_map(uc_, GUC_LAPIC_BASE, GUC_LAPIC_SIZE, &Guc::lapic_read_cb, this, &Guc::lapic_write_cb,
-                        this) == UC_ERR_OK &&
-            uc_mmio_map(uc_, GUC_MMIO_BASE, GUC_MMIO_SIZE, &Guc::mmio_read_cb, this, &Guc::mmio_write_cb, this) ==
-                UC_ERR_OK &&
-            uc_hook_add(uc_, &hook, UC_HOOK_CODE, reinterpret_cast<void*>(&Guc::code_cb), this, 1, 0) ==
-                UC_ERR_OK &&
-            uc_hook_add(uc_, &hook, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(&Guc::invalid_cb), this, 1, 0) ==
-                UC_ERR_OK;
+  bool ok =
+      uc_mem_map_ptr(uc_, 0, sram_.size(), UC_PROT_ALL, sram_.data()) == UC_ERR_OK &&
+      uc_mmio_map(uc_, sram_.size(), GUC_GGTT_TOP - sram_.size(), &Guc::ggtt_read_cb, this, &Guc::ggtt_write_cb,
+                  this) == UC_ERR_OK &&
+      uc_mmio_map(uc_, GUC_LAPIC_BASE, GUC_LAPIC_SIZE, &Guc::lapic_read_cb, this, &Guc::lapic_write_cb, this) ==
+          UC_ERR_OK &&
+      uc_mmio_map(uc_, GUC_MMIO_BASE, GUC_MMIO_SIZE, &Guc::mmio_read_cb, this, &Guc::mmio_write_cb, this) ==
+          UC_ERR_OK &&
+      uc_hook_add(uc_, &hook, UC_HOOK_CODE, reinterpret_cast<void*>(&Guc::code_cb), this, 1, 0) == UC_ERR_OK &&
+      uc_hook_add(uc_, &hook, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(&Guc::invalid_cb), this, 1, 0) == UC_ERR_OK;
   if (!ok) throw std::runtime_error("unicorn: cannot build the GuC memory map");
 }
 
@@ -421,8 +470,8 @@ void Guc::execute() {
   // Rounded to whole picoseconds, at least one: the time of every instruction is the same, so a run's timing does not
   // depend on where slices start.
   const core::Picoseconds instruction_ps = std::max<core::Picoseconds>(
-      1, static_cast<core::Picoseconds>(std::llround(params_.cycles_per_instruction *
-                                                     static_cast<double>(clock_.period_ps()))));
+      1, static_cast<core::Picoseconds>(
+             std::llround(params_.cycles_per_instruction * static_cast<double>(clock_.period_ps()))));
   instruction_ps_ = instruction_ps;
   if (gdb_) debugger_stop();  // gdb gets the core before its first instruction
 
@@ -557,7 +606,7 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
   if (core::timeline().enabled()) {
     if (!running_span_.open()) running_span_.begin(track_, "firmware", local_.now());
     isr_span_.begin(track_,
-                    vector == GUC_VECTOR_HOST2GUC  ? "host2guc mailbox"
+                    vector == GUC_VECTOR_HOST2GUC   ? "host2guc mailbox"
                     : vector == GUC_VECTOR_DOORBELL ? "doorbell"
                     : vector == GUC_VECTOR_ENGINE   ? "engine event"
                                                     : "vector " + hex32(vector),
@@ -598,9 +647,9 @@ void Guc::fault(const std::string& what) {
 std::string Guc::register_dump() {
   if (uc_ == nullptr) return {};
   static const std::pair<const char*, int> regs[] = {
-      {"EAX", UC_X86_REG_EAX}, {"EBX", UC_X86_REG_EBX}, {"ECX", UC_X86_REG_ECX}, {"EDX", UC_X86_REG_EDX},
-      {"ESI", UC_X86_REG_ESI}, {"EDI", UC_X86_REG_EDI}, {"EBP", UC_X86_REG_EBP}, {"ESP", UC_X86_REG_ESP},
-      {"EIP", UC_X86_REG_EIP}, {"EFLAGS", UC_X86_REG_EFLAGS}, {"CS", UC_X86_REG_CS}, {"SS", UC_X86_REG_SS}};
+      {"EAX", UC_X86_REG_EAX}, {"EBX", UC_X86_REG_EBX},       {"ECX", UC_X86_REG_ECX}, {"EDX", UC_X86_REG_EDX},
+      {"ESI", UC_X86_REG_ESI}, {"EDI", UC_X86_REG_EDI},       {"EBP", UC_X86_REG_EBP}, {"ESP", UC_X86_REG_ESP},
+      {"EIP", UC_X86_REG_EIP}, {"EFLAGS", UC_X86_REG_EFLAGS}, {"CS", UC_X86_REG_CS},   {"SS", UC_X86_REG_SS}};
   std::ostringstream out;
   std::uint32_t eip = 0;
   int column = 0;
@@ -766,9 +815,9 @@ void Guc::code_cb(uc_struct* uc, std::uint64_t address, std::uint32_t, void* sel
 
 bool Guc::invalid_cb(uc_struct*, int type, std::uint64_t address, int size, std::int64_t, void* self) {
   auto* guc = static_cast<Guc*>(self);
-  const char* what = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ? "instruction fetch"
+  const char* what = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT   ? "instruction fetch"
                      : type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? "write"
-                                                                                   : "read";
+                                                                                  : "read";
   if (guc->pending_fault_.empty()) {
     guc->pending_fault_ = std::string(what) + " of " + std::to_string(size) + " bytes at " + hex32(address) +
                           ", outside the GuC memory map";

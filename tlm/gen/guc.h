@@ -22,10 +22,9 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
 
 #include "firmware/guc/guc_abi.h"
 #include "tlm/core/config.h"
@@ -46,8 +45,8 @@ namespace gpuvp::gen {
 struct GucParams {
   bool enabled = true;
   std::uint64_t clock_hz = 400'000'000;
-  std::uint64_t wopcm_size = 512 * 1024;  // i915 GUC_WOPCM_TOP (gen9)
-  double cycles_per_instruction = 1.0;  // fractional: an average over the firmware's instruction mix
+  std::uint64_t wopcm_size = 512 * 1024;   // i915 GUC_WOPCM_TOP (gen9)
+  double cycles_per_instruction = 1.0;     // fractional: an average over the firmware's instruction mix
   std::uint32_t dma_bytes_per_cycle = 16;  // boot ROM copy from graphics memory into WOPCM
   std::uint32_t rsa_verify_cycles = 200'000;
   std::uint32_t gdb_port = 0;  // 0 = no GDB stub
@@ -55,8 +54,7 @@ struct GucParams {
   void visit(core::ParamVisitor& v) {
     v.param("enabled", enabled, "model the GuC microcontroller");
     v.param("clock_hz", clock_hz, "GuC core clock in Hz", 1'000'000, 10'000'000'000ULL);
-    v.param("wopcm_size", wopcm_size, "WOPCM SRAM of the GuC in bytes (multiple of 4 KiB)", 64 * 1024,
-            8 * 1024 * 1024);
+    v.param("wopcm_size", wopcm_size, "WOPCM SRAM of the GuC in bytes (multiple of 4 KiB)", 64 * 1024, 8 * 1024 * 1024);
     v.param("cycles_per_instruction", cycles_per_instruction,
             "GuC cycles per x86 instruction, on average (fractional: 1.5 is one instruction per 1.5 cycles)", 0.25,
             1000.0);
@@ -168,14 +166,14 @@ class Guc : public sc_core::sc_module {
   std::uint64_t generation_ = 0;  // bumped by reset(); a thread that sees it change abandons what it was doing
   bool dma_requested_ = false;
   bool host2guc_pending_ = false;
-  bool doorbell_irq_pending_ = false;          // a valid doorbell rang since the last doorbell interrupt
+  bool doorbell_irq_pending_ = false;  // a valid doorbell rang since the last doorbell interrupt
   std::vector<bool> doorbell_rung_ = std::vector<bool>(GUC_NUM_DOORBELLS);  // read by GUC_LAPIC_DOORBELL_PENDING
   bool in_service_ = false;
   bool halted_ = false;
   bool hlt_seen_ = false;
-  bool emulating_ = false;  // inside uc_emu_start (callbacks run on this stack)
-  bool engine_irq_pending_ = false;                         // an engine event arrived since the last delivery
-  std::array<std::uint32_t, GUC_IER_COUNT> engine_iir_{};   // GUC_LAPIC_ENGINE_IIR(n)
+  bool emulating_ = false;                                 // inside uc_emu_start (callbacks run on this stack)
+  bool engine_irq_pending_ = false;                        // an engine event arrived since the last delivery
+  std::array<std::uint32_t, GUC_IER_COUNT> engine_iir_{};  // GUC_LAPIC_ENGINE_IIR(n)
   std::string pending_fault_;
   std::uint64_t slice_instructions_ = 0;
   std::uint64_t slice_accounted_ = 0;  // instructions of the slice already added to the local time

@@ -1,16 +1,15 @@
 #include "tlm/gen/guc_gdb_stub.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unicorn/unicorn.h>
+#include <unistd.h>
 
 namespace gpuvp::gen {
 
@@ -18,10 +17,10 @@ namespace {
 
 // gdb's i386 register order (gdb/features/i386/32bit-core.xml): eax ecx edx ebx esp ebp esi edi eip eflags cs ss ds
 // es fs gs, 32 bits each.
-constexpr int kRegisters[] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX,    UC_X86_REG_EBX,
-                              UC_X86_REG_ESP, UC_X86_REG_EBP, UC_X86_REG_ESI,    UC_X86_REG_EDI,
+constexpr int kRegisters[] = {UC_X86_REG_EAX, UC_X86_REG_ECX,    UC_X86_REG_EDX, UC_X86_REG_EBX,
+                              UC_X86_REG_ESP, UC_X86_REG_EBP,    UC_X86_REG_ESI, UC_X86_REG_EDI,
                               UC_X86_REG_EIP, UC_X86_REG_EFLAGS, UC_X86_REG_CS,  UC_X86_REG_SS,
-                              UC_X86_REG_DS,  UC_X86_REG_ES,  UC_X86_REG_FS,     UC_X86_REG_GS};
+                              UC_X86_REG_DS,  UC_X86_REG_ES,     UC_X86_REG_FS,  UC_X86_REG_GS};
 constexpr int kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
 const char kHex[] = "0123456789abcdef";

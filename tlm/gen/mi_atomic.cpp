@@ -15,22 +15,38 @@ std::string hex(std::uint32_t value) {
 
 const char* base_name(std::uint32_t op4b) {
   switch (op4b) {
-    case atomic_op::kAnd: return "AND";
-    case atomic_op::kOr: return "OR";
-    case atomic_op::kXor: return "XOR";
-    case atomic_op::kMove: return "MOVE";
-    case atomic_op::kInc: return "INC";
-    case atomic_op::kDec: return "DEC";
-    case atomic_op::kAdd: return "ADD";
-    case atomic_op::kSub: return "SUB";
-    case atomic_op::kRsub: return "RSUB";
-    case atomic_op::kImax: return "IMAX";
-    case atomic_op::kImin: return "IMIN";
-    case atomic_op::kUmax: return "UMAX";
-    case atomic_op::kUmin: return "UMIN";
-    case atomic_op::kCmpWr: return "CMP_WR";
-    case atomic_op::kPredec: return "PREDEC";
-    default: return nullptr;
+    case atomic_op::kAnd:
+      return "AND";
+    case atomic_op::kOr:
+      return "OR";
+    case atomic_op::kXor:
+      return "XOR";
+    case atomic_op::kMove:
+      return "MOVE";
+    case atomic_op::kInc:
+      return "INC";
+    case atomic_op::kDec:
+      return "DEC";
+    case atomic_op::kAdd:
+      return "ADD";
+    case atomic_op::kSub:
+      return "SUB";
+    case atomic_op::kRsub:
+      return "RSUB";
+    case atomic_op::kImax:
+      return "IMAX";
+    case atomic_op::kImin:
+      return "IMIN";
+    case atomic_op::kUmax:
+      return "UMAX";
+    case atomic_op::kUmin:
+      return "UMIN";
+    case atomic_op::kCmpWr:
+      return "CMP_WR";
+    case atomic_op::kPredec:
+      return "PREDEC";
+    default:
+      return nullptr;
   }
 }
 
@@ -62,8 +78,8 @@ AtomicResult apply_mi_atomic(std::uint32_t opcode, std::uint32_t size, std::uint
 
   const bool qword_op = (opcode & atomic_op::k8B) != 0;
   if (qword_op != (size == atomic_size::kQword)) {
-    return fail("MI_ATOMIC opcode " + hex(opcode) + " (" + mi_atomic_opcode_name(opcode) + ") does not match data size " +
-                (size == atomic_size::kQword ? "QWORD" : "DWORD"));
+    return fail("MI_ATOMIC opcode " + hex(opcode) + " (" + mi_atomic_opcode_name(opcode) +
+                ") does not match data size " + (size == atomic_size::kQword ? "QWORD" : "DWORD"));
   }
 
   const std::uint64_t mask = qword_op ? ~0ull : 0xFFFFFFFFull;
@@ -77,22 +93,53 @@ AtomicResult apply_mi_atomic(std::uint32_t opcode, std::uint32_t size, std::uint
 
   std::uint64_t result = old;
   switch (opcode & 0x0F) {
-    case atomic_op::kAnd: result = old & a; break;
-    case atomic_op::kOr: result = old | a; break;
-    case atomic_op::kXor: result = old ^ a; break;
-    case atomic_op::kMove: result = a; break;
-    case atomic_op::kInc: result = old + 1; break;
-    case atomic_op::kDec: result = old - 1; break;
-    case atomic_op::kAdd: result = old + a; break;
-    case atomic_op::kSub: result = old - a; break;
-    case atomic_op::kRsub: result = a - old; break;
-    case atomic_op::kImax: result = as_signed(old) >= as_signed(a) ? old : a; break;
-    case atomic_op::kImin: result = as_signed(old) <= as_signed(a) ? old : a; break;
-    case atomic_op::kUmax: result = old >= a ? old : a; break;
-    case atomic_op::kUmin: result = old <= a ? old : a; break;
-    case atomic_op::kCmpWr: result = old == a ? b : old; break;
-    case atomic_op::kPredec: result = old - 1; break;
-    default: return fail("unknown MI_ATOMIC opcode " + hex(opcode));  // unreachable: is_4b_or_8b() checked
+    case atomic_op::kAnd:
+      result = old & a;
+      break;
+    case atomic_op::kOr:
+      result = old | a;
+      break;
+    case atomic_op::kXor:
+      result = old ^ a;
+      break;
+    case atomic_op::kMove:
+      result = a;
+      break;
+    case atomic_op::kInc:
+      result = old + 1;
+      break;
+    case atomic_op::kDec:
+      result = old - 1;
+      break;
+    case atomic_op::kAdd:
+      result = old + a;
+      break;
+    case atomic_op::kSub:
+      result = old - a;
+      break;
+    case atomic_op::kRsub:
+      result = a - old;
+      break;
+    case atomic_op::kImax:
+      result = as_signed(old) >= as_signed(a) ? old : a;
+      break;
+    case atomic_op::kImin:
+      result = as_signed(old) <= as_signed(a) ? old : a;
+      break;
+    case atomic_op::kUmax:
+      result = old >= a ? old : a;
+      break;
+    case atomic_op::kUmin:
+      result = old <= a ? old : a;
+      break;
+    case atomic_op::kCmpWr:
+      result = old == a ? b : old;
+      break;
+    case atomic_op::kPredec:
+      result = old - 1;
+      break;
+    default:
+      return fail("unknown MI_ATOMIC opcode " + hex(opcode));  // unreachable: is_4b_or_8b() checked
   }
   return {true, result & mask, {}};
 }

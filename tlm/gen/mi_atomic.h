@@ -15,8 +15,8 @@
 //    blorp_genX_exec.h fills "dwords 3 and 5" for a MOVE8B qword]
 //  * DWord Length: 1 without inline data (3 dwords). With inline data the operand dwords are included "based on the
 //    Data Size field" (MHW text): i915's gen8 WaRsRestoreWithPerCtxtBb emits MI_ATOMIC(5) for a dword MOVE (length
-//    3), Mesa blorp emits 7 dwords for a qword MOVE8B (length 5); NEO always emits 11 dwords (DWORD_LENGTH_INLINE_DATA_1
-//    = 9) for dword and qword. A decoder must take the length from DW0.
+//    3), Mesa blorp emits 7 dwords for a qword MOVE8B (length 5); NEO always emits 11 dwords
+//    (DWORD_LENGTH_INLINE_DATA_1 = 9) for dword and qword. A decoder must take the length from DW0.
 //  * Without Inline Data the operands come from the engine's CS_GPRs: Operand1 = [CS_GPR1, CS_GPR0], Operand2 =
 //    [CS_GPR3, CS_GPR2] (for dword/qword only GPR0 and GPR2 matter). Return data goes to [CS_GPR5, CS_GPR4]: gen9
 //    updates the lower dword of GPR4 for DWORD, GPR4 for QWORD; the gen8 text says GPR4 (whole qword) for DWORD and
@@ -60,8 +60,8 @@ constexpr std::uint32_t kUmax = 0x0C;
 constexpr std::uint32_t kUmin = 0x0D;
 constexpr std::uint32_t kCmpWr = 0x0E;
 constexpr std::uint32_t kPredec = 0x0F;
-constexpr std::uint32_t k8B = 0x20;          // OR into a 4B opcode for its 8B form (0x21..0x2F)
-constexpr std::uint32_t kCmpWr16B = 0x4E;    // octword compare-and-write, not modelled
+constexpr std::uint32_t k8B = 0x20;        // OR into a 4B opcode for its 8B form (0x21..0x2F)
+constexpr std::uint32_t kCmpWr16B = 0x4E;  // octword compare-and-write, not modelled
 }  // namespace atomic_op
 
 // MI_ATOMIC Data Size (DW0 bits 20:19).

@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
+#include "hw/gen/mi_commands.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/mi_atomic.h"
-#include "hw/gen/mi_commands.h"
 #include "tlm/gen/mi_math.h"
 
 namespace gpuvp::gen {

@@ -137,11 +137,21 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
       if (op1 >= kNumGprs) return "STORE destination operand " + hex(op1) + " is not R0..R15" + describe(instruction);
       std::uint64_t value;
       switch (op2) {
-        case kAccu: value = accu_; break;
-        case kZf: value = zf_ ? kAllOnes : 0; break;  // [F8]
-        case kCf: value = cf_ ? kAllOnes : 0; break;  // [F8]
-        case kSrcA: value = srca_; break;
-        case kSrcB: value = srcb_; break;
+        case kAccu:
+          value = accu_;
+          break;
+        case kZf:
+          value = zf_ ? kAllOnes : 0;
+          break;  // [F8]
+        case kCf:
+          value = cf_ ? kAllOnes : 0;
+          break;  // [F8]
+        case kSrcA:
+          value = srca_;
+          break;
+        case kSrcB:
+          value = srcb_;
+          break;
         default:
           return "STORE source operand " + hex(op2) + " is not ACCU/ZF/CF/SRCA/SRCB" + describe(instruction);
       }

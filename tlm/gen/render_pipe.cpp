@@ -1,8 +1,8 @@
 #include "tlm/gen/render_pipe.h"
 
+#include "hw/gen/mi_commands.h"
 #include "tlm/gen/command_table.h"
 #include "tlm/gen/gt_interrupts.h"
-#include "hw/gen/mi_commands.h"
 #include "tlm/gen/mi_handlers.h"
 
 namespace gpuvp::gen {

@@ -15,7 +15,7 @@ namespace gpuvp::gen {
 // The register fields (kCtlEnable, kHeadAddrMask, ...): hw/gen/engine_regs.h.
 class RingPointer : public RingRegisterFields {
  public:
-  static constexpr std::uint32_t kCachelineBytes = 64;          // the driver's slack in its free-space rule
+  static constexpr std::uint32_t kCachelineBytes = 64;  // the driver's slack in its free-space rule
 
   // Reset state: every register 0 (ring disabled, 4 KiB size field).
   void reset();

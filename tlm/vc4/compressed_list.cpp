@@ -22,10 +22,14 @@ std::uint16_t u16(const std::uint8_t* b) { return static_cast<std::uint16_t>(b[0
 
 unsigned vertices_of(std::uint8_t list_format) {
   switch (list_format) {
-    case kPoints: return 1;
-    case kLines: return 2;
-    case kTriangles: return 3;
-    default: return 0;
+    case kPoints:
+      return 1;
+    case kLines:
+      return 2;
+    case kTriangles:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -74,9 +78,15 @@ bool decode(std::uint8_t list_format, const std::uint8_t* b, const Primitive& pr
     } else {  // coding 0: an edge of the previous triangle and a new index relative to its third
       const std::uint16_t fresh = add(p[2], sext(b[0] >> 2, 6));
       switch (b[0] & 3) {
-        case 0: out.index = {p[2], p[1], fresh}; break;
-        case 1: out.index = {p[0], p[2], fresh}; break;
-        default: out.index = {p[1], p[0], fresh}; break;
+        case 0:
+          out.index = {p[2], p[1], fresh};
+          break;
+        case 1:
+          out.index = {p[0], p[2], fresh};
+          break;
+        default:
+          out.index = {p[1], p[0], fresh};
+          break;
       }
       out.coding = 0;
     }
@@ -99,8 +109,9 @@ bool decode(std::uint8_t list_format, const std::uint8_t* b, const Primitive& pr
     out.coding = 1;
     return true;
   }
-  error = "the 1-byte point coding is not modelled: no available source (vc4-gpu-tools, Broadcom's control list "
-          "debugger) gives its meaning, only its length";
+  error =
+      "the 1-byte point coding is not modelled: no available source (vc4-gpu-tools, Broadcom's control list "
+      "debugger) gives its meaning, only its length";
   return false;
 }
 
@@ -122,7 +133,8 @@ unsigned encode(std::uint8_t list_format, const Primitive& q, const Primitive* p
       }
     }
     // Coding 1: bits 3:2 of the first byte are written 0 (0b11 there would read as coding 2).
-    const int d0 = static_cast<int>(i[0]) - p[0], d1 = static_cast<int>(i[1]) - p[1], d2 = static_cast<int>(i[2]) - p[2];
+    const int d0 = static_cast<int>(i[0]) - p[0], d1 = static_cast<int>(i[1]) - p[1],
+              d2 = static_cast<int>(i[2]) - p[2];
     if (fits(d0, -8, 7) && fits(d1, -8, 7) && fits(d2, -8, 7)) {
       out[0] = static_cast<std::uint8_t>(0x3 | (d0 & 0xF) << 4);
       out[1] = static_cast<std::uint8_t>((d1 & 0xF) | (d2 & 0xF) << 4);

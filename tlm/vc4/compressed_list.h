@@ -43,9 +43,9 @@ constexpr unsigned kMaxEntryLength = 7;
 
 // One decoded primitive.
 struct Primitive {
-  unsigned vertices = 0;                   // 1 point, 2 line, 3 triangle
-  std::array<std::uint16_t, 3> index{};    // vertex indices (unused ones 0)
-  std::uint8_t coding = 3;                 // Broadcom's coding number (3 absolute ... 0 one byte)
+  unsigned vertices = 0;                 // 1 point, 2 line, 3 triangle
+  std::array<std::uint16_t, 3> index{};  // vertex indices (unused ones 0)
+  std::uint8_t coding = 3;               // Broadcom's coding number (3 absolute ... 0 one byte)
 };
 
 // Vertices per primitive of a 16-bit-index PRIMITIVE_LIST_FORMAT (0x10 points, 0x11 lines, 0x12 triangles), 0 for

@@ -173,8 +173,8 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
     fetch_line_ = ~0ULL;
     high_water_ = ca_->value();
   });
-  ra0_ = &add("CT" + n + "RA0", kV3dCtnRa0(thread_), Access::kReadOnly,
-              "return address of the innermost sub-list call");
+  ra0_ =
+      &add("CT" + n + "RA0", kV3dCtnRa0(thread_), Access::kReadOnly, "return address of the innermost sub-list call");
   lc_ = &add("CT" + n + "LC", kV3dCtnLc(thread_), Access::kReadWrite, "list counters",
              {{"SLCT", 0, 16, "sub-list returns"}, {"MLCT", 16, 16, "major lists (flushes)"}});
   pc_ = &add("CT" + n + "PC", kV3dCtnPc(thread_), Access::kReadOnly,
@@ -184,9 +184,7 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   SC_THREAD(run);
 }
 
-std::string ControlListExecutor::thread_name() const {
-  return thread_ == 0 ? "CT0 (binning)" : "CT1 (rendering)";
-}
+std::string ControlListExecutor::thread_name() const { return thread_ == 0 ? "CT0 (binning)" : "CT1 (rendering)"; }
 
 std::uint32_t ControlListExecutor::cs_value() const {
   std::uint32_t v = thread_ == 0 ? kCtMode : 0;
@@ -237,8 +235,9 @@ void ControlListExecutor::start(bool fresh) {
   if (fresh) {
     ++frames_;
     if (core::timeline().enabled()) {
-      list_span_.begin(track_, (thread_ == 0 ? "bin list " : "render list ") + hex32(ca_->value()) + " (frame " +
-                                   std::to_string(frames_) + ")",
+      list_span_.begin(track_,
+                       (thread_ == 0 ? "bin list " : "render list ") + hex32(ca_->value()) + " (frame " +
+                           std::to_string(frames_) + ")",
                        local_now());
     }
   }
@@ -355,8 +354,9 @@ void ControlListExecutor::step() {
   unsigned len = info->length;
   if (len == 0) {
     if (p.opcode == packet::kVgInlinePrimitives) {
-      fail(ca, p.opcode, "VG_INLINE_PRIMITIVES is not modelled: no available source documents its escape code, so its "
-                         "length cannot be determined");
+      fail(ca, p.opcode,
+           "VG_INLINE_PRIMITIVES is not modelled: no available source documents its escape code, so its "
+           "length cannot be determined");
       return;
     }
     // Compressed primitive lists: the opcode (and for the clipped form a u32 address word), then entries up to an
@@ -364,16 +364,17 @@ void ControlListExecutor::step() {
     // (compressed_list.h); Broadcom's debugger gives lengths for the 32-bit x/y forms but no meaning we could check.
     const std::uint8_t format = list_state_.primitive_list_format();
     if (compressed::vertices_of(format) == 0) {
-      fail(ca, p.opcode, "compressed primitive list in PRIMITIVE_LIST_FORMAT " + hex32(format) +
-                             " is not modelled (only the 16-bit-index formats 0x10 points, 0x11 lines and 0x12 "
-                             "triangles)");
+      fail(ca, p.opcode,
+           "compressed primitive list in PRIMITIVE_LIST_FORMAT " + hex32(format) +
+               " is not modelled (only the 16-bit-index formats 0x10 points, 0x11 lines and 0x12 "
+               "triangles)");
       return;
     }
     len = p.opcode == packet::kClippedCompressedPrimitive ? 5 : 1;
   }
-  if (ca < ea && static_cast<std::uint64_t>(ca) + len > ea) {
-    fail(ca, p.opcode, std::string(info->name) + " (" + std::to_string(len) + " bytes) runs past the end address " +
-                           hex32(ea));
+  if (ca<ea&& static_cast<std::uint64_t>(ca) + len> ea) {
+    fail(ca, p.opcode,
+         std::string(info->name) + " (" + std::to_string(len) + " bytes) runs past the end address " + hex32(ea));
     return;
   }
   if (!fetch(ca, len, p.bytes.data(), reason)) {
@@ -407,9 +408,9 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
   // Entry lengths and meanings: tlm/vc4/compressed_list.h (vc4-gpu-tools, Broadcom's control list debugger).
   const std::uint8_t format = list_state_.primitive_list_format();
   const unsigned len = compressed::entry_length(format, b[0]);
-  if (ca < ea && static_cast<std::uint64_t>(ca) + len > ea) {
-    fail(ca, compressed_opcode_, "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " +
-                                     hex32(ea));
+  if (ca<ea&& static_cast<std::uint64_t>(ca) + len> ea) {
+    fail(ca, compressed_opcode_,
+         "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " + hex32(ea));
     return;
   }
   if (!fetch(ca, len, b, reason)) {
@@ -422,8 +423,8 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     const auto offset = static_cast<std::int16_t>(b[1] | b[2] << 8);
     const std::int64_t target = static_cast<std::int64_t>(ca & ~31u) + static_cast<std::int64_t>(offset) * 32;
     if (target < 0 || !services_.in_dram(static_cast<std::uint64_t>(target), 1)) {
-      fail(ca, compressed_opcode_, "relative branch in a compressed list to " + hex32(static_cast<std::uint64_t>(target)) +
-                                       ", outside DRAM");
+      fail(ca, compressed_opcode_,
+           "relative branch in a compressed list to " + hex32(static_cast<std::uint64_t>(target)) + ", outside DRAM");
       return;
     }
     set_ca(static_cast<std::uint32_t>(target));
@@ -435,8 +436,8 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     compressed::Primitive prim;
     std::string why;
     if (!compressed::decode(format, b, previous_primitive_, prim, why)) {
-      fail(ca, compressed_opcode_, "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) +
-                                       ": " + why);
+      fail(ca, compressed_opcode_,
+           "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) + ": " + why);
       return;
     }
     previous_primitive_ = prim;
@@ -553,13 +554,14 @@ void ControlListExecutor::not_yet_modelled(const Packet& p, PacketUnit unit) {
 ControlListExecutor::Outcome ControlListExecutor::branch(const Packet& p, bool sub_list) {
   const std::uint32_t target = p.u32(1);
   if (!services_.in_dram(target, 1)) {
-    return fail(p.address, p.opcode, std::string(sub_list ? "BRANCH_TO_SUB_LIST" : "BRANCH") + " target " +
-                                         hex32(target) + " is outside DRAM");
+    return fail(
+        p.address, p.opcode,
+        std::string(sub_list ? "BRANCH_TO_SUB_LIST" : "BRANCH") + " target " + hex32(target) + " is outside DRAM");
   }
   if (sub_list) {
     if (stack_.size() >= kMaxSubListDepth) {
-      return fail(p.address, p.opcode, "BRANCH_TO_SUB_LIST nested deeper than " + std::to_string(kMaxSubListDepth) +
-                                           " levels");
+      return fail(p.address, p.opcode,
+                  "BRANCH_TO_SUB_LIST nested deeper than " + std::to_string(kMaxSubListDepth) + " levels");
     }
     stack_.push_back(p.address + p.length);
     update_stack_registers();
@@ -637,8 +639,8 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
   } else {
     std::snprintf(op, sizeof op, "no opcode fetched");
   }
-  const std::string message = thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " +
-                              op;
+  const std::string message =
+      thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " + op;
   incidents_.push_back("error: " + message);
   list_span_.end(local_now());
   core::timeline().instant(track_, "error", local_now());
@@ -650,8 +652,8 @@ void ControlListExecutor::declare_hang(const std::string& cause) {
   ++hangs_;
   const std::string report = thread_name() + " hung: no progress for " + std::to_string(params_.hang_timeout_ns) +
                              " ns" + (waiting_semaphore_ ? " (waiting on the semaphore)" : "") +
-                             (cause.empty() ? "" : " (" + cause + ")") + "; " +
-                             describe_registers() + "; write CTRSTA to reset the thread";
+                             (cause.empty() ? "" : " (" + cause + ")") + "; " + describe_registers() +
+                             "; write CTRSTA to reset the thread";
   set_state(State::kHung);
   incidents_.push_back("hang: " + report);
   list_span_.end(local_now());

@@ -18,9 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "hw/vc4/packets.h"
 #include "hw/vc4/v3d_regs.h"
@@ -69,17 +68,17 @@ class CleSemaphore {
 };
 
 struct ControlListExecutorParams {
-  std::uint32_t packet_cycles = 2;   // every packet (and every entry of a compressed primitive list)
-  std::uint32_t byte_cycles = 1;     // every byte after the opcode
-  std::uint32_t fetch_bytes = 32;    // bytes the CLE fetches from memory at once (aligned)
+  std::uint32_t packet_cycles = 2;              // every packet (and every entry of a compressed primitive list)
+  std::uint32_t byte_cycles = 1;                // every byte after the opcode
+  std::uint32_t fetch_bytes = 32;               // bytes the CLE fetches from memory at once (aligned)
   std::uint64_t hang_timeout_ns = 100'000'000;  // the Linux driver's hangcheck period (vc4_gem.c, 100 ms)
 
   void visit(core::ParamVisitor& v) {
     v.param("packet_cycles", packet_cycles, "V3D cycles to decode any control-list packet", 0, 100000);
     v.param("byte_cycles", byte_cycles, "V3D cycles per packet byte after the opcode", 0, 100000);
     v.param("fetch_bytes", fetch_bytes, "control-list fetch size in bytes (power of two)", 4, 4096);
-    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before a CLE thread is hung",
-            1000, 1'000'000'000'000ULL);
+    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time without progress before a CLE thread is hung", 1000,
+            1'000'000'000'000ULL);
   }
 };
 
@@ -257,13 +256,13 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   State state_ = State::kStopped;
   std::vector<std::uint32_t> stack_;  // return addresses, at most kMaxSubListDepth
   bool waiting_semaphore_ = false;
-  bool in_compressed_ = false;        // inside a compressed primitive list (until its escape byte)
+  bool in_compressed_ = false;  // inside a compressed primitive list (until its escape byte)
   std::uint8_t compressed_opcode_ = 0;
   compressed::Primitive previous_primitive_;  // base of the relative codings
   unsigned pending_increments_ = 0;
   sc_core::sc_event kick_;
   core::Picoseconds last_progress_ps_ = 0;
-  std::uint64_t high_water_ = 0;      // highest list byte end reached since the thread started
+  std::uint64_t high_water_ = 0;  // highest list byte end reached since the thread started
   core::Picoseconds busy_since_ps_ = 0;
   std::uint64_t fetch_line_ = ~0ULL;
   std::vector<std::uint8_t> line_;

@@ -63,8 +63,7 @@ bool is_tile_state_packet(std::uint8_t op) {
          (op >= packet::kConfigurationBits && op <= packet::kZMinMaxClippingPlanes);
 }
 
-TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& params,
-                       const TileBinnerServices& services)
+TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& params, const TileBinnerServices& services)
     : sc_module(name),
       params_(params),
       services_(services),
@@ -72,11 +71,11 @@ TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& par
       culled_(core::stats().counter(std::string(this->name()) + ".culled",
                                     "primitives that touch no tile (zero area, back/front facing, outside)")),
       entries_(core::stats().counter(std::string(this->name()) + ".entries", "compressed primitive entries written")),
-      state_packets_(core::stats().counter(std::string(this->name()) + ".state_packets",
-                                           "state packets copied into tile lists")),
+      state_packets_(
+          core::stats().counter(std::string(this->name()) + ".state_packets", "state packets copied into tile lists")),
       blocks_(core::stats().counter(std::string(this->name()) + ".blocks", "tile list blocks chained from the pool")),
-      overspills_(core::stats().counter(std::string(this->name()) + ".overspills",
-                                        "overspill blocks taken (SPILLUSE)")),
+      overspills_(
+          core::stats().counter(std::string(this->name()) + ".overspills", "overspill blocks taken (SPILLUSE)")),
       out_of_memory_events_(core::stats().counter(std::string(this->name()) + ".out_of_memory",
                                                   "OUTOMEM stalls until software supplied memory")),
       flushes_(core::stats().counter(std::string(this->name()) + ".flushes")),
@@ -192,7 +191,8 @@ UnitResult TileBinner::start(UnitContext& ctx) {
                              " initial blocks of " + std::to_string(initial_block_) + " bytes is outside DRAM");
   }
   if (!services_.in_dram(tsda_, ntiles * kTsdaBytesPerTile)) {
-    return UnitResult::error("tile state data array " + hex(tsda_) + " (" + std::to_string(ntiles) + " x 48 bytes) is "
+    return UnitResult::error("tile state data array " + hex(tsda_) + " (" + std::to_string(ntiles) +
+                             " x 48 bytes) is "
                              "outside DRAM");
   }
   std::string message;
@@ -252,8 +252,8 @@ bool TileBinner::fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, 
   if (vertex_source_vg_) {
     address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * 4;
   } else {
-    address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ +
-              vertex_offset_;
+    address =
+        static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ + vertex_offset_;
   }
   if (address > 0xFFFFFFFFull || !transfer(false, static_cast<std::uint32_t>(address), b, 4, ctx, message)) {
     message = "vertex " + std::to_string(index) + " at " + hex(address) + ": " +
@@ -284,7 +284,8 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     vertex_source_vg_ = false;
     if (shader_state_op_ == 0) return UnitResult::error(std::string(pname) + " before any shader state");
     if (shader_state_op_ == packet::kGlShaderState) {
-      return UnitResult::error(std::string(pname) + " with GL_SHADER_STATE: the coordinate shader runs on the QPUs, "
+      return UnitResult::error(std::string(pname) +
+                               " with GL_SHADER_STATE: the coordinate shader runs on the QPUs, "
                                "which are not modelled (use NV_SHADER_STATE with pre-shaded vertices)");
     }
     if (shader_state_op_ == packet::kVgShaderState) {
@@ -344,8 +345,8 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     index_address = p.u32(6);
     max_index = p.u32(10);
     if (!services_.in_dram(index_address, static_cast<std::uint64_t>(count) * index_bytes)) {
-      return UnitResult::error("GL_INDEXED_PRIMITIVE index buffer " + hex(index_address) + " (" + std::to_string(count) +
-                               " indices) is outside DRAM");
+      return UnitResult::error("GL_INDEXED_PRIMITIVE index buffer " + hex(index_address) + " (" +
+                               std::to_string(count) + " indices) is outside DRAM");
     }
   } else if (op == packet::kGlArrayPrimitive) {
     first = p.u32(6);
@@ -374,7 +375,7 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
       const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kChunk, count - chunk_start));
       chunk.resize(static_cast<std::size_t>(n) * index_bytes);
       if (!transfer(false, static_cast<std::uint32_t>(index_address + chunk_start * index_bytes), chunk.data(),
-                static_cast<unsigned>(chunk.size()), ctx, message)) {
+                    static_cast<unsigned>(chunk.size()), ctx, message)) {
         return false;
       }
     }
@@ -393,36 +394,72 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
   unsigned verts = 3;
   std::uint64_t prims = 0;
   switch (mode) {
-    case 0: kind = Kind::kPoint; verts = 1; prims = count; break;
-    case 1: kind = Kind::kLine; verts = 2; prims = count / 2; break;
+    case 0:
+      kind = Kind::kPoint;
+      verts = 1;
+      prims = count;
+      break;
+    case 1:
+      kind = Kind::kLine;
+      verts = 2;
+      prims = count / 2;
+      break;
     case 2:
       kind = Kind::kLine;
       verts = 2;
       // Mesa vc4_draw.c: 2-vertex line loops don't draw on this hardware.
       prims = count > 2 ? count : 0;
       break;
-    case 3: kind = Kind::kLine; verts = 2; prims = count >= 2 ? count - 1 : 0; break;
-    case 4: prims = count / 3; break;
-    default: prims = count >= 3 ? count - 2 : 0; break;  // strip, fan
+    case 3:
+      kind = Kind::kLine;
+      verts = 2;
+      prims = count >= 2 ? count - 1 : 0;
+      break;
+    case 4:
+      prims = count / 3;
+      break;
+    default:
+      prims = count >= 3 ? count - 2 : 0;
+      break;  // strip, fan
   }
   for (std::uint64_t k = 0; k < prims; ++k) {
     services_.primitives_remaining(static_cast<std::uint32_t>(prims - k));
     std::uint32_t el[3] = {0, 0, 0};
     const auto kk = static_cast<std::uint32_t>(k);
     switch (mode) {
-      case 0: el[0] = kk; break;
-      case 1: el[0] = 2 * kk; el[1] = 2 * kk + 1; break;
-      case 2: el[0] = kk; el[1] = kk + 1 == count ? 0 : kk + 1; break;
-      case 3: el[0] = kk; el[1] = kk + 1; break;
-      case 4: el[0] = 3 * kk; el[1] = 3 * kk + 1; el[2] = 3 * kk + 2; break;
+      case 0:
+        el[0] = kk;
+        break;
+      case 1:
+        el[0] = 2 * kk;
+        el[1] = 2 * kk + 1;
+        break;
+      case 2:
+        el[0] = kk;
+        el[1] = kk + 1 == count ? 0 : kk + 1;
+        break;
+      case 3:
+        el[0] = kk;
+        el[1] = kk + 1;
+        break;
+      case 4:
+        el[0] = 3 * kk;
+        el[1] = 3 * kk + 1;
+        el[2] = 3 * kk + 2;
+        break;
       case 5:
         // Odd triangles of a strip swap their first two vertices to keep the winding.
         el[0] = (kk & 1) ? kk + 1 : kk;
         el[1] = (kk & 1) ? kk : kk + 1;
         el[2] = kk + 2;
         break;
-      case 6: el[0] = 0; el[1] = kk + 1; el[2] = kk + 2; break;
-      default: break;
+      case 6:
+        el[0] = 0;
+        el[1] = kk + 1;
+        el[2] = kk + 2;
+        break;
+      default:
+        break;
     }
     std::uint32_t idx[3] = {0, 0, 0};
     Vertex v[3];
@@ -498,7 +535,8 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
   auto f32_of = [](const TrackedState& s, float dflt) {
     if (!s.seen) return dflt;
     const std::uint32_t bits = s.bytes[1] | static_cast<std::uint32_t>(s.bytes[2]) << 8 |
-                               static_cast<std::uint32_t>(s.bytes[3]) << 16 | static_cast<std::uint32_t>(s.bytes[4]) << 24;
+                               static_cast<std::uint32_t>(s.bytes[3]) << 16 |
+                               static_cast<std::uint32_t>(s.bytes[4]) << 24;
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return std::isfinite(f) && f > 0 ? std::min(f, 4096.0f) : dflt;
@@ -665,8 +703,10 @@ UnitResult TileBinner::allocate_block(std::uint32_t& block, UnitContext& ctx) {
     while (!overspill_valid_) {
       const core::Picoseconds waited = core::now_ps() - since;
       if (waited >= ctx.hang_timeout_ps) {
-        return UnitResult::hang("binner out of memory: no overspill block (BPOA/BPOS) supplied; OUTOMEM and PCS.BMOOM "
-                                "set, BPCA=" + hex(pool_next_) + " BPCS=" + std::to_string(pool_left_));
+        return UnitResult::hang(
+            "binner out of memory: no overspill block (BPOA/BPOS) supplied; OUTOMEM and PCS.BMOOM "
+            "set, BPCA=" +
+            hex(pool_next_) + " BPCS=" + std::to_string(pool_left_));
       }
       sc_core::wait(core::to_sc_time(ctx.hang_timeout_ps - waited), overspill_event_ | ctx.kick);
       if (!ctx.running()) return UnitResult::aborted();

@@ -28,9 +28,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
@@ -177,7 +176,7 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   std::uint32_t vertex_offset_ = 0;
   std::int32_t viewport_x_ = 0;  // 1/16 pixel
   std::int32_t viewport_y_ = 0;
-  double line_half_width_ = 8;   // 1/16 pixel
+  double line_half_width_ = 8;  // 1/16 pixel
   double point_half_size_ = 8;
 
   core::Counter& primitives_;

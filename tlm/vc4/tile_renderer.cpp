@@ -77,7 +77,7 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
 }
 
 void TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format,
-                                       const compressed::Primitive& primitive, UnitContext& ctx) {
+                                        const compressed::Primitive& primitive, UnitContext& ctx) {
   ++not_shaded_;
   tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
@@ -142,10 +142,11 @@ UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx
   // a no-op store (vc4_render_cl.c): only that tile exists then.
   const unsigned tx = configured_ ? tiles_x() : 1, ty = configured_ ? tiles_y() : 1;
   if (x >= tx || y >= ty) {
-    return UnitResult::error("TILE_COORDINATES (" + std::to_string(x) + ", " + std::to_string(y) +
-                             ") outside the " + std::to_string(tx) + "x" + std::to_string(ty) + " tile grid" +
-                             (configured_ ? " of the " + std::to_string(width_) + "x" + std::to_string(height_) + " frame"
-                                          : " (no TILE_RENDERING_MODE_CONFIG yet)"));
+    return UnitResult::error("TILE_COORDINATES (" + std::to_string(x) + ", " + std::to_string(y) + ") outside the " +
+                             std::to_string(tx) + "x" + std::to_string(ty) + " tile grid" +
+                             (configured_
+                                  ? " of the " + std::to_string(width_) + "x" + std::to_string(height_) + " frame"
+                                  : " (no TILE_RENDERING_MODE_CONFIG yet)"));
   }
   tile_x_ = x;
   tile_y_ = y;
@@ -157,7 +158,10 @@ UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx
   loads.swap(pending_loads_);
   for (const PendingLoad& l : loads) {
     UnitResult r = l.full_res ? load_full(l.buffer, l.address, ctx)
-                              : load_raster(l.buffer, l.address, l.buffer == Buffer::kZs ? 4 : l.pixel_format ? 2 : 4,
+                              : load_raster(l.buffer, l.address,
+                                            l.buffer == Buffer::kZs ? 4
+                                            : l.pixel_format        ? 2
+                                                                    : 4,
                                             ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;
   }
@@ -228,8 +232,8 @@ UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigne
       }
     }
     const std::uint64_t a = base + (y0 + y) * stride + static_cast<std::uint64_t>(x0) * bpp;
-    if (a > 0xFFFFFFFFull || !transfer(true, static_cast<std::uint32_t>(a), row_.data(),
-                                       static_cast<unsigned>(row_.size()), ctx, message)) {
+    if (a > 0xFFFFFFFFull ||
+        !transfer(true, static_cast<std::uint32_t>(a), row_.data(), static_cast<unsigned>(row_.size()), ctx, message)) {
       return UnitResult::error("tile (" + std::to_string(tile_x_) + ", " + std::to_string(tile_y_) + ") " +
                                (message.empty() ? "store beyond the 32-bit bus" : message));
     }
@@ -254,11 +258,11 @@ UnitResult TileRenderer::load_raster(Buffer buffer, std::uint32_t base, unsigned
                                (message.empty() ? "load beyond the 32-bit bus" : message));
     }
     for (unsigned x = 0; x < w; ++x) {
-      const std::uint32_t v =
-          bpp == 2 ? from_565(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8))
-                   : static_cast<std::uint32_t>(row_[4 * x]) | static_cast<std::uint32_t>(row_[4 * x + 1]) << 8 |
-                         static_cast<std::uint32_t>(row_[4 * x + 2]) << 16 |
-                         static_cast<std::uint32_t>(row_[4 * x + 3]) << 24;
+      const std::uint32_t v = bpp == 2 ? from_565(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8))
+                                       : static_cast<std::uint32_t>(row_[4 * x]) |
+                                             static_cast<std::uint32_t>(row_[4 * x + 1]) << 8 |
+                                             static_cast<std::uint32_t>(row_[4 * x + 2]) << 16 |
+                                             static_cast<std::uint32_t>(row_[4 * x + 3]) << 24;
       // A raster load fills every sample of the pixel (Broadcom's V3D driver: loads map all samples to the one
       // stored pixel, "replicating behaviour", v3d_tlb_decimate.c).
       for (unsigned smp = 0; smp < samples(); ++smp) dst[grid_index(x, y, smp)] = v;
@@ -312,10 +316,13 @@ UnitResult TileRenderer::store_general(const StatePacket& p, UnitContext& ctx) {
   const bool clear_zs = !(bits & kGeneralDisableZsClear);
   if (buffer != 0) {
     if (!configured_) return need_config("STORE_TILE_BUFFER_GENERAL");
-    if (buffer > 5) return UnitResult::error("STORE_TILE_BUFFER_GENERAL buffer " + std::to_string(buffer) + " is undefined");
+    if (buffer > 5)
+      return UnitResult::error("STORE_TILE_BUFFER_GENERAL buffer " + std::to_string(buffer) + " is undefined");
     if (buffer >= 3) {
       return UnitResult::error(std::string("STORE_TILE_BUFFER_GENERAL of the ") +
-                               (buffer == 3 ? "Z-only" : buffer == 4 ? "VG mask" : "full dump") +
+                               (buffer == 3   ? "Z-only"
+                                : buffer == 4 ? "VG mask"
+                                              : "full dump") +
                                " buffer is not modelled");
     }
     if (tiling != 0) {
@@ -323,7 +330,8 @@ UnitResult TileRenderer::store_general(const StatePacket& p, UnitContext& ctx) {
                                "-tiled memory format is not modelled (only raster)");
     }
     if (mode == 3) {
-      return UnitResult::error("STORE_TILE_BUFFER_GENERAL mode 3 is undefined (0 sample, 1 decimate 4x, 2 decimate 16x)");
+      return UnitResult::error(
+          "STORE_TILE_BUFFER_GENERAL mode 3 is undefined (0 sample, 1 decimate 4x, 2 decimate 16x)");
     }
     if (pixel_format == 3) return UnitResult::error("STORE_TILE_BUFFER_GENERAL pixel format 3 is undefined");
     const Buffer b = buffer == 1 ? Buffer::kColor : Buffer::kZs;
@@ -432,7 +440,10 @@ UnitResult TileRenderer::store_ms(UnitContext& ctx) {
   const unsigned format = (flags_ >> kConfigFormatShift) & 3;
   const unsigned decimate = (flags_ >> kConfigDecimateShift) & 3;
   UnitResult r = store_raster(Buffer::kColor, frame_address_, format == 1 ? 4 : 2,
-                              decimate == 0 ? 0 : decimate == 1 ? 2 : 4, ctx);
+                              decimate == 0   ? 0
+                              : decimate == 1 ? 2
+                                              : 4,
+                              ctx);
   if (r.kind != UnitResult::Kind::kDone) return r;
   clear(true, true);
   return UnitResult::done();

@@ -38,9 +38,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
@@ -51,9 +50,9 @@
 namespace gpuvp::vc4 {
 
 struct TileRendererParams {
-  std::uint32_t tile_cycles = 8;            // per TILE_COORDINATES (tile set-up)
-  std::uint32_t bytes_per_cycle = 16;       // tile buffer load/store bandwidth
-  std::uint32_t primitive_cycles = 4;       // per primitive entry that reaches the renderer
+  std::uint32_t tile_cycles = 8;       // per TILE_COORDINATES (tile set-up)
+  std::uint32_t bytes_per_cycle = 16;  // tile buffer load/store bandwidth
+  std::uint32_t primitive_cycles = 4;  // per primitive entry that reaches the renderer
 
   void visit(core::ParamVisitor& v) {
     v.param("tile_cycles", tile_cycles, "V3D cycles to set up a tile (TILE_COORDINATES)", 0, 100000);

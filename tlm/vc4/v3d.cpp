@@ -41,7 +41,8 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
        {"VPMSZ", 28, 4, "VPM size in KiB, 0 = 16"}},
       ident1_for(params_));
   add("IDENT2", kV3dIdent2, Access::kReadOnly, "tile buffer",
-      {{"VRISZ", 0, 4, ""}, {"TLBSZ", 4, 4, "tile buffer size"}, {"TLBDB", 8, 4, "double buffer"}}, ident2_for(params_));
+      {{"VRISZ", 0, 4, ""}, {"TLBSZ", 4, 4, "tile buffer size"}, {"TLBDB", 8, 4, "double buffer"}},
+      ident2_for(params_));
   add("SCRATCH", kV3dScratch, Access::kReadWrite, "software scratch");
 
   // L2CACTL (vc4_regs.h; the driver writes L2CCLR before every job, vc4_gem.c vc4_flush_caches): write 1 to L2CENA
@@ -62,7 +63,9 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
   // SLCACTL: write 1 clears the slices' instruction, uniforms and TMU0/1 caches (vc4_gem.c vc4_flush_caches writes
   // 0xF to each field); reads 0.
   add("SLCACTL", kV3dSlcactl, Access::kReadWrite, "slice cache control (write 1 to clear)",
-      {{"ICCS", 0, 4, "instruction caches"}, {"UCCS", 8, 4, "uniforms caches"}, {"T0CCS", 16, 4, "TMU0 caches"},
+      {{"ICCS", 0, 4, "instruction caches"},
+       {"UCCS", 8, 4, "uniforms caches"},
+       {"T0CCS", 16, 4, "TMU0 caches"},
        {"T1CCS", 24, 4, "TMU1 caches"}},
       0, 0)
       .on_write([this](core::Register&, std::uint64_t, std::uint64_t written) {
@@ -85,25 +88,28 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
     if (binner_ && binner_->out_of_memory()) r.set_bits(kV3dIntOutomem);
     update_irq();
   });
-  intena_ = &add("INTENA", kV3dIntena, Access::kReadWrite, "write 1 to enable; reads the enabled set", int_fields, 0, 0);
+  intena_ =
+      &add("INTENA", kV3dIntena, Access::kReadWrite, "write 1 to enable; reads the enabled set", int_fields, 0, 0);
   intena_->on_write([this](core::Register&, std::uint64_t old, std::uint64_t written) {
     set_enabled_interrupts(static_cast<std::uint32_t>(old | (written & kV3dIntAll)));
   });
-  intdis_ = &add("INTDIS", kV3dIntdis, Access::kReadWrite, "write 1 to disable; reads the enabled set", int_fields, 0, 0);
+  intdis_ =
+      &add("INTDIS", kV3dIntdis, Access::kReadWrite, "write 1 to disable; reads the enabled set", int_fields, 0, 0);
   intdis_->on_write([this](core::Register&, std::uint64_t old, std::uint64_t written) {
     set_enabled_interrupts(static_cast<std::uint32_t>(old & ~written & kV3dIntAll));
   });
 
   // The two CLE threads declare CTnCS, CTnEA, CTnCA, CTnRA0, CTnLC and CTnPC in this bank.
   for (unsigned n = 0; n < 2; ++n) {
-    ControlListServices services{regs(),
-                                 memory,
-                                 clock(),
-                                 semaphore_,
-                                 [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
-                                 {},
-                                 {},
-                                 [this, n] { return ct_[1 - n] && ct_[1 - n]->state() == ControlListExecutor::State::kRunning; }};
+    ControlListServices services{
+        regs(),
+        memory,
+        clock(),
+        semaphore_,
+        [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
+        {},
+        {},
+        [this, n] { return ct_[1 - n] && ct_[1 - n]->state() == ControlListExecutor::State::kRunning; }};
     if (n == 0) {
       services.flush_done = [this] {
         bfc_->set((bfc_->value() + 1) & 0xFF);
