@@ -3,13 +3,14 @@
 #   ./dev.sh demo    install what is missing, build, run the embedded demo workload
 #   ./dev.sh test    install what is missing, build, run the whole test suite (normal and ASan+UBSan builds)
 #   ./dev.sh bench   install what is missing, build, run the benchmarks
+#   ./dev.sh lint    install what is missing, check formatting (.clang-format) and static checks (.clang-tidy)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian 12 packages the build needs (see README).
 PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           googletest libgtest-dev libgmock-dev libbenchmark-dev
-          verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb)
+          verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb clang-format clang-tidy)
 JOBS=$(nproc)
 
 install_missing() {
@@ -41,6 +42,24 @@ build() {
   cmake --build "$dir" -j "$JOBS" "${targets[@]}"
 }
 
+# lint: every C/C++ file formatted as .clang-format says, and no .clang-tidy finding in the sources of the model, the
+# platform, the host side and the tools (the test suites are left to the compiler's warnings: tidy over GoogleTest's
+# macros costs more time than it finds). Needs the release tree's compile_commands.json and generated headers.
+lint() {
+  local sources=() lint_sources=()
+  while IFS= read -r f; do sources+=("$f"); done < <(find hw tlm platform tb rtl firmware tests \
+      -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.c' | sort)
+  clang-format --dry-run --Werror "${sources[@]}"
+  for f in "${sources[@]}"; do
+    case "$f" in tests/*|*.h|*.hpp|*.c) ;; *) lint_sources+=("$f") ;; esac
+  done
+  run-clang-tidy -quiet -j "$JOBS" -p build/release "${lint_sources[@]}" >build/release/clang-tidy.log 2>&1 || {
+    grep -E "(warning|error):" build/release/clang-tidy.log | sort -u >&2
+    echo "dev.sh: clang-tidy findings (full log: build/release/clang-tidy.log)" >&2
+    return 1
+  }
+}
+
 run_tests() {
   local dir=$1
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
@@ -65,6 +84,13 @@ case "${1:-}" in
     build build/sanitize
     ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build/sanitize
+    lint
+    ;;
+  lint)
+    install_missing
+    configure build/release "${RELEASE_OPTIONS[@]}"
+    build build/release
+    lint
     ;;
   bench)
     install_missing
@@ -75,7 +101,7 @@ case "${1:-}" in
     done
     ;;
   *)
-    echo "usage: ./dev.sh demo [gpuvp run options] | test | bench" >&2
+    echo "usage: ./dev.sh demo [gpuvp run options] | test | bench | lint" >&2
     exit 2
     ;;
 esac

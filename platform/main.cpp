@@ -77,6 +77,7 @@ int gpuvp_main(int argc, char** argv) {
   run.command_line.assign(argv, argv + argc);
   std::vector<std::string> args = with_implicit_run(argc, argv);
   std::vector<char*> arg_pointers;
+  arg_pointers.reserve(args.size());
   for (auto& a : args) arg_pointers.push_back(a.data());
 
   try {

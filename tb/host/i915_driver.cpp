@@ -206,23 +206,23 @@ std::uint32_t I915Driver::emit_breadcrumb(Context& c) {
   return c.seqno;
 }
 
-void I915Driver::submit(Context& e0, Context* e1) {
-  for (Context* c : {&e0, e1}) {
+void I915Driver::submit(Context& element0, Context* element1) {
+  for (Context* c : {&element0, element1}) {
     if (c == nullptr) continue;
     if (c->tail % 8 != 0) emit(*c, gen::mi::noop());
     // The engine samples TAIL from the image (CTX_RING_TAIL).
     port_.write32(c->state.phys + gen::lrc::kStatePageOffset + gen::lrc::value(gen::lrc::kRingTail) * 4, c->tail);
   }
-  const std::uint64_t d0 = e0.descriptor();
-  const std::uint64_t d1 = e1 ? e1->descriptor() : 0;
-  const std::uint32_t elsp = e0.mmio_base + ExeclistRegs::kElsp;
+  const std::uint64_t d0 = element0.descriptor();
+  const std::uint64_t d1 = element1 ? element1->descriptor() : 0;
+  const std::uint32_t elsp = element0.mmio_base + ExeclistRegs::kElsp;
   // execlists_elsp_write: element 1 high, element 1 low, element 0 high, element 0 low.
   mmio_write(elsp, static_cast<std::uint32_t>(d1 >> 32));
   mmio_write(elsp, static_cast<std::uint32_t>(d1));
   mmio_write(elsp, static_cast<std::uint32_t>(d0 >> 32));
   mmio_write(elsp, static_cast<std::uint32_t>(d0));
-  e0.next_submit_flags = 0;
-  if (e1) e1->next_submit_flags = 0;
+  element0.next_submit_flags = 0;
+  if (element1) element1->next_submit_flags = 0;
 }
 
 bool I915Driver::wait_seqno(const Context& c, std::uint32_t seqno, std::uint64_t timeout_ns) {

@@ -124,7 +124,7 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   pk::configuration_bits(cl, 0x03, 0x00, 0x00);  // both faces enabled, no depth test
   pk::viewport_offset(cl, 0, 0);
   // Half width / height in 1/16 pixel, as vc4_emit.c emits them.
-  pk::clipper_xy_scaling(cl, scene.width * 8.0f, -(scene.height * 8.0f));
+  pk::clipper_xy_scaling(cl, static_cast<float>(scene.width) * 8.0f, -(static_cast<float>(scene.height) * 8.0f));
   pk::nv_shader_state(cl, rbo.addr);
   pk::gl_indexed_primitive(cl, 0x14, static_cast<std::uint32_t>(scene.indices.size()), ibo.addr,
                            max_index);  // triangles, 16-bit indices

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "tlm/core/complete_at_once.h"
@@ -39,7 +40,7 @@ void SparseStore::read_pages(std::uint64_t offset, unsigned char* out, std::uint
 unsigned char* SparseStore::page_for(std::uint64_t offset) {
   auto& page = pages_[static_cast<std::size_t>(offset >> page_shift_)];
   if (!page) {
-    page.reset(new unsigned char[page_size_]());
+    page = std::make_unique<unsigned char[]>(page_size_);  // value-initialised: zero
     ++pages_allocated_;
   }
   return page.get();

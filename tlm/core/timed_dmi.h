@@ -21,9 +21,7 @@ class DmiTimingStage {
   // Adds this block's share to delay (which holds the initiator's local offset plus what the stages before added), as
   // its b_transport would for a successful access of len bytes, and counts the access in the block's statistics.
   virtual void account(bool write, unsigned len, sc_core::sc_time& delay) = 0;
-
- protected:
-  ~DmiTimingStage() = default;
+  virtual ~DmiTimingStage() = default;
 };
 
 // The stages of one grant, in the order b_transport reaches the blocks (outermost interconnect first).

@@ -610,7 +610,8 @@ Outcome CommandStreamer::wait_semaphore(bool signal_mode, bool visible, core::Pi
   time_.sync();
   if (signal_mode) {
     ++services_.memory_waiters;
-    sc_core::wait(services_.clock.cycles(params_.semaphore_poll_cycles) * 16 * sc_core::sc_time(1, sc_core::SC_PS),
+    sc_core::wait(static_cast<double>(services_.clock.cycles(params_.semaphore_poll_cycles) * 16) *
+                      sc_core::sc_time(1, sc_core::SC_PS),
                   services_.memory_written | kick_);
     --services_.memory_waiters;
   }

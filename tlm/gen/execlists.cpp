@@ -4,14 +4,14 @@ namespace gpuvp::gen {
 
 using core::Access;
 
-Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::string& name,
+Execlists::Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const std::string& reg_prefix,
                      const std::string& stats_prefix, Hooks hooks)
     : bar_(bar),
       hooks_(std::move(hooks)),
       submissions_(core::stats().counter(stats_prefix + "elsp_submissions")),
       csb_writes_(core::stats().counter(stats_prefix + "csb_entries")) {
-  bar_.add({name + "ELSP",
-            base + kElsp,
+  bar_.add({reg_prefix + "ELSP",
+            engine_base + kElsp,
             32,
             0,
             Access::kWriteOnly,
@@ -27,8 +27,8 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
         ContextDescriptor e1{std::uint64_t{elsp_data_[3]} << 32 | elsp_data_[2]};
         if (hooks_.submitted) hooks_.submitted(e0, e1);
       });
-  status_lo_ = &bar_.add({name + "EXECLIST_STATUS",
-                          base + kExeclistStatusLo,
+  status_lo_ = &bar_.add({reg_prefix + "EXECLIST_STATUS",
+                          engine_base + kExeclistStatusLo,
                           32,
                           0,
                           Access::kReadOnly,
@@ -41,23 +41,23 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
                            {"ARBITRATION_ENABLE", 16, 1, ""},
                            {"EL1_ACTIVE", 17, 1, ""},
                            {"EL0_ACTIVE", 18, 1, ""}}});
-  status_hi_ = &bar_.add({name + "EXECLIST_STATUS_HI",
-                          base + kExeclistStatusHi,
+  status_hi_ = &bar_.add({reg_prefix + "EXECLIST_STATUS_HI",
+                          engine_base + kExeclistStatusHi,
                           32,
                           0,
                           Access::kReadOnly,
                           "context ID of the running context",
                           {}});
   for (unsigned i = 0; i < kCsbEntries; ++i) {
-    csb_[2 * i] = &bar_.add({name + "CSB" + std::to_string(i) + "_STATUS",
-                             base + kCsbBase + 8 * i,
+    csb_[2 * i] = &bar_.add({reg_prefix + "CSB" + std::to_string(i) + "_STATUS",
+                             engine_base + kCsbBase + 8 * i,
                              32,
                              0,
                              Access::kReadOnly,
                              "context status buffer entry: status",
                              {}});
-    csb_[2 * i + 1] = &bar_.add({name + "CSB" + std::to_string(i) + "_CONTEXT_ID",
-                                 base + kCsbBase + 8 * i + 4,
+    csb_[2 * i + 1] = &bar_.add({reg_prefix + "CSB" + std::to_string(i) + "_CONTEXT_ID",
+                                 engine_base + kCsbBase + 8 * i + 4,
                                  32,
                                  0,
                                  Access::kReadOnly,
@@ -65,8 +65,8 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t base, const std::str
                                  {}});
   }
   // The pointer logic lives in CsbPointer (the reference of rtl/csb_ptr.sv); the register mirrors its value.
-  csb_pointer_ = &bar_.add({name + "CONTEXT_STATUS_PTR",
-                            base + kCsbPointer,
+  csb_pointer_ = &bar_.add({reg_prefix + "CONTEXT_STATUS_PTR",
+                            engine_base + kCsbPointer,
                             32,
                             CsbPointer::kResetValue,
                             Access::kMasked,

@@ -60,9 +60,9 @@ unsigned entry_length(std::uint8_t list_format, std::uint8_t b0);
 bool decode(std::uint8_t list_format, const std::uint8_t* bytes, const Primitive& prev, Primitive& out,
             std::string& error);
 
-// Encodes a primitive as the shortest entry whose meaning is documented; `prev` is null at the start of a run (only the
+// Encodes primitive q as the shortest entry whose meaning is documented; `prev` is null at the start of a run (only the
 // absolute coding is possible then). Returns the length written to `out`.
-unsigned encode(std::uint8_t list_format, const Primitive& p, const Primitive* prev,
+unsigned encode(std::uint8_t list_format, const Primitive& q, const Primitive* prev,
                 std::array<std::uint8_t, kMaxEntryLength>& out);
 
 }  // namespace gpuvp::vc4::compressed
