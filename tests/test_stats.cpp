@@ -1,4 +1,6 @@
-// Statistics registry: counters, histograms, busy time, JSON output.
+// Statistics registry: counters, histograms, busy time, JSON output; statistics groups, and the platform's modules
+// declaring theirs with units and descriptions.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -8,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "platform/platform.h"
+#include "platform/platform_params.h"
+#include "tests/support/sc_test.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
 
@@ -383,4 +388,67 @@ TEST(StatsGroup, SnapshotsGiveWhatARegionOfInterestDid) {
   EXPECT_EQ(region["blk"]["busy"]["busy_ps"], 400);
   EXPECT_EQ(region["blk"]["busy"]["idle_ps"], 600);  // of the region's 1000 ps
   EXPECT_DOUBLE_EQ(region["blk"]["busy"]["utilisation"].get<double>(), 0.4);
+}
+
+// The modules of both GPUs and the SoC declare their statistics through their groups: each with the unit its name
+// implies, a description, and in the group of the module that owns it (the summary lists it there).
+TEST(StatsGroup, PlatformModulesDeclareUnitsAndDescriptions) {
+  gpuvp::platform::Platform soc("soc", gpuvp::platform::PlatformParams{});
+  gpuvp::test::run_thread([] {});  // elaborates: the bus declares its per-target statistics at the end of elaboration
+  const nlohmann::json metrics = gpuvp::core::stats().metrics_json();
+  struct Expected {
+    const char* path;
+    const char* kind;
+    const char* unit;
+  };
+  const Expected expected[] = {
+      {"soc.bus.transactions", "counter", "events"},
+      {"soc.bus.dram.bytes", "counter", "bytes"},
+      {"soc.bus.dram.contention_wait_ps", "counter", "ps"},
+      {"soc.bus.dram.busy", "busy_time", "ps"},
+      {"soc.dram.bytes_read", "counter", "bytes"},
+      {"soc.dram.errors", "counter", "events"},
+      {"soc.gen.mmio_reads", "counter", "events"},  // the Gen BAR's register block
+      {"soc.gen.rcs.context_switches", "counter", "events"},
+      {"soc.gen.rcs.elsp_submissions", "counter", "events"},
+      {"soc.gen.rcs.submit_to_start_ps", "histogram", "ps"},
+      {"soc.gen.vecs.events", "counter", "events"},  // GT interrupts, counted in the engine's group
+      {"soc.gen.gtt.rcs.hits", "counter", "events"},
+      {"soc.gen.gtt.ggtt_tlb_flushes", "counter", "events"},
+      {"soc.gen.guc.busy", "busy_time", "ps"},
+      {"soc.v3d.l2_cache_clears", "counter", "events"},
+      {"soc.v3d.unmapped_accesses", "counter", "events"},
+      {"soc.v3d.ptb.bytes_written", "counter", "bytes"},
+      {"soc.v3d.renderer.tiles", "counter", "events"},
+  };
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.path);
+    ASSERT_TRUE(metrics.contains(e.path));
+    EXPECT_EQ(metrics[e.path]["kind"], e.kind);
+    EXPECT_EQ(metrics[e.path]["unit"], e.unit);
+    ASSERT_TRUE(metrics[e.path].contains("description"));
+    EXPECT_FALSE(metrics[e.path]["description"].get<std::string>().empty());
+  }
+  // Every statistic of these modules has a description.
+  int described = 0;
+  for (const auto& [path, metric] : metrics.items()) {
+    for (const char* prefix :
+         {"soc.bus.", "soc.dram.", "soc.gen.gtt.", "soc.gen.guc.", "soc.v3d.ptb.", "soc.v3d.renderer."}) {
+      if (path.rfind(prefix, 0) != 0) continue;
+      EXPECT_TRUE(metric.contains("description")) << path;
+      ++described;
+    }
+  }
+  EXPECT_GE(described, 50);
+  // The summary's groups: a GT interrupt count under its engine, a GTT client's under the client, a bus target's
+  // under the target.
+  const auto activity = gpuvp::core::stats().activity(0);
+  const auto group_of = [&activity](const std::string& group, const std::string& name) {
+    return std::any_of(activity.begin(), activity.end(),
+                       [&](const StatsRegistry::Activity& a) { return a.group == group && a.name == name; });
+  };
+  EXPECT_TRUE(group_of("soc.gen.rcs", "events"));
+  EXPECT_TRUE(group_of("soc.gen.gtt.rcs", "walk_reads"));
+  EXPECT_TRUE(group_of("soc.bus.dram", "contention_wait_ps"));
+  EXPECT_TRUE(group_of("soc.v3d", "slice_cache_clears"));
 }

@@ -12,9 +12,11 @@ Bus::Bus(sc_core::sc_module_name name, std::uint64_t clock_hz)
       upstream("upstream"),
       downstream("downstream"),
       clock_(std::string(this->name()) + ".clock", clock_hz),
-      address_errors_(stats().counter(std::string(this->name()) + ".address_errors",
-                                      "accesses that hit no target or crossed the end of a window")),
-      transactions_(stats().counter(std::string(this->name()) + ".transactions")) {
+      stats_(this->name()),
+      address_errors_(
+          stats_.counter("address_errors", "events", "accesses that hit no target or crossed the end of a window")),
+      transactions_(stats_.counter("transactions", "events",
+                                   "accesses through b_transport (rejected ones included) and timed DMI")) {
   upstream.bind(*this);
   downstream.register_invalidate_direct_mem_ptr(this, &Bus::invalidate_direct_mem_ptr);
 }
@@ -57,13 +59,14 @@ void Bus::end_of_elaboration() {
   }
   for (std::size_t i = 0; i < map_.size(); ++i) {
     // Statistics and bookings are the port's: every window onto it counts there.
-    const std::string p = prefix + port_names_[map_[i].port];
+    StatsGroup target = stats_.subgroup(port_names_[map_[i].port]);
     PortState& port = port_state_[i];
     port.booking = &bookings_[map_[i].port];
-    port.transactions = &stats().counter(p + ".transactions");
-    port.bytes = &stats().counter(p + ".bytes");
-    port.wait_ps = &stats().counter(p + ".contention_wait_ps", "time accesses queued behind others");
-    port.busy = &stats().busy_time(p + ".busy");
+    port.transactions =
+        &target.counter("transactions", "events", "accesses routed to the target (b_transport and timed DMI)");
+    port.bytes = &target.counter("bytes", "bytes", "bytes of the accesses routed to the target");
+    port.wait_ps = &target.counter("contention_wait_ps", "ps", "time accesses queued behind others");
+    port.busy = &target.busy_time("busy", "time the target's port was occupied, at the window's bytes_per_cycle");
     port.bandwidth = bandwidth_.empty() ? nullptr : &bandwidth_[map_[i].port];
     port.translation = map_[i].base - map_[i].target_offset;
     port.hop_ps = clock_.cycles(map_[i].timing.hop_latency_cycles);

@@ -18,6 +18,7 @@
 
 #include "tlm/core/bandwidth_trace.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
 
@@ -197,6 +198,8 @@ class Bus : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   std::deque<BandwidthTrace> bandwidth_;    // per port, only when the timeline was open at the end of elaboration
   std::vector<WindowStage> window_stages_;  // per mapping; their addresses go into timed DMI grants
   std::vector<TracedWindowStage> traced_window_stages_;  // the same while tracing
+  // Per target port ("bus.dram.*", registered at the end of elaboration when the windows are known) and the bus's own.
+  StatsGroup stats_;
   Counter& address_errors_;
   Counter& transactions_;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timed_dmi.h"
 #include "tlm/core/timing.h"
 
@@ -158,6 +159,7 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
   // The byte-enable case of access(), out of line: rare, and a loop per byte.
   void access_with_byte_enables(tlm::tlm_generic_payload& trans);
 
+  StatsGroup stats_;  // first, away from the fields every access touches
   MemoryParams params_;
   SparseStore store_;
   ClockDomain clock_;

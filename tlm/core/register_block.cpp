@@ -13,9 +13,13 @@ RegisterBlock::RegisterBlock(sc_core::sc_module_name name, std::uint64_t size, C
       size_(size),
       clock_(std::move(clock)),
       access_latency_cycles_(access_latency_cycles),
-      reads_(stats().counter(std::string(this->name()) + ".mmio_reads")),
-      writes_(stats().counter(std::string(this->name()) + ".mmio_writes")),
-      unmapped_(stats().counter(std::string(this->name()) + ".unmapped_accesses")) {
+      stats_(this->name()),
+      // Rejected accesses (outside the window, byte enables) and a part of the window the block serves itself
+      // (forward_access) count in none of these.
+      reads_(stats_.counter("mmio_reads", "events", "reads served by the register table")),
+      writes_(stats_.counter("mmio_writes", "events", "writes served by the register table")),
+      unmapped_(stats_.counter("unmapped_accesses", "events",
+                               "reads and writes that touched bytes no register covers (read as 0, writes dropped)")) {
   socket.bind(*this);
 }
 

@@ -9,6 +9,7 @@
 
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 
 namespace gpuvp::core {
@@ -35,6 +36,8 @@ class RegisterBlock : public sc_core::sc_module, public tlm::tlm_fw_transport_if
     (void)delay;
     return false;
   }
+  // The block's statistics (its MMIO accesses); a block built on it declares its own here too.
+  StatsGroup& stats_group() { return stats_; }
 
  private:
   // tlm_fw_transport_if.
@@ -53,6 +56,7 @@ class RegisterBlock : public sc_core::sc_module, public tlm::tlm_fw_transport_if
   std::uint64_t size_;
   ClockDomain clock_;
   std::uint32_t access_latency_cycles_;
+  StatsGroup stats_;
   Counter& reads_;
   Counter& writes_;
   Counter& unmapped_;

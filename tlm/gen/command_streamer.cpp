@@ -40,7 +40,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
       busy_(core::stats().busy_time(std::string(this->name()) + ".busy")),
       contexts_(*this, info_, services.bar, services.interrupts, params.context_restore_cycles,
-                params.context_save_cycles, std::string(info.name) + ".", std::string(this->name()) + ".") {
+                params.context_save_cycles, std::string(info.name) + ".", core::StatsGroup(this->name())) {
   busy_.track = track_;
   const std::uint32_t base = info_.mmio_base;
   const std::string prefix = std::string(info_.name) + ".";

@@ -1,5 +1,7 @@
 #include "tlm/gen/context_switch.h"
 
+#include <utility>
+
 #include "hw/gen/engine_regs.h"
 #include "hw/gen/engines.h"
 #include "tlm/core/report.h"
@@ -11,13 +13,14 @@ namespace er = engine_reg;
 
 ContextSwitch::ContextSwitch(ContextSwitchEngine& engine, const EngineInfo& info, core::RegisterBank& bar,
                              GtInterrupts& interrupts, std::uint32_t restore_cycles, std::uint32_t save_cycles,
-                             const std::string& reg_prefix, const std::string& stats_prefix)
+                             const std::string& reg_prefix, core::StatsGroup stats)
     : engine_(engine),
       info_(info),
       interrupts_(interrupts),
       restore_cycles_(restore_cycles),
       save_cycles_(save_cycles),
-      execlists_(bar, info.mmio_base, reg_prefix, stats_prefix,
+      stats_(std::move(stats)),
+      execlists_(bar, info.mmio_base, reg_prefix, stats_,
                  Execlists::Hooks{[this](const ContextDescriptor& e0, const ContextDescriptor& e1) {
                                     // A submission waits for the engine thread: at once when idle, else at an
                                     // arbitration point.
@@ -37,13 +40,14 @@ ContextSwitch::ContextSwitch(ContextSwitchEngine& engine, const EngineInfo& info
                                core::Access::kReadWrite,
                                "context timestamp: advances only while the context runs",
                                {}})),
-      context_switches_(core::stats().counter(stats_prefix + "context_switches")),
-      forced_restores_(core::stats().counter(stats_prefix + "forced_restores",
-                                             "same-context resubmissions reloaded in full (FORCE_RESTORE)")),
-      forced_pd_restores_(core::stats().counter(stats_prefix + "forced_pd_restores",
-                                                "lite restores that reloaded the PDPs (FORCE_PD_RESTORE)")),
-      submit_to_start_ps_(core::stats().histogram(stats_prefix + "submit_to_start_ps",
-                                                  "ELSP submission to the submitted context running")) {
+      context_switches_(stats_.counter("context_switches", "events",
+                                       "contexts loaded from their context image (lite restores not counted)")),
+      forced_restores_(
+          stats_.counter("forced_restores", "events", "same-context resubmissions reloaded in full (FORCE_RESTORE)")),
+      forced_pd_restores_(
+          stats_.counter("forced_pd_restores", "events", "lite restores that reloaded the PDPs (FORCE_PD_RESTORE)")),
+      submit_to_start_ps_(
+          stats_.histogram("submit_to_start_ps", "ps", "ELSP submission to the submitted context running")) {
   ctx_timestamp_->on_read([this](core::Register&, std::uint64_t) { return context_timestamp() & 0xFFFFFFFF; });
 }
 

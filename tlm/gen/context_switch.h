@@ -16,6 +16,7 @@
 
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/context_image.h"
 #include "tlm/gen/engine_context.h"
@@ -70,10 +71,11 @@ class ContextSwitchEngine : public EngineContext {
 
 class ContextSwitch {
  public:
-  // reg_prefix names the registers ("rcs."), stats_prefix the statistics ("gpuvp.gen.rcs.").
+  // reg_prefix names the registers ("rcs."); stats is the engine's group (gpuvp.gen.rcs), where context switching and
+  // the execlist ports declare their statistics.
   ContextSwitch(ContextSwitchEngine& engine, const EngineInfo& info, core::RegisterBank& bar, GtInterrupts& interrupts,
                 std::uint32_t restore_cycles, std::uint32_t save_cycles, const std::string& reg_prefix,
-                const std::string& stats_prefix);
+                core::StatsGroup stats);
 
   Execlists& execlists() { return execlists_; }
   // A context is loaded on the engine.
@@ -108,6 +110,7 @@ class ContextSwitch {
   GtInterrupts& interrupts_;
   std::uint32_t restore_cycles_;
   std::uint32_t save_cycles_;
+  core::StatsGroup stats_;
   Execlists execlists_;
   std::array<ContextDescriptor, 2> elements_{};
   unsigned current_element_ = 0;

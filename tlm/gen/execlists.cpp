@@ -5,11 +5,11 @@ namespace gpuvp::gen {
 using core::Access;
 
 Execlists::Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const std::string& reg_prefix,
-                     const std::string& stats_prefix, Hooks hooks)
+                     core::StatsGroup& stats, Hooks hooks)
     : bar_(bar),
       hooks_(std::move(hooks)),
-      submissions_(core::stats().counter(stats_prefix + "elsp_submissions")),
-      csb_writes_(core::stats().counter(stats_prefix + "csb_entries")) {
+      submissions_(stats.counter("elsp_submissions", "events", "ELSP submissions (every fourth ELSP write)")),
+      csb_writes_(stats.counter("csb_entries", "events", "context status buffer entries written")) {
   bar_.add({reg_prefix + "ELSP",
             engine_base + kElsp,
             32,

@@ -15,6 +15,7 @@
 #include "hw/gen/execlist_regs.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/gen/csb_pointer.h"
 
 namespace gpuvp::gen {
@@ -31,9 +32,9 @@ class Execlists : public ExeclistRegs {
     std::function<void()> interrupt;
   };
 
-  // reg_prefix names the registers ("rcs."), stats_prefix the statistics ("gpuvp.gen.rcs.").
-  Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const std::string& reg_prefix,
-            const std::string& stats_prefix, Hooks hooks);
+  // reg_prefix names the registers ("rcs."); the statistics go into the engine's group (gpuvp.gen.rcs).
+  Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const std::string& reg_prefix, core::StatsGroup& stats,
+            Hooks hooks);
 
   // Appends a CSB entry at the next write pointer (wrapping after 5), mirrors it and interrupts.
   void write_status(std::uint32_t status, std::uint32_t context_id);

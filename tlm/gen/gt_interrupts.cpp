@@ -68,8 +68,8 @@ constexpr HalfToMaster kMasterBits[GtInterruptRegs::kBanks] = {
 };
 }  // namespace
 
-GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_prefix)
-    : bar_(bar), host_irq_(host_irq) {
+GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_path)
+    : bar_(bar), host_irq_(host_irq), stats_(stats_path) {
   const std::vector<core::RegisterField> engine_fields = {
       {"user_interrupt", 0, 1, "GT_RENDER_USER_INTERRUPT (MI_USER_INTERRUPT)"},
       {"cs_error", 3, 1, "GT_CS_MASTER_ERROR_INTERRUPT"},
@@ -128,9 +128,9 @@ GtInterrupts::GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_ir
 
   for (int e = 0; e < kEngineCount; ++e) {
     const char* name = to_string(static_cast<Engine>(e));
-    events_[static_cast<std::size_t>(e)] =
-        &core::stats().counter(stats_prefix + "." + name + ".events",
-                               std::string("interrupt events reported by ") + name + " (masked or not)");
+    events_[static_cast<std::size_t>(e)] = &stats_.subgroup(name).counter(
+        "events", "events",
+        std::string("interrupt events reported by ") + name + " (masked or not, steered to the GuC or not)");
   }
 }
 

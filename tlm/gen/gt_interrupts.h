@@ -17,6 +17,7 @@
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 
 namespace gpuvp::gen {
 
@@ -25,8 +26,9 @@ class GtInterrupts : public GtInterruptRegs {
   // Takes the engine event bits steered elsewhere (to the GuC) and returns them; the rest reach the host banks.
   using Router = std::function<std::uint32_t(Engine, std::uint32_t bits)>;
 
-  // Declares the registers in the BAR's bank; drives host_irq.
-  GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_prefix);
+  // Declares the registers in the BAR's bank; drives host_irq. stats_path is the GPU's (gpuvp.gen): each engine's
+  // events count in the engine's group (gpuvp.gen.rcs.events).
+  GtInterrupts(core::RegisterBank& bar, core::InterruptLine& host_irq, const std::string& stats_path);
 
   // An engine event (one or more of the bits above): latched into IIR unless masked (IMR), counted, and the host
   // line re-evaluated.
@@ -49,6 +51,7 @@ class GtInterrupts : public GtInterruptRegs {
   std::array<core::Register*, 4> isr_{}, imr_{}, iir_{}, ier_{};
   core::Register* master_ = nullptr;
   Router router_;
+  core::StatsGroup stats_;
   std::array<core::Counter*, kEngineCount> events_{};
 };
 

@@ -36,6 +36,7 @@ const char* to_string(FaultType type) {
 GttClient::GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::uint8_t engine_id)
     : gtt_(gtt),
       name_(std::move(name)),
+      stats_(gtt.stats_.subgroup(name_)),
       source_id_(source_id),
       engine_id_(engine_id),
       tlb_(gtt.params_.tlb_entries),
@@ -43,11 +44,12 @@ GttClient::GttClient(Gtt& gtt, std::string name, std::uint8_t source_id, std::ui
       ways_(gtt.params_.tlb_ways),
       set_mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0),
       hit_time_(core::to_sc_time(gtt.clock_.cycles(gtt.params_.tlb_hit_cycles))),
-      lookups_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".lookups")),
-      hits_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".hits")),
-      misses_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".misses")),
-      walk_reads_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".walk_reads")),
-      faults_(core::stats().counter(std::string(gtt.name()) + "." + name_ + ".faults")) {}
+      lookups_(stats_.counter("lookups", "events", "translations asked for")),
+      hits_(stats_.counter("hits", "events", "translations the TLB answered")),
+      misses_(stats_.counter("misses", "events",
+                             "translations that walked the tables (not in the TLB, or cached read-only for a write)")),
+      walk_reads_(stats_.counter("walk_reads", "events", "page table entries read from memory by walks")),
+      faults_(stats_.counter("faults", "events", "translations that faulted")) {}
 
 void GttClient::insert(std::uint64_t vpn, bool ppgtt, const Translation& t) {
   const std::size_t set = static_cast<std::size_t>(vpn % sets_) * ways_;
@@ -109,8 +111,10 @@ Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gs
       reserved_mask_(((1ULL << 63) - 1) & ~((1ULL << params.physical_address_bits) - 1)),
       memory_(memory),
       clock_(clock),
-      faults_(core::stats().counter(std::string(this->name()) + ".faults")),
-      ggtt_flushes_(core::stats().counter(std::string(this->name()) + ".ggtt_tlb_flushes")) {
+      stats_(this->name()),
+      faults_(stats_.counter("faults", "events", "translation faults of every client")),
+      ggtt_flushes_(stats_.counter("ggtt_tlb_flushes", "events",
+                                   "GFX_FLSH_CNTL writes that invalidated every client's GGTT TLB entries")) {
   if ((params_.ggtt_size & (params_.ggtt_size - 1)) != 0) {
     throw core::ConfigError("config key 'gen.gtt.ggtt_size': must be a power of two");
   }

@@ -19,6 +19,7 @@
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 
 namespace gpuvp::gen {
@@ -128,6 +129,7 @@ class GttClient {
 
   Gtt& gtt_;
   std::string name_;
+  core::StatsGroup stats_;  // the GTT's subgroup for this client: gpuvp.gen.gtt.rcs
   std::uint8_t source_id_;
   std::uint8_t engine_id_;
   PpgttRoot root_;
@@ -206,6 +208,7 @@ class Gtt : public sc_core::sc_module {
   core::Register* fault_reg_;
   core::Register* fault_data0_;
   core::Register* fault_data1_;
+  core::StatsGroup stats_;
   core::Counter& faults_;
   core::Counter& ggtt_flushes_;
 };

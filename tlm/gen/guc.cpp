@@ -46,18 +46,17 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       gtt_(gtt),
       public_key_pem_(public_key_pem.empty() ? std::string(kGucTestPublicKeyPem) : public_key_pem),
       sram_(params.wopcm_size, 0),
-      instructions_(core::stats().counter(std::string(this->name()) + ".instructions", "firmware instructions")),
-      mmio_accesses_(core::stats().counter(std::string(this->name()) + ".mmio_accesses", "firmware register accesses")),
-      memory_accesses_(
-          core::stats().counter(std::string(this->name()) + ".memory_accesses", "firmware graphics memory accesses")),
-      interrupts_(core::stats().counter(std::string(this->name()) + ".interrupts", "interrupts delivered")),
-      doorbell_rings_(core::stats().counter(std::string(this->name()) + ".doorbell_rings", "rings of valid doorbells")),
-      engine_events_(core::stats().counter(std::string(this->name()) + ".engine_events",
-                                           "engine interrupt events steered to the GuC")),
-      boots_(core::stats().counter(std::string(this->name()) + ".boots", "images the boot ROM started")),
-      boot_failures_(core::stats().counter(std::string(this->name()) + ".boot_failures", "rejected images")),
-      faults_(core::stats().counter(std::string(this->name()) + ".faults", "firmware faults")),
-      busy_(core::stats().busy_time(std::string(this->name()) + ".busy", "the core executing, not halted")) {
+      stats_(this->name()),
+      instructions_(stats_.counter("instructions", "events", "firmware instructions executed")),
+      mmio_accesses_(stats_.counter("mmio_accesses", "events", "firmware register accesses")),
+      memory_accesses_(stats_.counter("memory_accesses", "events", "firmware graphics memory accesses (GGTT)")),
+      interrupts_(stats_.counter("interrupts", "events", "interrupts delivered to the firmware")),
+      doorbell_rings_(stats_.counter("doorbell_rings", "events", "rings of valid doorbells while the GuC ran")),
+      engine_events_(stats_.counter("engine_events", "events", "engine interrupt events steered to the GuC")),
+      boots_(stats_.counter("boots", "events", "boot ROM runs (DMA_CTRL start), rejected images included")),
+      boot_failures_(stats_.counter("boot_failures", "events", "images the boot ROM rejected")),
+      faults_(stats_.counter("faults", "events", "firmware faults (the core stopped)")),
+      busy_(stats_.busy_time("busy", "the core executing, not halted")) {
   if (params_.wopcm_size % 4096 != 0 || params_.wopcm_size <= GUC_UCODE_ENTRY) {
     throw std::invalid_argument("gen.guc.wopcm_size must be a multiple of 4 KiB above the load address");
   }

@@ -32,6 +32,7 @@
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
 #include "tlm/gen/gt_interrupts.h"
@@ -197,6 +198,7 @@ class Guc : public sc_core::sc_module {
   core::Register* dma_ctrl_ = nullptr;
   std::array<core::Register*, GUC_IER_COUNT> ier_{};
 
+  core::StatsGroup stats_;
   core::Counter& instructions_;
   core::Counter& mmio_accesses_;
   core::Counter& memory_accesses_;

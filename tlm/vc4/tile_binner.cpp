@@ -67,20 +67,19 @@ TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& par
     : sc_module(name),
       params_(params),
       services_(services),
-      primitives_(core::stats().counter(std::string(this->name()) + ".primitives", "primitives binned")),
-      culled_(core::stats().counter(std::string(this->name()) + ".culled",
-                                    "primitives that touch no tile (zero area, back/front facing, outside)")),
-      entries_(core::stats().counter(std::string(this->name()) + ".entries", "compressed primitive entries written")),
-      state_packets_(
-          core::stats().counter(std::string(this->name()) + ".state_packets", "state packets copied into tile lists")),
-      blocks_(core::stats().counter(std::string(this->name()) + ".blocks", "tile list blocks chained from the pool")),
-      overspills_(
-          core::stats().counter(std::string(this->name()) + ".overspills", "overspill blocks taken (SPILLUSE)")),
-      out_of_memory_events_(core::stats().counter(std::string(this->name()) + ".out_of_memory",
-                                                  "OUTOMEM stalls until software supplied memory")),
-      flushes_(core::stats().counter(std::string(this->name()) + ".flushes")),
-      bytes_written_(core::stats().counter(std::string(this->name()) + ".bytes_written",
-                                           "bytes written to tile allocation memory")) {}
+      stats_(this->name()),
+      primitives_(
+          stats_.counter("primitives", "events", "primitives the binner set up from draw packets (culled included)")),
+      culled_(
+          stats_.counter("culled", "events", "primitives that touch no tile (zero area, back/front facing, outside)")),
+      entries_(stats_.counter("entries", "events",
+                              "compressed primitive entries written (one per tile a primitive touches)")),
+      state_packets_(stats_.counter("state_packets", "events", "state packets copied into tile lists")),
+      blocks_(stats_.counter("blocks", "events", "tile list blocks chained from the pool")),
+      overspills_(stats_.counter("overspills", "events", "overspill blocks taken (SPILLUSE)")),
+      out_of_memory_events_(stats_.counter("out_of_memory", "events", "OUTOMEM stalls until software supplied memory")),
+      flushes_(stats_.counter("flushes", "events", "FLUSH and FLUSH_ALL_STATE packets executed")),
+      bytes_written_(stats_.counter("bytes_written", "bytes", "bytes written to tile allocation memory")) {}
 
 void TileBinner::thread_reset() {
   binning_ = false;

@@ -35,6 +35,7 @@
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/control_list_executor.h"
 
@@ -179,6 +180,7 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   double line_half_width_ = 8;  // 1/16 pixel
   double point_half_size_ = 8;
 
+  core::StatsGroup stats_;
   core::Counter& primitives_;
   core::Counter& culled_;
   core::Counter& entries_;

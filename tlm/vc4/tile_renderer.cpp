@@ -29,12 +29,13 @@ TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParam
       services_(services),
       color_(64 * 64, 0),
       zs_(64 * 64, 0),
-      tiles_(core::stats().counter(std::string(this->name()) + ".tiles", "TILE_COORDINATES executed")),
-      stores_(core::stats().counter(std::string(this->name()) + ".stores", "tile buffer stores that wrote memory")),
-      loads_(core::stats().counter(std::string(this->name()) + ".loads", "tile buffer loads")),
-      bytes_stored_(core::stats().counter(std::string(this->name()) + ".bytes_stored")),
-      not_shaded_(core::stats().counter(std::string(this->name()) + ".primitives_not_shaded",
-                                        "primitives that reached the renderer (rasterisation not yet modelled)")) {}
+      stats_(this->name()),
+      tiles_(stats_.counter("tiles", "events", "tiles selected by TILE_COORDINATES")),
+      stores_(stats_.counter("stores", "events", "tile buffer stores that wrote memory")),
+      loads_(stats_.counter("loads", "events", "tile buffer loads from memory")),
+      bytes_stored_(stats_.counter("bytes_stored", "bytes", "bytes tile buffer stores wrote to memory")),
+      not_shaded_(stats_.counter("primitives_not_shaded", "events",
+                                 "primitives that reached the renderer (rasterisation not yet modelled)")) {}
 
 UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
   const std::uint8_t op = p.u8(0);

@@ -44,6 +44,7 @@
 #include "tlm/core/config.h"
 #include "tlm/core/initiator_port.h"
 #include "tlm/core/stats.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/control_list_executor.h"
 
@@ -145,6 +146,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::vector<compressed::Primitive> tile_primitives_;
   bool warned_not_shaded_ = false;
 
+  core::StatsGroup stats_;
   core::Counter& tiles_;
   core::Counter& stores_;
   core::Counter& loads_;

@@ -17,9 +17,9 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
       memory("memory"),
       params_(params),
       irq_(std::string(this->name()) + ".irq"),
-      l2_clears_(core::stats().counter(std::string(this->name()) + ".l2_cache_clears", "L2CACTL.L2CCLR writes")),
-      slice_cache_clears_(core::stats().counter(std::string(this->name()) + ".slice_cache_clears",
-                                                "SLCACTL writes clearing at least one slice cache")) {
+      l2_clears_(stats_group().counter("l2_cache_clears", "events", "L2CACTL writes with L2CCLR set")),
+      slice_cache_clears_(
+          stats_group().counter("slice_cache_clears", "events", "SLCACTL writes clearing at least one slice cache")) {
   memory.set_mode(core::InitiatorPort::parse_mode(params_.memory_access));
   auto add = [&](const char* reg, std::uint32_t offset, Access access, const char* desc,
                  std::vector<core::RegisterField> fields = {}, std::uint64_t reset = 0,
