@@ -14,7 +14,7 @@
 #include "platform/memory_map.h"
 #include "platform/platform_params.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/register_block.h"
@@ -32,7 +32,7 @@ class Platform : public sc_core::sc_module {
   const MemoryMap& memory_map() const { return map_; }
   core::Bus& bus() { return bus_; }
   core::Memory& dram() { return dram_; }
-  core::BusInitiator& host() { return host_; }
+  core::Initiator& host() { return host_; }
   vc4::V3d* v3d() { return v3d_.get(); }
   gen::GenGpu* gen() { return gen_.get(); }
 
@@ -49,7 +49,7 @@ class Platform : public sc_core::sc_module {
   MemoryMap map_;
   core::Bus bus_;
   core::Memory dram_;
-  core::BusInitiator host_;
+  core::Initiator host_;
   std::unique_ptr<gen::GenGpu> gen_;
   std::unique_ptr<vc4::V3d> v3d_;
   std::vector<std::pair<std::string, core::InterruptLine*>> host_irqs_;

@@ -98,7 +98,7 @@ ScriptAnswer ScriptInterpreter::execute(const std::string& line) {
 
 ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
   const std::string& cmd = w[0];
-  core::BusInitiator& host = platform_.host();
+  core::Initiator& host = platform_.host();
   auto args = [&](std::size_t lo, std::size_t hi) { return w.size() - 1 >= lo && w.size() - 1 <= hi; };
   auto usage = [&](const char* form) { return err("usage: " + std::string(form)); };
 

@@ -7,8 +7,7 @@
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 
 using namespace gpuvp;
@@ -58,7 +57,7 @@ core::MemoryParams small_memory() {
 
 TEST(Bus, DecodesWindowsAndTranslatesToTargetLocalAddresses) {
   core::Bus bus("bus");  // 1 GHz: 1 cycle = 1 ns
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   ProbeTarget a("a", sc_time(3, SC_NS)), b("b", sc_time(7, SC_NS));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(a.socket, "a", 0x1000, 0x1000, {2, 0});
@@ -82,7 +81,7 @@ TEST(Bus, DecodesWindowsAndTranslatesToTargetLocalAddresses) {
 TEST(Bus, LatencyIsHopPlusTargetAndAccumulatesInTheInitiatorsLocalTime) {
   core::set_global_quantum(1'000'000);  // 1 us: no sync during the test body
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   ProbeTarget a("a", sc_time(3, SC_NS));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(a.socket, "a", 0, 0x1000, {2, 0});
@@ -101,7 +100,7 @@ TEST(Bus, LatencyIsHopPlusTargetAndAccumulatesInTheInitiatorsLocalTime) {
 TEST(Bus, QuantumOfZeroSynchronisesAfterEveryAccess) {
   core::set_global_quantum(0);
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   ProbeTarget a("a", sc_time(3, SC_NS));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(a.socket, "a", 0, 0x1000, {2, 0});
@@ -115,7 +114,7 @@ TEST(Bus, QuantumOfZeroSynchronisesAfterEveryAccess) {
 
 TEST(Bus, AccessToAHoleIsAnAddressErrorCountedAndReported) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   ProbeTarget a("a", sc_time(1, SC_NS));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(a.socket, "a", 0x1000, 0x1000, {});
@@ -143,7 +142,7 @@ TEST(Bus, OverlappingWindowsAreRejectedAtConstruction) {
 
 TEST(Bus, DebugTransportIsTranslatedAndTakesNoTime) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   ProbeTarget a("a", sc_time(1, SC_NS));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(a.socket, "a", 0x4000, 0x1000, {});
@@ -179,12 +178,12 @@ TEST(Bus, TwoInitiatorsHammeringOneTargetTakeLongerThanOne) {
   core::Bus bus("bus");
   core::Memory mem("mem", mp);
   bus.attach_target(mem.socket, "mem", 0, 1 << 20, {1, 8});
-  core::BusInitiator cpu0("cpu0"), cpu1("cpu1");
+  core::Initiator cpu0("cpu0"), cpu1("cpu1");
   bus.attach_initiator(cpu0.socket, "cpu0");
   bus.attach_initiator(cpu1.socket, "cpu1");
   sc_time finish[2];
   int done = 0;
-  auto hammer = [&](core::BusInitiator& cpu, int index) {
+  auto hammer = [&](core::Initiator& cpu, int index) {
     unsigned char line[64] = {};
     for (int n = 0; n < 100; ++n) ASSERT_EQ(cpu.write(0x1000 * index + 64 * n, line, 64), tlm::TLM_OK_RESPONSE);
     finish[index] = sc_core::sc_time_stamp();
@@ -208,7 +207,7 @@ TEST(Bus, OneInitiatorAloneIsNotSlowedByTheContentionModel) {
   core::Bus bus("bus");
   core::Memory mem("mem", mp);
   bus.attach_target(mem.socket, "mem", 0, 1 << 20, {1, 8});
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   bus.attach_initiator(cpu.socket, "cpu");
   test::run_thread([&] {
     unsigned char line[64] = {};
@@ -220,7 +219,7 @@ TEST(Bus, OneInitiatorAloneIsNotSlowedByTheContentionModel) {
 
 TEST(Bus, ForwardsDmiWithGlobalAddressesAndInvalidatesIt) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
@@ -256,7 +255,7 @@ TEST(Bus, TwoWindowsOntoOneTargetTranslateDmiAndShareThePortsContention) {
   // The platform's remapped DRAM: [0x4000'0000, +0x8000) reaches memory [0, 0x8000) and [0x1'0000'0000, +0x8000)
   // reaches memory [0x8000, 0x10000); the memory grants DMI per 64 KiB page, which straddles both windows.
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   const unsigned port = bus.attach_target(mem.socket, "mem", 0x4000'0000, 0x8000, {2, 8});
@@ -323,7 +322,7 @@ TEST(Bus, AfterAnInvalidationTheInlineDmiPathFallsBackToTransport) {
   // The initiator's inline fast path keeps the last region: an invalidation must drop it too, or accesses would go
   // on through a stale pointer.
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
@@ -346,13 +345,13 @@ TEST(Bus, AfterAnInvalidationTheInlineDmiPathFallsBackToTransport) {
   });
 }
 
-TEST(InitiatorPort, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleRegions) {
+TEST(Initiator, DmiServesRepeatedAccessesWithTheGrantedLatencyAndDropsStaleRegions) {
   core::Bus bus("bus");
-  core::InitiatorPort port("gpu_port");
+  core::Initiator port("gpu_port", core::Initiator::Counting::kReadsAndWrites);
   core::Memory mem("mem", small_memory());
   bus.attach_initiator(port.socket, "gpu");
   bus.attach_target(mem.socket, "mem", 0x4000'0000, 1 << 20, {2, 0});
-  port.set_mode(core::InitiatorPort::Mode::kDmi);
+  port.set_mode(core::AccessMode::kDmi);
   test::run_thread([&] {
     const std::uint32_t v = 0xCAFEF00D;
     sc_time delay = sc_core::SC_ZERO_TIME;
@@ -438,25 +437,25 @@ class PlainDmiTarget : public sc_core::sc_module {
 
 }  // namespace
 
-TEST(InitiatorPort, TimedDmiChargesWhatTransportWouldIncludingContention) {
+TEST(Initiator, TimedDmiChargesWhatTransportWouldIncludingContention) {
   // Two identical systems at the same kernel time, each with two GPU-like ports on a narrow DRAM port (8 bytes per
   // cycle, so 64- and 256-byte accesses queue behind each other): A reaches memory through b_transport, B through
   // timed DMI. After every access both ports' local offsets and the data read must agree, and at the end every bus
   // and memory statistic.
   core::Bus bus_a("bus_a"), bus_b("bus_b");
   core::Memory mem_a("mem_a", small_memory()), mem_b("mem_b", small_memory());
-  core::InitiatorPort a0("a0"), a1("a1"), b0("b0"), b1("b1");
+  core::Initiator a0("a0"), a1("a1"), b0("b0"), b1("b1");
   bus_a.attach_target(mem_a.socket, "dram", 0x4000'0000, 1 << 20, {2, 8});
   bus_b.attach_target(mem_b.socket, "dram", 0x4000'0000, 1 << 20, {2, 8});
   bus_a.attach_initiator(a0.socket, "p0");
   bus_a.attach_initiator(a1.socket, "p1");
   bus_b.attach_initiator(b0.socket, "p0");
   bus_b.attach_initiator(b1.socket, "p1");
-  b0.set_mode(core::InitiatorPort::Mode::kTimedDmi);
-  b1.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  b0.set_mode(core::AccessMode::kTimedDmi);
+  b1.set_mode(core::AccessMode::kTimedDmi);
   test::run_thread([&] {
-    core::InitiatorPort* ports_a[2] = {&a0, &a1};
-    core::InitiatorPort* ports_b[2] = {&b0, &b1};
+    core::Initiator* ports_a[2] = {&a0, &a1};
+    core::Initiator* ports_b[2] = {&b0, &b1};
     sc_time delay_a[2] = {sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME};
     sc_time delay_b[2] = {sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME};
     const unsigned lengths[] = {4, 8, 64, 256, 4, 64};
@@ -503,17 +502,17 @@ TEST(InitiatorPort, TimedDmiChargesWhatTransportWouldIncludingContention) {
   expect_same_bus_and_memory_statistics();
 }
 
-TEST(InitiatorPort, TimedDmiStaysOnTransportWhenATargetGrantsWithoutTiming) {
+TEST(Initiator, TimedDmiStaysOnTransportWhenATargetGrantsWithoutTiming) {
   // Without the target's stage the grant would lose its latency: the port keeps using b_transport. The same target
   // is used through plain DMI when asked for.
   core::Bus bus("bus");
   PlainDmiTarget target("target");
-  core::InitiatorPort timed("timed"), plain("plain");
+  core::Initiator timed("timed"), plain("plain");
   bus.attach_target(target.socket, "target", 0x1000, 4096, {2, 0});
   bus.attach_initiator(timed.socket, "timed");
   bus.attach_initiator(plain.socket, "plain");
-  timed.set_mode(core::InitiatorPort::Mode::kTimedDmi);
-  plain.set_mode(core::InitiatorPort::Mode::kDmi);
+  timed.set_mode(core::AccessMode::kTimedDmi);
+  plain.set_mode(core::AccessMode::kDmi);
   test::run_thread([&] {
     std::uint32_t v = 0x12345678;
     for (int i = 0; i < 3; ++i) {
@@ -534,20 +533,20 @@ TEST(InitiatorPort, TimedDmiStaysOnTransportWhenATargetGrantsWithoutTiming) {
   });
 }
 
-TEST(InitiatorPort, ParsesTheConfiguredAccessModes) {
-  EXPECT_EQ(core::InitiatorPort::parse_mode("transport"), core::InitiatorPort::Mode::kTransport);
-  EXPECT_EQ(core::InitiatorPort::parse_mode("timed_dmi"), core::InitiatorPort::Mode::kTimedDmi);
-  EXPECT_EQ(core::InitiatorPort::parse_mode("dmi"), core::InitiatorPort::Mode::kDmi);
-  EXPECT_THROW(core::InitiatorPort::parse_mode("fast"), std::invalid_argument);
+TEST(Initiator, ParsesTheConfiguredAccessModes) {
+  EXPECT_EQ(core::Initiator::parse_mode("transport"), core::AccessMode::kTransport);
+  EXPECT_EQ(core::Initiator::parse_mode("timed_dmi"), core::AccessMode::kTimedDmi);
+  EXPECT_EQ(core::Initiator::parse_mode("dmi"), core::AccessMode::kDmi);
+  EXPECT_THROW(core::Initiator::parse_mode("fast"), std::invalid_argument);
 }
 
-TEST(BusInitiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
+TEST(Initiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
   // The host-side initiator in timed DMI mode: the same local time after every access and the same bus and memory
   // statistics as one that issues a transaction per access, while serving most accesses through the pointer.
   core::set_global_quantum(core::kPsPerUs);
   core::Bus bus_a("bus_a"), bus_b("bus_b");
   core::Memory mem_a("mem_a", small_memory()), mem_b("mem_b", small_memory());
-  core::BusInitiator cpu_a("cpu_a"), cpu_b("cpu_b");
+  core::Initiator cpu_a("cpu_a"), cpu_b("cpu_b");
   bus_a.attach_target(mem_a.socket, "dram", 0, 1 << 20, {2, 8});
   bus_b.attach_target(mem_b.socket, "dram", 0, 1 << 20, {2, 8});
   bus_a.attach_initiator(cpu_a.socket, "cpu");
@@ -576,15 +575,15 @@ TEST(BusInitiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
   expect_same_bus_and_memory_statistics();
 }
 
-TEST(InitiatorPort, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
+TEST(Initiator, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
   // A guest scanning memory it never wrote must not make the model allocate it: such reads stay on b_transport (and
   // read zero) until the page is written.
   core::Bus bus("bus");
   core::Memory mem("mem", small_memory());
-  core::InitiatorPort port("port");
+  core::Initiator port("port");
   bus.attach_target(mem.socket, "mem", 0, 1 << 20, {2, 0});
   bus.attach_initiator(port.socket, "port");
-  port.set_mode(core::InitiatorPort::Mode::kTimedDmi);
+  port.set_mode(core::AccessMode::kTimedDmi);
   test::run_thread([&] {
     for (std::uint64_t addr = 0; addr < (1 << 20); addr += 4096) {
       std::uint32_t v = 0xFFFFFFFF;

@@ -18,7 +18,7 @@
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
@@ -176,7 +176,7 @@ class CommandStreamerTest : public ::testing::Test {
 
   core::Bus bus_;
   core::Memory dram_;
-  core::BusInitiator host_;
+  core::Initiator host_;
   gen::GenGpu gpu_;
   host::BusHostPort port_;
   host::I915Driver drv_;

@@ -16,7 +16,7 @@
 #include "tests/support/sc_test.h"
 #include "tests/test_vc4_support.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/v3d.h"

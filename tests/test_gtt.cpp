@@ -12,7 +12,7 @@
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/gen/gen_gpu.h"
 
@@ -82,7 +82,7 @@ class GttTest : public ::testing::Test {
 
   core::Bus bus_;
   core::Memory dram_;
-  core::BusInitiator host_;
+  core::Initiator host_;
   gen::GenGpu gpu_;
   gen::GttClient* rcs_;
   gen::GttClient* vcs_;

@@ -17,7 +17,7 @@
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
 
@@ -45,7 +45,7 @@ core::MemoryParams test_memory(std::uint64_t size = 1 * kMiB) {
   return p;
 }
 
-// An initiator that issues raw payloads (byte enables, DMI requests) the BusInitiator does not expose.
+// An initiator that issues raw payloads (byte enables, DMI requests) the Initiator does not expose.
 class RawInitiator : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<RawInitiator> socket;
@@ -208,7 +208,7 @@ TEST(SparseStore, InvalidGeometryIsRejected) {
 TEST(Memory, TimedLatencyIsLatencyCyclesPlusTransferCyclesPlusHop) {
   core::set_global_quantum(1'000'000'000);  // 1 ms: no sync inside the body
   core::Bus bus("bus");                     // 1 GHz
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", test_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x8000'0000, 1 * kMiB, {3, 0});  // 3 ns hop, no port occupancy
@@ -245,7 +245,7 @@ TEST(Memory, TimedLatencyIsLatencyCyclesPlusTransferCyclesPlusHop) {
 
 TEST(Memory, DataWrittenThroughTheBusReadsBack) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", test_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0x1000'0000, 1 * kMiB, {});
@@ -298,7 +298,7 @@ TEST(Memory, ByteEnablesSelectWhichBytesAreWrittenAndRead) {
 
 TEST(Memory, OutOfRangeAccessIsAnAddressErrorAndIsCounted) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", test_memory(1 * kMiB));
   bus.attach_initiator(cpu.socket, "cpu");
   // The window is twice the memory, so the memory itself sees the out-of-range addresses.
@@ -322,7 +322,7 @@ TEST(Memory, AccessPastTheEndOfAPartialLastPageIsAnAddressError) {
   // The memory ends 1 KiB into its last page: the page's backing store is larger than the memory, and an access that
   // straddles the end is still an error once that page exists.
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", test_memory(1 * kMiB + 1024));
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0, 2 * kMiB, {});
@@ -491,7 +491,7 @@ TEST(Memory, LoadImageOfADirectoryIsUnreadable) {
 
 TEST(Memory, StatisticsCountTransactionsAndBytesExactly) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::Memory mem("mem", test_memory());
   bus.attach_initiator(cpu.socket, "cpu");
   bus.attach_target(mem.socket, "mem", 0, 1 * kMiB, {});

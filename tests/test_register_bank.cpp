@@ -11,7 +11,7 @@
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/register_block.h"
 #include "tlm/core/stats.h"
@@ -588,7 +588,7 @@ TEST(RegisterBank, MisalignedOverlappingAndMisSizedDeclarationsThrowLogicError) 
 TEST(RegisterBlock, TimedAccessesThroughABusAreOkAndTakeBlockPlusHopLatency) {
   core::set_global_quantum(1'000'000'000);  // 1 ms: only the block makes the initiator wait
   core::Bus bus("bus");                     // 1 GHz: 1 cycle = 1 ns
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   // 250 MHz = 4 ns per cycle; 3 cycles per access = 12 ns.
   core::RegisterBlock blk("blk", 0x100, core::ClockDomain("blk_clk", 250'000'000), 3);
   blk.regs().add(reg32("SCRATCH", 0x0, 0x5A5A5A5A));
@@ -624,7 +624,7 @@ TEST(RegisterBlock, TimedAccessesThroughABusAreOkAndTakeBlockPlusHopLatency) {
 TEST(RegisterBlock, AccessesOutsideTheBlockAreAddressErrors) {
   core::set_global_quantum(1'000'000'000);
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::RegisterBlock blk("blk", 0x100, core::ClockDomain("blk_clk", 1'000'000'000), 5);
   blk.regs().add(reg32("R0", 0x0, 0x1));
   bus.attach_initiator(cpu.socket, "cpu");
@@ -652,7 +652,7 @@ TEST(RegisterBlock, AccessesOutsideTheBlockAreAddressErrors) {
 
 TEST(RegisterBlock, UnmappedOffsetInsideTheBlockReadsZeroWarnsAndIsCounted) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::RegisterBlock blk("gen", 0x1000, core::ClockDomain("gen_clk", 1'000'000'000), 1);
   blk.regs().add(reg32("R0", 0x0, 0x1));
   bus.attach_initiator(cpu.socket, "cpu");
@@ -672,7 +672,7 @@ TEST(RegisterBlock, UnmappedOffsetInsideTheBlockReadsZeroWarnsAndIsCounted) {
 
 TEST(RegisterBlock, DebugTransportBypassesPolicyHooksAndTime) {
   core::Bus bus("bus");
-  core::BusInitiator cpu("cpu");
+  core::Initiator cpu("cpu");
   core::RegisterBlock blk("blk", 0x100, core::ClockDomain("blk_clk", 100'000'000), 10);
   int hooks = 0;
   blk.regs().add(reg32("RO", 0x0, 0xAB, Access::kReadOnly)).on_read([&](core::Register&, std::uint64_t s) {

@@ -13,7 +13,7 @@
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/compressed_list.h"
@@ -227,7 +227,7 @@ class Vc4Fixture : public ::testing::Test {
 
   core::Bus bus_;
   core::Memory dram_;
-  core::BusInitiator host_;
+  core::Initiator host_;
   vc4::V3d v3d_;
   std::uint8_t current_format_ = 0x12;
 };

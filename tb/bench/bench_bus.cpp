@@ -1,4 +1,4 @@
-// bench_bus: host cost of one bus transaction from a core::BusInitiator through a core::Bus to a core::Memory (and to
+// bench_bus: host cost of one bus transaction from a core::Initiator through a core::Bus to a core::Memory (and to
 // a core::RegisterBlock), in eight modes side by side:
 //   b_transport with a 1 us quantum | b_transport with quantum 0 (sync after every access) | b_transport, 100 us
 //   DMI with a 1 us quantum         | DMI with quantum 0                                   | DMI, 100 us
@@ -30,7 +30,7 @@
 
 #include "tb/bench/bench_support.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/register_block.h"
 #include "tlm/core/report.h"
@@ -61,7 +61,7 @@ struct Job {
 
 class Worker : public sc_core::sc_module {
  public:
-  Worker(sc_core::sc_module_name name, core::BusInitiator& cpu) : sc_module(name), cpu_(cpu) {
+  Worker(sc_core::sc_module_name name, core::Initiator& cpu) : sc_module(name), cpu_(cpu) {
     SC_HAS_PROCESS(Worker);
     SC_THREAD(run);
   }
@@ -107,7 +107,7 @@ class Worker : public sc_core::sc_module {
     }
   }
 
-  core::BusInitiator& cpu_;
+  core::Initiator& cpu_;
   sc_core::sc_event start_;
   Job job_;
   std::uint64_t errors_ = 0;
@@ -191,11 +191,11 @@ class BareRouter : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> 
 // The platform under test, built once before the first sc_start().
 struct Platform {
   core::Bus bus{"bus"};
-  core::BusInitiator cpu{"cpu"};
+  core::Initiator cpu{"cpu"};
   core::Memory dram{"dram", core::MemoryParams{}};  // defaults: 60/40 cycle read/write latency at 1 GHz, 64 KiB pages
   core::RegisterBlock regs{"regs", kRegsSize, core::ClockDomain("regs.clock", 1'000'000'000), 2};
   Worker worker{"worker", cpu};
-  core::BusInitiator bare_cpu{"bare_cpu"};
+  core::Initiator bare_cpu{"bare_cpu"};
   BareRouter bare_router{"bare_router", kDramBase, kDramWindow + kWindowBytes};
   BareTarget bare_target{"bare_target"};
   Worker bare_worker{"bare_worker", bare_cpu};
@@ -306,7 +306,7 @@ double cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-void configure(core::BusInitiator& cpu, Mode mode) {
+void configure(core::Initiator& cpu, Mode mode) {
   core::set_global_quantum(mode_quantum_ps(mode));
   cpu.local_time().refresh_quantum();
   cpu.set_mode(access_mode(mode));
@@ -316,7 +316,7 @@ void configure(core::BusInitiator& cpu, Mode mode) {
 void run_bus(benchmark::State& state, const std::string& name, Mode mode, std::uint64_t base, std::uint64_t window,
              unsigned len, bool expect_dmi, bool bare = false) {
   Platform& p = *g_platform;
-  core::BusInitiator& cpu = bare ? p.bare_cpu : p.cpu;
+  core::Initiator& cpu = bare ? p.bare_cpu : p.cpu;
   Worker& worker = bare ? p.bare_worker : p.worker;
   const std::string prefix = std::string(cpu.name()) + ".";
   configure(cpu, mode);

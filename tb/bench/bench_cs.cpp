@@ -1,6 +1,6 @@
 // bench_cs: host cost and simulated-time accuracy of the command streamer (gen::CommandStreamer) executing a long
 // first-level batch buffer of cheap commands, in a small SoC built as in tests/test_gtt.cpp: a core::Bus with DRAM and
-// the Gen BAR, a host core::BusInitiator that programs the GGTT (PTE writes through the BAR at +8 MiB) and the ring
+// the Gen BAR, a host core::Initiator that programs the GGTT (PTE writes through the BAR at +8 MiB) and the ring
 // registers, and a gen::GenGpu with only its render engine.
 //
 // One benchmark batch = one submission: the host appends to the RCS ring
@@ -53,7 +53,7 @@
 #include "hw/gen/mi_commands.h"
 #include "tb/bench/bench_support.h"
 #include "tlm/core/bus.h"
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
@@ -148,7 +148,7 @@ struct Platform {
   std::string memory_access;
   core::Bus bus;
   core::Memory dram;
-  core::BusInitiator host;
+  core::Initiator host;
   gen::GenGpu gpu;
   Worker worker;
   gen::CommandStreamer* rcs = nullptr;

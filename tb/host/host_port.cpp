@@ -12,7 +12,7 @@ using core::format_hex;
 
 // ---- BusHostPort ----
 
-BusHostPort::BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns,
+BusHostPort::BusHostPort(core::Initiator& cpu, std::uint64_t poll_interval_ns,
                          std::vector<const core::InterruptLine*> irq_lines)
     : cpu_(cpu), poll_interval_ns_(poll_interval_ns), irq_lines_(std::move(irq_lines)) {}
 

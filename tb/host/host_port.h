@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "tlm/core/bus_initiator.h"
 #include "tlm/core/host_poll.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 
 namespace gpuvp::host {
@@ -50,11 +50,11 @@ class HostPort {
   virtual void comment(const std::string& text) = 0;
 };
 
-// Live: accesses go through a BusInitiator; call from a SystemC thread process. irq_lines are the host interrupt lines
+// Live: accesses go through a Initiator; call from a SystemC thread process. irq_lines are the host interrupt lines
 // wait_irq observes, by number (e.g. the platform's host_irqs() in order).
 class BusHostPort : public HostPort {
  public:
-  explicit BusHostPort(core::BusInitiator& cpu, std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs,
+  explicit BusHostPort(core::Initiator& cpu, std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs,
                        std::vector<const core::InterruptLine*> irq_lines = {});
   void write32(std::uint64_t addr, std::uint32_t value) override;
   void write64(std::uint64_t addr, std::uint64_t value) override;
@@ -74,7 +74,7 @@ class BusHostPort : public HostPort {
 
  private:
   void check(tlm::tlm_response_status status, const char* what, std::uint64_t addr);
-  core::BusInitiator& cpu_;
+  core::Initiator& cpu_;
   std::uint64_t poll_interval_ns_;
   std::vector<const core::InterruptLine*> irq_lines_;
   std::vector<std::string> failures_;

@@ -25,7 +25,7 @@ bool visible_at(std::uint64_t addr, unsigned width, Picoseconds t) { return writ
 
 }  // namespace
 
-PollResult poll(BusInitiator& cpu, const PollRequest& request) {
+PollResult poll(Initiator& cpu, const PollRequest& request) {
   PollResult result;
   cpu.sync();
   const Picoseconds start = now_ps();
@@ -55,7 +55,7 @@ PollResult poll(BusInitiator& cpu, const PollRequest& request) {
   }
 }
 
-bool wait_for_interrupt(BusInitiator& cpu, const InterruptLine& line, Picoseconds timeout) {
+bool wait_for_interrupt(Initiator& cpu, const InterruptLine& line, Picoseconds timeout) {
   cpu.sync();
   if (line.level()) return true;
   const std::uint64_t raised_before = line.raise_count();

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <tlm>
 
-#include "tlm/core/bus_initiator.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/timing.h"
 
@@ -41,11 +41,11 @@ struct PollResult {
 // before its own time t; the write clock (write_clock.h) says when, so such a store too is seen only by a read that
 // starts at or after its time. Reads start until the deadline start + timeout has passed (a timeout of 0 reads
 // once). On return the host is synchronised at `time`.
-PollResult poll(BusInitiator& cpu, const PollRequest& request);
+PollResult poll(Initiator& cpu, const PollRequest& request);
 
 // Waits for an interrupt as the protocol's irq_wait does: synchronises `cpu` with the kernel, then returns at once if
 // `line` is high, else waits until it rises or `timeout` passes. A pulse counts (the line may already be low again
 // when the waiting thread resumes). True when the line was raised; on return the host is synchronised.
-bool wait_for_interrupt(BusInitiator& cpu, const InterruptLine& line, Picoseconds timeout);
+bool wait_for_interrupt(Initiator& cpu, const InterruptLine& line, Picoseconds timeout);
 
 }  // namespace gpuvp::core

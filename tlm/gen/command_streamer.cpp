@@ -30,18 +30,16 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
       params_(params),
       services_(services),
       table_(CommandTable::for_generation(services.generation)),
+      engine_(this->name(), services.clock, params.hang_timeout_ns * core::kPsPerNs, State::kIdle),
       length_memo_info_(table_.find(0)),
-      track_(core::timeline().track(this->name())),
-      commands_(core::stats().counter(std::string(this->name()) + ".commands")),
-      batches_started_(core::stats().counter(std::string(this->name()) + ".batches")),
-      user_interrupts_(core::stats().counter(std::string(this->name()) + ".user_interrupts")),
-      semaphore_polls_(core::stats().counter(std::string(this->name()) + ".semaphore_polls")),
-      errors_(core::stats().counter(std::string(this->name()) + ".errors")),
-      hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
-      busy_(core::stats().busy_time(std::string(this->name()) + ".busy")),
+      stats_(this->name()),
+      commands_(stats_.counter("commands", "events", "commands executed to completion (ring and batches)")),
+      batches_started_(
+          stats_.counter("batches", "events", "batch buffers started (first level, second level, chained)")),
+      user_interrupts_(stats_.counter("user_interrupts", "events", "MI_USER_INTERRUPT commands executed")),
+      semaphore_polls_(stats_.counter("semaphore_polls", "events", "reads of a semaphore by MI_SEMAPHORE_WAIT")),
       contexts_(*this, info_, services.bar, services.interrupts, params.context_restore_cycles,
-                params.context_save_cycles, std::string(info.name) + ".", core::StatsGroup(this->name())) {
-  busy_.track = track_;
+                params.context_save_cycles, std::string(info.name) + ".", stats_) {
   const std::uint32_t base = info_.mmio_base;
   const std::string prefix = std::string(info_.name) + ".";
   auto add = [&](const char* reg, std::uint32_t offset, Access access, const char* desc,
@@ -54,7 +52,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
   tail_->on_write([this, kick](core::Register& r, std::uint64_t, std::uint64_t) {
     ring_.write_tail(static_cast<std::uint32_t>(r.value()));
     r.set(ring_.tail_reg());
-    line_gva_ = ~0ULL;  // new commands may sit in a line fetched before
+    fetch_line_.invalidate();  // new commands may sit in a line fetched before
     kick();
   });
   head_ = &add("RING_HEAD", er::kHead, Access::kReadWrite, "ring head offset (20:2) and wrap count (31:21)",
@@ -90,7 +88,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
                   {{"STOP_RING", 8, 1, ""}, {"MODE_IDLE", 9, 1, "engine not executing"}});
   mi_mode_->on_write([kick](core::Register&, std::uint64_t, std::uint64_t) { kick(); });
   mi_mode_->on_read([this](core::Register&, std::uint64_t v) {
-    const bool idle = state_ != State::kRunning;
+    const bool idle = !engine_.running();
     return (v & ~std::uint64_t{er::kModeIdle}) | (idle ? er::kModeIdle : 0u);
   });
   eir_ = &add("EIR", er::kEir, Access::kWriteOneToClear, "error identity (bit 0 instruction, 4 page table)");
@@ -101,7 +99,7 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
                     {{"REQUEST_RESET", 0, 1, ""}, {"READY_TO_RESET", 1, 1, "status"}});
   reset_ctl_->on_read([this](core::Register&, std::uint64_t v) {
     // Ready once a reset was requested and the engine is not in the middle of a command.
-    const bool ready = (v & er::kRequestReset) && state_ != State::kRunning;
+    const bool ready = (v & er::kRequestReset) && !engine_.running();
     return (v & ~std::uint64_t{er::kReadyToReset}) | (ready ? er::kReadyToReset : 0u);
   });
   reset_ctl_->on_write([kick](core::Register&, std::uint64_t, std::uint64_t) { kick(); });
@@ -181,23 +179,14 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
 // ---- state ----
 
 void CommandStreamer::set_state(State s) {
-  if (s == state_) return;
-  const core::Picoseconds now = core::now_ps() + time_.offset_ps();
-  if (state_ == State::kRunning) {
-    busy_.end(now);
-    core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
-  }
-  if (s == State::kRunning) {
-    busy_since_ps_ = now;
-    busy_.begin(now);
-  }
+  if (s == engine_.state()) return;
+  engine_.set_state(s);
   // A stopped engine's batches end here on the timeline (a reset later clears them).
-  if (s == State::kError || s == State::kHung) end_batch_spans_from(0);
-  state_ = s;
+  if (engine_.halted()) end_batch_spans_from(0);
 }
 
 bool CommandStreamer::has_work() const {
-  if (state_ == State::kError || state_ == State::kHung) return false;
+  if (engine_.halted()) return false;
   if (mi_mode_->value() & er::kStopRing) return false;
   if (reset_ctl_->value() & er::kRequestReset) return false;
   if (execlist_mode() && !contexts_.running()) return false;
@@ -207,7 +196,7 @@ bool CommandStreamer::has_work() const {
 
 void CommandStreamer::attach_ring_model(std::unique_ptr<RingPointerModel> model) {
   // The engine's local time: its own thread's, or the kernel's when a host register write arrives.
-  ring_.attach(std::move(model), [this] { return services_.clock.cycles_in(time_.now()); });
+  ring_.attach(std::move(model), [this] { return services_.clock.cycles_in(engine_.now()); });
 }
 
 bool CommandStreamer::execlist_mode() const { return (gfx_mode_->value() & er::kGfxRunListEnable) != 0; }
@@ -217,20 +206,14 @@ bool CommandStreamer::interrupts_steered_to_guc() const {
 }
 
 bool CommandStreamer::go_idle() {
-  if (state_ == State::kRunning) {
+  if (engine_.running()) {
     const bool stopped = (mi_mode_->value() & er::kStopRing) || (reset_ctl_->value() & er::kRequestReset);
     set_state(stopped ? State::kStopped : State::kIdle);
   }
-  line_gva_ = ~0ULL;
+  fetch_line_.invalidate();
   // Catch up with the local time, but wake early for a kick: a TAIL write (or any other kick) that arrives while the
-  // engine catches up must not be lost by the wait for the next one. The rest of the offset is kept.
-  const core::Picoseconds offset = time_.offset_ps();
-  if (offset == 0) return false;
-  const core::Picoseconds target = core::now_ps() + offset;
-  sc_core::wait(core::to_sc_time(offset), kick_);
-  const core::Picoseconds now = core::now_ps();
-  time_.set_offset(target > now ? target - now : 0);
-  return target > now;
+  // engine catches up must not be lost by the wait for the next one.
+  return engine_.catch_up_or(kick_);
 }
 
 void CommandStreamer::run() {
@@ -240,12 +223,12 @@ void CommandStreamer::run() {
       if (!go_idle()) sc_core::wait(kick_);
       continue;
     }
-    if (state_ != State::kRunning) {
+    if (!engine_.running()) {
       set_state(State::kRunning);
-      last_progress_ps_ = core::now_ps() + time_.offset_ps();
+      engine_.progress();
     }
     step();
-    time_.sync_if_needed();
+    engine_.time().sync_if_needed();
   }
 }
 
@@ -265,8 +248,8 @@ void CommandStreamer::reset() {
   for (auto& pipe : pipes_) {
     if (pipe) pipe->reset();
   }
-  if (state_ == State::kRunning) set_state(State::kIdle);
-  state_ = State::kIdle;
+  // Out of any state (a halted engine too): busy time ends if it ran.
+  engine_.set_state(State::kIdle);
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -286,7 +269,7 @@ void CommandStreamer::load_ppgtt(PpgttMode mode) {
 
 std::uint64_t CommandStreamer::timestamp_ticks() const {
   // CS timestamp: 12.5 MHz on Gen8, 12 MHz on Gen9 (i915 read_timestamp_frequency).
-  const unsigned __int128 ps = core::now_ps() + time_.offset_ps();
+  const unsigned __int128 ps = engine_.now();
   const std::uint64_t hz = services_.generation == 8 ? 12'500'000 : 12'000'000;
   return static_cast<std::uint64_t>(ps * hz / 1'000'000'000'000ULL);
 }
@@ -294,29 +277,23 @@ std::uint64_t CommandStreamer::timestamp_ticks() const {
 // ---- fetch ----
 
 bool CommandStreamer::fetch_dword_miss(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
-  const std::uint64_t line = address & ~std::uint64_t{63};
-  if (line != line_gva_ || space != line_space_) {
-    sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
-    const Translation t = services_.gtt.translate(line, space, false, delay);
-    time_.set_offset(core::to_ps(delay));
+  const std::uint64_t line = fetch_line_.line_of(address);
+  const auto space_tag = static_cast<unsigned>(space);
+  if (!fetch_line_.holds(address, space_tag)) {
+    const Translation t = services_.gtt.translate(line, space, false, engine_.delay());
     if (!t.ok) {
-      line_gva_ = ~0ULL;
+      fetch_line_.invalidate();
       current_header_ = 0;
       return false;
     }
-    // delay already holds the offset just stored.
-    const auto status = services_.memory.read(t.pa, line_.data(), 64, delay);
-    time_.set_offset(core::to_ps(delay));
-    if (status != tlm::TLM_OK_RESPONSE) {
-      line_gva_ = ~0ULL;
+    if (engine_.read(services_.memory, t.pa, fetch_line_.buffer(), fetch_line_.size()) != tlm::TLM_OK_RESPONSE) {
+      fetch_line_.invalidate();
       current_header_ = 0;  // as for a fault: the failing command's header was never fetched
       return false;
     }
-    line_gva_ = line;
-    line_space_ = space;
-    line_pa_ = t.pa;
+    fetch_line_.filled(line, space_tag, t.pa);
   }
-  out = line_[(address & 63) / 4];
+  out = fetch_line_.dword(address);
   return true;
 }
 
@@ -364,9 +341,9 @@ bool CommandStreamer::fetch_command(Command& cmd) {
   // dwords do not wrap to the start): its dwords are there (what fetch_dword would return one by one).
   if ((cmd.address & 63) + 4ULL * cmd.length <= 64 &&
       (!in_ring || ring_.head_offset() + 4ULL * cmd.length <= ring_.size_bytes())) {
-    // A fixed-size copy (inline, no library call): the dwords past the command's length are never read, and line_'s
-    // padding keeps the source inside the array.
-    std::memcpy(cmd.dw.data() + 1, line_.data() + (cmd.address & 63) / 4 + 1, 4 * 15);
+    // A fixed-size copy (inline, no library call): the dwords past the command's length are never read, and the
+    // line's padding keeps the source inside the buffer.
+    std::memcpy(cmd.dw.data() + 1, fetch_line_.at(cmd.address) + 4, 4 * 15);
     return true;
   }
   for (unsigned i = 1; i < cmd.length; ++i) {
@@ -381,14 +358,13 @@ bool CommandStreamer::fetch_command(Command& cmd) {
 // ---- execution ----
 
 void CommandStreamer::step() {
-  const core::Picoseconds now = core::now_ps() + time_.offset_ps();
-  if (now - last_progress_ps_ > params_.hang_timeout_ns * core::kPsPerNs) {
+  if (engine_.watchdog_expired()) {
     declare_hang("no progress for " + std::to_string(params_.hang_timeout_ns) + " ns");
     return;
   }
   Command cmd;
   if (!fetch_command(cmd)) {
-    if (state_ == State::kRunning && batches_.empty()) {
+    if (engine_.running() && batches_.empty()) {
       // Incomplete command in the ring: wait for TAIL.
       if (!go_idle()) sc_core::wait(kick_);
     }
@@ -415,14 +391,14 @@ void CommandStreamer::step() {
   if (in_ring) {
     // Ring progress: HEAD moves past the command (also past an MI_BATCH_BUFFER_START whose batch now runs).
     ring_.consume(4 * cmd.length);
-    last_progress_ps_ = core::now_ps() + time_.offset_ps();
+    engine_.progress();
   } else if (outcome == Outcome::kNext && !batches_.empty() && batches_.back().address == cmd.address) {
     batches_.back().address += 4ULL * cmd.length;
     // Batch progress: executing beyond the furthest address reached since the batch was started from the ring. A
     // long linear batch keeps making progress; a batch looping on itself (or chaining backwards) does not.
     if (cmd.address >= batch_high_water_) {
       batch_high_water_ = cmd.address + 4ULL * cmd.length;
-      last_progress_ps_ = core::now_ps() + time_.offset_ps();
+      engine_.progress();
     }
   }
   // Arbitration points for execlists: MI_ARB_CHECK, the end of a batch level, or any command while arbitration is on
@@ -449,7 +425,7 @@ void CommandStreamer::set_batch_registers(std::size_t level, std::uint64_t addre
 
 Outcome CommandStreamer::batch_buffer_start(const Command& cmd, std::uint64_t target, AddressSpace space,
                                             bool second_level) {
-  line_gva_ = ~0ULL;
+  fetch_line_.invalidate();
   // Nesting rules as GVT-g's parser enforces them (gvt/cmd_parser.c cmd_handler_mi_batch_buffer_start).
   if (batches_.empty()) {
     if (second_level) return fail(&cmd, "second-level MI_BATCH_BUFFER_START from the ring", er::kErrorInstruction);
@@ -481,7 +457,7 @@ Outcome CommandStreamer::batch_buffer_start(const Command& cmd, std::uint64_t ta
 }
 
 Outcome CommandStreamer::batch_buffer_end() {
-  line_gva_ = ~0ULL;
+  fetch_line_.invalidate();
   if (batches_.empty()) {
     // Nothing to return from: the hardware ignores it in the ring; say so, since it usually means a driver bug.
     core::report_guest_warning(name(), std::string(info_.name) + ": MI_BATCH_BUFFER_END in the ring at " +
@@ -494,17 +470,18 @@ Outcome CommandStreamer::batch_buffer_end() {
 }
 
 void CommandStreamer::begin_batch_span(std::size_t level, std::uint64_t address) {
-  if (core::timeline().enabled()) batch_spans_[level].begin(track_, "batch " + core::format_hex(address), time_.now());
+  if (core::timeline().enabled())
+    batch_spans_[level].begin(engine_.track(), "batch " + core::format_hex(address), engine_.now());
 }
 
 void CommandStreamer::end_batch_spans_from(std::size_t level) {
-  for (std::size_t l = batch_spans_.size(); l-- > level;) batch_spans_[l].end(time_.now());
+  for (std::size_t l = batch_spans_.size(); l-- > level;) batch_spans_[l].end(engine_.now());
 }
 
 void CommandStreamer::drop_batches() {
   end_batch_spans_from(0);
   batches_.clear();
-  line_gva_ = ~0ULL;
+  fetch_line_.invalidate();
 }
 
 void CommandStreamer::resume_batch(std::uint64_t address, AddressSpace space) {
@@ -520,10 +497,8 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
   cycles(params_.memory_cycles);
   while (len) {
     const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(len, 4096 - (gva & 4095)));
-    sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
-    const Translation t = services_.gtt.translate(gva, space, write, delay);
+    const Translation t = services_.gtt.translate(gva, space, write, engine_.delay());
     if (!t.ok) {
-      time_.set_offset(core::to_ps(delay));
       fail(nullptr,
            std::string("GTT fault on ") + (write ? "write to " : "read of ") +
                (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(gva) + " (" + t.level + ": " +
@@ -532,9 +507,8 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
       return false;
     }
     if (bytes == data) first_pa_ = t.pa;
-    const auto status =
-        write ? services_.memory.write(t.pa, bytes, chunk, delay) : services_.memory.read(t.pa, bytes, chunk, delay);
-    time_.set_offset(core::to_ps(delay));
+    const auto status = write ? engine_.write(services_.memory, t.pa, bytes, chunk)
+                              : engine_.read(services_.memory, t.pa, bytes, chunk);
     if (status != tlm::TLM_OK_RESPONSE) {
       fail(nullptr,
            std::string("bus error on ") + (write ? "write to " : "read of ") + "physical " + core::format_hex(t.pa) +
@@ -542,7 +516,7 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
            er::kErrorPageTable);
       return false;
     }
-    if (write && (t.pa & ~std::uint64_t{63}) == line_pa_) line_gva_ = ~0ULL;  // self-modifying commands
+    if (write) fetch_line_.written(t.pa);  // self-modifying commands
     gva += chunk;
     bytes += chunk;
     len -= chunk;
@@ -583,7 +557,7 @@ bool CommandStreamer::reg_write(std::uint32_t offset, std::uint32_t value, std::
 
 bool CommandStreamer::sync_for_effect() {
   const std::uint64_t resets = resets_;
-  time_.sync();
+  engine_.time().sync();
   return resets == resets_;
 }
 
@@ -599,7 +573,7 @@ Outcome CommandStreamer::wait_semaphore(bool signal_mode, bool visible, core::Pi
   waiting_semaphore_ = true;
   if (signal_mode && !visible) {
     // Signal mode wakes when the write happens: at its time.
-    time_.sync();
+    engine_.time().sync();
     const core::Picoseconds now = core::now_ps();
     if (written > now) sc_core::wait(core::to_sc_time(written - now), kick_);
     return Outcome::kRetry;
@@ -607,7 +581,7 @@ Outcome CommandStreamer::wait_semaphore(bool signal_mode, bool visible, core::Pi
   // Not satisfied: the command is tried again. Poll mode re-reads after the poll interval; signal mode waits for a
   // write by another engine, with the same interval as a fallback for writes the GPU cannot see (the host's).
   cycles(params_.semaphore_poll_cycles);
-  time_.sync();
+  engine_.time().sync();
   if (signal_mode) {
     ++services_.memory_waiters;
     sc_core::wait(static_cast<double>(services_.clock.cycles(params_.semaphore_poll_cycles) * 16) *
@@ -648,7 +622,6 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
       cmd ? cmd->address : (batches_.empty() ? ring_.head_address() : batches_.back().address);
   const AddressSpace space = cmd ? cmd->space : (batches_.empty() ? AddressSpace::kGgtt : batches_.back().space);
   const std::uint32_t header = cmd ? cmd->dw[0] : current_header_;
-  ++errors_;
   ipehr_->set(header);
   ipeir_->set(error_bit);
   acthd_->set(address & 0xFFFFFFFF);
@@ -662,8 +635,7 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
   const std::string message = std::string(info_.name) + ": " + what + "; stopped at " +
                               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(address) + " (" +
                               where + "), command dword " + hex32(header);
-  incidents_.push_back("error: " + message);
-  core::report_guest_error(name(), message);
+  engine_.record_error(message);
   if (!(emr_->value() & error_bit)) services_.interrupts.raise(info_.id, GtInterrupts::kCsError);
   return Outcome::kStopped;
 }
@@ -690,7 +662,6 @@ std::string CommandStreamer::describe_registers() const {
 }
 
 void CommandStreamer::declare_hang(const std::string& why) {
-  ++hangs_;
   std::string report = std::string(info_.name) + " hung: " + why +
                        (waiting_semaphore_ ? " (waiting on a semaphore)" : "") + "\n    " + describe_registers() +
                        "\n    last commands:";
@@ -703,9 +674,8 @@ void CommandStreamer::declare_hang(const std::string& why) {
     if (h.length > 8) line += " ...";
     report += "\n      " + line;
   }
-  incidents_.push_back("hang: " + report);
   set_state(State::kHung);
-  core::report_guest_error(name(), report);
+  engine_.record_hang(report);
 }
 
 }  // namespace gpuvp::gen

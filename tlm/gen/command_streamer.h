@@ -20,7 +20,8 @@
 #include "hw/gen/engine_regs.h"
 #include "hw/gen/engines.h"
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/engine_kit.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -66,7 +67,7 @@ struct CommandStreamerParams {
 // What an engine needs from the GPU around it.
 struct EngineServices {
   core::RegisterBank& bar;
-  core::InitiatorPort& memory;
+  core::Initiator& memory;
   GtInterrupts& interrupts;
   GttClient& gtt;
   const core::ClockDomain& clock;
@@ -82,20 +83,21 @@ struct EngineServices {
 // engine through EngineContext; execlist context switching (context_switch.h) through ContextSwitchEngine.
 class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_module {
  public:
-  enum class State : std::uint8_t { kIdle, kRunning, kStopped, kError, kHung };
+  // kIdle: enabled, no work; kStopped: MI_MODE STOP_RING or a reset request holds it.
+  using State = core::EngineState;
 
   CommandStreamer(sc_core::sc_module_name name, const EngineInfo& info, const CommandStreamerParams& params,
                   const EngineServices& services);
 
   const EngineInfo& info() const { return info_; }
-  State state() const { return state_; }
+  State state() const { return engine_.state(); }
   const EngineRingPointer& ring() const { return ring_; }
   // Replaces the built-in ring pointer logic with another implementation (the RTL block); before the first access.
   void attach_ring_model(std::unique_ptr<RingPointerModel> model);
   // Engine reset (GDRST domain or full reset): registers to reset values, pending work dropped.
   void reset();
   // Text reports of hangs and errors so far (for the run summary).
-  const std::vector<std::string>& incidents() const { return incidents_; }
+  const std::vector<std::string>& incidents() const { return engine_.incidents(); }
   std::uint64_t commands_executed() const { return commands_.value; }
   Execlists& execlists() { return contexts_.execlists(); }
   // Execlists mode: GFX_MODE.RUN_LIST_ENABLE set; work comes from contexts submitted through ELSP.
@@ -120,9 +122,9 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   // Fetches command dwords at the current position; false if the engine stopped (fault) or must wait for TAIL.
   bool fetch_command(Command& cmd);
   bool fetch_dword(std::uint64_t address, AddressSpace space, std::uint32_t& out) {
-    // Hit in the line buffer: no translation, bus access or time conversion (the common case, inline).
-    if ((address & ~std::uint64_t{63}) == line_gva_ && space == line_space_) {
-      out = line_[(address & 63) / 4];
+    // Hit in the line buffer: no translation and no bus access (the common case, inline).
+    if (fetch_line_.holds(address, static_cast<unsigned>(space))) {
+      out = fetch_line_.dword(address);
       return true;
     }
     return fetch_dword_miss(address, space, out);
@@ -133,9 +135,9 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
 
   // ---- EngineContext (commands) ----
   unsigned generation() const override { return services_.generation; }
-  void cycles(std::uint64_t n) override { time_.advance(services_.clock.cycles(n)); }
+  void cycles(std::uint64_t n) override { engine_.cycles(n); }
   std::uint32_t register_cycles() const override { return params_.register_cycles; }
-  core::Picoseconds local_time() const override { return time_.now(); }
+  core::Picoseconds local_time() const override { return engine_.now(); }
   std::uint64_t timestamp_ticks() const override;
   // Memory through the GTT; a fault stops the engine (page table error) and returns false.
   bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override;
@@ -164,9 +166,9 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   // came first; the effect is dropped).
   bool sync_for_effect() override;
   void kick() override { kick_.notify(sc_core::SC_ZERO_TIME); }
-  bool halted() const override { return state_ == State::kError || state_ == State::kHung; }
+  bool halted() const override { return engine_.halted(); }
   bool out_of_work() const override { return batches_.empty() && ring_.empty(); }
-  int track() const override { return track_; }
+  int track() const override { return engine_.track(); }
   const std::vector<BatchLevel>& batches() const override { return batches_; }
   BatchRegisters batch_registers(std::size_t level) override { return batch_regs_[level]; }
   void end_batch_spans() override { end_batch_spans_from(0); }
@@ -192,15 +194,13 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   EngineServices services_;
   const CommandTable& table_;
   EngineRingPointer ring_;
-  core::LocalTime time_;
-  State state_ = State::kIdle;
+  // Local time, state and busy time, watchdog, errors/hangs statistics and incidents.
+  core::EngineKit engine_;
   std::uint64_t first_pa_ = 0;       // physical address of the last access()'s first byte
   std::uint64_t resets_ = 0;         // engine resets so far (a wait for the local time checks that none came meanwhile)
   std::vector<BatchLevel> batches_;  // 0, 1 or 2 levels
   sc_core::sc_event kick_;
-  core::Picoseconds last_progress_ps_ = 0;
   std::uint64_t batch_high_water_ = 0;  // furthest batch address executed since the ring started the batch
-  core::Picoseconds busy_since_ps_ = 0;
   bool waiting_semaphore_ = false;
   std::uint32_t current_header_ = 0;
   // fetch_command(): the last header the table accepted, its length and row; starts as header 0 (MI_NOOP, 1 dword).
@@ -209,11 +209,9 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   const CommandInfo* length_memo_info_;
   PipeUnits pipes_;
 
-  // Command fetch line buffer (64 bytes), dropped on TAIL writes, jumps and writes to it.
-  std::uint64_t line_gva_ = ~0ULL;
-  AddressSpace line_space_ = AddressSpace::kGgtt;
-  std::uint64_t line_pa_ = ~0ULL;
-  std::array<std::uint32_t, 32> line_{};  // the line is dwords 0-15; 16-31 pad fetch_command()'s fixed-size copy
+  // Command fetch line buffer (64 bytes, tagged with the address space), dropped on TAIL writes, jumps and writes to
+  // it.
+  core::FetchLine fetch_line_{64};
 
   // Hang-report history: a ring of raw records (the command's address, length and first dwords), formatted only
   // when a report is written, so that the hot path builds no strings.
@@ -225,7 +223,6 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   std::vector<HistoryEntry> history_;  // capacity hang_history, filled round-robin
   std::size_t history_next_ = 0;       // slot of the next record
   std::size_t history_count_ = 0;      // records held (<= hang_history)
-  std::vector<std::string> incidents_;
 
   core::Register* tail_;
   core::Register* head_;
@@ -247,15 +244,12 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   std::array<core::Register*, 8> pdp_{};  // LDW0, UDW0, LDW1, ...
   std::array<core::Register*, 16> gpr_{};
 
-  int track_;
   std::array<core::OpenSpan, 2> batch_spans_;  // per batch level
+  core::StatsGroup stats_;
   core::Counter& commands_;
   core::Counter& batches_started_;
   core::Counter& user_interrupts_;
   core::Counter& semaphore_polls_;
-  core::Counter& errors_;
-  core::Counter& hangs_;
-  core::BusyTime& busy_;
   // Execlists state and the context switches (after the registers and statistics it shares).
   ContextSwitch contexts_;
 };

@@ -8,7 +8,7 @@ namespace gpuvp::gen {
 
 GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::uint64_t gsm_base)
     : RegisterBlock(name, kBarSize, core::ClockDomain("gen", params.clock_hz), params.mmio_latency_cycles),
-      memory("memory"),
+      memory("memory", core::Initiator::Counting::kReadsAndWrites),
       params_(params),
       gtt_("gtt", params.gtt, gsm_base, regs(), memory, clock()),
       irq_(std::string(this->name()) + ".irq"),
@@ -16,7 +16,7 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
   // The host line irq_ is GtInterrupts' alone: GEN8_MASTER_IRQ enable && a GT bank's (IIR & IER). Every source
   // reaches it through a bank: engine events (CommandStreamer), the GuC-to-host interrupt (bank 2, below). A GTT
   // fault raises nothing by itself (Gtt::record_fault): its engine stops with a CS error.
-  memory.set_mode(core::InitiatorPort::parse_mode(params_.memory_access));
+  memory.set_mode(core::Initiator::parse_mode(params_.memory_access));
   for (int i = 0; i < kEngineCount; ++i) {
     const EngineInfo& info = engine_info(static_cast<Engine>(i));
     if (!params_.engines.has(info.id)) continue;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_block.h"
 #include "tlm/gen/command_streamer.h"
@@ -51,7 +51,7 @@ struct GenGpuParams {
   std::uint32_t generation = 9;
   std::uint64_t clock_hz = 1'000'000'000;
   std::uint32_t mmio_latency_cycles = 2;
-  std::string memory_access = "timed_dmi";  // core::InitiatorPort::Mode by name
+  std::string memory_access = "timed_dmi";  // core::AccessMode by name
   GttParams gtt;
   EngineSelection engines;
   CommandStreamerParams cs;
@@ -81,7 +81,7 @@ struct GenGpuParams {
 class GenGpu : public core::RegisterBlock {
  public:
   // The GPU's path to memory: bind memory.socket to the system bus.
-  core::InitiatorPort memory;
+  core::Initiator memory;
 
   // gsm_base: physical address of the GGTT entries (graphics stolen memory), resolved by the platform.
   GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::uint64_t gsm_base);

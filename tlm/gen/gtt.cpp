@@ -104,7 +104,7 @@ void GttClient::invalidate_ggtt_tlb() {
 // ---- Gtt ----
 
 Gtt::Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gsm_base, core::RegisterBank& bar,
-         core::InitiatorPort& memory, const core::ClockDomain& clock)
+         core::Initiator& memory, const core::ClockDomain& clock)
     : sc_module(name),
       params_(params),
       gsm_base_(gsm_base),

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
@@ -178,7 +178,7 @@ class Gtt : public sc_core::sc_module {
  public:
   // Registers its registers in the BAR's bank; reads and writes entries through memory.
   Gtt(sc_core::sc_module_name name, const GttParams& params, std::uint64_t gsm_base, core::RegisterBank& bar,
-      core::InitiatorPort& memory, const core::ClockDomain& clock);
+      core::Initiator& memory, const core::ClockDomain& clock);
 
   // Clients are created at elaboration; source_id and engine_id are what RING_FAULT_REG reports for them.
   GttClient& add_client(const std::string& name, std::uint8_t source_id, std::uint8_t engine_id);
@@ -202,7 +202,7 @@ class Gtt : public sc_core::sc_module {
   GttParams params_;
   std::uint64_t gsm_base_;
   std::uint64_t reserved_mask_;  // entry bits 62:physical_address_bits
-  core::InitiatorPort& memory_;
+  core::Initiator& memory_;
   core::ClockDomain clock_;
   std::deque<GttClient> clients_;
   core::Register* fault_reg_;

@@ -36,7 +36,7 @@ std::string hex32(std::uint64_t v) {
 }  // namespace
 
 Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBank& bar, MmioTransport mmio,
-         core::InitiatorPort& memory, GttClient& gtt, const std::string& public_key_pem)
+         core::Initiator& memory, GttClient& gtt, const std::string& public_key_pem)
     : sc_module(name),
       params_(params),
       clock_("guc", params.clock_hz),
@@ -388,7 +388,7 @@ bool Guc::boot_rom() {
 }
 
 bool Guc::dma_from_ggtt(std::uint64_t gfx, std::uint32_t wopcm_offset, std::uint32_t size) {
-  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  sc_core::sc_time& delay = local_.offset();  // the local time, advanced in place
   std::uint32_t done = 0;
   while (done < size) {
     const std::uint64_t va = gfx + done;
@@ -399,7 +399,6 @@ bool Guc::dma_from_ggtt(std::uint64_t gfx, std::uint32_t wopcm_offset, std::uint
     done += chunk;
   }
   delay += core::to_sc_time(clock_.cycles((size + params_.dma_bytes_per_cycle - 1) / params_.dma_bytes_per_cycle));
-  local_.set_offset(core::to_ps(delay));
   return true;
 }
 
@@ -692,9 +691,8 @@ std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, 
   trans.set_data_ptr(data);
   trans.set_data_length(size);
   trans.set_streaming_width(size);
-  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  sc_core::sc_time& delay = local_.offset();  // the local time, advanced in place
   mmio_(trans, delay);  // the register block waits for the GuC's local time: other blocks catch up meanwhile
-  local_.set_offset(core::to_ps(delay));
   // An interrupt that became pending while the rest of the platform caught up is taken at the next instruction, as
   // the core would, not at the end of a slice whose length follows the quantum.
   if (interrupt_pending() && interrupts_enabled()) uc_emu_stop(uc_);
@@ -711,7 +709,7 @@ std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, 
 std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size, std::uint64_t value) {
   ++memory_accesses_;
   catch_up_local_time();
-  sc_core::sc_time delay = core::to_sc_time(local_.offset_ps());
+  sc_core::sc_time& delay = local_.offset();  // the local time, advanced in place
   std::uint8_t data[8] = {};
   std::memcpy(data, &value, sizeof value);
   for (unsigned done = 0; done < size;) {
@@ -721,14 +719,12 @@ std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size,
     const bool ok = t.ok && (write ? memory_.write(t.pa, data + done, chunk, delay)
                                    : memory_.read(t.pa, data + done, chunk, delay)) == tlm::TLM_OK_RESPONSE;
     if (!ok) {
-      local_.set_offset(core::to_ps(delay));
       stop_with_fault(std::string("graphics memory ") + (write ? "write" : "read") + " at GGTT " + hex32(va) +
                       (t.ok ? " failed on the bus" : std::string(" faulted: ") + to_string(t.fault)));
       return 0;
     }
     done += chunk;
   }
-  local_.set_offset(core::to_ps(delay));
   std::uint64_t result = 0;
   std::memcpy(&result, data, size);
   return result;

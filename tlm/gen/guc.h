@@ -28,7 +28,7 @@
 
 #include "firmware/guc/guc_abi.h"
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
@@ -76,7 +76,7 @@ class Guc : public sc_core::sc_module {
 
   // public_key_pem: the platform's RSA public key the boot ROM checks signatures with.
   Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBank& bar, MmioTransport mmio,
-      core::InitiatorPort& memory, GttClient& gtt, const std::string& public_key_pem);
+      core::Initiator& memory, GttClient& gtt, const std::string& public_key_pem);
   ~Guc() override;
   Guc(const Guc&) = delete;
   Guc& operator=(const Guc&) = delete;
@@ -148,7 +148,7 @@ class Guc : public sc_core::sc_module {
   core::ClockDomain clock_;
   core::RegisterBank& bar_;
   MmioTransport mmio_;
-  core::InitiatorPort& memory_;
+  core::Initiator& memory_;
   GttClient& gtt_;
   std::string public_key_pem_;
   std::function<void()> raise_host_interrupt_;

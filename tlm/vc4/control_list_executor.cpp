@@ -75,11 +75,10 @@ const PacketInfo* packet_info(std::uint8_t opcode) {
   return t.defined[opcode] ? &t.info[opcode] : nullptr;
 }
 
-bool ControlListUnit::timed_access(core::InitiatorPort& port, UnitContext& ctx, bool write, std::uint64_t address,
+bool ControlListUnit::timed_access(core::Initiator& port, UnitContext& ctx, bool write, std::uint64_t address,
                                    void* data, unsigned len) {
-  sc_core::sc_time delay = core::to_sc_time(ctx.time.offset_ps());
-  const auto status = write ? port.write(address, data, len, delay) : port.read(address, data, len, delay);
-  ctx.time.set_offset(core::to_ps(delay));
+  const auto status =
+      write ? port.write(address, data, len, ctx.time.offset()) : port.read(address, data, len, ctx.time.offset());
   return status == tlm::TLM_OK_RESPONSE;
 }
 
@@ -105,29 +104,31 @@ void CleSemaphore::reset() {
 
 // ---- construction and registers ----
 
+namespace {
+unsigned checked_fetch_bytes(unsigned bytes) {
+  if (bytes == 0 || (bytes & (bytes - 1)) != 0) {
+    throw core::ConfigError("config key 'vc4.v3d.cle.fetch_bytes': " + std::to_string(bytes) +
+                            " is not a power of two");
+  }
+  return bytes;
+}
+}  // namespace
+
 ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned thread,
                                          const ControlListExecutorParams& params, const ControlListServices& services)
     : sc_module(name),
       thread_(thread),
       params_(params),
       services_(services),
-      unit_ctx_{time_, kick_, [this] { return state_ == State::kRunning; }, params.hang_timeout_ns * core::kPsPerNs},
-      track_(core::timeline().track(this->name())),
-      packets_(core::stats().counter(std::string(this->name()) + ".packets", "control-list packets executed")),
-      bytes_(core::stats().counter(std::string(this->name()) + ".bytes", "control-list bytes executed")),
-      not_modelled_(core::stats().counter(std::string(this->name()) + ".not_modelled",
-                                          "packets that need the PTB binner or the tile renderer (skipped)")),
-      errors_(core::stats().counter(std::string(this->name()) + ".errors")),
-      hangs_(core::stats().counter(std::string(this->name()) + ".hangs")),
-      semaphore_waits_(core::stats().counter(std::string(this->name()) + ".semaphore_waits",
-                                             "WAIT_ON_SEMAPHORE packets that had to wait")),
-      busy_(core::stats().busy_time(std::string(this->name()) + ".busy")) {
-  busy_.track = track_;
-  if (params_.fetch_bytes == 0 || (params_.fetch_bytes & (params_.fetch_bytes - 1)) != 0) {
-    throw core::ConfigError("config key 'vc4.v3d.cle.fetch_bytes': " + std::to_string(params_.fetch_bytes) +
-                            " is not a power of two");
-  }
-  line_.resize(params_.fetch_bytes);
+      engine_(this->name(), services.clock, params.hang_timeout_ns * core::kPsPerNs, State::kStopped),
+      fetch_line_(checked_fetch_bytes(params.fetch_bytes)),
+      unit_ctx_{engine_.time(), kick_, [this] { return engine_.running(); }, params.hang_timeout_ns * core::kPsPerNs},
+      stats_(this->name()),
+      packets_(stats_.counter("packets", "events", "control-list packets executed")),
+      bytes_(stats_.counter("bytes", "bytes", "control-list bytes executed")),
+      not_modelled_(
+          stats_.counter("not_modelled", "events", "packets that need the PTB binner or the tile renderer (skipped)")),
+      semaphore_waits_(stats_.counter("semaphore_waits", "events", "WAIT_ON_SEMAPHORE packets that had to wait")) {
   const std::string n = std::to_string(thread_);
   auto add = [&](const std::string& reg, std::uint32_t offset, Access access, const char* desc,
                  std::vector<core::RegisterField> fields = {}) -> core::Register& {
@@ -170,8 +171,8 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
   });
   ca_ = &add("CT" + n + "CA", kV3dCtnCa(thread_), Access::kReadWrite, "current address (write before EA)");
   ca_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
-    fetch_line_ = ~0ULL;
-    high_water_ = ca_->value();
+    fetch_line_.invalidate();
+    engine_.set_high_water(ca_->value());
   });
   ra0_ =
       &add("CT" + n + "RA0", kV3dCtnRa0(thread_), Access::kReadOnly, "return address of the innermost sub-list call");
@@ -188,7 +189,7 @@ std::string ControlListExecutor::thread_name() const { return thread_ == 0 ? "CT
 
 std::uint32_t ControlListExecutor::cs_value() const {
   std::uint32_t v = thread_ == 0 ? kCtMode : 0;
-  if (state_ == State::kError) v |= kCtErr;
+  if (engine_.state() == State::kError) v |= kCtErr;
   if (!stack_.empty()) v |= kCtSubs;
   if (run_bit()) v |= kCtRun;
   v |= static_cast<std::uint32_t>(stack_.size() & 3) << kCtRtsdShift;
@@ -204,20 +205,6 @@ std::string ControlListExecutor::describe_registers() const {
 
 // ---- state ----
 
-void ControlListExecutor::set_state(State s) {
-  if (s == state_) return;
-  const core::Picoseconds now = local_now();
-  if (state_ == State::kRunning) {
-    busy_.end(now);
-    core::timeline().span(track_, "busy", busy_since_ps_, now - busy_since_ps_);
-  }
-  if (s == State::kRunning) {
-    busy_since_ps_ = now;
-    busy_.begin(now);
-  }
-  state_ = s;
-}
-
 void ControlListExecutor::start(bool fresh) {
   if (fresh) {
     stack_.clear();
@@ -225,35 +212,35 @@ void ControlListExecutor::start(bool fresh) {
     update_stack_registers();
   }
   waiting_semaphore_ = false;
-  fetch_line_ = ~0ULL;
+  fetch_line_.invalidate();
   if (ca_->value() == ea_->value()) {
     // Nothing to execute: the thread stays stopped (a restart still clears CTERR).
-    set_state(State::kStopped);
+    engine_.set_state(State::kStopped);
     return;
   }
-  set_state(State::kRunning);
+  engine_.set_state(State::kRunning);
   if (fresh) {
     ++frames_;
     if (core::timeline().enabled()) {
-      list_span_.begin(track_,
+      list_span_.begin(engine_.track(),
                        (thread_ == 0 ? "bin list " : "render list ") + hex32(ca_->value()) + " (frame " +
                            std::to_string(frames_) + ")",
-                       local_now());
+                       engine_.now());
     }
   }
-  last_progress_ps_ = local_now();
-  high_water_ = ca_->value();
+  engine_.progress();
+  engine_.set_high_water(ca_->value());
   kick_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void ControlListExecutor::stop(State s) {
-  set_state(s);
+  engine_.set_state(s);
   waiting_semaphore_ = false;
   kick_.notify(sc_core::SC_ZERO_TIME);  // wakes the thread from a semaphore wait
 }
 
 void ControlListExecutor::reset() {
-  list_span_.end(local_now());
+  list_span_.end(engine_.now());
   stop(State::kStopped);
   stack_.clear();
   in_compressed_ = false;
@@ -266,64 +253,51 @@ void ControlListExecutor::reset() {
 
 void ControlListExecutor::set_ca(std::uint32_t ca) { ca_->set(ca); }
 
-void ControlListExecutor::progress_to(std::uint64_t end) {
-  // Progress = executing list bytes beyond the furthest point reached so far. Loops (a BRANCH to itself, NOPs and a
-  // BRANCH back, call/return cycles) re-execute bytes below the mark and so make no progress.
-  if (end > high_water_) {
-    high_water_ = end;
-    last_progress_ps_ = local_now();
-  }
-}
-
 void ControlListExecutor::update_stack_registers() { ra0_->set(stack_.empty() ? 0 : stack_.back()); }
 
 // ---- the thread ----
 
 void ControlListExecutor::run() {
   for (;;) {
-    if (state_ != State::kRunning) {
-      time_.sync();
-      fetch_line_ = ~0ULL;
+    if (!engine_.running()) {
+      engine_.time().sync();
+      fetch_line_.invalidate();
       sc_core::wait(kick_);
       continue;
     }
     step();
-    time_.sync_if_needed();
+    engine_.time().sync_if_needed();
   }
 }
 
 bool ControlListExecutor::fetch(std::uint32_t address, unsigned len, std::uint8_t* out, std::string& reason) {
-  const std::uint64_t size = params_.fetch_bytes;
+  const unsigned size = fetch_line_.size();
   for (unsigned i = 0; i < len; ++i) {
     const std::uint64_t a = static_cast<std::uint64_t>(address) + i;
-    const std::uint64_t line = a & ~(size - 1);
-    if (line != fetch_line_) {
+    if (!fetch_line_.holds(a)) {
+      const std::uint64_t line = fetch_line_.line_of(a);
       if (!services_.in_dram(a, 1) || !services_.in_dram(line, size)) {
         reason = "address " + hex32(a) + " is outside DRAM";
         return false;
       }
-      sc_core::sc_time delay = core::to_sc_time(time_.offset_ps());
-      const auto status = services_.memory.read(line, line_.data(), static_cast<unsigned>(size), delay);
-      time_.set_offset(core::to_ps(delay));
-      if (status != tlm::TLM_OK_RESPONSE) {
-        fetch_line_ = ~0ULL;
+      if (engine_.read(services_.memory, line, fetch_line_.buffer(), size) != tlm::TLM_OK_RESPONSE) {
+        fetch_line_.invalidate();
         reason = "the bus refused the read at " + hex32(line);
         return false;
       }
-      fetch_line_ = line;
+      fetch_line_.filled(line, 0, line);  // vc4 has no MMU: the line's address is physical
     }
-    out[i] = line_[a - line];
+    out[i] = *fetch_line_.at(a);
   }
   return true;
 }
 
 void ControlListExecutor::step() {
-  const core::Picoseconds now = local_now();
-  if (now - last_progress_ps_ > params_.hang_timeout_ns * core::kPsPerNs) {
+  if (engine_.watchdog_expired()) {
     if (waiting_semaphore_ && services_.peer_running && services_.peer_running()) {
       // Waiting for the other thread, which still works: not a hang of this one (the Linux hangcheck, too, only
       // resets when neither CT0CA nor CT1CA moved, vc4_gem.c vc4_hangcheck_elapsed).
-      last_progress_ps_ = now;
+      engine_.progress();
     } else {
       declare_hang();
       return;
@@ -390,7 +364,7 @@ void ControlListExecutor::step() {
   ++list_state_.executed[p.opcode];
   if (outcome == Outcome::kNext) {
     set_ca(ca + len);
-    progress_to(static_cast<std::uint64_t>(ca) + len);
+    engine_.progress_to(static_cast<std::uint64_t>(ca) + len);
   }
 }
 
@@ -444,7 +418,7 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     if (unit_ && thread_ == 1) unit_->compressed_primitive(ca, format, prim, unit_ctx_);
   }
   set_ca(ca + len);
-  progress_to(static_cast<std::uint64_t>(ca) + len);
+  engine_.progress_to(static_cast<std::uint64_t>(ca) + len);
 }
 
 ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
@@ -491,7 +465,7 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
     if (thread_ == 0) {
       // The binner has capped every tile list; BFC and FLDONE report it (Linux vc4_irq.c) and the queued
       // semaphore increments take effect (Mesa vc4_job.c).
-      time_.sync();  // BFC and FLDONE appear at the thread's local time, not at the start of its quantum
+      engine_.time().sync();  // BFC and FLDONE appear at the thread's local time, not at the start of its quantum
       if (services_.flush_done) services_.flush_done();
       on_binner_flush_complete();
     }
@@ -502,7 +476,7 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
                    (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
                    (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
   if (eof && thread_ == 1) {
-    time_.sync();  // RFC and FRDONE appear at the thread's local time
+    engine_.time().sync();  // RFC and FRDONE appear at the thread's local time
     if (services_.frame_done) services_.frame_done();
     on_frame_complete();  // "last tile written": queued increments of the render thread take effect
   }
@@ -566,7 +540,7 @@ ControlListExecutor::Outcome ControlListExecutor::branch(const Packet& p, bool s
     stack_.push_back(p.address + p.length);
     update_stack_registers();
   }
-  progress_to(static_cast<std::uint64_t>(p.address) + p.length);
+  engine_.progress_to(static_cast<std::uint64_t>(p.address) + p.length);
   set_ca(target);
   return Outcome::kJumped;
 }
@@ -577,7 +551,7 @@ ControlListExecutor::Outcome ControlListExecutor::return_from_sub_list(const Pac
   stack_.pop_back();
   update_stack_registers();
   lc_->set((lc_->value() & 0xFFFF0000) | ((lc_->value() + 1) & 0xFFFF));
-  progress_to(static_cast<std::uint64_t>(p.address) + p.length);
+  engine_.progress_to(static_cast<std::uint64_t>(p.address) + p.length);
   set_ca(back);
   return Outcome::kJumped;
 }
@@ -593,7 +567,7 @@ void ControlListExecutor::on_frame_complete() { apply_semaphore_increments(); }
 
 void ControlListExecutor::apply_semaphore_increments() {
   for (; pending_increments_ > 0; --pending_increments_) {
-    if (!services_.semaphore.increment(core::to_sc_time(time_.offset_ps()))) {
+    if (!services_.semaphore.increment(engine_.delay())) {
       core::report_guest_warning(name(), thread_name() + ": INCREMENT_SEMAPHORE with the semaphore at its maximum (" +
                                              std::to_string(CleSemaphore::kMax) +
                                              ", CTSEMA is 3 bits): increment lost");
@@ -604,16 +578,16 @@ void ControlListExecutor::apply_semaphore_increments() {
 ControlListExecutor::Outcome ControlListExecutor::wait_on_semaphore(const Packet&) {
   if (services_.semaphore.try_decrement()) {
     waiting_semaphore_ = false;
-    last_progress_ps_ = local_now();
+    engine_.progress();
     return Outcome::kNext;
   }
   if (!waiting_semaphore_) ++semaphore_waits_;
   waiting_semaphore_ = true;
-  time_.sync();
-  if (state_ != State::kRunning) return Outcome::kRetry;
+  engine_.time().sync();
+  if (!engine_.running()) return Outcome::kRetry;
   // Sleep until the other thread increments the semaphore, software stops this thread, or the hang timeout expires
   // (step() then decides).
-  const core::Picoseconds deadline = last_progress_ps_ + params_.hang_timeout_ns * core::kPsPerNs + 1;
+  const core::Picoseconds deadline = engine_.watchdog_deadline();
   const core::Picoseconds now = core::now_ps();
   if (deadline > now) sc_core::wait(core::to_sc_time(deadline - now), services_.semaphore.changed() | kick_);
   return Outcome::kRetry;
@@ -622,14 +596,13 @@ ControlListExecutor::Outcome ControlListExecutor::wait_on_semaphore(const Packet
 void ControlListExecutor::finish_at_end() {
   // The thread stops when CA reaches EA (guide's CTnEA "byte address after the last record", PeterLemon
   // LIB/V3D.INC; Linux vc4_gem.c submit_cl), which software sees in CTnCS at the thread's local time.
-  time_.sync();
+  engine_.time().sync();
   stop(State::kStopped);
-  list_span_.end(local_now());
-  core::timeline().instant(track_, "end of list", local_now());
+  list_span_.end(engine_.now());
+  engine_.instant("end of list");
 }
 
 ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, int opcode, const std::string& what) {
-  ++errors_;
   set_ca(address);
   stop(State::kError);
   in_compressed_ = false;
@@ -641,24 +614,21 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
   }
   const std::string message =
       thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " + op;
-  incidents_.push_back("error: " + message);
-  list_span_.end(local_now());
-  core::timeline().instant(track_, "error", local_now());
-  core::report_guest_error(name(), message);
+  list_span_.end(engine_.now());
+  engine_.instant("error");
+  engine_.record_error(message);
   return Outcome::kStopped;
 }
 
 void ControlListExecutor::declare_hang(const std::string& cause) {
-  ++hangs_;
   const std::string report = thread_name() + " hung: no progress for " + std::to_string(params_.hang_timeout_ns) +
                              " ns" + (waiting_semaphore_ ? " (waiting on the semaphore)" : "") +
                              (cause.empty() ? "" : " (" + cause + ")") + "; " + describe_registers() +
                              "; write CTRSTA to reset the thread";
-  set_state(State::kHung);
-  incidents_.push_back("hang: " + report);
-  list_span_.end(local_now());
-  core::timeline().instant(track_, "hang", local_now());
-  core::report_guest_error(name(), report);
+  engine_.set_state(State::kHung);
+  list_span_.end(engine_.now());
+  engine_.instant("hang");
+  engine_.record_hang(report);
 }
 
 }  // namespace gpuvp::vc4

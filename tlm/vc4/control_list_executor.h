@@ -24,7 +24,8 @@
 #include "hw/vc4/packets.h"
 #include "hw/vc4/v3d_regs.h"
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/engine_kit.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -144,14 +145,14 @@ class ControlListUnit {
  protected:
   // A timed access through port on the CLE thread's local time (the bus's delay is added to ctx.time); false when
   // the bus refuses it.
-  static bool timed_access(core::InitiatorPort& port, UnitContext& ctx, bool write, std::uint64_t address, void* data,
+  static bool timed_access(core::Initiator& port, UnitContext& ctx, bool write, std::uint64_t address, void* data,
                            unsigned len);
 };
 
 // What a thread needs from the V3D around it.
 struct ControlListServices {
   core::RegisterBank& regs;
-  core::InitiatorPort& memory;
+  core::Initiator& memory;
   const core::ClockDomain& clock;
   CleSemaphore& semaphore;
   // True when [address, address + length) lies in the platform's DRAM (the only memory the CLE may read).
@@ -166,7 +167,8 @@ struct ControlListServices {
 // CTnCS bits (kCtMode, kCtErr, ...): CtnCsFields in hw/vc4/v3d_regs.h.
 class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
  public:
-  enum class State : std::uint8_t { kStopped, kRunning, kError, kHung };
+  // kStopped (not started, finished or stopped by software), kRunning, kError, kHung; never kIdle.
+  using State = core::EngineState;
   static constexpr unsigned kMaxSubListDepth = 2;
 
   // thread 0 = CT0 (binning), 1 = CT1 (rendering); its registers go into the V3D's bank.
@@ -174,15 +176,15 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
                       const ControlListServices& services);
 
   unsigned thread() const { return thread_; }
-  State state() const { return state_; }
+  State state() const { return engine_.state(); }
   const ControlListState& list_state() const { return list_state_; }
   std::uint32_t current_address() const { return static_cast<std::uint32_t>(ca_->value()); }
   std::uint32_t end_address() const { return static_cast<std::uint32_t>(ea_->value()); }
   unsigned return_depth() const { return static_cast<unsigned>(stack_.size()); }
   bool waiting_on_semaphore() const { return waiting_semaphore_; }
   // True while the thread runs from the guest's point of view (CTRUN): running, or hung and not yet reset.
-  bool run_bit() const { return state_ == State::kRunning || state_ == State::kHung; }
-  const std::vector<std::string>& incidents() const { return incidents_; }
+  bool run_bit() const { return engine_.running() || engine_.state() == State::kHung; }
+  const std::vector<std::string>& incidents() const { return engine_.incidents(); }
   std::uint64_t packets_executed() const { return packets_.value; }
 
   // CTRSTA: stop the thread and reset its status (error, return stack, semaphore).
@@ -240,20 +242,19 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   void declare_hang(const std::string& cause = {});
   Outcome run_unit(const Packet& p, const StatePacket& rec);
   void set_ca(std::uint32_t ca);
-  void progress_to(std::uint64_t end);
   void update_stack_registers();
   std::string thread_name() const;
   std::string describe_registers() const;
   std::uint32_t cs_value() const;
-  void cycles(std::uint64_t n) { time_.advance(services_.clock.cycles(n)); }
-  core::Picoseconds local_now() const { return core::now_ps() + time_.offset_ps(); }
+  void cycles(std::uint64_t n) { engine_.cycles(n); }
   void set_state(State s);
 
   unsigned thread_;
   ControlListExecutorParams params_;
   ControlListServices services_;
-  core::LocalTime time_;
-  State state_ = State::kStopped;
+  // Local time, state and busy time, watchdog (progress: list bytes beyond the furthest reached since the start),
+  // errors/hangs statistics and incidents.
+  core::EngineKit engine_;
   std::vector<std::uint32_t> stack_;  // return addresses, at most kMaxSubListDepth
   bool waiting_semaphore_ = false;
   bool in_compressed_ = false;  // inside a compressed primitive list (until its escape byte)
@@ -261,14 +262,9 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   compressed::Primitive previous_primitive_;  // base of the relative codings
   unsigned pending_increments_ = 0;
   sc_core::sc_event kick_;
-  core::Picoseconds last_progress_ps_ = 0;
-  std::uint64_t high_water_ = 0;  // highest list byte end reached since the thread started
-  core::Picoseconds busy_since_ps_ = 0;
-  std::uint64_t fetch_line_ = ~0ULL;
-  std::vector<std::uint8_t> line_;
+  core::FetchLine fetch_line_;
   ControlListState list_state_;
   std::bitset<256> warned_;
-  std::vector<std::string> incidents_;
   ControlListUnit* unit_ = nullptr;
   UnitContext unit_ctx_;
   std::bitset<256> ignored_warned_;
@@ -280,18 +276,15 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   core::Register* lc_;
   core::Register* pc_;
 
-  int track_;
   // The list on the timeline: "bin list <CA>" (CT0) or "render list <CA>" (CT1) with its frame number (the thread's
   // count of lists started by a CTnEA write), from the start to its end, error, hang or reset.
   core::OpenSpan list_span_;
   std::uint64_t frames_ = 0;
+  core::StatsGroup stats_;
   core::Counter& packets_;
   core::Counter& bytes_;
   core::Counter& not_modelled_;
-  core::Counter& errors_;
-  core::Counter& hangs_;
   core::Counter& semaphore_waits_;
-  core::BusyTime& busy_;
 };
 
 }  // namespace gpuvp::vc4

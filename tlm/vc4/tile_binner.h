@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/register_bank.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
@@ -56,7 +56,7 @@ struct TileBinnerParams {
 
 // What the binner needs from the V3D.
 struct TileBinnerServices {
-  core::InitiatorPort& memory;
+  core::Initiator& memory;
   const core::ClockDomain& clock;
   std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
   std::function<void(std::uint32_t bits)> raise_interrupt;  // INTCTL bits (SPILLUSE, OUTOMEM)

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
@@ -63,7 +63,7 @@ struct TileRendererParams {
 };
 
 struct TileRendererServices {
-  core::InitiatorPort& memory;
+  core::Initiator& memory;
   const core::ClockDomain& clock;
   std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
 };

@@ -14,13 +14,13 @@ std::uint32_t V3d::ident2_for(const V3dParams& p) { return (p.tlb_size & 0xF) <<
 
 V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
     : RegisterBlock(name, kV3dWindowSize, core::ClockDomain("v3d", params.clock_hz), params.mmio_latency_cycles),
-      memory("memory"),
+      memory("memory", core::Initiator::Counting::kReadsAndWrites),
       params_(params),
       irq_(std::string(this->name()) + ".irq"),
       l2_clears_(stats_group().counter("l2_cache_clears", "events", "L2CACTL writes with L2CCLR set")),
       slice_cache_clears_(
           stats_group().counter("slice_cache_clears", "events", "SLCACTL writes clearing at least one slice cache")) {
-  memory.set_mode(core::InitiatorPort::parse_mode(params_.memory_access));
+  memory.set_mode(core::Initiator::parse_mode(params_.memory_access));
   auto add = [&](const char* reg, std::uint32_t offset, Access access, const char* desc,
                  std::vector<core::RegisterField> fields = {}, std::uint64_t reset = 0,
                  std::uint64_t writable = ~0ULL) -> core::Register& {

@@ -16,7 +16,7 @@
 
 #include "hw/vc4/v3d_regs.h"
 #include "tlm/core/config.h"
-#include "tlm/core/initiator_port.h"
+#include "tlm/core/initiator.h"
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/register_block.h"
 #include "tlm/core/stats.h"
@@ -36,7 +36,7 @@ struct V3dParams {
   std::uint32_t vpm_kib = 12;
   std::uint32_t tlb_size = 2;  // IDENT2.TLBSZ: 0 quarter, 1 half, 2 full (32x32 multisample tiles)
   std::uint32_t mmio_latency_cycles = 4;
-  std::string memory_access = "timed_dmi";  // core::InitiatorPort::Mode by name
+  std::string memory_access = "timed_dmi";  // core::AccessMode by name
   ControlListExecutorParams cle;
   TileBinnerParams binner;
   TileRendererParams renderer;
@@ -65,7 +65,7 @@ struct V3dParams {
 class V3d : public core::RegisterBlock {
  public:
   // The V3D's path to memory: bind memory.socket to the system bus.
-  core::InitiatorPort memory;
+  core::Initiator memory;
 
   V3d(sc_core::sc_module_name name, const V3dParams& params);
 
