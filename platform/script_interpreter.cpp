@@ -284,20 +284,19 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     // At the host's own time: what the model did up to the command that marks the region.
     host.sync();
     const core::Picoseconds now = core::now_ps();
+    const auto it = std::find_if(open_regions_.begin(), open_regions_.end(),
+                                 [&](const auto& region) { return region.first == name; });
     if (cmd == "stats_begin") {
-      if (open_regions_.count(name)) return err("region '" + name + "' is already open");
-      open_regions_.emplace(name, core::stats().snapshot(now));
-      open_order_.push_back(name);
+      if (it != open_regions_.end()) return err("region '" + name + "' is already open");
+      open_regions_.emplace_back(name, core::stats().snapshot(now));
       return ok("OK " + ns_text(now));
     }
-    const auto it = open_regions_.find(name);
     if (it == open_regions_.end()) return err("no open region '" + name + "'");
     regions_.push_back({{"name", name},
                         {"begin_ps", it->second.at_ps},
                         {"end_ps", now},
                         {"stats", core::stats().since(it->second, now)}});
     open_regions_.erase(it);
-    open_order_.erase(std::find(open_order_.begin(), open_order_.end(), name));
     return ok("OK " + ns_text(now));
   }
 
@@ -311,8 +310,7 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
 
 nlohmann::json ScriptInterpreter::regions(core::Picoseconds end) const {
   nlohmann::json all = regions_;
-  for (const std::string& name : open_order_) {
-    const core::StatsSnapshot& from = open_regions_.at(name);
+  for (const auto& [name, from] : open_regions_) {
     all.push_back({{"name", name},
                    {"begin_ps", from.at_ps},
                    {"end_ps", end},

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,8 +63,8 @@ class ScriptInterpreter {
   std::uint64_t commands_ = 0;
   std::function<void(const std::string&)> notice_;
   bool intercepting_ = false;
-  std::map<std::string, core::StatsSnapshot> open_regions_;
-  std::vector<std::string> open_order_;  // names of open regions, in the order they began
+  // Open regions in the order they began (few at a time: a linear search is the simplest lookup).
+  std::vector<std::pair<std::string, core::StatsSnapshot>> open_regions_;
   nlohmann::json regions_ = nlohmann::json::array();
 };
 

@@ -101,6 +101,14 @@ void Initiator::transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& del
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) ++errors_;
 }
 
+void Initiator::visit_mode_param(ParamVisitor& v, std::string& value, const std::string& who) {
+  const std::string doc = "how the " + who +
+                          " reaches memory: timed_dmi (DMI pointers charged the latency, contention and statistics "
+                          "of the bus and DRAM, as transport), transport (a bus transaction per access) or dmi (DMI "
+                          "pointers with a fixed latency: fastest, no bus contention or DRAM statistics)";
+  v.param("memory_access", value, doc.c_str(), {"timed_dmi", "transport", "dmi"});
+}
+
 namespace {
 unsigned debug_transport(tlm_utils::simple_initiator_socket<Initiator>& socket, tlm::tlm_command cmd,
                          std::uint64_t addr, unsigned char* data, unsigned len) {

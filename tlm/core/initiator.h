@@ -16,6 +16,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "tlm/core/config.h"
 #include "tlm/core/dmi_cache.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
@@ -105,6 +106,8 @@ class Initiator : public sc_core::sc_module {
   AccessMode mode() const { return mode_; }
   // Parses a configuration value: "transport", "timed_dmi" or "dmi" (throws std::invalid_argument otherwise).
   static AccessMode parse_mode(const std::string& name) { return parse_access_mode(name); }
+  // The configuration key "memory_access" of a block whose memory port this is; who names the block in its doc.
+  static void visit_mode_param(ParamVisitor& v, std::string& value, const std::string& who);
   const DmiCache& dmi_cache() const { return dmi_; }
   // Accesses served through a DMI pointer, plain or timed.
   std::uint64_t dmi_accesses() const { return dmi_accesses_.value; }

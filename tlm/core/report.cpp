@@ -121,10 +121,4 @@ std::vector<ReportRecord> ReportLog::take(sc_core::sc_severity severity, const s
 
 void ReportLog::clear() { g_records.clear(); }
 
-std::string format_hex(std::uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
-
 }  // namespace gpuvp::core

@@ -7,6 +7,8 @@
 #include <systemc>
 #include <vector>
 
+#include "tlm/core/format_hex.h"
+
 namespace gpuvp::core {
 
 // The helpers report the caller's file and line (shown with --verbose), not this header's.
@@ -72,7 +74,5 @@ class ReportLog {
 
 // The one-line form of a report, as the log displays it.
 std::string format_report(const sc_core::sc_report& report, bool verbose);
-
-std::string format_hex(std::uint64_t value);
 
 }  // namespace gpuvp::core

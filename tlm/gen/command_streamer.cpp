@@ -15,14 +15,6 @@ namespace gpuvp::gen {
 namespace er = engine_reg;
 using core::Access;
 
-namespace {
-std::string hex32(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-}  // namespace
-
 CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo& info,
                                  const CommandStreamerParams& params, const EngineServices& services)
     : sc_module(name),
@@ -634,7 +626,7 @@ Outcome CommandStreamer::fail(const Command* cmd, const std::string& what, std::
                                                                : "second-level batch");
   const std::string message = std::string(info_.name) + ": " + what + "; stopped at " +
                               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(address) + " (" +
-                              where + "), command dword " + hex32(header);
+                              where + "), command dword " + core::format_hex(header, 8);
   engine_.record_error(message);
   if (!(emr_->value() & error_bit)) services_.interrupts.raise(info_.id, GtInterrupts::kCsError);
   return Outcome::kStopped;
@@ -670,7 +662,7 @@ void CommandStreamer::declare_hang(const std::string& why) {
   for (std::size_t k = 0; k < history_count_; ++k) {
     const HistoryEntry& h = history_[(first + k) % history_.size()];
     std::string line = core::format_hex(h.address) + ":";
-    for (unsigned i = 0; i < std::min(h.length, 8u); ++i) line += " " + hex32(h.dw[i]);
+    for (unsigned i = 0; i < std::min(h.length, 8u); ++i) line += " " + core::format_hex(h.dw[i], 8);
     if (h.length > 8) line += " ...";
     report += "\n      " + line;
   }

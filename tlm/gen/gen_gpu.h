@@ -62,11 +62,7 @@ struct GenGpuParams {
     v.param("generation", generation, "8 (Broadwell) or 9 (Skylake)", 8, 9);
     v.param("clock_hz", clock_hz, "GPU clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
-    v.param("memory_access", memory_access,
-            "how the GPU reaches memory: timed_dmi (DMI pointers charged the latency, contention and statistics of "
-            "the bus and DRAM, as transport), transport (a bus transaction per access) or dmi (DMI pointers with a "
-            "fixed latency: fastest, no bus contention or DRAM statistics)",
-            {"timed_dmi", "transport", "dmi"});
+    core::Initiator::visit_mode_param(v, memory_access, "GPU");
     v.group("gtt", gtt, "GTT MMU");
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");

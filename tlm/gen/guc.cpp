@@ -27,12 +27,6 @@ constexpr std::uint32_t kStatusResetValue = GUC_STATUS_MIA_IN_RESET;
 // Stack the model gives the boot ROM's jump: below the load address, as i915's comment says the uCode expects.
 constexpr std::uint32_t kInitialStack = GUC_WOPCM_LOAD_ADDRESS;
 
-std::string hex32(std::uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << std::setw(8) << std::setfill('0') << v;
-  return s.str();
-}
-
 }  // namespace
 
 Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBank& bar, MmioTransport mmio,
@@ -314,7 +308,8 @@ void Guc::boot_fail(std::uint32_t bootrom_status, const std::string& why, bool a
   status_->set((status_->value() & ~std::uint64_t{GUC_STATUS_BOOTROM_MASK}) |
                (bootrom_status << GUC_STATUS_BOOTROM_SHIFT) | (auth_bad ? GUC_STATUS_AUTH_BAD : 0u));
   ++boot_failures_;
-  const std::string msg = "boot ROM: " + why + " (boot ROM status " + hex32(bootrom_status) + "); image not started";
+  const std::string msg =
+      "boot ROM: " + why + " (boot ROM status " + core::format_hex(bootrom_status, 8) + "); image not started";
   incidents_.push_back(msg);
   core::report_guest_error(name(), msg);
 }
@@ -335,28 +330,31 @@ bool Guc::boot_rom() {
     return false;
   }
   if ((dst_high & 0xFFFF0000u) != GUC_DMA_ADDRESS_SPACE_WOPCM || dst != GUC_WOPCM_LOAD_ADDRESS) {
-    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA destination " + hex32(dst_high) + ":" + hex32(dst) + " is not WOPCM " +
-                                              hex32(GUC_WOPCM_LOAD_ADDRESS));
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA destination " + core::format_hex(dst_high, 8) + ":" +
+                                              core::format_hex(dst, 8) + " is not WOPCM " +
+                                              core::format_hex(GUC_WOPCM_LOAD_ADDRESS, 8));
     return false;
   }
   if (wopcm_reg == 0 || wopcm_reg > params_.wopcm_size) {
-    boot_fail(GUC_BOOTROM_WOPCM_FAILED, "GUC_WOPCM_SIZE " + hex32(wopcm_reg) + " is 0 or beyond the " +
+    boot_fail(GUC_BOOTROM_WOPCM_FAILED, "GUC_WOPCM_SIZE " + core::format_hex(wopcm_reg, 8) + " is 0 or beyond the " +
                                             std::to_string(params_.wopcm_size) + "-byte WOPCM");
     return false;
   }
   if (size < GUC_CSS_HEADER_BYTES || std::uint64_t{dst} + size > wopcm_reg) {
     boot_fail(GUC_BOOTROM_WOPCM_FAILED, "DMA_COPY_SIZE " + std::to_string(size) + " does not fit between " +
-                                            hex32(dst) + " and WOPCM top " + hex32(wopcm_reg));
+                                            core::format_hex(dst, 8) + " and WOPCM top " +
+                                            core::format_hex(wopcm_reg, 8));
     return false;
   }
   // i915: the GuC cannot address GGTT objects below WOPCM_TOP (its own SRAM answers there).
   if (src < wopcm_reg || src + size > GUC_GGTT_TOP) {
-    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA source " + hex32(src) + " is outside the GuC's GGTT range");
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED,
+              "DMA source " + core::format_hex(src, 8) + " is outside the GuC's GGTT range");
     return false;
   }
   if (!dma_from_ggtt(src, dst, size)) {
-    boot_fail(GUC_BOOTROM_LOADLOC_FAILED,
-              "DMA source " + hex32(src) + " (+" + std::to_string(size) + " bytes) is not mapped in the GGTT");
+    boot_fail(GUC_BOOTROM_LOADLOC_FAILED, "DMA source " + core::format_hex(src, 8) + " (+" + std::to_string(size) +
+                                              " bytes) is not mapped in the GGTT");
     return false;
   }
   const firmware::CssHeader h = firmware::read_css_header(sram_.data() + dst);
@@ -539,7 +537,7 @@ void Guc::execute() {
     }
     if (slice_instructions_ == 0 && !hlt_seen_ && !breakpoint_hit_ && !gdb_step_ && state_ == State::kRunning) {
       // Nothing executed, nothing went wrong: the next slice would do the same forever.
-      fault("the core made no progress at EIP " + hex32(eip));
+      fault("the core made no progress at EIP " + core::format_hex(eip, 8));
       break;
     }
     if (gdb_ && (breakpoint_hit_ || gdb_step_)) {
@@ -574,20 +572,21 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
   uc_reg_read(uc_, UC_X86_REG_CS, &cs);
   const std::uint64_t gate_addr = idtr.base + 8ULL * vector;
   if (8ULL * vector + 7 > idtr.limit || gate_addr + 8 > sram_.size()) {
-    fault("interrupt vector " + hex32(vector) + " beyond the IDT (base " + hex32(idtr.base) + ", limit " +
-          hex32(idtr.limit) + ") or the IDT outside WOPCM: triple fault");
+    fault("interrupt vector " + core::format_hex(vector, 8) + " beyond the IDT (base " +
+          core::format_hex(idtr.base, 8) + ", limit " + core::format_hex(idtr.limit, 8) +
+          ") or the IDT outside WOPCM: triple fault");
     return false;
   }
   const std::uint8_t* gate = sram_.data() + gate_addr;
   const std::uint32_t target = gate[0] | gate[1] << 8 | gate[6] << 16 | static_cast<std::uint32_t>(gate[7]) << 24;
   const std::uint32_t selector = gate[2] | gate[3] << 8;
   if (!(gate[5] & 0x80) || selector != cs) {
-    fault("IDT gate " + hex32(vector) + " not present or with selector " + hex32(selector) + " (CS " + hex32(cs) +
-          "): triple fault");
+    fault("IDT gate " + core::format_hex(vector, 8) + " not present or with selector " + core::format_hex(selector, 8) +
+          " (CS " + core::format_hex(cs, 8) + "): triple fault");
     return false;
   }
   if (esp < 12 || esp > sram_.size()) {
-    fault("interrupt with the stack pointer " + hex32(esp) + " outside WOPCM: triple fault");
+    fault("interrupt with the stack pointer " + core::format_hex(esp, 8) + " outside WOPCM: triple fault");
     return false;
   }
   // An interrupt gate: push EFLAGS, CS, EIP, clear IF, enter the handler (the same privilege level, no stack switch).
@@ -607,7 +606,7 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
                     vector == GUC_VECTOR_HOST2GUC   ? "host2guc mailbox"
                     : vector == GUC_VECTOR_DOORBELL ? "doorbell"
                     : vector == GUC_VECTOR_ENGINE   ? "engine event"
-                                                    : "vector " + hex32(vector),
+                                                    : "vector " + core::format_hex(vector, 8),
                     local_.now());
   }
   set_mia(GUC_STATUS_MIA_HALT_REQUESTED, false);
@@ -637,7 +636,7 @@ void Guc::fault(const std::string& what) {
   local_.sync();
   post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
-  incidents_.push_back("firmware fault at EIP " + hex32(eip) + ": " + what);
+  incidents_.push_back("firmware fault at EIP " + core::format_hex(eip, 8) + ": " + what);
   core::report_guest_error(name(), msg);
   close_core();
 }
@@ -655,7 +654,8 @@ std::string Guc::register_dump() {
     std::uint32_t v = 0;
     uc_reg_read(uc_, id, &v);
     if (id == UC_X86_REG_EIP) eip = v;
-    out << "  " << std::left << std::setw(6) << reg_name << " " << hex32(v) << (++column % 4 == 0 ? "\n" : "");
+    out << "  " << std::left << std::setw(6) << reg_name << " " << core::format_hex(v, 8)
+        << (++column % 4 == 0 ? "\n" : "");
   }
   csh handle;
   if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle) != CS_ERR_OK) return out.str();
@@ -663,13 +663,14 @@ std::string Guc::register_dump() {
     cs_insn* insn = nullptr;
     const std::size_t avail = std::min<std::size_t>(16, sram_.size() - eip);
     if (cs_disasm(handle, sram_.data() + eip, avail, eip, 1, &insn) == 1) {
-      out << "  faulting instruction: " << hex32(eip) << ": " << insn[0].mnemonic << " " << insn[0].op_str;
+      out << "  faulting instruction: " << core::format_hex(eip, 8) << ": " << insn[0].mnemonic << " "
+          << insn[0].op_str;
       cs_free(insn, 1);
     } else {
-      out << "  faulting instruction: " << hex32(eip) << ": (bytes do not decode as x86)";
+      out << "  faulting instruction: " << core::format_hex(eip, 8) << ": (bytes do not decode as x86)";
     }
   } else {
-    out << "  faulting instruction: " << hex32(eip) << " is outside WOPCM (nothing to fetch)";
+    out << "  faulting instruction: " << core::format_hex(eip, 8) << " is outside WOPCM (nothing to fetch)";
   }
   cs_close(&handle);
   return out.str();
@@ -697,8 +698,8 @@ std::uint64_t Guc::mmio_access(bool write, std::uint32_t offset, unsigned size, 
   // the core would, not at the end of a slice whose length follows the quantum.
   if (interrupt_pending() && interrupts_enabled()) uc_emu_stop(uc_);
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    stop_with_fault(std::string("register ") + (write ? "write" : "read") + " at BAR offset " + hex32(offset) +
-                    " failed: " + trans.get_response_string());
+    stop_with_fault(std::string("register ") + (write ? "write" : "read") + " at BAR offset " +
+                    core::format_hex(offset, 8) + " failed: " + trans.get_response_string());
     return 0;
   }
   std::uint64_t result = 0;
@@ -719,7 +720,8 @@ std::uint64_t Guc::ggtt_access(bool write, std::uint32_t address, unsigned size,
     const bool ok = t.ok && (write ? memory_.write(t.pa, data + done, chunk, delay)
                                    : memory_.read(t.pa, data + done, chunk, delay)) == tlm::TLM_OK_RESPONSE;
     if (!ok) {
-      stop_with_fault(std::string("graphics memory ") + (write ? "write" : "read") + " at GGTT " + hex32(va) +
+      stop_with_fault(std::string("graphics memory ") + (write ? "write" : "read") + " at GGTT " +
+                      core::format_hex(va, 8) +
                       (t.ok ? " failed on the bus" : std::string(" faulted: ") + to_string(t.fault)));
       return 0;
     }
@@ -742,7 +744,8 @@ std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, voi
   for (unsigned n = 0; n < GUC_IER_COUNT; ++n) {
     if (offset == GUC_LAPIC_ENGINE_IIR(n)) return guc->engine_iir_[n];
   }
-  guc->stop_with_fault("read of unmodelled or write-only local register " + hex32(GUC_LAPIC_BASE + offset));
+  guc->stop_with_fault("read of unmodelled or write-only local register " +
+                       core::format_hex(GUC_LAPIC_BASE + offset, 8));
   return 0;
 }
 
@@ -774,7 +777,7 @@ void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64
       guc->engine_iir_[(offset - GUC_LAPIC_ENGINE_IIR(0)) / 4] &= ~static_cast<std::uint32_t>(value);
       break;
     default:
-      guc->stop_with_fault("write to unmodelled local register " + hex32(GUC_LAPIC_BASE + offset));
+      guc->stop_with_fault("write to unmodelled local register " + core::format_hex(GUC_LAPIC_BASE + offset, 8));
   }
 }
 
@@ -814,8 +817,8 @@ bool Guc::invalid_cb(uc_struct*, int type, std::uint64_t address, int size, std:
                      : type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? "write"
                                                                                   : "read";
   if (guc->pending_fault_.empty()) {
-    guc->pending_fault_ = std::string(what) + " of " + std::to_string(size) + " bytes at " + hex32(address) +
-                          ", outside the GuC memory map";
+    guc->pending_fault_ = std::string(what) + " of " + std::to_string(size) + " bytes at " +
+                          core::format_hex(address, 8) + ", outside the GuC memory map";
   }
   return false;
 }

@@ -1,17 +1,12 @@
 // MI_ATOMIC read-modify-write semantics; the facts and their sources are listed in mi_atomic.h.
 #include "tlm/gen/mi_atomic.h"
 
-#include <cstdio>
 #include <utility>
+
+#include "tlm/core/format_hex.h"
 
 namespace gpuvp::gen {
 namespace {
-
-std::string hex(std::uint32_t value) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%02x", value);
-  return buf;
-}
 
 const char* base_name(std::uint32_t op4b) {
   switch (op4b) {
@@ -74,11 +69,11 @@ AtomicResult apply_mi_atomic(std::uint32_t opcode, std::uint32_t size, std::uint
   if (size != atomic_size::kDword && size != atomic_size::kQword)
     return fail("MI_ATOMIC reserved data size " + std::to_string(size));
   if (opcode == atomic_op::kCmpWr16B) return fail("MI_ATOMIC opcode 0x4e (CMP_WR16B) needs OCTWORD, not modelled");
-  if (!is_4b_or_8b(opcode)) return fail("unknown MI_ATOMIC opcode " + hex(opcode));
+  if (!is_4b_or_8b(opcode)) return fail("unknown MI_ATOMIC opcode " + core::format_hex(opcode, 2));
 
   const bool qword_op = (opcode & atomic_op::k8B) != 0;
   if (qword_op != (size == atomic_size::kQword)) {
-    return fail("MI_ATOMIC opcode " + hex(opcode) + " (" + mi_atomic_opcode_name(opcode) +
+    return fail("MI_ATOMIC opcode " + core::format_hex(opcode, 2) + " (" + mi_atomic_opcode_name(opcode) +
                 ") does not match data size " + (size == atomic_size::kQword ? "QWORD" : "DWORD"));
   }
 
@@ -139,7 +134,7 @@ AtomicResult apply_mi_atomic(std::uint32_t opcode, std::uint32_t size, std::uint
       result = old - 1;
       break;
     default:
-      return fail("unknown MI_ATOMIC opcode " + hex(opcode));  // unreachable: is_4b_or_8b() checked
+      return fail("unknown MI_ATOMIC opcode " + core::format_hex(opcode, 2));  // unreachable: is_4b_or_8b() checked
   }
   return {true, result & mask, {}};
 }

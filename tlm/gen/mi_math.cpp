@@ -1,5 +1,7 @@
 #include "tlm/gen/mi_math.h"
 
+#include "tlm/core/format_hex.h"
+
 // Facts this ALU relies on, each with its source:
 //
 // [F1] Encoding: instruction = opcode << 20 | operand1 << 10 | operand2 (opcode 31:20, operand1 19:10, operand2
@@ -47,23 +49,9 @@ namespace {
 constexpr std::uint64_t kAllOnes = ~std::uint64_t{0};
 constexpr std::uint32_t kNumGprs = 16;
 
-std::string hex(std::uint32_t v) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s = "0x";
-  bool started = false;
-  for (int shift = 28; shift >= 0; shift -= 4) {
-    const unsigned d = (v >> shift) & 0xF;
-    if (d != 0 || started || shift == 0) {
-      s += digits[d];
-      started = true;
-    }
-  }
-  return s;
-}
-
 bool is_src_reg(std::uint32_t op) { return op == MiMathAlu::kSrcA || op == MiMathAlu::kSrcB; }
 
-std::string describe(std::uint32_t instruction) { return " in ALU instruction " + hex(instruction); }
+std::string describe(std::uint32_t instruction) { return " in ALU instruction " + core::format_hex(instruction); }
 
 }  // namespace
 
@@ -86,7 +74,8 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
 
     case kLoad:
     case kLoadInv: {
-      if (!is_src_reg(op1)) return "LOAD destination operand " + hex(op1) + " is not SRCA/SRCB" + describe(instruction);
+      if (!is_src_reg(op1))
+        return "LOAD destination operand " + core::format_hex(op1) + " is not SRCA/SRCB" + describe(instruction);
       std::uint64_t value;
       if (op2 < kNumGprs) {
         value = gprs[op2];
@@ -97,7 +86,7 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
       } else if (op2 == kCf) {
         value = cf_ ? kAllOnes : 0;
       } else {
-        return "LOAD source operand " + hex(op2) + " is not R0..R15/ACCU/ZF/CF" + describe(instruction);
+        return "LOAD source operand " + core::format_hex(op2) + " is not R0..R15/ACCU/ZF/CF" + describe(instruction);
       }
       if (opcode == kLoadInv) value = ~value;
       (op1 == kSrcA ? srca_ : srcb_) = value;
@@ -107,7 +96,7 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
     case kLoad0:
     case kLoad1:
       if (!is_src_reg(op1)) {
-        return "LOAD0/LOAD1 destination operand " + hex(op1) + " is not SRCA/SRCB" + describe(instruction);
+        return "LOAD0/LOAD1 destination operand " + core::format_hex(op1) + " is not SRCA/SRCB" + describe(instruction);
       }
       (op1 == kSrcA ? srca_ : srcb_) = opcode == kLoad1 ? kAllOnes : 0;  // [F4]
       return {};
@@ -134,7 +123,8 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
 
     case kStore:
     case kStoreInv: {
-      if (op1 >= kNumGprs) return "STORE destination operand " + hex(op1) + " is not R0..R15" + describe(instruction);
+      if (op1 >= kNumGprs)
+        return "STORE destination operand " + core::format_hex(op1) + " is not R0..R15" + describe(instruction);
       std::uint64_t value;
       switch (op2) {
         case kAccu:
@@ -153,14 +143,15 @@ std::string MiMathAlu::execute(std::uint32_t instruction, Gprs& gprs) {
           value = srcb_;
           break;
         default:
-          return "STORE source operand " + hex(op2) + " is not ACCU/ZF/CF/SRCA/SRCB" + describe(instruction);
+          return "STORE source operand " + core::format_hex(op2) + " is not ACCU/ZF/CF/SRCA/SRCB" +
+                 describe(instruction);
       }
       gprs[op1] = opcode == kStoreInv ? ~value : value;
       return {};
     }
 
     default:
-      return "unknown ALU opcode " + hex(opcode) + describe(instruction);
+      return "unknown ALU opcode " + core::format_hex(opcode) + describe(instruction);
   }
 }
 

@@ -11,12 +11,6 @@ using core::Access;
 
 namespace {
 
-std::string hex32(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // The V3D 2.1 packet table (docs/vc4-v3d.md): names and lengths from hw/vc4/packets.h, and the unit that executes
 // each packet (the CLE itself unless listed here).
 PacketUnit unit_of(std::uint8_t opcode) {
@@ -198,8 +192,9 @@ std::uint32_t ControlListExecutor::cs_value() const {
 }
 
 std::string ControlListExecutor::describe_registers() const {
-  return "CT" + std::to_string(thread_) + "CS=" + hex32(cs_value()) + " CA=" + hex32(ca_->value()) +
-         " EA=" + hex32(ea_->value()) + " RA0=" + hex32(ra0_->value()) + " LC=" + hex32(lc_->value()) +
+  return "CT" + std::to_string(thread_) + "CS=" + core::format_hex(cs_value(), 8) +
+         " CA=" + core::format_hex(ca_->value(), 8) + " EA=" + core::format_hex(ea_->value(), 8) +
+         " RA0=" + core::format_hex(ra0_->value(), 8) + " LC=" + core::format_hex(lc_->value(), 8) +
          " semaphore=" + std::to_string(services_.semaphore.count());
 }
 
@@ -223,7 +218,7 @@ void ControlListExecutor::start(bool fresh) {
     ++frames_;
     if (core::timeline().enabled()) {
       list_span_.begin(engine_.track(),
-                       (thread_ == 0 ? "bin list " : "render list ") + hex32(ca_->value()) + " (frame " +
+                       (thread_ == 0 ? "bin list " : "render list ") + core::format_hex(ca_->value(), 8) + " (frame " +
                            std::to_string(frames_) + ")",
                        engine_.now());
     }
@@ -277,12 +272,12 @@ bool ControlListExecutor::fetch(std::uint32_t address, unsigned len, std::uint8_
     if (!fetch_line_.holds(a)) {
       const std::uint64_t line = fetch_line_.line_of(a);
       if (!services_.in_dram(a, 1) || !services_.in_dram(line, size)) {
-        reason = "address " + hex32(a) + " is outside DRAM";
+        reason = "address " + core::format_hex(a, 8) + " is outside DRAM";
         return false;
       }
       if (engine_.read(services_.memory, line, fetch_line_.buffer(), size) != tlm::TLM_OK_RESPONSE) {
         fetch_line_.invalidate();
-        reason = "the bus refused the read at " + hex32(line);
+        reason = "the bus refused the read at " + core::format_hex(line, 8);
         return false;
       }
       fetch_line_.filled(line, 0, line);  // vc4 has no MMU: the line's address is physical
@@ -339,7 +334,7 @@ void ControlListExecutor::step() {
     const std::uint8_t format = list_state_.primitive_list_format();
     if (compressed::vertices_of(format) == 0) {
       fail(ca, p.opcode,
-           "compressed primitive list in PRIMITIVE_LIST_FORMAT " + hex32(format) +
+           "compressed primitive list in PRIMITIVE_LIST_FORMAT " + core::format_hex(format, 8) +
                " is not modelled (only the 16-bit-index formats 0x10 points, 0x11 lines and 0x12 "
                "triangles)");
       return;
@@ -348,7 +343,8 @@ void ControlListExecutor::step() {
   }
   if (ca<ea&& static_cast<std::uint64_t>(ca) + len> ea) {
     fail(ca, p.opcode,
-         std::string(info->name) + " (" + std::to_string(len) + " bytes) runs past the end address " + hex32(ea));
+         std::string(info->name) + " (" + std::to_string(len) + " bytes) runs past the end address " +
+             core::format_hex(ea, 8));
     return;
   }
   if (!fetch(ca, len, p.bytes.data(), reason)) {
@@ -384,7 +380,8 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
   const unsigned len = compressed::entry_length(format, b[0]);
   if (ca<ea&& static_cast<std::uint64_t>(ca) + len> ea) {
     fail(ca, compressed_opcode_,
-         "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " + hex32(ea));
+         "compressed list entry (" + std::to_string(len) + " bytes) runs past the end address " +
+             core::format_hex(ea, 8));
     return;
   }
   if (!fetch(ca, len, b, reason)) {
@@ -398,7 +395,8 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     const std::int64_t target = static_cast<std::int64_t>(ca & ~31u) + static_cast<std::int64_t>(offset) * 32;
     if (target < 0 || !services_.in_dram(static_cast<std::uint64_t>(target), 1)) {
       fail(ca, compressed_opcode_,
-           "relative branch in a compressed list to " + hex32(static_cast<std::uint64_t>(target)) + ", outside DRAM");
+           "relative branch in a compressed list to " + core::format_hex(static_cast<std::uint64_t>(target), 8) +
+               ", outside DRAM");
       return;
     }
     set_ca(static_cast<std::uint32_t>(target));
@@ -411,7 +409,8 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     std::string why;
     if (!compressed::decode(format, b, previous_primitive_, prim, why)) {
       fail(ca, compressed_opcode_,
-           "compressed list entry " + hex32(b[0]) + " in PRIMITIVE_LIST_FORMAT " + hex32(format) + ": " + why);
+           "compressed list entry " + core::format_hex(b[0], 8) + " in PRIMITIVE_LIST_FORMAT " +
+               core::format_hex(format, 8) + ": " + why);
       return;
     }
     previous_primitive_ = prim;
@@ -486,7 +485,7 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
 ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, const StatePacket& rec) {
   const PacketInfo* info = packet_info(p.opcode);
   if (!unit_) {
-    if (info->unit != PacketUnit::kCle) not_yet_modelled(p, info->unit);
+    if (info->unit != PacketUnit::kCle) without_unit(p, info->unit);
     return Outcome::kNext;
   }
   const UnitResult r = unit_->execute(rec, unit_ctx_);
@@ -497,7 +496,7 @@ ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, cons
       ++not_modelled_;
       if (!ignored_warned_.test(p.opcode)) {
         ignored_warned_.set(p.opcode);
-        core::report_guest_warning(name(), thread_name() + ": " + info->name + " at " + hex32(p.address) +
+        core::report_guest_warning(name(), thread_name() + ": " + info->name + " at " + core::format_hex(p.address, 8) +
                                                " is not a packet of the " + unit_->unit_name() +
                                                ": skipped (reported once per thread and packet type)");
       }
@@ -514,23 +513,23 @@ ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, cons
   return Outcome::kNext;
 }
 
-void ControlListExecutor::not_yet_modelled(const Packet& p, PacketUnit unit) {
+void ControlListExecutor::without_unit(const Packet& p, PacketUnit unit) {
   ++not_modelled_;
   if (warned_.test(p.opcode)) return;
   warned_.set(p.opcode);
-  core::report_guest_warning(name(), thread_name() + ": " + opcode_name(p.opcode) + " at " + hex32(p.address) +
-                                         " needs the " +
-                                         (unit == PacketUnit::kBinner ? "PTB binner" : "tile renderer") +
-                                         ", which is not yet modelled: decoded, counted and skipped (reported once per "
-                                         "thread and packet type)");
+  core::report_guest_warning(
+      name(), thread_name() + ": " + opcode_name(p.opcode) + " at " + core::format_hex(p.address, 8) + " needs the " +
+                  (unit == PacketUnit::kBinner ? "PTB binner" : "tile renderer") +
+                  ", which is not attached to this thread: decoded, counted and skipped (reported once per "
+                  "thread and packet type)");
 }
 
 ControlListExecutor::Outcome ControlListExecutor::branch(const Packet& p, bool sub_list) {
   const std::uint32_t target = p.u32(1);
   if (!services_.in_dram(target, 1)) {
-    return fail(
-        p.address, p.opcode,
-        std::string(sub_list ? "BRANCH_TO_SUB_LIST" : "BRANCH") + " target " + hex32(target) + " is outside DRAM");
+    return fail(p.address, p.opcode,
+                std::string(sub_list ? "BRANCH_TO_SUB_LIST" : "BRANCH") + " target " + core::format_hex(target, 8) +
+                    " is outside DRAM");
   }
   if (sub_list) {
     if (stack_.size() >= kMaxSubListDepth) {
@@ -613,7 +612,7 @@ ControlListExecutor::Outcome ControlListExecutor::fail(std::uint32_t address, in
     std::snprintf(op, sizeof op, "no opcode fetched");
   }
   const std::string message =
-      thread_name() + ": " + what + "; thread stopped with CTERR at " + hex32(address) + ", " + op;
+      thread_name() + ": " + what + "; thread stopped with CTERR at " + core::format_hex(address, 8) + ", " + op;
   list_span_.end(engine_.now());
   engine_.instant("error");
   engine_.record_error(message);

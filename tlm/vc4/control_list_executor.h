@@ -37,8 +37,8 @@ namespace gpuvp::vc4 {
 // What executing a packet needs beyond the CLE itself.
 enum class PacketUnit : std::uint8_t {
   kCle,       // the CLE executes it completely (control flow, semaphores, state recorded for later units)
-  kBinner,    // needs the PTB binner (not modelled yet)
-  kRenderer,  // needs the tile renderer (not modelled yet)
+  kBinner,    // needs the PTB binner (TileBinner, CT0's unit)
+  kRenderer,  // needs the tile renderer (TileRenderer, CT1's unit)
 };
 
 // The model's packet table: the opcodes, names and lengths of hw/vc4/packets.h and the unit each packet needs.
@@ -229,7 +229,7 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   Outcome wait_on_semaphore(const Packet& p);
   void increment_semaphore();
   void apply_semaphore_increments();
-  void not_yet_modelled(const Packet& p, PacketUnit unit);
+  void without_unit(const Packet& p, PacketUnit unit);
   // Reads len bytes of the list at address through the fetch buffer; false with reason set when the bytes are not
   // in DRAM or the bus refuses the read.
   bool fetch(std::uint32_t address, unsigned len, std::uint8_t* out, std::string& reason);

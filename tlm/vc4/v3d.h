@@ -51,11 +51,7 @@ struct V3dParams {
     v.param("vpm_kib", vpm_kib, "VPM size in KiB (IDENT1 reports 16 KiB as 0)", 1, 16);
     v.param("tlb_size", tlb_size, "IDENT2.TLBSZ: 0 quarter, 1 half, 2 full", 0, 2);
     v.param("mmio_latency_cycles", mmio_latency_cycles, "register access latency", 0, 1000);
-    v.param("memory_access", memory_access,
-            "how the V3D reaches memory: timed_dmi (DMI pointers charged the latency, contention and statistics of "
-            "the bus and DRAM, as transport), transport (a bus transaction per access) or dmi (DMI pointers with a "
-            "fixed latency: fastest, no bus contention or DRAM statistics)",
-            {"timed_dmi", "transport", "dmi"});
+    core::Initiator::visit_mode_param(v, memory_access, "V3D");
     v.group("cle", cle, "control list executor (CT0 binning, CT1 rendering) timing and hang detection");
     v.group("binner", binner, "primitive tile binner (PTB) timing");
     v.group("renderer", renderer, "tile renderer (tile buffer loads and stores) timing");
