@@ -79,18 +79,21 @@ constexpr SrcLayout kSrc1{96, 121, 90, 94};
 
 Operand align1_source(const InstructionBits& b, const SrcLayout& l, const char* what) {
   Operand o;
-  o.file = reg_file(static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1)), what);
+  const unsigned base = l.base;
+  o.indirect = b.bit(base + 15);
+  const auto file = static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1));
+  o.file = reg_file(file, what);
+  // IGA accepts some indirect sources with the ARF file and rejects others (depending on the bits the direct form
+  // would read as an ARF number); not modelled yet.
+  if (o.indirect && o.file == RegFile::kArf) unsupported(std::string("indirect ARF ") + what);
   o.type = data_type(o.file, static_cast<unsigned>(b.field(l.type_hi, l.type_hi - 3)), what);
   if (o.file == RegFile::kImm) {
     o.imm = is_64bit(o.type) ? b.qword(1) : b.dword(3);
     return o;
   }
-  const unsigned base = l.base;
   o.abs = b.bit(base + 13);
   o.negate = b.bit(base + 14);
-  o.indirect = b.bit(base + 15);
   if (o.indirect) {
-    if (o.file != RegFile::kGrf) invalid(std::string("indirect ARF in ") + what);
     const auto imm = static_cast<std::uint16_t>(b.field(base + 8, base) | (b.field(l.sign_bit, l.sign_bit) << 9));
     o.addr_imm = static_cast<std::int16_t>(imm & 0x200 ? imm - 0x400 : imm);
     o.addr_subreg = static_cast<std::uint8_t>(b.field(base + 12, base + 9));
@@ -101,18 +104,16 @@ Operand align1_source(const InstructionBits& b, const SrcLayout& l, const char* 
   o.region = source_region(static_cast<unsigned>(b.field(base + 24, base + 21)),
                            static_cast<unsigned>(b.field(base + 20, base + 18)),
                            static_cast<unsigned>(b.field(base + 17, base + 16)), what);
-  if (o.region.vxh && !o.indirect) invalid(std::string("VxH region on a direct operand in ") + what);
   return o;
 }
 
 Operand align1_destination(const InstructionBits& b) {
   Operand o;
-  o.file = reg_file(static_cast<unsigned>(b.field(36, 35)), "dst");
-  if (o.file == RegFile::kImm) invalid("immediate destination");
-  o.type = data_type(o.file, static_cast<unsigned>(b.field(40, 37)), "dst");
   o.indirect = b.bit(63);
+  o.file = o.indirect ? RegFile::kGrf : reg_file(static_cast<unsigned>(b.field(36, 35)), "dst");
+  if (o.file == RegFile::kImm) invalid("immediate destination");
+  o.type = data_type(RegFile::kGrf, static_cast<unsigned>(b.field(40, 37)), "dst");
   if (o.indirect) {
-    if (o.file != RegFile::kGrf) invalid("indirect ARF destination");
     const auto imm = static_cast<std::uint16_t>(b.field(56, 48) | (b.field(47, 47) << 9));
     o.addr_imm = static_cast<std::int16_t>(imm & 0x200 ? imm - 0x400 : imm);
     o.addr_subreg = static_cast<std::uint8_t>(b.field(60, 57));
@@ -149,9 +150,21 @@ void decode_header(const InstructionBits& b, DecodedInstruction& d) {
     d.math_fn = fn;
   } else if (d.op->op_class == OpClass::kSend) {
     d.sfid = fn;
-  } else {
+  } else if (d.op->has(OpcodeInfo::kFlagModifier)) {
     d.cond_mod = fn;
+    if (fn == 7 || fn > 9) invalid("reserved condition modifier " + std::to_string(fn));
   }
+  // Fields an opcode does not accept are ignored, as IGA's decoder does (its Gen9 model).
+  if (!d.op->has(OpcodeInfo::kPredication)) {
+    d.pred_ctrl = 0;
+    d.pred_inv = false;
+  }
+  if (!d.op->has(OpcodeInfo::kSaturation)) d.saturate = false;
+}
+
+void drop_source_modifiers(DecodedInstruction& d) {
+  if (d.op->has(OpcodeInfo::kSourceModifiers)) return;
+  for (Operand& o : d.src) o.abs = o.negate = false;
 }
 
 void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
@@ -193,11 +206,16 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   d.op = find_opcode(number, gen);
   if (d.op == nullptr) invalid("unknown opcode " + std::to_string(number));
   if (b.bit(7)) invalid("reserved opcode bit 7");
+  if (d.op->op_class == OpClass::kNop) {
+    d.breakpoint = b.bit(30);  // the only field IGA reads in a nop
+    return d;
+  }
   decode_header(b, d);
   switch (d.op->op_class) {
     case OpClass::kTernary:
       d.sources = 3;
       decode_ternary(b, d);
+      drop_source_modifiers(d);
       return d;
     case OpClass::kAlu:
     case OpClass::kMath:
@@ -207,7 +225,6 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
       d.uip = static_cast<std::int32_t>(b.dword(2));
       return d;
     case OpClass::kNop:
-      return d;
     case OpClass::kSend:
     case OpClass::kOther:
       unsupported(std::string(d.op->name) + " operands not decoded yet");
@@ -222,6 +239,8 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     d.src[1] = align1_source(b, kSrc1, "src1");
     if (d.src[1].file == RegFile::kImm && is_64bit(d.src[1].type)) invalid("64-bit immediate in src1");
   }
+  if (d.op->op_class == OpClass::kMath && d.dst.indirect) invalid("indirect math destination");
+  drop_source_modifiers(d);
   return d;
 }
 

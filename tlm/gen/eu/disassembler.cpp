@@ -100,13 +100,10 @@ std::string region_text(const Region& r) {
 
 // The register name and subregister of a direct operand ("r12.3", "acc0.0", "f1.1", "null").
 std::string register_text(const Operand& o) {
-  const unsigned size = type_size(o.type);
-  if (o.subreg % size != 0) throw Unsupported{"subregister not aligned to the type"};
-  const std::string sub = "." + std::to_string(o.subreg / size);
-  if (o.file == RegFile::kGrf) {
-    if (o.reg > 127) throw Unsupported{"GRF number above 127"};
-    return "r" + std::to_string(o.reg) + sub;
-  }
+  // IGA prints the byte offset in elements of the type, rounded down, and any register number (the 8-bit field
+  // reaches r255 where Gen9 has 128 GRFs).
+  const std::string sub = "." + std::to_string(o.subreg / type_size(o.type));
+  if (o.file == RegFile::kGrf) return "r" + std::to_string(o.reg) + sub;
   const unsigned n = o.reg & 0xF;
   switch (o.reg >> 4) {
     case 0x0:
@@ -143,18 +140,14 @@ std::string destination_text(const DecodedInstruction& in) {
   const Operand& o = in.dst;
   std::string s = in.saturate ? "(sat)" : "";
   s += o.indirect ? indirect_text(o) : register_text(o);
-  if (o.region.hstride == 0) throw Unsupported{"destination horizontal stride 0"};
   return s + "<" + std::to_string(o.region.hstride) + ">:" + std::string(type_name(o.type));
-}
-
-bool is_logic(const OpcodeInfo& op) {
-  return op.name == "and" || op.name == "or" || op.name == "xor" || op.name == "not";
 }
 
 std::string source_text(const DecodedInstruction& in, const Operand& o, bool ternary, unsigned index) {
   if (o.file == RegFile::kImm) return format_immediate(o.imm, o.type) + ":" + std::string(type_name(o.type));
   std::string s;
-  if (o.negate) s += is_logic(*in.op) ? "~" : "-";
+  // IGA writes a logic operation's negation "~", except together with (abs).
+  if (o.negate) s += in.op->has(OpcodeInfo::kLogic) && !o.abs ? "~" : "-";
   if (o.abs) s += "(abs)";
   s += o.indirect ? indirect_text(o) : register_text(o);
   if (ternary) {
@@ -191,6 +184,8 @@ std::string options_text(const DecodedInstruction& in) {
 }
 
 std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
+  // IGA prints a nop with no predication or options other than a breakpoint.
+  if (in.op->op_class == OpClass::kNop) return in.breakpoint ? "nop {Breakpoint}" : "nop";
   std::string s;
   const std::string flag = "f" + std::to_string(in.flag_reg) + "." + std::to_string(in.flag_subreg);
   if (in.pred_ctrl != 0) {
@@ -202,7 +197,6 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   }
   s += in.op->name;
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
-  if (in.op->op_class == OpClass::kNop) return s + (options_text(in).empty() ? "" : " " + options_text(in));
   s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
   if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);

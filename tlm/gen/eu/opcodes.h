@@ -26,6 +26,14 @@ struct OpcodeInfo {
   std::uint8_t sources;  // source operands in the basic form (math: see math_sources)
   OpClass op_class;
   bool gen9_only;
+  unsigned attributes;
+  bool has(unsigned attribute) const { return (attributes & attribute) != 0; }
+
+  static constexpr unsigned kPredication = 1U << 0;
+  static constexpr unsigned kFlagModifier = 1U << 1;  // condition modifier
+  static constexpr unsigned kSaturation = 1U << 2;
+  static constexpr unsigned kSourceModifiers = 1U << 3;
+  static constexpr unsigned kLogic = 1U << 4;  // and/or/xor/not: a source negation is a logical not, printed "~"
 };
 
 // nullptr when the number is not an opcode of the generation.
