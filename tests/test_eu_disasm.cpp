@@ -1,6 +1,7 @@
 // EU ISA decoder and disassembler (issue 17): field decoding on encodings written out here (from iga64 -Xprint-bits
 // and Mesa's gen8 assembler vectors), and differential tests against Intel's own disassembler iga64: the project's IGA
 // corpus (tests/eu/*.asm), random instruction words, and the Mesa gen8 vectors when present on the machine.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -243,7 +244,7 @@ std::vector<Word> random_words(std::size_t count, Generation gen, std::uint32_t 
   for (unsigned n = 0; n < 128; ++n) {
     const eu::OpcodeInfo* op = eu::find_opcode(n, gen);
     if (op == nullptr) continue;
-    if (op->op_class == eu::OpClass::kSend || op->op_class == eu::OpClass::kOther) continue;
+    if (op->op_class == eu::OpClass::kOther) continue;
     opcodes.push_back(n);
   }
   std::mt19937_64 rng(seed);
@@ -377,4 +378,37 @@ TEST(EuDisasm, RandomWordsMatchIga) {
   // Not vacuous: with these seeds about 18% of the words are accepted by iga64 and compared.
   EXPECT_GT(total.matched, kBatches * kWords / 8) << "too few accepted words compared";
   EXPECT_GT(total.both_rejected, kBatches * kWords / 2) << "too few rejected words compared";
+}
+
+// Mesa's Gen8 assembler vectors (src/intel/tools/tests/gen8, .expected = bytes of each instruction), read from the
+// machine's shared conformance directory (not part of this repository): disassembled as Gen8 by iga64 and by us.
+TEST(EuDisasm, MesaGen8VectorsMatchIga) {
+  const fs::path dir = "/work/shared/conformance/mesa-eu-asm/gen8";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " not present";
+  Tally total;
+  std::size_t words_seen = 0;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".expected") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    std::vector<Word> words;
+    std::istringstream lines(read_file(file));
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (collapse_spaces(line).size() >= 47) words.push_back(word_from_hex(line));
+    }
+    words_seen += words.size();
+    Tally t = compare_with_iga(words, Generation::kGen8, true);
+    total.matched += t.matched;
+    total.both_rejected += t.both_rejected;
+    total.skipped += t.skipped;
+    total.branches_outside += t.branches_outside;
+    for (const auto& [reason, n] : t.skip_reasons) total.skip_reasons[reason] += n;
+    for (const std::string& f : t.failures) total.failures.push_back(file.filename().string() + ": " + f);
+  }
+  report(total, words_seen);
+  EXPECT_TRUE(total.failures.empty());
+  EXPECT_GT(total.matched, words_seen / 2) << "too few Mesa vectors compared";
 }

@@ -72,3 +72,5 @@ bfi2 (8|M0) r10.0<1>:ud r11.0<4;1>:ud r12.0<4;1>:ud r13.0<1>:ud
 csel (8|M0) r10.0<1>:f r11.0<4;1>:f r12.0<4;1>:f r13.0<1>:f
 mad (8|M0) r10.0<1>:df r11.0<4;1>:df r12.0<4;1>:df r13.0<1>:df
 nop
+send (8|M0) r12:ud r2:ud 0xC 0x2210C000
+(W) send (16|M0) null:ud r112:ud 0x27 0x02000010 {EOT}

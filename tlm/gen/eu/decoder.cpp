@@ -197,6 +197,31 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
   if (b.bit(84) || b.bit(105) || b.bit(126) || b.bit(127)) unsupported("three-source reserved bits set");
 }
 
+// send/sendc (Gen8/9 non-split form): dst and src0 registers, SFID in 27:24, the descriptor as an immediate in DW3
+// with EOT in bit 127 (brw_inst.h eot) or in a register.
+void decode_send(const InstructionBits& b, DecodedInstruction& d) {
+  if (d.op->sources != 1) unsupported(std::string(d.op->name) + " (split send) operands not decoded yet");
+  if (d.align16) unsupported("Align16 send");
+  d.sources = 1;
+  d.dst = align1_destination(b);
+  if (d.dst.indirect) unsupported("send with an indirect destination");
+  d.src[0].file = reg_file(static_cast<unsigned>(b.field(42, 41)), "src0");
+  if (d.src[0].file == RegFile::kImm) invalid("immediate send payload");
+  if (b.bit(79)) unsupported("send with an indirect payload");
+  d.src[0].type = data_type(d.src[0].file, static_cast<unsigned>(b.field(46, 43)), "src0");
+  d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
+  if (b.field(90, 89) != 3) unsupported("send descriptor in a register");
+  d.desc = b.dword(3) & 0x7FFFFFFFU;
+  d.eot = b.bit(127);
+  d.ex_desc = d.sfid;
+  if (d.gen == Generation::kGen9) {
+    // Gen9 keeps extended message descriptor bits 31:16 in fields that are src0's region and src1's type on Gen8.
+    d.ex_desc |= static_cast<std::uint32_t>(b.field(94, 91) << 28 | b.field(88, 85) << 24 | b.field(83, 80) << 20 |
+                                            b.field(67, 64) << 16);
+  }
+  d.no_dd_clr = d.no_dd_chk = false;  // IGA prints neither on a send
+}
+
 DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   const InstructionBits b(bytes);
   if (b.bit(29)) unsupported("compacted instruction: not decoded yet");
@@ -226,6 +251,8 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
       return d;
     case OpClass::kNop:
     case OpClass::kSend:
+      decode_send(b, d);
+      return d;
     case OpClass::kOther:
       unsupported(std::string(d.op->name) + " operands not decoded yet");
   }

@@ -32,6 +32,12 @@ std::string hex(std::uint64_t v) {
   return buf.data();
 }
 
+std::string hex8(std::uint32_t v) {
+  std::array<char, 16> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%08X", v);
+  return buf.data();
+}
+
 // IGA prints a float in the shortest of "%g" and "%.6e" that reads back to the same value, else in hex.
 template <typename T>
 std::string format_real(T value, std::uint64_t bits) {
@@ -107,7 +113,7 @@ std::string register_text(const Operand& o) {
   const unsigned n = o.reg & 0xF;
   switch (o.reg >> 4) {
     case 0x0:
-      if (n == 0) return "null";
+      if (n == 0) return o.subreg / type_size(o.type) == 0 ? "null" : "null" + sub;  // IGA omits ".0" on null
       break;
     case 0x1:
       if (n == 0) return "a0" + sub;
@@ -177,10 +183,18 @@ std::string options_text(const DecodedInstruction& in) {
   add(in.acc_wr_en, "AccWrEn");
   add(in.thread_ctrl == 1, "Atomic");
   add(in.breakpoint, "Breakpoint");
+  add(in.eot, "EOT");
   add(in.no_dd_chk, "NoDDChk");
   add(in.no_dd_clr, "NoDDClr");
   add(in.thread_ctrl == 2, "Switch");
   return s.empty() ? s : s + "}";
+}
+
+// A send's register operand: IGA prints no region, and the type only when it is not UD.
+std::string send_operand_text(const Operand& o) {
+  std::string s = o.file == RegFile::kGrf ? "r" + std::to_string(o.reg) : register_text(o);
+  if (s.find('.') != std::string::npos) throw Unsupported{"send operand in an architecture register"};
+  return o.type == DataType::kUd ? s : s + ":" + std::string(type_name(o.type));
 }
 
 std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
@@ -198,7 +212,11 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   s += in.op->name;
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
   s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
-  if (in.op->op_class == OpClass::kBranch) {
+  if (in.op->op_class == OpClass::kSend) {
+    // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
+    s += send_operand_text(in.dst) + " " + send_operand_text(in.src[0]) + " " + hex(in.ex_desc | (in.eot ? 0x20 : 0)) +
+         " " + hex8(in.desc);
+  } else if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);
     const std::string_view name = in.op->name;
     if (name != "endif" && name != "while") s += " " + label(pc, in.uip);
