@@ -319,7 +319,8 @@ bool branch_outside(const Word& w, Generation gen, std::size_t index, std::size_
     const std::int64_t target = static_cast<std::int64_t>(16 * index) + offset;
     return offset % 16 != 0 || target < 0 || target >= static_cast<std::int64_t>(16 * count);
   };
-  return outside(d->jip) || (d->op->name != "endif" && d->op->name != "while" && outside(d->uip));
+  const std::string_view name = d->op->name;
+  return outside(d->jip) || (name != "endif" && name != "while" && name != "join" && outside(d->uip));
 }
 
 struct Tally {

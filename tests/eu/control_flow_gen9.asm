@@ -20,3 +20,9 @@ DONE:
 (f0.0) halt (8|M0) EXIT EXIT
 EXIT:
 (W) send (16|M0) null:ud r112:ud 0x27 0x02000010 {EOT}
+(f0.0) goto (16|M0) JOIN JOIN
+add (16|M0) r4.0<1>:d r4.0<8;8,1>:d 1:d
+JOIN:
+join (16|M0) FIN
+FIN:
+nop

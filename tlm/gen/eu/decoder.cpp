@@ -220,6 +220,8 @@ void decode_send(const InstructionBits& b, DecodedInstruction& d) {
                                             b.field(67, 64) << 16);
   }
   d.no_dd_clr = d.no_dd_chk = false;  // IGA prints neither on a send
+  d.no_src_dep_set = d.acc_wr_en;
+  d.acc_wr_en = false;
 }
 
 DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
@@ -264,6 +266,9 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   if (d.sources == 2) {
     if (d.src[0].file == RegFile::kImm) unsupported("immediate src0 of a two-source instruction");
     d.src[1] = align1_source(b, kSrc1, "src1");
+    // iga64 rejects an ARF src1 in every form tried (even acc0 and null, which its assembler will not encode
+    // either); which, if any, the hardware takes is not established.
+    if (d.src[1].file == RegFile::kArf) unsupported("ARF src1");
     if (d.src[1].file == RegFile::kImm && is_64bit(d.src[1].type)) invalid("64-bit immediate in src1");
   }
   if (d.op->op_class == OpClass::kMath && d.dst.indirect) invalid("indirect math destination");

@@ -186,6 +186,7 @@ std::string options_text(const DecodedInstruction& in) {
   add(in.eot, "EOT");
   add(in.no_dd_chk, "NoDDChk");
   add(in.no_dd_clr, "NoDDClr");
+  add(in.no_src_dep_set, "NoSrcDepSet");
   add(in.thread_ctrl == 2, "Switch");
   return s.empty() ? s : s + "}";
 }
@@ -219,7 +220,7 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   } else if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);
     const std::string_view name = in.op->name;
-    if (name != "endif" && name != "while") s += " " + label(pc, in.uip);
+    if (name != "endif" && name != "while" && name != "join") s += " " + label(pc, in.uip);
   } else {
     if (!kCondNames[in.cond_mod].empty()) s += "(" + std::string(kCondNames[in.cond_mod]) + ")" + flag + " ";
     s += destination_text(in);
