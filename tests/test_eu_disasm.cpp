@@ -79,7 +79,8 @@ std::vector<std::optional<std::string>> iga_disassemble(const std::vector<Word>&
   const fs::path err = temp_path("err.txt");
   {
     std::ofstream f(bin, std::ios::binary);
-    for (const Word& w : words) f.write(reinterpret_cast<const char*>(w.data()), w.size());
+    for (const Word& w : words)
+      f.write(reinterpret_cast<const char*>(w.data()), static_cast<std::streamsize>(w.size()));
   }
   run(std::string(GPUVP_IGA64) + " -d -p=" + (gen == Generation::kGen9 ? "9" : "8") + " --output-on-fail " +
       bin.string() + " -o " + out.string() + " 2> " + err.string());
