@@ -1,0 +1,307 @@
+#include "tlm/gen/eu/decoder.h"
+
+#include <optional>
+
+#include "tlm/gen/eu/isa_fields.h"
+
+namespace gpuvp::gen::eu {
+namespace {
+
+// Mesa brw_eu_defines.h / brw_reg_type.c (gen8/9 hardware encodings).
+constexpr std::array kRegTypes{DataType::kUd, DataType::kD, DataType::kUw, DataType::kW, DataType::kUb, DataType::kB,
+                               DataType::kDf, DataType::kF, DataType::kUq, DataType::kQ, DataType::kHf};
+constexpr std::array kImmTypes{DataType::kUd, DataType::kD, DataType::kUw, DataType::kW, DataType::kUv, DataType::kVf,
+                               DataType::kV,  DataType::kF, DataType::kUq, DataType::kQ, DataType::kDf, DataType::kHf};
+// Three-source Align16 types (brw_eu_defines.h BRW_3SRC_TYPE_*; HF is gen8+).
+constexpr std::array kTernaryTypes{DataType::kF, DataType::kD, DataType::kUd, DataType::kDf, DataType::kHf};
+
+constexpr std::array<std::uint8_t, 8> kWidths{1, 2, 4, 8, 16, 0, 0, 0};
+constexpr std::array<std::uint8_t, 4> kHstrides{0, 1, 2, 4};
+constexpr unsigned kVxH = 0xF;
+
+struct Fail {
+  DecodeError error;
+};
+
+[[noreturn]] void invalid(std::string reason) { throw Fail{DecodeError{std::move(reason), false}}; }
+[[noreturn]] void unsupported(std::string reason) {
+  throw Fail{DecodeError{"unsupported: " + std::move(reason), true}};
+}
+
+bool is_64bit(DataType t) { return t == DataType::kDf || t == DataType::kQ || t == DataType::kUq; }
+
+RegFile reg_file(unsigned encoding, const char* what) {
+  switch (encoding) {
+    case 0:
+      return RegFile::kArf;
+    case 1:
+      return RegFile::kGrf;
+    case 3:
+      return RegFile::kImm;
+    default:
+      invalid(std::string("reserved register file in ") + what);
+  }
+}
+
+DataType data_type(RegFile file, unsigned encoding, const char* what) {
+  if (file == RegFile::kImm) {
+    if (encoding < kImmTypes.size()) return kImmTypes[encoding];
+  } else if (encoding < kRegTypes.size()) {
+    return kRegTypes[encoding];
+  }
+  invalid(std::string("reserved type encoding in ") + what);
+}
+
+Region source_region(unsigned vstride, unsigned width, unsigned hstride, const char* what) {
+  Region r;
+  if (kWidths[width] == 0) invalid(std::string("reserved width in ") + what);
+  r.width = kWidths[width];
+  r.hstride = kHstrides[hstride];
+  if (vstride == kVxH) {
+    r.vxh = true;
+  } else if (vstride <= 6) {
+    r.vstride = vstride == 0 ? 0 : static_cast<std::uint8_t>(1U << (vstride - 1));
+  } else {
+    invalid(std::string("reserved vertical stride in ") + what);
+  }
+  return r;
+}
+
+// Align1 direct or indirect register operand at the brw_inst.h positions of src0 (base 64) or src1 (base 96).
+struct SrcLayout {
+  unsigned base;      // first bit of the operand's register fields
+  unsigned sign_bit;  // indirect immediate bit 9
+  unsigned file_hi;   // register file field
+  unsigned type_hi;   // type field (4 bits)
+};
+constexpr SrcLayout kSrc0{64, 95, 42, 46};
+constexpr SrcLayout kSrc1{96, 121, 90, 94};
+
+Operand align1_source(const InstructionBits& b, const SrcLayout& l, const char* what) {
+  Operand o;
+  const unsigned base = l.base;
+  o.indirect = b.bit(base + 15);
+  const auto file = static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1));
+  o.file = reg_file(file, what);
+  // IGA accepts some indirect sources with the ARF file and rejects others (depending on the bits the direct form
+  // would read as an ARF number); not modelled yet.
+  if (o.indirect && o.file == RegFile::kArf) unsupported(std::string("indirect ARF ") + what);
+  o.type = data_type(o.file, static_cast<unsigned>(b.field(l.type_hi, l.type_hi - 3)), what);
+  if (o.file == RegFile::kImm) {
+    o.imm = is_64bit(o.type) ? b.qword(1) : b.dword(3);
+    return o;
+  }
+  o.abs = b.bit(base + 13);
+  o.negate = b.bit(base + 14);
+  if (o.indirect) {
+    const auto imm = static_cast<std::uint16_t>(b.field(base + 8, base) | (b.field(l.sign_bit, l.sign_bit) << 9));
+    o.addr_imm = static_cast<std::int16_t>(imm & 0x200 ? imm - 0x400 : imm);
+    o.addr_subreg = static_cast<std::uint8_t>(b.field(base + 12, base + 9));
+  } else {
+    o.subreg = static_cast<std::uint8_t>(b.field(base + 4, base));
+    o.reg = static_cast<std::uint8_t>(b.field(base + 12, base + 5));
+  }
+  o.region = source_region(static_cast<unsigned>(b.field(base + 24, base + 21)),
+                           static_cast<unsigned>(b.field(base + 20, base + 18)),
+                           static_cast<unsigned>(b.field(base + 17, base + 16)), what);
+  return o;
+}
+
+Operand align1_destination(const InstructionBits& b) {
+  Operand o;
+  o.indirect = b.bit(63);
+  o.file = o.indirect ? RegFile::kGrf : reg_file(static_cast<unsigned>(b.field(36, 35)), "dst");
+  if (o.file == RegFile::kImm) invalid("immediate destination");
+  o.type = data_type(RegFile::kGrf, static_cast<unsigned>(b.field(40, 37)), "dst");
+  if (o.indirect) {
+    const auto imm = static_cast<std::uint16_t>(b.field(56, 48) | (b.field(47, 47) << 9));
+    o.addr_imm = static_cast<std::int16_t>(imm & 0x200 ? imm - 0x400 : imm);
+    o.addr_subreg = static_cast<std::uint8_t>(b.field(60, 57));
+  } else {
+    o.subreg = static_cast<std::uint8_t>(b.field(52, 48));
+    o.reg = static_cast<std::uint8_t>(b.field(60, 53));
+  }
+  o.region.hstride = kHstrides[b.field(62, 61)];
+  return o;
+}
+
+void decode_header(const InstructionBits& b, DecodedInstruction& d) {
+  d.align16 = b.bit(8);
+  d.no_dd_clr = b.bit(9);
+  d.no_dd_chk = b.bit(10);
+  const auto qtr = static_cast<unsigned>(b.field(13, 12));
+  const auto nib = static_cast<unsigned>(b.field(11, 11));
+  d.thread_ctrl = static_cast<std::uint8_t>(b.field(15, 14));
+  if (d.thread_ctrl == 3) invalid("reserved thread control");
+  d.pred_ctrl = static_cast<std::uint8_t>(b.field(19, 16));
+  d.pred_inv = b.bit(20);
+  const auto es = static_cast<unsigned>(b.field(23, 21));
+  if (es > 5) invalid("reserved execution size");
+  d.exec_size = static_cast<std::uint8_t>(1U << es);
+  d.channel_offset = static_cast<std::uint8_t>(qtr * 8 + nib * 4);
+  d.acc_wr_en = b.bit(28);
+  d.breakpoint = b.bit(30);
+  d.saturate = b.bit(31);
+  d.flag_subreg = static_cast<std::uint8_t>(b.field(32, 32));
+  d.flag_reg = static_cast<std::uint8_t>(b.field(33, 33));
+  d.no_mask = b.bit(34);
+  const auto fn = static_cast<std::uint8_t>(b.field(27, 24));
+  if (d.op->op_class == OpClass::kMath) {
+    d.math_fn = fn;
+  } else if (d.op->op_class == OpClass::kSend) {
+    d.sfid = fn;
+  } else if (d.op->has(OpcodeInfo::kFlagModifier)) {
+    d.cond_mod = fn;
+    if (fn == 7 || fn > 9) invalid("reserved condition modifier " + std::to_string(fn));
+  }
+  // Fields an opcode does not accept are ignored, as IGA's decoder does (its Gen9 model).
+  if (!d.op->has(OpcodeInfo::kPredication)) {
+    d.pred_ctrl = 0;
+    d.pred_inv = false;
+  }
+  if (!d.op->has(OpcodeInfo::kSaturation)) d.saturate = false;
+}
+
+void drop_source_modifiers(DecodedInstruction& d) {
+  if (d.op->has(OpcodeInfo::kSourceModifiers)) return;
+  for (Operand& o : d.src) o.abs = o.negate = false;
+}
+
+void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
+  // Gen8/9 three-source instructions are Align16 (brw_inst.h 3src_a16_* fields).
+  if (!d.align16) invalid("three-source instruction in Align1 mode");
+  const auto src_type = static_cast<unsigned>(b.field(45, 43));
+  const auto dst_type = static_cast<unsigned>(b.field(48, 46));
+  if (src_type >= kTernaryTypes.size() || dst_type >= kTernaryTypes.size()) invalid("reserved three-source type");
+  if (b.field(36, 35) != 0) unsupported("mixed-precision three-source source types");
+  d.dst.file = RegFile::kGrf;
+  d.dst.type = kTernaryTypes[dst_type];
+  d.dst.reg = static_cast<std::uint8_t>(b.field(63, 56));
+  d.dst.subreg = static_cast<std::uint8_t>(b.field(55, 53) * 4);
+  d.dst.region.hstride = 1;
+  if (b.field(52, 49) != 0xF) unsupported("three-source destination write mask other than .xyzw");
+  // src0 at bit 64, src1 at 85, src2 at 106: replicate, 8-bit swizzle, 3-bit subregister (dwords), 8-bit register.
+  constexpr std::array<unsigned, 3> kBase{64, 85, 106};
+  for (unsigned i = 0; i < 3; ++i) {
+    Operand& o = d.src[i];
+    const unsigned base = kBase[i];
+    o.file = RegFile::kGrf;
+    o.type = kTernaryTypes[src_type];
+    o.replicate = b.bit(base);
+    if (b.field(base + 8, base + 1) != 0xE4) unsupported("three-source swizzle other than .xyzw");
+    o.subreg = static_cast<std::uint8_t>(b.field(base + 11, base + 9) * 4);
+    o.reg = static_cast<std::uint8_t>(b.field(base + 19, base + 12));
+    o.abs = b.bit(37 + 2 * i);
+    o.negate = b.bit(38 + 2 * i);
+  }
+  if (b.bit(84) || b.bit(105) || b.bit(126) || b.bit(127)) unsupported("three-source reserved bits set");
+}
+
+// send/sendc (Gen8/9 non-split form): dst and src0 registers, SFID in 27:24, the descriptor as an immediate in DW3
+// with EOT in bit 127 (brw_inst.h eot) or in a register.
+void decode_send(const InstructionBits& b, DecodedInstruction& d) {
+  if (d.op->sources != 1) unsupported(std::string(d.op->name) + " (split send) operands not decoded yet");
+  if (d.align16) unsupported("Align16 send");
+  d.sources = 1;
+  d.dst = align1_destination(b);
+  if (d.dst.indirect) unsupported("send with an indirect destination");
+  d.src[0].file = reg_file(static_cast<unsigned>(b.field(42, 41)), "src0");
+  if (d.src[0].file == RegFile::kImm) invalid("immediate send payload");
+  if (b.bit(79)) unsupported("send with an indirect payload");
+  d.src[0].type = data_type(d.src[0].file, static_cast<unsigned>(b.field(46, 43)), "src0");
+  d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
+  if (b.field(90, 89) != 3) unsupported("send descriptor in a register");
+  d.desc = b.dword(3) & 0x7FFFFFFFU;
+  d.eot = b.bit(127);
+  d.ex_desc = d.sfid;
+  if (d.gen == Generation::kGen9) {
+    // Gen9 keeps extended message descriptor bits 31:16 in fields that are src0's region and src1's type on Gen8.
+    d.ex_desc |= static_cast<std::uint32_t>(b.field(94, 91) << 28 | b.field(88, 85) << 24 | b.field(83, 80) << 20 |
+                                            b.field(67, 64) << 16);
+  }
+  d.no_dd_clr = d.no_dd_chk = false;  // IGA prints neither on a send
+  d.no_src_dep_set = d.acc_wr_en;
+  d.acc_wr_en = false;
+}
+
+DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
+  const InstructionBits b(bytes);
+  if (b.bit(29)) unsupported("compacted instruction: not decoded yet");
+  DecodedInstruction d;
+  d.gen = gen;
+  const auto number = static_cast<unsigned>(b.field(6, 0));
+  d.op = find_opcode(number, gen);
+  if (d.op == nullptr) invalid("unknown opcode " + std::to_string(number));
+  if (b.bit(7)) invalid("reserved opcode bit 7");
+  if (d.op->op_class == OpClass::kNop) {
+    d.breakpoint = b.bit(30);  // the only field IGA reads in a nop
+    return d;
+  }
+  decode_header(b, d);
+  switch (d.op->op_class) {
+    case OpClass::kTernary:
+      d.sources = 3;
+      decode_ternary(b, d);
+      drop_source_modifiers(d);
+      return d;
+    case OpClass::kAlu:
+    case OpClass::kMath:
+      break;
+    case OpClass::kBranch:
+      d.jip = static_cast<std::int32_t>(b.dword(3));
+      d.uip = static_cast<std::int32_t>(b.dword(2));
+      return d;
+    case OpClass::kNop:
+    case OpClass::kSend:
+      decode_send(b, d);
+      return d;
+    case OpClass::kOther:
+      unsupported(std::string(d.op->name) + " operands not decoded yet");
+  }
+  if (d.align16) unsupported("Align16 two-source instructions");
+  d.sources = d.op->op_class == OpClass::kMath ? math_sources(d.math_fn) : d.op->sources;
+  if (d.op->op_class == OpClass::kMath && math_function_name(d.math_fn).empty()) invalid("reserved math function");
+  d.dst = align1_destination(b);
+  d.src[0] = align1_source(b, kSrc0, "src0");
+  if (d.sources == 2) {
+    if (d.src[0].file == RegFile::kImm) unsupported("immediate src0 of a two-source instruction");
+    d.src[1] = align1_source(b, kSrc1, "src1");
+    // iga64 rejects an ARF src1 in every form tried (even acc0 and null, which its assembler will not encode
+    // either); which, if any, the hardware takes is not established.
+    if (d.src[1].file == RegFile::kArf) unsupported("ARF src1");
+    if (d.src[1].file == RegFile::kImm && is_64bit(d.src[1].type)) invalid("64-bit immediate in src1");
+  }
+  if (d.op->op_class == OpClass::kMath && d.dst.indirect) invalid("indirect math destination");
+  drop_source_modifiers(d);
+  return d;
+}
+
+}  // namespace
+
+unsigned type_size(DataType type) {
+  switch (type) {
+    case DataType::kUb:
+    case DataType::kB:
+      return 1;
+    case DataType::kUw:
+    case DataType::kW:
+    case DataType::kHf:
+      return 2;
+    case DataType::kDf:
+    case DataType::kUq:
+    case DataType::kQ:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+DecodeResult decode(const std::uint8_t* bytes, Generation gen) {
+  try {
+    return decode_or_throw(bytes, gen);
+  } catch (const Fail& f) {
+    return f.error;
+  }
+}
+
+}  // namespace gpuvp::gen::eu

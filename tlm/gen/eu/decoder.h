@@ -1,0 +1,89 @@
+// Decoder of native (uncompacted, 128-bit) Gen8/Gen9 EU instructions into fields the disassembler and (later) the
+// executor use. Field positions: Mesa brw_inst.h; encodings of types, regions and ARF numbers: Mesa
+// brw_eu_defines.h / brw_reg_type.c. Any 16 bytes give a DecodedInstruction or a DecodeError, never undefined
+// behaviour.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "tlm/gen/eu/opcodes.h"
+
+namespace gpuvp::gen::eu {
+
+enum class RegFile : std::uint8_t { kArf, kGrf, kImm };
+
+// Register and immediate types (the union of both encodings; the decoder maps the per-file numbers to these).
+enum class DataType : std::uint8_t { kUd, kD, kUw, kW, kUb, kB, kDf, kF, kUq, kQ, kHf, kUv, kVf, kV };
+
+unsigned type_size(DataType type);  // bytes; the packed vector immediates report 4
+
+struct Region {
+  std::uint8_t vstride = 0;  // elements
+  std::uint8_t width = 1;
+  std::uint8_t hstride = 0;
+  bool vxh = false;  // vstride encoding 0xF: per-channel indirect rows (Align1 indirect only)
+};
+
+struct Operand {
+  RegFile file = RegFile::kGrf;
+  DataType type = DataType::kUd;
+  bool indirect = false;
+  std::uint8_t reg = 0;          // direct: register number (ARF: the full brw number, e.g. 0x21 = acc1)
+  std::uint8_t subreg = 0;       // direct: byte offset in the register
+  std::uint8_t addr_subreg = 0;  // indirect: a0 subregister
+  std::int16_t addr_imm = 0;     // indirect: signed byte offset
+  Region region;                 // sources; for dst only hstride is meaningful
+  bool abs = false;
+  bool negate = false;
+  std::uint64_t imm = 0;  // immediates: raw bits (64-bit types use bits 127:64)
+  // Align16 three-source: replicate one channel (scalar) instead of a <4;1> swizzle.
+  bool replicate = false;
+};
+
+struct DecodedInstruction {
+  const OpcodeInfo* op = nullptr;
+  Generation gen = Generation::kGen9;
+  bool align16 = false;
+  std::uint8_t exec_size = 1;       // channels: 1, 2, 4, 8, 16, 32
+  std::uint8_t channel_offset = 0;  // from quarter and nibble control: M0, M4, ... M28
+  bool no_mask = false;             // WE_all, IGA "(W)"
+  std::uint8_t pred_ctrl = 0;       // 0 none, 1 normal, 2.. any/all forms
+  bool pred_inv = false;
+  std::uint8_t cond_mod = 0;  // condition modifier (0 none)
+  std::uint8_t math_fn = 0;
+  std::uint8_t flag_reg = 0;
+  std::uint8_t flag_subreg = 0;
+  bool saturate = false;
+  bool acc_wr_en = false;
+  bool no_src_dep_set = false;  // bit 28 of a send (AccWrEn elsewhere)
+  bool no_dd_clr = false;
+  bool no_dd_chk = false;
+  bool breakpoint = false;
+  std::uint8_t thread_ctrl = 0;  // 0 normal, 1 atomic, 2 switch
+  unsigned sources = 0;
+  Operand dst;
+  std::array<Operand, 3> src{};
+  std::int32_t jip = 0;  // branches: signed byte offsets from this instruction
+  std::int32_t uip = 0;
+  std::uint8_t sfid = 0;  // send
+  std::uint32_t ex_desc = 0;
+  std::uint32_t desc = 0;
+  bool eot = false;
+};
+
+struct DecodeError {
+  std::string reason;
+  // True when the encoding may be valid but this decoder does not model it yet (as opposed to a reserved or
+  // invalid encoding).
+  bool unsupported = false;
+};
+
+using DecodeResult = std::variant<DecodedInstruction, DecodeError>;
+
+// Decodes the 16 bytes at `bytes` (the caller guarantees 16 readable bytes).
+DecodeResult decode(const std::uint8_t* bytes, Generation gen);
+
+}  // namespace gpuvp::gen::eu

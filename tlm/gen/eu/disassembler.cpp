@@ -1,0 +1,274 @@
+#include "tlm/gen/eu/disassembler.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace gpuvp::gen::eu {
+namespace {
+
+constexpr std::array<std::string_view, 14> kTypeNames{"ud", "d",  "uw", "w",  "ub", "b",  "df",
+                                                      "f",  "uq", "q",  "hf", "uv", "vf", "v"};
+// Align1 predicate controls (brw_eu_defines.h BRW_PREDICATE_ALIGN1_*), IGA's suffixes.
+constexpr std::array<std::string_view, 14> kPredSuffix{"",        "",        ".anyv",   ".allv",  ".any2h",
+                                                       ".all2h",  ".any4h",  ".all4h",  ".any8h", ".all8h",
+                                                       ".any16h", ".all16h", ".any32h", ".all32h"};
+// Condition modifiers 1-9 (7 is reserved; IGA prints none for reserved values).
+constexpr std::array<std::string_view, 16> kCondNames{"",   "eq", "ne", "gt", "ge", "lt", "le", "",
+                                                      "ov", "un", "",   "",   "",   "",   "",   ""};
+
+struct Unsupported {
+  std::string reason;
+};
+
+std::string_view type_name(DataType t) { return kTypeNames[static_cast<unsigned>(t)]; }
+
+std::string hex(std::uint64_t v) {
+  std::array<char, 24> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%llX", static_cast<unsigned long long>(v));
+  return buf.data();
+}
+
+std::string hex8(std::uint32_t v) {
+  std::array<char, 16> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%08X", v);
+  return buf.data();
+}
+
+// IGA prints a float in the shortest of "%g" and "%.6e" that reads back to the same value, else in hex.
+template <typename T>
+std::string format_real(T value, std::uint64_t bits) {
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), "%g", static_cast<double>(value));
+  std::string text = buf.data();
+  auto reads_back = [&](const std::string& s) {
+    if constexpr (std::is_same_v<T, float>) {
+      return std::strtof(s.c_str(), nullptr) == value;
+    } else {
+      return std::strtod(s.c_str(), nullptr) == value;
+    }
+  };
+  if (!reads_back(text)) {
+    std::snprintf(buf.data(), buf.size(), "%.6e", static_cast<double>(value));
+    text = buf.data();
+    if (!reads_back(text)) return hex(bits);
+    return text;
+  }
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// Infinity and NaN as IGA prints them: "inf", "-inf", "qnan(0x<payload>)", "snan(0x<payload>)".
+std::string format_special(bool negative, bool is_inf, bool quiet, std::uint64_t payload) {
+  std::string s = negative ? "-" : "";
+  if (is_inf) return s + "inf";
+  return s + (quiet ? "qnan(" : "snan(") + hex(payload) + ")";
+}
+
+std::string format_float(std::uint32_t bits) {
+  const std::uint32_t exponent = (bits >> 23) & 0xFF;
+  const std::uint32_t mantissa = bits & 0x7FFFFF;
+  if (exponent == 0xFF) return format_special(bits >> 31, mantissa == 0, mantissa >> 22, mantissa & 0x3FFFFF);
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return format_real(f, bits);
+}
+
+std::string format_double(std::uint64_t bits) {
+  const std::uint64_t exponent = (bits >> 52) & 0x7FF;
+  const std::uint64_t mantissa = bits & ((1ULL << 52) - 1);
+  if (exponent == 0x7FF) {
+    return format_special(bits >> 63, mantissa == 0, (mantissa >> 51) != 0, mantissa & ((1ULL << 51) - 1));
+  }
+  double d = 0;
+  std::memcpy(&d, &bits, sizeof d);
+  return format_real(d, bits);
+}
+
+std::string format_half(std::uint16_t bits) {
+  const unsigned exponent = (bits >> 10) & 0x1F;
+  const unsigned mantissa = bits & 0x3FF;
+  if (exponent == 0x1F) return format_special(bits >> 15, mantissa == 0, mantissa >> 9, mantissa & 0x1FF);
+  // Every half is exactly a float: IGA formats the float and falls back to the half's own bits.
+  const float magnitude = exponent == 0
+                              ? std::ldexp(static_cast<float>(mantissa), -24)
+                              : std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
+  return format_real((bits >> 15) != 0 ? -magnitude : magnitude, bits);
+}
+
+std::string region_text(const Region& r) {
+  if (r.vxh) return "<" + std::to_string(r.width) + "," + std::to_string(r.hstride) + ">";
+  return "<" + std::to_string(r.vstride) + ";" + std::to_string(r.width) + "," + std::to_string(r.hstride) + ">";
+}
+
+// The register name and subregister of a direct operand ("r12.3", "acc0.0", "f1.1", "null").
+std::string register_text(const Operand& o) {
+  // IGA prints the byte offset in elements of the type, rounded down, and any register number (the 8-bit field
+  // reaches r255 where Gen9 has 128 GRFs).
+  const std::string sub = "." + std::to_string(o.subreg / type_size(o.type));
+  if (o.file == RegFile::kGrf) return "r" + std::to_string(o.reg) + sub;
+  const unsigned n = o.reg & 0xF;
+  switch (o.reg >> 4) {
+    case 0x0:
+      if (n == 0) return o.subreg / type_size(o.type) == 0 ? "null" : "null" + sub;  // IGA omits ".0" on null
+      break;
+    case 0x1:
+      if (n == 0) return "a0" + sub;
+      break;
+    case 0x2:
+      if (n <= 1) return "acc" + std::to_string(n) + sub;
+      break;
+    case 0x3:
+      if (n <= 1) return "f" + std::to_string(n) + sub;
+      break;
+    case 0x7:
+      if (n == 0) return "sr0" + sub;
+      break;
+    case 0x8:
+      if (n == 0) return "cr0" + sub;
+      break;
+    default:
+      break;
+  }
+  throw Unsupported{"architecture register " + hex(o.reg)};
+}
+
+std::string indirect_text(const Operand& o) {
+  std::string s = "r[a0." + std::to_string(o.addr_subreg);
+  if (o.addr_imm != 0) s += "," + std::to_string(o.addr_imm);
+  return s + "]";
+}
+
+std::string destination_text(const DecodedInstruction& in) {
+  const Operand& o = in.dst;
+  std::string s = in.saturate ? "(sat)" : "";
+  s += o.indirect ? indirect_text(o) : register_text(o);
+  return s + "<" + std::to_string(o.region.hstride) + ">:" + std::string(type_name(o.type));
+}
+
+std::string source_text(const DecodedInstruction& in, const Operand& o, bool ternary, unsigned index) {
+  if (o.file == RegFile::kImm) return format_immediate(o.imm, o.type) + ":" + std::string(type_name(o.type));
+  std::string s;
+  // IGA writes a logic operation's negation "~", except together with (abs).
+  if (o.negate) s += in.op->has(OpcodeInfo::kLogic) && !o.abs ? "~" : "-";
+  if (o.abs) s += "(abs)";
+  s += o.indirect ? indirect_text(o) : register_text(o);
+  if (ternary) {
+    // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;1>/<0>.
+    if (index < 2) {
+      s += o.replicate ? "<0;1>" : "<2;1>";
+    } else {
+      s += o.replicate ? "<0>" : "<1>";
+    }
+  } else {
+    s += region_text(o.region);
+  }
+  return s + ":" + std::string(type_name(o.type));
+}
+
+std::string label(std::uint32_t pc, std::int32_t offset) {
+  return "L" + std::to_string(static_cast<std::int64_t>(pc) + offset);
+}
+
+std::string options_text(const DecodedInstruction& in) {
+  std::string s;
+  auto add = [&](bool on, const char* name) {
+    if (!on) return;
+    s += s.empty() ? "{" : ",";
+    s += name;
+  };
+  add(in.acc_wr_en, "AccWrEn");
+  add(in.thread_ctrl == 1, "Atomic");
+  add(in.breakpoint, "Breakpoint");
+  add(in.eot, "EOT");
+  add(in.no_dd_chk, "NoDDChk");
+  add(in.no_dd_clr, "NoDDClr");
+  add(in.no_src_dep_set, "NoSrcDepSet");
+  add(in.thread_ctrl == 2, "Switch");
+  return s.empty() ? s : s + "}";
+}
+
+// A send's register operand: IGA prints no region, and the type only when it is not UD.
+std::string send_operand_text(const Operand& o) {
+  std::string s = o.file == RegFile::kGrf ? "r" + std::to_string(o.reg) : register_text(o);
+  if (s.find('.') != std::string::npos) throw Unsupported{"send operand in an architecture register"};
+  return o.type == DataType::kUd ? s : s + ":" + std::string(type_name(o.type));
+}
+
+std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
+  // IGA prints a nop with no predication or options other than a breakpoint.
+  if (in.op->op_class == OpClass::kNop) return in.breakpoint ? "nop {Breakpoint}" : "nop";
+  std::string s;
+  const std::string flag = "f" + std::to_string(in.flag_reg) + "." + std::to_string(in.flag_subreg);
+  if (in.pred_ctrl != 0) {
+    if (in.pred_ctrl >= kPredSuffix.size()) throw Unsupported{"predicate control " + std::to_string(in.pred_ctrl)};
+    s = std::string("(") + (in.no_mask ? "W&" : "") + (in.pred_inv ? "~" : "") + flag +
+        std::string(kPredSuffix[in.pred_ctrl]) + ") ";
+  } else if (in.no_mask) {
+    s = "(W) ";
+  }
+  s += in.op->name;
+  if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
+  s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
+  if (in.op->op_class == OpClass::kSend) {
+    // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
+    s += send_operand_text(in.dst) + " " + send_operand_text(in.src[0]) + " " + hex(in.ex_desc | (in.eot ? 0x20 : 0)) +
+         " " + hex8(in.desc);
+  } else if (in.op->op_class == OpClass::kBranch) {
+    s += label(pc, in.jip);
+    const std::string_view name = in.op->name;
+    if (name != "endif" && name != "while" && name != "join") s += " " + label(pc, in.uip);
+  } else {
+    if (!kCondNames[in.cond_mod].empty()) s += "(" + std::string(kCondNames[in.cond_mod]) + ")" + flag + " ";
+    s += destination_text(in);
+    for (unsigned i = 0; i < in.sources; ++i) {
+      s += " " + source_text(in, in.src[i], in.op->op_class == OpClass::kTernary, i);
+    }
+  }
+  const std::string options = options_text(in);
+  return options.empty() ? s : s + " " + options;
+}
+
+}  // namespace
+
+std::string format_immediate(std::uint64_t bits, DataType type) {
+  switch (type) {
+    case DataType::kD:
+      return std::to_string(static_cast<std::int32_t>(bits));
+    case DataType::kW:
+      return std::to_string(static_cast<std::int16_t>(bits));
+    case DataType::kQ:
+      return std::to_string(static_cast<std::int64_t>(bits));
+    case DataType::kUw:
+      return hex(bits & 0xFFFF);
+    case DataType::kUq:
+      return hex(bits);
+    case DataType::kF:
+      return format_float(static_cast<std::uint32_t>(bits));
+    case DataType::kDf:
+      return format_double(bits);
+    case DataType::kHf:
+      return format_half(static_cast<std::uint16_t>(bits));
+    default:  // UD and the packed vectors V, UV, VF
+      return hex(bits & 0xFFFFFFFF);
+  }
+}
+
+Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc) {
+  try {
+    return Disassembly{text_of(inst, pc), "", false};
+  } catch (const Unsupported& u) {
+    return Disassembly{"", "unsupported: " + u.reason, true};
+  }
+}
+
+Disassembly disassemble(const std::uint8_t* bytes, Generation gen, std::uint32_t pc) {
+  DecodeResult r = decode(bytes, gen);
+  if (const auto* e = std::get_if<DecodeError>(&r)) return Disassembly{"", e->reason, e->unsupported};
+  return disassemble(std::get<DecodedInstruction>(r), pc);
+}
+
+}  // namespace gpuvp::gen::eu
