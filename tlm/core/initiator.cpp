@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tlm/core/config.h"
+
 namespace gpuvp::core {
 
 Initiator::Initiator(sc_core::sc_module_name name, Counting counting)

@@ -16,7 +16,6 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "tlm/core/config.h"
 #include "tlm/core/dmi_cache.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/stats.h"
@@ -25,6 +24,8 @@
 #include "tlm/core/write_clock.h"
 
 namespace gpuvp::core {
+
+class ParamVisitor;
 
 class Initiator : public sc_core::sc_module {
  public:
