@@ -989,9 +989,14 @@ std::optional<StopReason> Step::control_flow() {
   const std::uint32_t uip = offset_target(x_, d_.uip);
   const std::uint32_t next = x_.pc + x_.length;
   switch (d_.op->number) {
-    case kIf:  // channels whose predicate is false skip to JIP (the else's successor or the endif)
-      branch(exec & ~pred, jip);
+    case kIf: {
+      // Channels whose predicate is false skip to JIP: the instruction after the else (Mesa's patch_IF_ELSE, IGC),
+      // or the endif. A JIP at the else itself means the same (the else would hand them its block).
+      const ExecInstruction& at_jip = program_.at(jip);
+      const bool is_else = at_jip.ok() && at_jip.inst.op->number == kElse;
+      branch(exec & ~pred, is_else ? jip + at_jip.length : jip);
       return std::nullopt;
+    }
     case kElse:  // the channels that ran the then-block skip to JIP (the endif)
       branch(exec, jip);
       return std::nullopt;
