@@ -162,7 +162,7 @@ TEST(EuExec, IntegerArithmetic) {
   t.run("alu_int");
   const auto u = [](std::int32_t v) { return static_cast<std::uint32_t>(v); };
   const auto s = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
-  const std::array<std::int16_t, 8> v_imm{-4, -3, -2, -1, 4, 3, 2, 1};   // 0x1234FEDC:v, low nibble first
+  const std::array<std::int16_t, 8> v_imm{-4, -3, -2, -1, 4, 3, 2, 1};    // 0x1234FEDC:v, low nibble first
   const std::array<std::uint16_t, 8> uv_imm{12, 13, 14, 15, 4, 3, 2, 1};  // 0x1234FEDC:uv
   for (unsigned c = 0; c < 8; ++c) {
     const std::int64_t wide = std::int64_t{a[c]} + b[c];
@@ -251,8 +251,8 @@ TEST(EuExec, RegionsIndirectAddressingAndTypes) {
   t.set<std::uint8_t>(9, bytes);
   t.run("regions");
   for (unsigned c = 0; c < 8; ++c) {
-    EXPECT_EQ(t.f(10, c), 3.5F) << c;                      // <0;1,0>: r2.3 to every channel
-    EXPECT_EQ(t.f(11, c), c < 4 ? 0.5F : 1.5F) << c;       // <1;4,0>: rows of one element repeated 4 times
+    EXPECT_EQ(t.f(10, c), 3.5F) << c;                          // <0;1,0>: r2.3 to every channel
+    EXPECT_EQ(t.f(11, c), c < 4 ? 0.5F : 1.5F) << c;           // <1;4,0>: rows of one element repeated 4 times
     EXPECT_EQ(t.f(12, c), c % 2 == 0 ? 0.5F + c : 0.0F) << c;  // <8;4,2> into a <2> destination
   }
   // <32;8,4>:ub takes bytes 0, 4, ..., 28; then :b sign-extends to :d.
@@ -326,12 +326,12 @@ TEST(EuExec, DivergentControlFlowSimd16WithPartialDispatch) {
       for (unsigned reg : {10U, 12U, 14U, 22U, 24U, 26U}) EXPECT_EQ(lane(reg, c), 0xDEAD) << reg << " " << c;
       continue;
     }
-    EXPECT_EQ(lane(10, c), c < 8 ? 1 : 2) << c;                   // if / else / endif
-    EXPECT_EQ(lane(12, c), n[c]) << c;                            // while / break: the trip count
-    EXPECT_EQ(lane(14, c), n[c] * (n[c] - 1) / 2) << c;           // 0 + 1 + ... + (n - 1)
+    EXPECT_EQ(lane(10, c), c < 8 ? 1 : 2) << c;                                        // if / else / endif
+    EXPECT_EQ(lane(12, c), n[c]) << c;                                                 // while / break: the trip count
+    EXPECT_EQ(lane(14, c), n[c] * (n[c] - 1) / 2) << c;                                // 0 + 1 + ... + (n - 1)
     EXPECT_EQ(lane(22, c), c % 2 == 1 ? 2 + 4 + 6 + 8 + 10 : 1 + 4 + 5 + 8 + 9) << c;  // cont
-    EXPECT_EQ(lane(24, c), c < 4 ? 0xDEAD : 5) << c;             // goto / join
-    EXPECT_EQ(lane(26, c), c == 3 ? 0xDEAD : 7) << c;            // halt
+    EXPECT_EQ(lane(24, c), c < 4 ? 0xDEAD : 5) << c;                                   // goto / join
+    EXPECT_EQ(lane(26, c), c == 3 ? 0xDEAD : 7) << c;                                  // halt
   }
   EXPECT_EQ(t.ud(28, 0), 0x0FFFU);  // ce after the final halt: every dispatched channel joined again
 }
@@ -354,8 +354,8 @@ TEST(EuExec, FlagsPredicationAndMasks) {
     EXPECT_EQ(t.d(20, c), c == 0 || c == 1 || c == 4 || c == 5 ? -1 : 0) << c;  // cmp writes all ones or zero
   }
   for (unsigned c = 0; c < 16; ++c) EXPECT_EQ(t.d(16 + c / 8, c % 8), 9) << c;  // (W): all 16 channels
-  EXPECT_EQ(t.get<std::uint16_t>(19, 0), 0x10);  // (ne) x x: only the NaN channel
-  EXPECT_EQ(t.get<std::uint16_t>(21, 0), 0x33);  // (le) 0
+  EXPECT_EQ(t.get<std::uint16_t>(19, 0), 0x10);                                 // (ne) x x: only the NaN channel
+  EXPECT_EQ(t.get<std::uint16_t>(21, 0), 0x33);                                 // (le) 0
 }
 
 TEST(EuExec, Simd32HalvesUseTheirFlagBits) {
@@ -391,14 +391,12 @@ TEST(EuExec, MathFunctions) {
   // Transcendentals: within a few ulps of the true values (the hardware documents larger bounds).
   const std::array<float, 8> log{0.0F, 2.0F, -2.0F, 1.0F, -1.0F, 4.0F, kNaN, -kInf};
   const std::array<float, 8> exp{2.0F, 16.0F, 1.18920712F, 4.0F, 1.41421356F, 65536.0F, 0.5F, 1.0F};
-  const std::array<float, 8> sin{0.841470985F, -0.756802495F, 0.247403959F, 0.909297427F,
+  const std::array<float, 8> sin{0.841470985F, -0.756802495F, 0.247403959F,  0.909297427F,
                                  0.479425539F, -0.287903317F, -0.841470985F, 0.0F};
   const std::array<float, 8> cos{0.540302306F, -0.653643621F, 0.968912422F, -0.416146837F,
                                  0.877582562F, -0.957659480F, 0.540302306F, 1.0F};
   const std::array<float, 8> pow{1.0F, 2.0F, 0.015625F, 1024.0F, 2.0F, 2.0F, 1.0F, 0.0F};
-  const auto same = [](float got, float want) {
-    return (std::isnan(got) && std::isnan(want)) || got == want;
-  };
+  const auto same = [](float got, float want) { return (std::isnan(got) && std::isnan(want)) || got == want; };
   for (unsigned c = 0; c < 8; ++c) {
     EXPECT_TRUE(same(t.f(10, c), inv[c])) << c << " inv " << t.f(10, c);
     EXPECT_TRUE(same(t.f(13, c), sqrt[c])) << c << " sqrt " << t.f(13, c);
@@ -434,8 +432,8 @@ TEST(EuExec, DenormalAndRoundingModesOfCr0) {
   t.set<float>(5, {q, 3 * q, -q, -3 * q, 2 * q, 0.0F, 1.0F, -2.0F});
   t.set<std::int32_t>(6, {16777217, -16777217, 0x7FFFFFFF, 33554435, 0, -1, 3, 16777219});
   const float h = 0x1p-10F;
-  t.set<float>(7, {1.0F + 0.75F * h, 70000.0F, 0.1F, -1.0F - 0.75F * h, 1.0F + 0.25F * h, 65519.0F, 65520.0F,
-                   -70000.0F});
+  t.set<float>(7,
+               {1.0F + 0.75F * h, 70000.0F, 0.1F, -1.0F - 0.75F * h, 1.0F + 0.25F * h, 65519.0F, 65520.0F, -70000.0F});
   t.run("float_modes");
   // cr0 = 0 (reset): single-precision denormal inputs and results are flushed to zero.
   const std::array<float, 8> flushed{0.0F, 0.0F, 0.0F, 2e-38F, 0.0F, 0.0F, 1.0F, 0.0F};
@@ -471,4 +469,159 @@ TEST(EuExec, DenormalAndRoundingModesOfCr0) {
   volatile float one = 1.0F;
   volatile float tiny = q;
   EXPECT_EQ(one + tiny, 1.0F);
+}
+
+TEST(EuExec, SendHandsMessagesToSharedFunctions) {
+  Thread t;
+  t.state.flags[0] = 0x0F;  // the send is predicated on f0.0: channels 0..3
+  t.run("send");
+  ASSERT_EQ(t.shared.messages.size(), 2U);
+  const eu::Message& m = t.shared.messages[0];
+  EXPECT_EQ(m.pc, 32U);
+  EXPECT_EQ(m.sfid, 12);
+  EXPECT_EQ(m.desc, 0x04281234U);
+  EXPECT_EQ(m.message_length(), 2U);
+  EXPECT_EQ(m.response_length(), 2U);
+  EXPECT_TRUE(m.header_present());
+  EXPECT_EQ(m.payload_reg, 30U);
+  EXPECT_FALSE(m.dst_null);
+  EXPECT_EQ(m.dst_reg, 40U);
+  EXPECT_EQ(m.exec_size, 8U);
+  EXPECT_EQ(m.channel_mask, 0x0FU);
+  EXPECT_FALSE(m.eot);
+  EXPECT_FALSE(m.split);
+  EXPECT_EQ(t.ud(30, 7), 0x11U);
+  // The response registers as the shared function wrote them, read by the next instruction.
+  for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(t.ud(50, k), (0x100U + k) + (0x108U + k)) << k;
+  EXPECT_TRUE(t.shared.messages[1].eot);
+  EXPECT_TRUE(t.shared.messages[1].dst_null);
+}
+
+TEST(EuExec, SuspendedThreadResumesAfterTheSend) {
+  Thread t;
+  t.shared.suspend = true;
+  t.state.flags[0] = 0xFF;
+  t.run("send", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kSuspended);
+  EXPECT_EQ(t.result.instructions, 3U);
+  EXPECT_EQ(t.state.ip, 48U);  // the add after the send
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("send"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  const eu::RunResult r = executor.run(t.state, 100);
+  EXPECT_EQ(r.reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(r.instructions, 2U);
+  EXPECT_EQ(t.ud(50, 0), 0x208U);
+  EXPECT_TRUE(t.state.ended);
+  EXPECT_EQ(executor.run(t.state, 100).reason, eu::StopReason::kEndOfThread);  // an ended thread stays ended
+}
+
+TEST(EuExec, UnmodelledInstructionIsAModelledFault) {
+  Thread t;
+  t.set<std::uint32_t>(2, {0});
+  t.run("faults", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kFault);
+  EXPECT_EQ(t.result.fault_pc, 0x20U);
+  EXPECT_EQ(t.result.fault,
+            "EU fault at 0x10020 (kernel offset 0x20): dp4 is not modelled (a graphics/media instruction OpenCL "
+            "kernels do not use) (dp4 (8|M0) r10.0<1>:f r3.0<8;8,1>:f r4.0<8;8,1>:f)");
+}
+
+TEST(EuExec, RegionOutsideTheRegisterFileFaults) {
+  Thread t;
+  t.set<std::uint32_t>(2, {1});
+  t.run("faults", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kFault);
+  EXPECT_NE(t.result.fault.find("source region runs outside the register file (byte 4096)"), std::string::npos)
+      << t.result.fault;
+  EXPECT_EQ(t.f(10, 0), 0.0F);  // nothing written
+}
+
+TEST(EuExec, BudgetStopsAnEndlessLoopAndRunContinues) {
+  Thread t;
+  t.set<std::uint32_t>(2, {2});
+  t.run("faults", 0xFF, false);
+  // 100,000 instructions: cmp/if/endif twice (the skipped blocks never run), then add/while pairs.
+  EXPECT_EQ(t.result.reason, eu::StopReason::kBudget);
+  EXPECT_EQ(t.result.instructions, 100000U);
+  const std::uint32_t count = t.ud(11, 0);
+  EXPECT_EQ(count, (100000U - 6U) / 2U);
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("faults"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  EXPECT_EQ(executor.run(t.state, 10).reason, eu::StopReason::kBudget);
+  EXPECT_EQ(t.ud(11, 0), count + 5);
+}
+
+TEST(EuExec, DecodeAndFetchErrorsFaultWithTheirAddress) {
+  // Opcode 127 is not a Gen9 opcode.
+  std::vector<std::uint8_t> bytes(16, 0);
+  bytes[0] = 0x7F;
+  eu::BufferInstructionMemory bad(kKernelBase, bytes);
+  eu::Program program(bad, kKernelBase, eu::Generation::kGen9);
+  Recorder shared;
+  eu::Executor executor(program, shared);
+  eu::ThreadState state;
+  state.reset_control_flow(0, 0xFF);
+  eu::RunResult r = executor.run(state, 10);
+  EXPECT_EQ(r.reason, eu::StopReason::kFault);
+  EXPECT_EQ(r.fault, "EU fault at 0x10000 (kernel offset 0x0): decode error at 0x0: unknown opcode 127");
+  // A kernel without EOT runs off the end of instruction memory.
+  std::vector<std::uint8_t> kernel = kernel_bytes("alu_float");
+  kernel.resize(16);  // only its first instruction
+  eu::BufferInstructionMemory short_memory(kKernelBase, kernel);
+  eu::Program short_program(short_memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor short_executor(short_program, shared);
+  state.reset_control_flow(0, 0xFF);
+  r = short_executor.run(state, 10);
+  EXPECT_EQ(r.reason, eu::StopReason::kFault);
+  EXPECT_EQ(r.instructions, 2U);
+  EXPECT_EQ(r.fault, "EU fault at 0x10010 (kernel offset 0x10): instruction fetch fault at 0x00010010");
+}
+
+namespace {
+class MutableMemory : public eu::InstructionMemory {
+ public:
+  bool read(std::uint64_t address, std::uint8_t* out, std::size_t n) override {
+    ++reads;
+    if (address < kKernelBase || address + n > kKernelBase + bytes.size()) return false;
+    std::memcpy(out, bytes.data() + (address - kKernelBase), n);
+    return true;
+  }
+  std::vector<std::uint8_t> bytes;
+  unsigned reads = 0;
+};
+}  // namespace
+
+TEST(EuExec, DecodeCacheDecodesOncePerKernelUntilInvalidated) {
+  MutableMemory memory;
+  memory.bytes = kernel_bytes("send");
+  eu::DecodeCache cache(memory);
+  Recorder shared;
+  auto run_once = [&](std::uint32_t expected_sum) {
+    const auto program = cache.program(kKernelBase, eu::Generation::kGen9);
+    eu::Executor executor(*program, shared);
+    eu::ThreadState state;
+    state.flags[0] = 0xFF;
+    state.reset_control_flow(0, 0xFF);
+    EXPECT_EQ(executor.run(state, 100).reason, eu::StopReason::kEndOfThread);
+    EXPECT_EQ(state.grf_read<std::uint32_t>(50 * 32), expected_sum);
+    return program;
+  };
+  const auto first = run_once(0x208);
+  EXPECT_EQ(first->decoded_instructions(), 5U);
+  const unsigned reads = memory.reads;
+  EXPECT_EQ(run_once(0x208), first);  // the same pre-decoded program: no fetch, no decode
+  EXPECT_EQ(memory.reads, reads);
+  EXPECT_EQ(cache.hits(), 1U);
+  EXPECT_EQ(cache.misses(), 1U);
+  // Software rewrites the kernel (the add becomes a subtract: opcode 64 -> 0x40 | ... use xor) and invalidates the
+  // instruction cache, as PIPE_CONTROL with Instruction Cache Invalidate does: the new code runs.
+  ASSERT_EQ(memory.bytes[48], 0x40);  // add
+  memory.bytes[48] = 0x07;            // xor
+  EXPECT_EQ(run_once(0x208), first);  // not invalidated yet: still the decoded add (a stale cache, as hardware's)
+  cache.invalidate();
+  run_once(0x100 ^ 0x108);
+  EXPECT_EQ(cache.invalidations(), 1U);
+  EXPECT_EQ(cache.misses(), 2U);
 }
