@@ -625,3 +625,49 @@ TEST(EuExec, DecodeCacheDecodesOncePerKernelUntilInvalidated) {
   EXPECT_EQ(cache.invalidations(), 1U);
   EXPECT_EQ(cache.misses(), 2U);
 }
+
+TEST(EuExec, ChannelsOutsideANarrowBranchFollowTheThread) {
+  Thread t;
+  t.run("uniform_loop");
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), 5) << c;  // every channel went round the (1|M0) loop five times
+    // (1|M0) if with channel 0's predicate false: the thread jumps and takes channels 1..7 along.
+    EXPECT_EQ(t.d(12, c), 0) << c;
+  }
+  EXPECT_EQ(t.d(11, 0), 5);
+}
+
+TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
+  // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
+  // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
+  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions", "control_flow",
+                                         "predication", "float_modes", "math", "simd32",  "uniform_loop"};
+  eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
+  eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
+  EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";
+  for (const std::string& name : kernels) {
+    std::array<eu::ThreadState, 2> states;
+    for (int generic = 0; generic < 2; ++generic) {
+      eu::set_fast_paths_enabled(generic == 0);
+      eu::ThreadState& s = states[generic];
+      for (unsigned i = 0; i < eu::ThreadState::kGrfBytes / 4; ++i) {
+        // Mostly ordinary floats, with denormals and NaNs sprinkled in.
+        const std::uint32_t k = i * 2654435761U;
+        const std::uint32_t word = i % 13 == 5 ? 0x00012345U : i % 17 == 3 ? 0x7FC00001U : 0x3F000000U + (k >> 9);
+        s.grf_write<std::uint32_t>(4 * i, word);
+      }
+      s.grf_write<std::uint32_t>(2 * 32, 0);  // faults-free inputs for kernels that read r2 as a selector
+      eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes(name));
+      eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+      Recorder shared;
+      eu::Executor executor(program, shared);
+      s.reset_control_flow(0, name == "simd32" ? 0xFFFFFFFF : name == "control_flow" ? 0xFFFF : 0xFF);
+      const eu::RunResult r = executor.run(s, 100000);
+      EXPECT_NE(r.reason, eu::StopReason::kFault) << name << ": " << r.fault;
+    }
+    eu::set_fast_paths_enabled(true);
+    EXPECT_EQ(states[0].grf, states[1].grf) << name;
+    EXPECT_EQ(states[0].flags, states[1].flags) << name;
+    EXPECT_EQ(states[0].acc, states[1].acc) << name;
+  }
+}

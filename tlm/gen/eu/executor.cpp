@@ -209,7 +209,7 @@ class Step {
   T float_math(T a, T b) const;
   std::int64_t int_math(std::int64_t a, std::int64_t b) const;
 
-  void branch(std::uint32_t taken_channels, std::uint32_t target);
+  void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
   std::uint32_t instruction_channels(std::uint32_t mask) const;
   std::optional<StopReason> control_flow();
   std::optional<StopReason> send();
@@ -249,7 +249,13 @@ std::uint32_t Step::predicate_mask() const {
   if (d_.pred_ctrl > 11) fault("reserved predicate control " + std::to_string(d_.pred_ctrl));
   std::uint32_t mask = 0;
   if (d_.pred_ctrl == 1) {
-    for (unsigned c = 0; c < d_.exec_size; ++c) mask |= static_cast<std::uint32_t>(flag_bit(flag_index(c))) << c;
+    const unsigned first = flag_index(0) % 64;
+    if (first + d_.exec_size <= 64) {
+      const std::uint64_t flags = std::uint64_t{t_.flags[1]} << 32 | t_.flags[0];
+      mask = static_cast<std::uint32_t>(flags >> first) & all;
+    } else {
+      for (unsigned c = 0; c < d_.exec_size; ++c) mask |= static_cast<std::uint32_t>(flag_bit(flag_index(c))) << c;
+    }
   } else {
     const bool any = d_.pred_ctrl % 2 == 0;
     const unsigned group = 1U << (d_.pred_ctrl / 2);  // 2: any2h ... 11: all32h
@@ -959,22 +965,41 @@ std::uint32_t Step::instruction_channels(std::uint32_t mask) const {
   return static_cast<std::uint32_t>(std::uint64_t{mask} << d_.channel_offset);
 }
 
-// Channels in `taken_channels` (thread numbering, a subset of the active ones) go to `target`; the other active
-// channels go to the next instruction; the thread continues at the lowest pointer of a dispatched channel.
-void Step::branch(std::uint32_t taken_channels, std::uint32_t target) {
+// Channels in `taken` (thread numbering) go to `target`, the instruction's other channels to the next instruction.
+// Active channels outside the instruction's execution range (an exec size smaller than the thread's) follow the
+// thread's instruction pointer: to `target` when `thread_jumps`, else on. The thread then continues at the lowest
+// pointer of a dispatched channel.
+void Step::branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps) {
   const std::uint32_t next = x_.pc + x_.length;
-  for (unsigned c = 0; c < ThreadState::kMaxChannels; ++c) {
-    if ((t_.active >> c & 1U) != 0) t_.channel_ip[c] = (taken_channels >> c & 1U) != 0 ? target : next;
+  const std::uint32_t range = instruction_channels(d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1);
+  const std::uint32_t jumpers = (t_.active & range & taken) | (thread_jumps ? t_.active & ~range : 0);
+  const std::uint32_t stayers = t_.active & ~jumpers;
+  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
+  if (parked == 0) {
+    // No channel waits elsewhere: a uniform branch moves the whole thread.
+    if (jumpers != 0 && stayers == 0) {
+      t_.ip = target;
+      return;
+    }
+    if (jumpers == 0) {
+      t_.ip = next;
+      return;
+    }
+  }
+  for (std::uint32_t m = t_.active; m != 0; m &= m - 1) {
+    const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+    t_.channel_ip[c] = (jumpers >> c & 1U) != 0 ? target : next;
   }
   std::uint32_t lowest = std::numeric_limits<std::uint32_t>::max();
-  for (unsigned c = 0; c < ThreadState::kMaxChannels; ++c) {
-    if ((t_.dispatch_mask >> c & 1U) != 0) lowest = std::min(lowest, t_.channel_ip[c]);
+  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+    lowest = std::min(lowest, t_.channel_ip[static_cast<unsigned>(__builtin_ctz(m))]);
   }
-  if (lowest == std::numeric_limits<std::uint32_t>::max()) lowest = next;  // no channel dispatched
+  if (t_.dispatch_mask == 0) lowest = next;  // no channel dispatched: the thread just goes on
   t_.ip = lowest;
   t_.active = 0;
-  for (unsigned c = 0; c < ThreadState::kMaxChannels; ++c) {
-    if ((t_.dispatch_mask >> c & 1U) != 0 && t_.channel_ip[c] == lowest) t_.active |= 1U << c;
+  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+    const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+    if (t_.channel_ip[c] == lowest) t_.active |= 1U << c;
   }
 }
 
@@ -983,43 +1008,47 @@ std::uint32_t offset_target(const ExecInstruction& x, std::int32_t offset) {
 }
 
 std::optional<StopReason> Step::control_flow() {
-  const std::uint32_t exec = instruction_channels(exec_mask());
+  const std::uint32_t exec = instruction_channels(exec_mask()) & t_.active;
   const std::uint32_t pred = instruction_channels(predicate_mask());
   const std::uint32_t jip = offset_target(x_, d_.jip);
   const std::uint32_t uip = offset_target(x_, d_.uip);
   const std::uint32_t next = x_.pc + x_.length;
+  // The thread's instruction pointer jumps when every enabled channel of the instruction branches (if, else, break,
+  // cont, halt, goto) or when any does (while).
+  const auto all = [&](std::uint32_t taken) { return (exec & ~taken) == 0; };
   switch (d_.op->number) {
     case kIf: {
       // Channels whose predicate is false skip to JIP: the instruction after the else (Mesa's patch_IF_ELSE, IGC),
       // or the endif. A JIP at the else itself means the same (the else would hand them its block).
       const ExecInstruction& at_jip = program_.at(jip);
       const bool is_else = at_jip.ok() && at_jip.inst.op->number == kElse;
-      branch(exec & ~pred, is_else ? jip + at_jip.length : jip);
+      const std::uint32_t taken = exec & ~pred;
+      branch(taken, is_else ? jip + at_jip.length : jip, all(taken));
       return std::nullopt;
     }
     case kElse:  // the channels that ran the then-block skip to JIP (the endif)
-      branch(exec, jip);
+      branch(exec, jip, true);
       return std::nullopt;
     case kEndif:
     case kJoin:
       t_.ip = next;  // the channels waiting here joined when the thread reached this instruction
       return std::nullopt;
     case kWhile:  // channels whose predicate holds loop back to JIP
-      branch(exec & pred, jip);
+      branch(exec & pred, jip, (exec & pred) != 0);
       return std::nullopt;
     case kCont:  // to the loop's while (UIP), which re-evaluates its predicate for them
-      branch(exec & pred, uip);
+      branch(exec & pred, uip, all(exec & pred));
       return std::nullopt;
     case kBreak: {
       // UIP is the loop's while (Mesa brw_set_uip_jip, Gen7+): broken channels wait after it.
       const ExecInstruction& at_uip = program_.at(uip);
       const bool is_while = at_uip.ok() && at_uip.inst.op->number == kWhile;
-      branch(exec & pred, is_while ? uip + at_uip.length : uip);
+      branch(exec & pred, is_while ? uip + at_uip.length : uip, all(exec & pred));
       return std::nullopt;
     }
     case kHalt:  // to UIP, the program's final halt
     case kGoto:  // predicated channels to UIP, where a join re-enables them
-      branch(exec & pred, uip);
+      branch(exec & pred, uip, all(exec & pred));
       return std::nullopt;
     default:
       fault(std::string(d_.op->name) + " is not modelled");
@@ -1088,17 +1117,35 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget) {
   const std::uint32_t mode = thread.cr0[0];
   HostFloatMode fp(static_cast<Rounding>((mode & cr0::kRoundingModeMask) >> cr0::kRoundingModeShift),
                    (mode & (cr0::kFp32DenormPreserve | cr0::kFp64DenormPreserve)) == 0);
-  while (result.instructions < budget) {
+  // The fast forms of float arithmetic assume round-to-nearest-even and the host handling single-precision
+  // denormals the way cr0 asks; re-evaluated after every instruction the generic interpreter runs (a cr0 write).
+  const auto float_mode_fits = [&] {
+    const bool preserve = (thread.cr0[0] & cr0::kFp32DenormPreserve) != 0;
+    return fp.rounding() == Rounding::kNearestEven && preserve != fp.flushes();
+  };
+  bool float_fast = float_mode_fits();
+  std::uint64_t executed = 0;  // a local: the compiler keeps it in a register
+  while (executed < budget) {
     const ExecInstruction& x = program_.at(thread.ip);
-    ++result.instructions;
+    ++executed;
+    const FastOp& f = x.fast;
+    if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) &&
+        (float_fast || !f.float_arithmetic)) {
+      f.fn(thread, f);
+      thread.ip = x.pc + x.length;
+      continue;
+    }
     try {
       Step step(thread, x, program_, shared_, fp);
       if (const auto stop = step.execute()) {
         result.reason = *stop;
+        result.instructions = executed;
         return result;
       }
-    } catch (const Fault& f) {
+      float_fast = float_mode_fits();
+    } catch (const Fault& error) {
       result.reason = StopReason::kFault;
+      result.instructions = executed;
       result.fault_pc = x.pc;
       std::string text;
       if (x.ok()) {
@@ -1106,11 +1153,12 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget) {
         if (dis.ok()) text = " (" + dis.text + ")";
       }
       result.fault = "EU fault at " + core::format_hex(program_.kernel_address() + x.pc) + " (kernel offset " +
-                     core::format_hex(x.pc) + "): " + f.reason + text;
+                     core::format_hex(x.pc) + "): " + error.reason + text;
       return result;
     }
   }
   result.reason = StopReason::kBudget;
+  result.instructions = executed;
   return result;
 }
 
