@@ -114,11 +114,8 @@ TEST(EuCompaction, DecodeAtWalksMixedStreams) {
 // Every instruction of the corpus assembled with compaction (iga64 -Xautocompact: a stream mixing 8- and 16-byte
 // instructions, with branch labels at 8-byte offsets) disassembles to iga64's text.
 TEST(EuCompaction, CompactedCorpusMatchesIga) {
-  const Tally t = compare_corpus("-Xautocompact");
-  report(t);
-  EXPECT_TRUE(t.failures.empty());
-  EXPECT_EQ(t.matched, t.instructions) << "every corpus instruction is decoded by both and matches";
-  EXPECT_GE(t.compacted, 30U) << "iga64 compacted the corpus";
+  const Tally t = check_corpus("-Xautocompact");
+  EXPECT_GE(t.compacted, 45U) << "iga64 compacted the corpus";
 }
 
 namespace {

@@ -52,8 +52,9 @@ struct Tally {
 // not empty. A branch whose JIP or UIP is not an instruction of the kernel is counted apart: iga64 rejects the
 // kernel's labels, a property of the kernel rather than of the instruction.
 void compare_with_iga(const Bytes& kernel, eu::Generation gen, Tally& t, const std::string& file = "");
-// Every tests/eu/*.asm assembled by iga64 with `options` and compared.
-Tally compare_corpus(const std::string& options);
 void report(const Tally& t);
+// Every tests/eu/*.asm assembled by iga64 with `options`, compared and reported: every instruction must be decoded by
+// both and match (a failure of the test otherwise).
+Tally check_corpus(const std::string& options);
 
 }  // namespace gpuvp::test::eu_oracle
