@@ -3,6 +3,7 @@
 // with compaction, and random compacted words.
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <variant>
@@ -16,6 +17,7 @@
 #include "tlm/gen/eu/disassembler.h"
 
 namespace eu = gpuvp::gen::eu;
+namespace fs = std::filesystem;
 using eu::Generation;
 using namespace gpuvp::test::eu_oracle;  // NOLINT(google-build-using-namespace): the shared oracle helpers
 
@@ -116,6 +118,37 @@ TEST(EuCompaction, DecodeAtWalksMixedStreams) {
 TEST(EuCompaction, CompactedCorpusMatchesIga) {
   const Tally t = check_corpus("-Xautocompact");
   EXPECT_GE(t.compacted, 45U) << "iga64 compacted the corpus";
+}
+
+// Kernels Intel's OpenCL compiler builds for Skylake (tests/eu/kernels_gen9.cl, compiled by ocloc at test time): the
+// kernel heaps mix compacted and native instructions, with branch targets after compacted ones.
+TEST(EuCompaction, OclocKernelsMatchIga) {
+  const fs::path dir = temp_path("ocloc");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path source = fs::path(GPUVP_SOURCE_DIR) / "tests/eu/kernels_gen9.cl";
+  ASSERT_EQ(run(std::string(GPUVP_OCLOC) + " compile -q -device skl -file " + source.string() + " -output k -out_dir " +
+                dir.string()),
+            0);
+  ASSERT_EQ(run(std::string(GPUVP_OCLOC) + " disasm -device skl -file " + (dir / "k_Gen9core.bin").string() +
+                " -dump " + (dir / "dump").string() + " > /dev/null 2>&1"),
+            0);
+  Tally t;
+  std::size_t kernels = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "dump")) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 15 || name.substr(name.size() - 15) != "_KernelHeap.dat") continue;
+    ++kernels;
+    const std::string heap = read_file(entry.path());
+    compare_with_iga(Bytes(heap.begin(), heap.end()), Generation::kGen9, t, name);
+  }
+  fs::remove_all(dir);
+  report(t);
+  EXPECT_EQ(kernels, 3U);
+  EXPECT_TRUE(t.failures.empty());
+  // What is not decoded yet (sends, jmpi) is counted apart; the heaps end in zero padding both reject.
+  EXPECT_GT(t.matched, 150U);
+  EXPECT_GT(t.compacted, 60U) << "IGC compacts";
 }
 
 namespace {

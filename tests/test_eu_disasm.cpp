@@ -103,6 +103,11 @@ TEST(EuDecode, BranchOffsets) {
   EXPECT_EQ(d.jip, 32);
   EXPECT_EQ(d.uip, 48);
   EXPECT_EQ(eu::disassemble(d, 80).text, "if (8|M0) L112 L128");
+  // Bit 28 is BranchCtrl on if/else/goto ("if.b", as iga64 prints it), and iga64 ignores it on endif/while/join.
+  Word w = word_from_hex("22 00 60 10 00 0e 00 20 30 00 00 00 20 00 00 00");
+  EXPECT_EQ(eu::disassemble(w.data(), Generation::kGen9, 80).text, "if.b (8|M0) L112 L128");
+  w = word_from_hex("25 00 60 10 00 00 00 20 00 00 00 0e 10 00 00 00");
+  EXPECT_EQ(eu::disassemble(w.data(), Generation::kGen9, 64).text, "endif (8|M0) L80");
 }
 
 TEST(EuDecode, ErrorsNotUndefinedBehaviour) {

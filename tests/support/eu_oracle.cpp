@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int run(const std::string& command) { return std::system(command.c_str()); }  // NOLINT(cert-env33-c): the oracle
-
 std::string gen_option(eu::Generation gen) { return gen == eu::Generation::kGen9 ? "9" : "8"; }
 
 // A branch whose JIP or UIP is not the offset of an instruction of the kernel.
@@ -31,6 +29,8 @@ bool branch_outside(const eu::DecodedInstruction& d, std::uint32_t pc, const std
 }
 
 }  // namespace
+
+int run(const std::string& command) { return std::system(command.c_str()); }  // NOLINT(cert-env33-c): the oracle
 
 Bytes bytes_from_hex(const std::string& text) {
   Bytes bytes;

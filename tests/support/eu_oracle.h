@@ -27,6 +27,8 @@ Word word_from_hex(const std::string& text);  // exactly 16 bytes
 Bytes join(const std::vector<Word>& words);
 std::string hex_bytes(const std::uint8_t* bytes, std::size_t count);
 
+// Runs a shell command (the oracles are command-line tools) and returns its exit status.
+int run(const std::string& command);
 std::string collapse_spaces(const std::string& s);
 std::string read_file(const std::filesystem::path& path);
 // A path in the test's temporary directory, unique to the test and process.

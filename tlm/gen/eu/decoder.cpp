@@ -249,10 +249,15 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     case OpClass::kAlu:
     case OpClass::kMath:
       break;
-    case OpClass::kBranch:
+    case OpClass::kBranch: {
       d.jip = static_cast<std::int32_t>(b.dword(3));
       d.uip = static_cast<std::int32_t>(b.dword(2));
+      // Bit 28 is BranchCtrl on if/else/goto (brw_inst.h branch_control; IGA's ".b"), ignored on the others.
+      const std::string_view name = d.op->name;
+      d.branch_ctrl = d.acc_wr_en && (name == "if" || name == "else" || name == "goto");
+      d.acc_wr_en = false;
       return d;
+    }
     case OpClass::kNop:
     case OpClass::kSend:
       decode_send(b, d);

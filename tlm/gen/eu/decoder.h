@@ -69,6 +69,7 @@ struct DecodedInstruction {
   std::array<Operand, 3> src{};
   std::int32_t jip = 0;  // branches: signed byte offsets from this instruction
   std::int32_t uip = 0;
+  bool branch_ctrl = false;  // if/else/goto BranchCtrl (IGA's ".b" suffix)
   std::uint8_t sfid = 0;  // send
   std::uint32_t ex_desc = 0;
   std::uint32_t desc = 0;

@@ -212,6 +212,7 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
     s = "(W) ";
   }
   s += in.op->name;
+  if (in.branch_ctrl) s += ".b";
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
   s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
   if (in.op->op_class == OpClass::kSend) {
