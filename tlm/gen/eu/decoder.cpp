@@ -1,7 +1,9 @@
 #include "tlm/gen/eu/decoder.h"
 
+#include <algorithm>
 #include <optional>
 
+#include "tlm/gen/eu/compaction.h"
 #include "tlm/gen/eu/isa_fields.h"
 
 namespace gpuvp::gen::eu {
@@ -211,7 +213,8 @@ void decode_send(const InstructionBits& b, DecodedInstruction& d) {
   d.src[0].type = data_type(d.src[0].file, static_cast<unsigned>(b.field(46, 43)), "src0");
   d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
   if (b.field(90, 89) != 3) unsupported("send descriptor in a register");
-  d.desc = b.dword(3) & 0x7FFFFFFFU;
+  // IGA's Gen8 model reads a 29-bit descriptor (bits 30:29 reserved), Gen9's 31 bits.
+  d.desc = b.dword(3) & (d.gen == Generation::kGen9 ? 0x7FFFFFFFU : 0x1FFFFFFFU);
   d.eot = b.bit(127);
   d.ex_desc = d.sfid;
   if (d.gen == Generation::kGen9) {
@@ -220,13 +223,12 @@ void decode_send(const InstructionBits& b, DecodedInstruction& d) {
                                             b.field(67, 64) << 16);
   }
   d.no_dd_clr = d.no_dd_chk = false;  // IGA prints neither on a send
-  d.no_src_dep_set = d.acc_wr_en;
+  d.no_src_dep_set = d.acc_wr_en && d.gen == Generation::kGen9;  // IGA prints nothing for bit 28 on Gen8
   d.acc_wr_en = false;
 }
 
 DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   const InstructionBits b(bytes);
-  if (b.bit(29)) unsupported("compacted instruction: not decoded yet");
   DecodedInstruction d;
   d.gen = gen;
   const auto number = static_cast<unsigned>(b.field(6, 0));
@@ -247,10 +249,15 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     case OpClass::kAlu:
     case OpClass::kMath:
       break;
-    case OpClass::kBranch:
+    case OpClass::kBranch: {
       d.jip = static_cast<std::int32_t>(b.dword(3));
       d.uip = static_cast<std::int32_t>(b.dword(2));
+      // Bit 28 is BranchCtrl on if/else/goto (brw_inst.h branch_control; IGA's ".b"), ignored on the others.
+      const std::string_view name = d.op->name;
+      d.branch_ctrl = d.acc_wr_en && (name == "if" || name == "else" || name == "goto");
+      d.acc_wr_en = false;
       return d;
+    }
     case OpClass::kNop:
     case OpClass::kSend:
       decode_send(b, d);
@@ -272,6 +279,9 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     if (d.src[1].file == RegFile::kImm && is_64bit(d.src[1].type)) invalid("64-bit immediate in src1");
   }
   if (d.op->op_class == OpClass::kMath && d.dst.indirect) invalid("indirect math destination");
+  // IGA's Gen8/9 models take math operands in GRFs only (an ARF register file is an invalid field value).
+  if (d.op->op_class == OpClass::kMath && d.dst.file == RegFile::kArf) invalid("ARF math destination");
+  if (d.op->op_class == OpClass::kMath && d.src[0].file == RegFile::kArf) invalid("ARF math src0");
   drop_source_modifiers(d);
   return d;
 }
@@ -298,10 +308,29 @@ unsigned type_size(DataType type) {
 
 DecodeResult decode(const std::uint8_t* bytes, Generation gen) {
   try {
-    return decode_or_throw(bytes, gen);
+    if (!is_compacted(bytes)) return decode_or_throw(bytes, gen);
+    auto native = expand_compacted(bytes, gen);
+    if (auto* e = std::get_if<DecodeError>(&native)) return std::move(*e);
+    DecodedInstruction d = decode_or_throw(std::get<NativeWord>(native).data(), gen);
+    d.compacted = true;
+    return d;
   } catch (const Fail& f) {
     return f.error;
   }
+}
+
+DecodedAt decode_at(const std::uint8_t* bytes, std::size_t available, Generation gen) {
+  const unsigned length = available >= 4 && is_compacted(bytes) ? kCompactedBytes : kNativeBytes;
+  if (available < length) {
+    return DecodedAt{
+        DecodeError{"truncated instruction: " + std::to_string(available) + " of " + std::to_string(length) + " bytes",
+                    false},
+        static_cast<unsigned>(available)};
+  }
+  if (length == kNativeBytes) return DecodedAt{decode(bytes, gen), length};
+  NativeWord padded{};  // decode() reads 16 bytes; a compacted instruction at the end of a kernel has only 8
+  std::copy_n(bytes, kCompactedBytes, padded.begin());
+  return DecodedAt{decode(padded.data(), gen), length};
 }
 
 }  // namespace gpuvp::gen::eu

@@ -1,10 +1,11 @@
-// Decoder of native (uncompacted, 128-bit) Gen8/Gen9 EU instructions into fields the disassembler and (later) the
-// executor use. Field positions: Mesa brw_inst.h; encodings of types, regions and ARF numbers: Mesa
-// brw_eu_defines.h / brw_reg_type.c. Any 16 bytes give a DecodedInstruction or a DecodeError, never undefined
-// behaviour.
+// Decoder of native (128-bit) and compacted (64-bit, expanded by compaction.h) Gen8/Gen9 EU instructions into fields
+// the disassembler and (later) the executor use. Field positions: Mesa brw_inst.h; encodings of types, regions and ARF
+// numbers: Mesa brw_eu_defines.h / brw_reg_type.c. Any bytes give a DecodedInstruction or a DecodeError, never
+// undefined behaviour.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -68,10 +69,12 @@ struct DecodedInstruction {
   std::array<Operand, 3> src{};
   std::int32_t jip = 0;  // branches: signed byte offsets from this instruction
   std::int32_t uip = 0;
+  bool branch_ctrl = false;  // if/else/goto BranchCtrl (IGA's ".b" suffix)
   std::uint8_t sfid = 0;  // send
   std::uint32_t ex_desc = 0;
   std::uint32_t desc = 0;
   bool eot = false;
+  bool compacted = false;  // decoded from the 8-byte compacted form (IGA's "Compacted" option)
 };
 
 struct DecodeError {
@@ -83,7 +86,19 @@ struct DecodeError {
 
 using DecodeResult = std::variant<DecodedInstruction, DecodeError>;
 
-// Decodes the 16 bytes at `bytes` (the caller guarantees 16 readable bytes).
+// Decodes the instruction at `bytes`: 16 bytes, or 8 when compacted (bit 29); the caller guarantees 16 readable bytes
+// (see decode_at for a stream).
 DecodeResult decode(const std::uint8_t* bytes, Generation gen);
+
+struct DecodedAt {
+  DecodeResult result;
+  // Bytes the instruction occupies (8 compacted, 16 native); when fewer bytes are available than it needs, the result
+  // is a DecodeError and length is the bytes available, so that a walk over a kernel ends.
+  unsigned length = 0;
+};
+
+// Decodes the instruction at `bytes` of a kernel with `available` readable bytes from there on: the way to walk a
+// stream that mixes compacted and native instructions.
+DecodedAt decode_at(const std::uint8_t* bytes, std::size_t available, Generation gen);
 
 }  // namespace gpuvp::gen::eu

@@ -157,9 +157,9 @@ std::string source_text(const DecodedInstruction& in, const Operand& o, bool ter
   if (o.abs) s += "(abs)";
   s += o.indirect ? indirect_text(o) : register_text(o);
   if (ternary) {
-    // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;1>/<0>.
+    // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;0>/<0>.
     if (index < 2) {
-      s += o.replicate ? "<0;1>" : "<2;1>";
+      s += o.replicate ? "<0;0>" : "<2;1>";
     } else {
       s += o.replicate ? "<0>" : "<1>";
     }
@@ -183,6 +183,7 @@ std::string options_text(const DecodedInstruction& in) {
   add(in.acc_wr_en, "AccWrEn");
   add(in.thread_ctrl == 1, "Atomic");
   add(in.breakpoint, "Breakpoint");
+  add(in.compacted, "Compacted");
   add(in.eot, "EOT");
   add(in.no_dd_chk, "NoDDChk");
   add(in.no_dd_clr, "NoDDClr");
@@ -211,6 +212,7 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
     s = "(W) ";
   }
   s += in.op->name;
+  if (in.branch_ctrl) s += ".b";
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
   s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
   if (in.op->op_class == OpClass::kSend) {
