@@ -235,6 +235,7 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
   const unsigned bytes = 4 * n;
   const unsigned dst = d.dst.reg * 32U + d.dst.subreg;
   if (!op.dst_null && dst + bytes > 4096) return op;
+  if (dst % 4 != 0) return op;  // dword-aligned elements (the vector accesses assume it)
   for (unsigned i = 0; i < d.sources; ++i) {
     const Operand& s = d.src[i];
     if ((all_float && s.type != DataType::kF) || (all_dword && !is_dword(s.type))) return op;
@@ -248,7 +249,7 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
     const int shape = source_shape(s, n, ternary);
     if (shape == 0) return op;
     const unsigned start = s.reg * 32U + s.subreg;
-    if (start + (shape == 2 ? 4 : bytes) > 4096) return op;
+    if (start + (shape == 2 ? 4 : bytes) > 4096 || start % 4 != 0) return op;
     op.src[i] = static_cast<std::uint16_t>(start);
     if (shape == 2) op.scalar |= static_cast<std::uint8_t>(1U << i);
     // Sources are read before the destination is written (the hardware's order too); keep to destinations that
