@@ -599,7 +599,7 @@ TEST(EuExec, DecodeCacheDecodesOncePerKernelUntilInvalidated) {
   eu::DecodeCache cache(memory);
   Recorder shared;
   auto run_once = [&](std::uint32_t expected_sum) {
-    const auto program = cache.program(kKernelBase, eu::Generation::kGen9);
+    auto program = cache.program(kKernelBase, eu::Generation::kGen9);
     eu::Executor executor(*program, shared);
     eu::ThreadState state;
     state.flags[0] = 0xFF;

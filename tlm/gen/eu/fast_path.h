@@ -31,8 +31,8 @@ struct FastOp {
   std::uint8_t flag_shift = 0;  // cmp: first flag bit of the instruction's channel 0
 };
 
-// The fast form of `inst`, or one with fn == nullptr when the generic interpreter must run it.
-FastOp plan_fast_op(const DecodedInstruction& inst);
+// The fast form of `d`, or one with fn == nullptr when the generic interpreter must run it.
+FastOp plan_fast_op(const DecodedInstruction& d);
 
 // For tests and benchmarks: turns the fast forms off process-wide so that the generic interpreter runs everything.
 void set_fast_paths_enabled(bool enabled);
