@@ -41,7 +41,55 @@ Kind natural_kind(DataType t) {
   if (t == DataType::kDf) return Kind::kDouble;
   return is_float_type(t) ? Kind::kFloat : Kind::kInt;
 }
-unsigned type_bits(DataType t) { return type_size(t) * 8; }
+// Element sizes by DataType (the decoder's type_size, here inline for the interpreter's per-channel loops).
+constexpr std::array<std::uint8_t, 14> kSizes{4, 4, 2, 2, 1, 1, 8, 4, 8, 8, 2, 4, 4, 4};
+static_assert(static_cast<unsigned>(DataType::kV) == 13, "kSizes follows DataType");
+inline unsigned size_of(DataType t) { return kSizes[static_cast<unsigned>(t)]; }
+unsigned type_bits(DataType t) { return size_of(t) * 8; }
+
+// An element's bits, read at its own width (a narrower store forwarded into a wider load stalls the host).
+inline std::uint64_t read_bits(const std::uint8_t* p, unsigned size) {
+  switch (size) {
+    case 1:
+      return *p;
+    case 2: {
+      std::uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      std::uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      std::uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+inline void write_bits(std::uint8_t* p, std::uint64_t bits, unsigned size) {
+  switch (size) {
+    case 1:
+      *p = static_cast<std::uint8_t>(bits);
+      break;
+    case 2: {
+      const auto v = static_cast<std::uint16_t>(bits);
+      std::memcpy(p, &v, 2);
+      break;
+    }
+    case 4: {
+      const auto v = static_cast<std::uint32_t>(bits);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    default:
+      std::memcpy(p, &bits, 8);
+      break;
+  }
+}
 
 // Condition modifiers (brw_eu_defines.h brw_conditional_mod).
 enum Cond : std::uint8_t { kNone = 0, kZ = 1, kNz = 2, kG = 3, kGe = 4, kL = 5, kLe = 6, kO = 8, kU = 9 };
@@ -318,13 +366,30 @@ Step::Span Step::span(const Operand& o, bool write) {
 }
 
 // The bytes of element `channel` of a register operand.
+// Widths are powers of two (1..16): row and column by shift and mask.
+inline unsigned row_of(unsigned channel, unsigned width) {
+  return channel >> static_cast<unsigned>(__builtin_ctz(width));
+}
+inline unsigned column_of(unsigned channel, unsigned width) { return channel & (width - 1); }
+
 std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool ternary) {
-  const unsigned size = type_size(o.type);
+  const unsigned size = size_of(o.type);
+  if (!o.indirect && o.file == RegFile::kGrf && !ternary && !write) {
+    // The common case first: a direct GRF source region.
+    const unsigned offset =
+        o.reg * ThreadState::kRegBytes + o.subreg +
+        (row_of(channel, o.region.width) * o.region.vstride + column_of(channel, o.region.width) * o.region.hstride) *
+            size;
+    if (offset + size > ThreadState::kGrfBytes) {
+      fault("source region runs outside the register file (byte " + std::to_string(offset) + ")");
+    }
+    return t_.grf.data() + offset;
+  }
   const Span s = span(o, write);
   long offset = 0;
   if (o.indirect) {
     if (o.file != RegFile::kGrf) fault("indirect addressing of an architecture register");
-    const unsigned row = o.region.vxh ? channel / std::max<unsigned>(o.region.width, 1) : 0;
+    const unsigned row = o.region.vxh ? row_of(channel, std::max<unsigned>(o.region.width, 1)) : 0;
     const unsigned word = o.addr_subreg + row;
     if (word >= 16) fault("indirect region reads past a0.15");
     std::uint16_t address = 0;
@@ -333,10 +398,11 @@ std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool
     if (write) {
       offset += static_cast<long>(channel * o.region.hstride * size);
     } else if (o.region.vxh) {
-      offset += static_cast<long>(channel % o.region.width * o.region.hstride * size);
+      offset += static_cast<long>(column_of(channel, o.region.width) * o.region.hstride * size);
     } else {
-      const unsigned row_i = channel / o.region.width;
-      offset += static_cast<long>((row_i * o.region.vstride + channel % o.region.width * o.region.hstride) * size);
+      const unsigned row_i = row_of(channel, o.region.width);
+      offset +=
+          static_cast<long>((row_i * o.region.vstride + column_of(channel, o.region.width) * o.region.hstride) * size);
     }
   } else {
     offset = static_cast<long>(o.file == RegFile::kGrf ? o.reg * ThreadState::kRegBytes : 0) + o.subreg;
@@ -345,8 +411,9 @@ std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool
     } else if (write) {
       offset += static_cast<long>(channel * o.region.hstride * size);
     } else {
-      const unsigned row = channel / o.region.width;
-      offset += static_cast<long>((row * o.region.vstride + channel % o.region.width * o.region.hstride) * size);
+      const unsigned row = row_of(channel, o.region.width);
+      offset +=
+          static_cast<long>((row * o.region.vstride + column_of(channel, o.region.width) * o.region.hstride) * size);
     }
   }
   if (offset < 0 || static_cast<unsigned long>(offset) + size > s.size) {
@@ -374,7 +441,7 @@ Lane Step::load(const Operand& o, unsigned channel, Kind kind, bool ternary, boo
       type = DataType::kF;
     }
   } else {
-    std::memcpy(&raw, element(o, channel, false, ternary), type_size(type));
+    raw = read_bits(element(o, channel, false, ternary), size_of(type));
   }
   Lane v{};
   const bool flush32 = (t_.cr0[0] & cr0::kFp32DenormPreserve) == 0 && !fp_.flushes();
@@ -480,7 +547,7 @@ void Step::store(const Operand& o, unsigned channel, Kind kind, Lane v) {
       break;
     }
   }
-  std::memcpy(p, &raw, type_size(o.type));
+  write_bits(p, raw, size_of(o.type));
 }
 
 bool Step::condition(Kind kind, Lane v) const {
@@ -892,12 +959,12 @@ void Step::alu() {
   // Raw copies keep every bit (NaN payloads, denormals): a mov between equal types without modifiers.
   const bool raw_copy = op == kMov && d_.src[0].type == d_.dst.type && d_.src[0].file != RegFile::kImm &&
                         !d_.saturate && !d_.src[0].abs && !d_.src[0].negate;
-  Lanes results{};
-  std::array<std::uint64_t, ThreadState::kMaxChannels> raw{};
+  Lanes results;  // only enabled channels are written and read: no need to clear 32 lanes per instruction
+  std::array<std::uint64_t, ThreadState::kMaxChannels> raw;  // likewise
   for (unsigned c = 0; c < d_.exec_size; ++c) {
     if ((enabled >> c & 1U) == 0) continue;
     if (raw_copy) {
-      std::memcpy(&raw[c], element(d_.src[0], c, false, false), type_size(d_.src[0].type));
+      raw[c] = read_bits(element(d_.src[0], c, false, false), size_of(d_.src[0].type));
       continue;
     }
     std::array<Lane, 3> s{};
@@ -921,7 +988,7 @@ void Step::alu() {
     if ((enabled >> c & 1U) == 0) continue;
     if (raw_copy) {
       if (!(d_.dst.file == RegFile::kArf && (d_.dst.reg & 0xF0U) == arf::kNull)) {
-        std::memcpy(element(d_.dst, c, true, false), &raw[c], type_size(d_.dst.type));
+        write_bits(element(d_.dst, c, true, false), raw[c], size_of(d_.dst.type));
       }
       if (d_.cond_mod != kNone) {
         set_flag_bit(flag_index(c), condition(kind, load(d_.dst, c, kind, false, false)));
@@ -933,7 +1000,7 @@ void Step::alu() {
       const bool r = results[c].i != 0;
       if (!(d_.dst.file == RegFile::kArf && (d_.dst.reg & 0xF0U) == arf::kNull)) {
         const std::uint64_t bits = r ? ~std::uint64_t{0} : 0;
-        std::memcpy(element(d_.dst, c, true, false), &bits, type_size(d_.dst.type));
+        write_bits(element(d_.dst, c, true, false), bits, size_of(d_.dst.type));
       }
       set_flag_bit(flag_index(c), r);
       continue;
