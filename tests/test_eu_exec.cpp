@@ -708,3 +708,43 @@ TEST(EuExec, CompactedKernelsRunAsTheirNativeForms) {
   }
   EXPECT_GT(compacted_total, 20U) << "the compacted kernels do contain compacted instructions";
 }
+
+TEST(EuExec, AccumulatorCselDoublesAndSaturatingConversions) {
+  Thread t;
+  t.set<float>(2, {1.5F, -2.0F, 300.0F, 0.5F, -0.25F, 255.5F, kNaN, 2.0F});
+  t.set<float>(3, {2.0F, 3.0F, -1.0F, 0.0F, 4.0F, -5.0F, 1.0F, -0.5F});
+  t.set<double>(4, {0.25, 0.75, -1.0, 2.0});
+  t.set<double>(5, {0.5, 0.5, 0.5, -3.0});
+  t.set<std::int32_t>(6, {-3, 0, 1, 5, -3, 2, 7, -100});
+  t.state.flags[0] = 0x12345678;
+  t.run("misc");
+  // mac: acc0 (= r2) + r2 * r3.
+  const std::array<float, 8> mac{4.5F, -8.0F, 0.0F, 0.5F, -1.25F, -1022.0F, kNaN, 1.0F};
+  // csel (lt): src2 < 0 ? src0 : src1.
+  const std::array<float, 8> csel{2.0F, 3.0F, 300.0F, 0.0F, 4.0F, 255.5F, 1.0F, 2.0F};
+  // mov (sat) :ub from :f: toward zero, clamped, NaN 0; (sat) :f from :d: clamped to [0, 1].
+  const std::array<std::uint8_t, 8> ub{1, 0, 255, 0, 0, 255, 0, 2};
+  const std::array<float, 8> sat_f{0, 0, 1, 1, 0, 1, 1, 0};
+  for (unsigned c = 0; c < 8; ++c) {
+    if (c != 6) {
+      EXPECT_EQ(t.f(10, c), mac[c]) << c;
+    }
+    EXPECT_EQ(t.f(11, c), csel[c]) << c;
+    EXPECT_EQ(t.get<std::uint8_t>(18, c), ub[c]) << c;
+    EXPECT_EQ(t.f(19, c), sat_f[c]) << c;
+  }
+  EXPECT_TRUE(std::isnan(t.f(10, 6)));
+  EXPECT_EQ(t.state.flags[0], 0x12345678U);  // csel and sel do not write their flag
+  const std::array<double, 4> add_sat{0.75, 1.0, 0.0, 0.0};
+  const std::array<double, 4> mad{0.5, 1.0, -0.75, 11.0};  // r4 + r5 * r5
+  const std::array<double, 4> max{0.5, 0.75, 0.5, 2.0};
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.get<double>(12, c), add_sat[c]) << c;
+    EXPECT_EQ(t.get<double>(14, c), mad[c]) << c;
+    EXPECT_EQ(t.get<double>(16, c), max[c]) << c;
+  }
+  // Condition modifiers on the result: r6 + 3 == 0 in channels 0 and 4; r6 (as :w) < 0 in 0, 4 and 7.
+  EXPECT_EQ(t.get<std::uint16_t>(21, 0), 0x11);
+  EXPECT_EQ(t.get<std::uint16_t>(23, 0), 0x91);
+  EXPECT_EQ(t.get<std::int16_t>(22, 7), -100);
+}

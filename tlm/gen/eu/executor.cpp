@@ -495,14 +495,15 @@ Lane Step::load(const Operand& o, unsigned channel, Kind kind, bool ternary, boo
   return v;
 }
 
-// Saturation clamps floats to [0, 1] (NaN to 0) and integers to the destination's range.
+// Saturation clamps to the destination's range: [0, 1] for a float destination (NaN to 0), the integer range for an
+// integer one (a float converted to an integer is clamped by the conversion itself).
 Lane Step::saturate(Kind kind, Lane v, DataType dst) const {
   if (!d_.saturate) return v;
-  if (kind == Kind::kFloat) {
-    v.f = std::isnan(v.f) ? 0.0F : std::clamp(v.f, 0.0F, 1.0F);
-  } else if (kind == Kind::kDouble) {
-    v.d = std::isnan(v.d) ? 0.0 : std::clamp(v.d, 0.0, 1.0);
-  } else if (!is_float_type(dst)) {
+  if (is_float_type(dst)) {
+    if (kind == Kind::kFloat) v.f = std::isnan(v.f) ? 0.0F : std::clamp(v.f, 0.0F, 1.0F);
+    if (kind == Kind::kDouble) v.d = std::isnan(v.d) ? 0.0 : std::clamp(v.d, 0.0, 1.0);
+    if (kind == Kind::kInt) v.i = std::clamp<std::int64_t>(v.i, 0, 1);
+  } else if (kind == Kind::kInt) {
     v.i = clamp_to(v.i, dst);
   }
   return v;
