@@ -748,3 +748,37 @@ TEST(EuExec, AccumulatorCselDoublesAndSaturatingConversions) {
   EXPECT_EQ(t.get<std::uint16_t>(23, 0), 0x91);
   EXPECT_EQ(t.get<std::int16_t>(22, 7), -100);
 }
+
+TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
+  Thread t;
+  t.set<std::uint32_t>(30, {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11});
+  t.run("flow", 0xFF, false);
+  // wait n0.0 with a zero notification count: the thread waits at the wait (offset 0x50), after the call returned.
+  EXPECT_EQ(t.result.reason, eu::StopReason::kSuspended);
+  EXPECT_EQ(t.state.ip, 0x50U);
+  EXPECT_EQ(t.d(10, 0), 1);  // the jmpi skipped the second mov
+  EXPECT_EQ(t.d(12, 0), 4);  // the subroutine ran
+  EXPECT_EQ(t.d(11, 0), 3);  // and returned after the call
+  EXPECT_EQ(t.ud(20, 0), 0x40U);  // call's dst.0: the return address; dst.1: the calling channels
+  EXPECT_EQ(t.ud(20, 1), 0xFFU);
+  // The gateway's notification arrives: the wait takes it and the thread goes on to EOT.
+  t.state.n0[0] = 1;
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("flow"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  EXPECT_EQ(executor.run(t.state, 100).reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(t.state.n0[0], 0U);
+  ASSERT_EQ(t.shared.messages.size(), 3U);
+  // send with its descriptor in a0.0; sends with the extended descriptor (and so the SFID) in a0.1.
+  EXPECT_EQ(t.shared.messages[0].desc, 0x04281234U);
+  EXPECT_EQ(t.shared.messages[0].sfid, 12);
+  EXPECT_FALSE(t.shared.messages[0].split);
+  EXPECT_EQ(t.shared.messages[1].desc, 0x04281234U);
+  EXPECT_EQ(t.shared.messages[1].ex_desc, 0x4CU);
+  EXPECT_EQ(t.shared.messages[1].sfid, 12);
+  EXPECT_TRUE(t.shared.messages[1].split);
+  EXPECT_EQ(t.shared.messages[1].payload_reg, 30U);
+  EXPECT_EQ(t.shared.messages[1].payload1_reg, 31U);
+  EXPECT_EQ(t.shared.messages[1].dst_reg, 42U);
+  EXPECT_EQ(t.ud(43, 7), 0x100U + 15);  // the response's second register
+}

@@ -145,6 +145,15 @@ enum Opcode : std::uint8_t {
   kMad = 91,
   kLrp = 92,
   kNop = 126,
+  kMovi = 3,
+  kSmov = 10,
+  kJmpi = 32,
+  kBrd = 33,
+  kBrc = 35,
+  kCalla = 43,
+  kCall = 44,
+  kRet = 45,
+  kMadm = 93,
 };
 
 // Math functions (brw_eu_defines.h BRW_MATH_FUNCTION_*).
@@ -260,6 +269,8 @@ class Step {
   void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
   std::uint32_t instruction_channels(std::uint32_t mask) const;
   std::optional<StopReason> control_flow();
+  std::optional<StopReason> flow();
+  std::optional<StopReason> wait();
   std::optional<StopReason> send();
 
   ThreadState& t_;
@@ -933,6 +944,11 @@ void Step::alu() {
     case 89:  // line
     case 90:  // pln
       fault(std::string(d_.op->name) + " is not modelled (a graphics/media instruction OpenCL kernels do not use)");
+    case kMovi:
+    case kSmov:
+      fault(std::string(d_.op->name) + " is not modelled");
+    case kMadm:
+      fault("madm (the IEEE divide/square-root macro sequences with math.invm/rsqtm) is not modelled");
     default:
       break;
   }
@@ -984,9 +1000,13 @@ void Step::alu() {
     }
     results[c] = compute(kind, s.data(), c, (pred >> c & 1U) != 0);
   }
+  // An Align16 write mask selects components x..w of each group of four channels.
+  const bool masked = ternary && d_.write_mask != 0xF;
+  if (masked && size_of(d_.dst.type) == 8) fault("an Align16 write mask on a 64-bit destination is not modelled");
   // Write after all reads: a destination that overlaps a source reads the old values, as the hardware does.
   for (unsigned c = 0; c < d_.exec_size; ++c) {
     if ((enabled >> c & 1U) == 0) continue;
+    if (masked && (d_.write_mask >> (c % 4) & 1U) == 0) continue;
     if (raw_copy) {
       if (!(d_.dst.file == RegFile::kArf && (d_.dst.reg & 0xF0U) == arf::kNull)) {
         write_bits(element(d_.dst, c, true, false), raw[c], size_of(d_.dst.type));
@@ -1123,6 +1143,63 @@ std::optional<StopReason> Step::control_flow() {
   }
 }
 
+// jmpi, call and ret move the whole thread (jmpi: the active channels; call/ret: only when no channel waits elsewhere,
+// the form compilers emit for uniform subroutine calls; a divergent call or return is a modelled fault). brd, brc and
+// calla are faults: no compiler for Gen8/9 emits them, and calla's absolute addresses need the instruction base.
+std::optional<StopReason> Step::flow() {
+  const std::uint32_t next = x_.pc + x_.length;
+  const auto register_value = [&](const Operand& o, unsigned channel) {
+    std::int32_t v;
+    std::memcpy(&v, element(o, channel, false, false), 4);
+    return v;
+  };
+  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
+  switch (d_.op->number) {
+    case kJmpi: {
+      if ((predicate_mask() & 1U) == 0) {  // a scalar instruction: channel 0's predicate
+        t_.ip = next;
+        return std::nullopt;
+      }
+      // The offset is relative to the next instruction (the decoder's jip already counts from this one).
+      const std::uint32_t target = d_.sources == 1 ? next + static_cast<std::uint32_t>(register_value(d_.src[0], 0))
+                                                   : offset_target(x_, d_.jip);
+      branch(t_.active, target, true);
+      return std::nullopt;
+    }
+    case kCall: {
+      const std::uint32_t calling = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
+      if (parked != 0 || calling != t_.active) fault("a call by some channels only (divergent call) is not modelled");
+      if (d_.sources == 1) fault("call with a register target is not modelled");
+      // dst.0 = the return address (a kernel offset here), dst.1 = the calling channels.
+      Operand out = d_.dst;
+      out.type = DataType::kUd;
+      out.region.hstride = 1;
+      std::memcpy(element(out, 0, true, false), &next, 4);
+      std::memcpy(element(out, 1, true, false), &calling, 4);
+      t_.ip = offset_target(x_, d_.jip);
+      return std::nullopt;
+    }
+    case kRet: {
+      const std::uint32_t returning = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
+      if (parked != 0 || returning != t_.active) fault("a return by some channels only is not modelled");
+      t_.ip = static_cast<std::uint32_t>(register_value(d_.src[0], 0));
+      return std::nullopt;
+    }
+    default:
+      fault(std::string(d_.op->name) + " is not modelled (no Gen8/Gen9 compiler emits it)");
+  }
+}
+
+// wait n0.N: goes on when the notification count is non-zero (and takes one), else the thread waits here (the
+// gateway's barrier release increments it; run() again retries the wait).
+std::optional<StopReason> Step::wait() {
+  const unsigned n = d_.src[0].subreg / 4U % 4U;
+  if (t_.n0[n] == 0) return StopReason::kSuspended;
+  --t_.n0[n];
+  t_.ip = x_.pc + x_.length;
+  return std::nullopt;
+}
+
 std::optional<StopReason> Step::send() {
   const std::uint32_t exec = exec_mask();
   Message m;
@@ -1130,6 +1207,12 @@ std::optional<StopReason> Step::send() {
   m.sfid = d_.sfid;
   m.desc = d_.desc;
   m.ex_desc = d_.ex_desc;
+  // Descriptors in a0: the message descriptor in a0.0, a sends extended descriptor in a0.<n> (dwords).
+  if (d_.desc_in_register) std::memcpy(&m.desc, t_.a0.data(), 4);
+  if (d_.ex_desc_subreg >= 0) {
+    std::memcpy(&m.ex_desc, t_.a0.data() + 4 * d_.ex_desc_subreg, 4);
+    m.sfid = static_cast<std::uint8_t>(m.ex_desc & 0xFU);  // a register extended descriptor names the SFID too
+  }
   m.payload_reg = d_.src[0].reg;
   m.split = d_.op->number == kSends || d_.op->number == kSendsc;
   if (m.split) m.payload1_reg = d_.src[1].reg;
@@ -1167,8 +1250,10 @@ std::optional<StopReason> Step::execute() {
       return control_flow();
     case OpClass::kSend:
       return send();
-    case OpClass::kOther:
-      fault(std::string(d_.op->name) + " is not modelled");
+    case OpClass::kFlow:
+      return flow();
+    case OpClass::kWait:
+      return wait();
   }
   t_.ip = x_.pc + x_.length;
   return std::nullopt;

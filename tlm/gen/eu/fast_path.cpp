@@ -220,6 +220,7 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
   if (d.exec_size != 8 && d.exec_size != 16) return op;
   const bool is_cmp = d.op->number == 16;
   if (d.pred_ctrl != 0 || d.saturate || d.acc_wr_en || (d.cond_mod != 0 && !is_cmp)) return op;
+  if (d.write_mask != 0xF) return op;
   if (is_cmp && (d.cond_mod == 0 || d.cond_mod > 6)) return op;
   op.dst_null = is_cmp && d.dst.file == RegFile::kArf && d.dst.reg == 0;
   if (!op.dst_null && (d.dst.file != RegFile::kGrf || d.dst.indirect || d.dst.region.hstride != 1)) return op;
