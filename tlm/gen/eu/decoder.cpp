@@ -167,6 +167,18 @@ void drop_source_modifiers(DecodedInstruction& d) {
   for (Operand& o : d.src) o.abs = o.negate = false;
 }
 
+// Opcode numbers with forms of their own (Mesa brw_eu.cpp opcode_descs).
+constexpr unsigned kJmpi = 32, kBrd = 33, kBrc = 35, kCalla = 43, kCall = 44, kRet = 45, kMadm = 93;
+// ARF numbers of the forms below (Mesa brw_eu_defines.h BRW_ARF_*).
+constexpr unsigned kArfNull = 0x00, kArfNotification = 0x90, kArfIp = 0xA0;
+
+// A math macro's extended accumulator field (0-7 mme0-mme7, 8 nomme); `odd` when the operand's other fields are not
+// what IGA's assembler writes for one.
+std::int8_t macro_register(unsigned value, bool odd) {
+  if (value > 8 || odd) unsupported("math macro operand outside IGA's form");
+  return static_cast<std::int8_t>(value);
+}
+
 void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
   // Gen8/9 three-source instructions are Align16 (brw_inst.h 3src_a16_* fields).
   if (!d.align16) invalid("three-source instruction in Align1 mode");
@@ -179,7 +191,13 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
   d.dst.reg = static_cast<std::uint8_t>(b.field(63, 56));
   d.dst.subreg = static_cast<std::uint8_t>(b.field(55, 53) * 4);
   d.dst.region.hstride = 1;
-  if (b.field(52, 49) != 0xF) unsupported("three-source destination write mask other than .xyzw");
+  // madm names math macro extended accumulators where other instructions have the write mask and the swizzles.
+  const bool macro = d.op->number == kMadm;
+  if (macro) {
+    d.dst.mme = macro_register(static_cast<unsigned>(b.field(52, 49)), d.dst.subreg != 0);
+  } else if (b.field(52, 49) != 0xF) {
+    unsupported("three-source destination write mask other than .xyzw");
+  }
   // src0 at bit 64, src1 at 85, src2 at 106: replicate, 8-bit swizzle, 3-bit subregister (dwords), 8-bit register.
   constexpr std::array<unsigned, 3> kBase{64, 85, 106};
   for (unsigned i = 0; i < 3; ++i) {
@@ -188,8 +206,13 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
     o.file = RegFile::kGrf;
     o.type = kTernaryTypes[src_type];
     o.replicate = b.bit(base);
-    if (b.field(base + 8, base + 1) != 0xE4) unsupported("three-source swizzle other than .xyzw");
     o.subreg = static_cast<std::uint8_t>(b.field(base + 11, base + 9) * 4);
+    const auto swizzle = static_cast<unsigned>(b.field(base + 8, base + 1));
+    if (macro) {
+      o.mme = macro_register(swizzle, swizzle > 0xF || o.subreg != 0 || o.replicate);
+    } else if (swizzle != 0xE4) {
+      unsupported("three-source swizzle other than .xyzw");
+    }
     o.reg = static_cast<std::uint8_t>(b.field(base + 19, base + 12));
     o.abs = b.bit(37 + 2 * i);
     o.negate = b.bit(38 + 2 * i);
@@ -224,6 +247,120 @@ void decode_send(const InstructionBits& b, DecodedInstruction& d) {
   d.acc_wr_en = false;
 }
 
+// math.invm / math.rsqtm (Align16): dst register 60:53 with the macro accumulator in the write mask 51:48, sources
+// (from bits 64 and 96) with it in swizzle bits 3:0 (Mesa brw_inst.h da16 fields; IGA prints "r4.mme0").
+void decode_math_macro(const InstructionBits& b, DecodedInstruction& d) {
+  if (!d.align16) unsupported("Align1 math macro");
+  d.sources = math_sources(d.math_fn);
+  if (reg_file(static_cast<unsigned>(b.field(36, 35)), "dst") != RegFile::kGrf || b.bit(63)) {
+    unsupported("math macro destination outside IGA's form");
+  }
+  d.dst.type = data_type(RegFile::kGrf, static_cast<unsigned>(b.field(40, 37)), "dst");
+  d.dst.reg = static_cast<std::uint8_t>(b.field(60, 53));
+  d.dst.mme = macro_register(static_cast<unsigned>(b.field(51, 48)), b.bit(52));
+  constexpr std::array<SrcLayout, 2> kLayouts{kSrc0, kSrc1};
+  for (unsigned i = 0; i < d.sources; ++i) {
+    const SrcLayout& l = kLayouts[i];
+    Operand& o = d.src[i];
+    o.file = reg_file(static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1)), "src");
+    if (o.file != RegFile::kGrf || b.bit(l.base + 15)) unsupported("math macro source outside IGA's form");
+    o.type = data_type(o.file, static_cast<unsigned>(b.field(l.type_hi, l.type_hi - 3)), "src");
+    o.reg = static_cast<std::uint8_t>(b.field(l.base + 12, l.base + 5));
+    o.abs = b.bit(l.base + 13);
+    o.negate = b.bit(l.base + 14);
+    o.mme = macro_register(static_cast<unsigned>(b.field(l.base + 3, l.base)), b.bit(l.base + 4));
+  }
+}
+
+bool plain_direct(const Operand& o) { return !o.indirect && !o.abs && !o.negate; }
+bool arf_is(const Operand& o, unsigned reg) {
+  return o.file == RegFile::kArf && plain_direct(o) && o.reg == reg && o.subreg == 0;
+}
+bool region_is(const Region& r, unsigned v, unsigned w, unsigned h) {
+  return !r.vxh && r.vstride == v && r.width == w && r.hstride == h;
+}
+// A D register holding a branch target or return address: IGA prints it as "r2.0" whatever the region it reads.
+bool target_register(const Operand& o) {
+  return o.file == RegFile::kGrf && o.type == DataType::kD && plain_direct(o) &&
+         (region_is(o.region, 0, 1, 0) || region_is(o.region, 2, 2, 1));
+}
+
+// jmpi, brd, brc, call, calla, ret and wait in the form IGA's assembler writes them (IGA's "binary normal form":
+// implicit ip, null and n0 operands); their fields are the Align1 ones. Other encodings are reported as unsupported
+// rather than guessed, since IGA prints them with the raw fields ("Type::INVALID" and the like).
+void decode_flow_form(const InstructionBits& b, DecodedInstruction& d) {
+  const unsigned n = d.op->number;
+  if (d.align16) unsupported("Align16 " + std::string(d.op->name));
+  const bool scalar = d.exec_size == 1 && d.channel_offset == 0;
+  const Operand dst = align1_destination(b);
+  const Operand src0 = align1_source(b, kSrc0, "src0");
+  const bool dst_ip = arf_is(dst, kArfIp) && dst.region.hstride == 1;
+  bool ok = false;
+  if (n == kJmpi) {
+    ok = scalar && dst_ip && dst.type == DataType::kUd && arf_is(src0, kArfIp) && src0.type == DataType::kUd &&
+         region_is(src0.region, 0, 1, 0);
+    if (ok) {
+      const Operand src1 = align1_source(b, kSrc1, "src1");
+      if (src1.file == RegFile::kImm && src1.type == DataType::kD) {
+        d.jip = static_cast<std::int32_t>(src1.imm) + 16;  // relative to the next instruction
+      } else if (target_register(src1) && region_is(src1.region, 0, 1, 0)) {
+        d.sources = 1;
+        d.src[0] = src1;
+      } else {
+        ok = false;
+      }
+    }
+  } else if (n == kBrd || n == kBrc) {
+    ok = scalar && dst_ip && dst.type == DataType::kD;
+    if (ok && src0.file == RegFile::kImm && src0.type == DataType::kD) {
+      d.jip = static_cast<std::int32_t>(b.dword(3));
+      if (n == kBrc) d.uip = static_cast<std::int32_t>(b.dword(2));
+    } else if (ok && target_register(src0)) {
+      d.sources = 1;
+      d.src[0] = src0;
+    } else {
+      ok = false;
+    }
+  } else if (n == kCall || n == kCalla) {
+    ok = dst.file == RegFile::kGrf && !dst.indirect && dst.type == DataType::kD && dst.region.hstride == 1 &&
+         arf_is(src0, kArfNull) && src0.type == DataType::kUd && region_is(src0.region, 2, 2, 1);
+    if (ok) {
+      d.dst = dst;
+      const Operand src1 = align1_source(b, kSrc1, "src1");
+      if (src1.file == RegFile::kImm && src1.type == DataType::kD) {
+        d.jip = static_cast<std::int32_t>(src1.imm);
+      } else if (n == kCall && target_register(src1) && region_is(src1.region, 0, 1, 0)) {
+        d.sources = 1;
+        d.src[0] = src1;
+      } else {
+        ok = false;
+      }
+    }
+  } else if (n == kRet) {
+    ok = arf_is(dst, kArfNull) && dst.type == DataType::kUd && dst.region.hstride == 1 && target_register(src0);
+    d.sources = 1;
+    d.src[0] = src0;
+  } else {  // wait: the notification register n0 as destination and source
+    ok = scalar && dst.file == RegFile::kArf && !dst.indirect && dst.reg == kArfNotification &&
+         dst.type == DataType::kUd && dst.region.hstride == 1 && src0.file == RegFile::kArf && plain_direct(src0) &&
+         src0.reg == kArfNotification && src0.subreg == dst.subreg && src0.type == DataType::kUd &&
+         region_is(src0.region, 0, 1, 0);
+    d.sources = 1;
+    d.src[0] = src0;
+  }
+  if (!ok) unsupported(std::string(d.op->name) + " operands outside IGA's normal form");
+}
+
+void decode_flow(const InstructionBits& b, DecodedInstruction& d) {
+  try {
+    decode_flow_form(b, d);
+  } catch (const Fail& f) {
+    // A reserved field in an implicit operand: IGA still prints these (with the raw values); not modelled.
+    if (f.error.unsupported) throw;
+    unsupported(std::string(d.op->name) + " operands outside IGA's normal form (" + f.error.reason + ")");
+  }
+}
+
 DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   const InstructionBits b(bytes);
   if (b.bit(29)) unsupported("compacted instruction: not decoded yet");
@@ -255,8 +392,15 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     case OpClass::kSend:
       decode_send(b, d);
       return d;
-    case OpClass::kOther:
-      unsupported(std::string(d.op->name) + " operands not decoded yet");
+    case OpClass::kFlow:
+    case OpClass::kWait:
+      decode_flow(b, d);
+      return d;
+  }
+  if (d.op->op_class == OpClass::kMath && is_math_macro(d.math_fn)) {
+    decode_math_macro(b, d);
+    drop_source_modifiers(d);
+    return d;
   }
   if (d.align16) unsupported("Align16 two-source instructions");
   d.sources = d.op->op_class == OpClass::kMath ? math_sources(d.math_fn) : d.op->sources;
@@ -271,7 +415,9 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     if (d.src[1].file == RegFile::kArf) unsupported("ARF src1");
     if (d.src[1].file == RegFile::kImm && is_64bit(d.src[1].type)) invalid("64-bit immediate in src1");
   }
+  // IGA (GED) rejects indirect addressing on a math destination and src0 (src1 may be indirect).
   if (d.op->op_class == OpClass::kMath && d.dst.indirect) invalid("indirect math destination");
+  if (d.op->op_class == OpClass::kMath && d.src[0].indirect) invalid("indirect math src0");
   drop_source_modifiers(d);
   return d;
 }

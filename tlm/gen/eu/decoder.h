@@ -41,6 +41,9 @@ struct Operand {
   std::uint64_t imm = 0;  // immediates: raw bits (64-bit types use bits 127:64)
   // Align16 three-source: replicate one channel (scalar) instead of a <4;1> swizzle.
   bool replicate = false;
+  // Math macros (madm, math.invm/rsqtm): the extended accumulator the operand names, 0-7 = mme0-mme7, 8 = nomme;
+  // -1 for every other instruction.
+  std::int8_t mme = -1;
 };
 
 struct DecodedInstruction {
@@ -66,7 +69,9 @@ struct DecodedInstruction {
   unsigned sources = 0;
   Operand dst;
   std::array<Operand, 3> src{};
-  std::int32_t jip = 0;  // branches: signed byte offsets from this instruction
+  // Branches: signed byte offsets from this instruction (jmpi: from the next one; calla: an absolute address).
+  // jmpi, brd, brc, call and ret may take the target from a register instead: then sources is 1 and src[0] holds it.
+  std::int32_t jip = 0;
   std::int32_t uip = 0;
   std::uint8_t sfid = 0;  // send
   std::uint32_t ex_desc = 0;

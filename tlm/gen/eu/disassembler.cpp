@@ -142,9 +142,16 @@ std::string indirect_text(const Operand& o) {
   return s + "]";
 }
 
+// A math macro operand: "r4.mme3" or "r4.nomme", no region.
+std::string macro_text(const Operand& o) {
+  return "r" + std::to_string(o.reg) + (o.mme == 8 ? ".nomme" : ".mme" + std::to_string(o.mme)) + ":" +
+         std::string(type_name(o.type));
+}
+
 std::string destination_text(const DecodedInstruction& in) {
   const Operand& o = in.dst;
   std::string s = in.saturate ? "(sat)" : "";
+  if (o.mme >= 0) return s + macro_text(o);
   s += o.indirect ? indirect_text(o) : register_text(o);
   return s + "<" + std::to_string(o.region.hstride) + ">:" + std::string(type_name(o.type));
 }
@@ -155,6 +162,7 @@ std::string source_text(const DecodedInstruction& in, const Operand& o, bool ter
   // IGA writes a logic operation's negation "~", except together with (abs).
   if (o.negate) s += in.op->has(OpcodeInfo::kLogic) && !o.abs ? "~" : "-";
   if (o.abs) s += "(abs)";
+  if (o.mme >= 0) return s + macro_text(o);
   s += o.indirect ? indirect_text(o) : register_text(o);
   if (ternary) {
     // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;1>/<0>.
@@ -198,6 +206,17 @@ std::string send_operand_text(const Operand& o) {
   return o.type == DataType::kUd ? s : s + ":" + std::string(type_name(o.type));
 }
 
+// jmpi, brd, brc, call, calla, ret: call/calla print the return-address register, then the target as a label (calla:
+// an absolute address) or a register without region or type.
+std::string flow_operands_text(const DecodedInstruction& in, std::uint32_t pc) {
+  const std::string_view name = in.op->name;
+  std::string s;
+  if (name == "call" || name == "calla") s = register_text(in.dst) + " ";
+  if (in.sources == 1) return s + register_text(in.src[0]);
+  s += label(name == "calla" ? 0 : pc, in.jip);
+  return name == "brc" ? s + " " + label(pc, in.uip) : s;
+}
+
 std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   // IGA prints a nop with no predication or options other than a breakpoint.
   if (in.op->op_class == OpClass::kNop) return in.breakpoint ? "nop {Breakpoint}" : "nop";
@@ -212,16 +231,26 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   }
   s += in.op->name;
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
-  s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
-  if (in.op->op_class == OpClass::kSend) {
+  // IGA leaves out the (always scalar) execution size of jmpi and wait.
+  const std::string_view name = in.op->name;
+  if (name != "jmpi" && name != "wait") {
+    s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ")";
+  }
+  s += " ";
+  if (in.op->op_class == OpClass::kFlow) {
+    s += flow_operands_text(in, pc);
+  } else if (in.op->op_class == OpClass::kWait) {
+    s += "n0." + std::to_string(in.src[0].subreg / 4) + "<0;1,0>:ud";
+  } else if (in.op->op_class == OpClass::kSend) {
     // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
     s += send_operand_text(in.dst) + " " + send_operand_text(in.src[0]) + " " + hex(in.ex_desc | (in.eot ? 0x20 : 0)) +
          " " + hex8(in.desc);
   } else if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);
-    const std::string_view name = in.op->name;
     if (name != "endif" && name != "while" && name != "join") s += " " + label(pc, in.uip);
   } else {
+    // The math macros always print the "early out" condition with their flag register.
+    if (in.op->op_class == OpClass::kMath && is_math_macro(in.math_fn)) s += "(eo)" + flag + " ";
     if (!kCondNames[in.cond_mod].empty()) s += "(" + std::string(kCondNames[in.cond_mod]) + ")" + flag + " ";
     s += destination_text(in);
     for (unsigned i = 0; i < in.sources; ++i) {
