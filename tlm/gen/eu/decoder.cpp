@@ -18,6 +18,8 @@ constexpr std::array kTernaryTypes{DataType::kF, DataType::kD, DataType::kUd, Da
 constexpr std::array<std::uint8_t, 8> kWidths{1, 2, 4, 8, 16, 0, 0, 0};
 constexpr std::array<std::uint8_t, 4> kHstrides{0, 1, 2, 4};
 constexpr unsigned kVxH = 0xF;
+// ARF numbers (Mesa brw_eu_defines.h BRW_ARF_*).
+constexpr unsigned kArfNull = 0x00, kArfAddress = 0x10, kArfNotification = 0x90, kArfIp = 0xA0;
 
 struct Fail {
   DecodeError error;
@@ -169,8 +171,6 @@ void drop_source_modifiers(DecodedInstruction& d) {
 
 // Opcode numbers with forms of their own (Mesa brw_eu.cpp opcode_descs).
 constexpr unsigned kJmpi = 32, kBrd = 33, kBrc = 35, kCalla = 43, kCall = 44, kRet = 45, kMadm = 93;
-// ARF numbers of the forms below (Mesa brw_eu_defines.h BRW_ARF_*).
-constexpr unsigned kArfNull = 0x00, kArfNotification = 0x90, kArfIp = 0xA0;
 
 // A math macro's extended accumulator field (0-7 mme0-mme7, 8 nomme); `odd` when the operand's other fields are not
 // what IGA's assembler writes for one.
@@ -221,10 +221,8 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
 }
 
 // send/sendc (Gen8/9 non-split form): dst and src0 registers, SFID in 27:24, the descriptor as an immediate in DW3
-// with EOT in bit 127 (brw_inst.h eot) or in a register.
-void decode_send(const InstructionBits& b, DecodedInstruction& d) {
-  if (d.op->sources != 1) unsupported(std::string(d.op->name) + " (split send) operands not decoded yet");
-  if (d.align16) unsupported("Align16 send");
+// with EOT in bit 127 (brw_inst.h eot) or in a0.0 (src1 the ARF a0).
+void decode_unary_send(const InstructionBits& b, DecodedInstruction& d) {
   d.sources = 1;
   d.dst = align1_destination(b);
   if (d.dst.indirect) unsupported("send with an indirect destination");
@@ -233,15 +231,56 @@ void decode_send(const InstructionBits& b, DecodedInstruction& d) {
   if (b.bit(79)) unsupported("send with an indirect payload");
   d.src[0].type = data_type(d.src[0].file, static_cast<unsigned>(b.field(46, 43)), "src0");
   d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
-  if (b.field(90, 89) != 3) unsupported("send descriptor in a register");
+  if (b.field(90, 89) != 3) {
+    // The descriptor in a register: IGA's form is the ARF a0.0 as src1.
+    const Operand src1 = align1_source(b, kSrc1, "src1");
+    if (src1.file != RegFile::kArf || src1.reg != kArfAddress || src1.subreg != 0 || src1.indirect) {
+      unsupported("send descriptor in a register other than a0.0");
+    }
+    d.desc_in_register = true;
+  }
   d.desc = b.dword(3) & 0x7FFFFFFFU;
-  d.eot = b.bit(127);
   d.ex_desc = d.sfid;
   if (d.gen == Generation::kGen9) {
     // Gen9 keeps extended message descriptor bits 31:16 in fields that are src0's region and src1's type on Gen8.
     d.ex_desc |= static_cast<std::uint32_t>(b.field(94, 91) << 28 | b.field(88, 85) << 24 | b.field(83, 80) << 20 |
                                             b.field(67, 64) << 16);
   }
+}
+
+// sends/sendsc (Gen9 split send, Mesa brw_inst.h send_* fields): dst register 60:53 in the file of bit 35, payloads
+// src0 (76:69) and src1 (51:44, file bit 36); extended descriptor bits 31:16 in 95:80 and 9:6 (src1 length) in 67:64,
+// or in a0.<82:80> when bit 61 is set; the descriptor in DW3 or, when bit 77 is set, in a0.0.
+void decode_split_send(const InstructionBits& b, DecodedInstruction& d) {
+  d.sources = 2;
+  if (b.bit(63)) unsupported("sends with an indirect destination");
+  if (b.bit(79)) unsupported("sends with an indirect payload");
+  d.dst.file = b.bit(35) ? RegFile::kGrf : RegFile::kArf;
+  d.dst.reg = static_cast<std::uint8_t>(b.field(60, 53));
+  if (d.dst.file == RegFile::kArf && d.dst.reg != kArfNull) unsupported("sends destination in an ARF other than null");
+  const auto type = static_cast<unsigned>(b.field(40, 37));
+  if (type >= kRegTypes.size()) unsupported("sends destination type outside IGA's names");
+  d.dst.type = kRegTypes[type];
+  d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
+  if (!b.bit(36)) unsupported("sends src1 in an ARF");
+  d.src[1].reg = static_cast<std::uint8_t>(b.field(51, 44));
+  d.desc_in_register = b.bit(77);
+  d.desc = d.desc_in_register ? 0 : b.dword(3) & 0x7FFFFFFFU;
+  if (b.bit(61)) {
+    d.ex_desc_subreg = static_cast<std::int8_t>(b.field(82, 80));
+  } else {
+    d.ex_desc = static_cast<std::uint32_t>(b.field(95, 80) << 16 | b.field(67, 64) << 6) | d.sfid;
+  }
+}
+
+void decode_send(const InstructionBits& b, DecodedInstruction& d) {
+  if (d.align16) unsupported("Align16 send");
+  if (d.op->sources == 1) {
+    decode_unary_send(b, d);
+  } else {
+    decode_split_send(b, d);
+  }
+  d.eot = b.bit(127);
   d.no_dd_clr = d.no_dd_chk = false;  // IGA prints neither on a send
   d.no_src_dep_set = d.acc_wr_en;
   d.acc_wr_en = false;

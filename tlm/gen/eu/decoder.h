@@ -76,6 +76,8 @@ struct DecodedInstruction {
   std::uint8_t sfid = 0;  // send
   std::uint32_t ex_desc = 0;
   std::uint32_t desc = 0;
+  bool desc_in_register = false;    // the descriptor is in a0.0
+  std::int8_t ex_desc_subreg = -1;  // sends: the extended descriptor is in a0.<n> (ex_desc then unused)
   bool eot = false;
 };
 

@@ -199,11 +199,54 @@ std::string options_text(const DecodedInstruction& in) {
   return s.empty() ? s : s + "}";
 }
 
-// A send's register operand: IGA prints no region, and the type only when it is not UD.
-std::string send_operand_text(const Operand& o) {
+// A send's register operand: IGA prints no region, and the type only when it is not UD (a sends destination: always).
+std::string send_operand_text(const Operand& o, bool typed) {
   std::string s = o.file == RegFile::kGrf ? "r" + std::to_string(o.reg) : register_text(o);
   if (s.find('.') != std::string::npos) throw Unsupported{"send operand in an architecture register"};
-  return o.type == DataType::kUd ? s : s + ":" + std::string(type_name(o.type));
+  return o.type == DataType::kUd && !typed ? s : s + ":" + std::string(type_name(o.type));
+}
+
+// IGA's names of the shared functions in a send's comment (Gen8 names SFIDs 4 and 9 "sampler" and "hdc.ccdp").
+constexpr std::array<std::string_view, 16> kSfidNames{"null",    "?",       "sampler", "gateway",  "hdc.dc2", "hdc.rc",
+                                                      "hdc.urb", "spawner", "vme",     "hdc.dcro", "hdc.dc0", "pi",
+                                                      "hdc.dc1", "cre",     "?",       "?"};
+
+// The start of the comment IGA appends to every send: payload lengths "wr:<mlen>[h]+<src1 len>, rd:<rlen>" (from the
+// descriptor bits 28:25, 19, 24:20 and the extended descriptor bits 9:6) and the shared function. IGA goes on with a
+// description of the message for the functions it knows; that part is not reproduced (see docs/gen-eu-isa.md).
+std::string send_comment(const DecodedInstruction& in) {
+  const bool split = in.op->sources == 2;
+  const bool ex_in_register = in.ex_desc_subreg >= 0;
+  const std::string ex_reg = "a0." + std::to_string(in.ex_desc_subreg);
+  // IGA reads SFIDs 1, 14 and 15 with a layout that has no header bit.
+  const bool reserved_sfid = !ex_in_register && (in.sfid == 1 || in.sfid >= 14);
+  std::string wr = "a0.0[28:25]";
+  std::string rd = "a0.0[24:20]";
+  if (!in.desc_in_register) {
+    wr = std::to_string((in.desc >> 25) & 0xF) + (((in.desc >> 19) & 1) != 0 && !reserved_sfid ? "h" : "");
+    rd = std::to_string((in.desc >> 20) & 0x1F);
+  }
+  std::string ex = "0";
+  if (ex_in_register) {
+    ex = ex_reg + "[10:6]";
+  } else if (split) {
+    ex = std::to_string((in.ex_desc >> 6) & 0xF);
+  }
+  std::string function(kSfidNames[in.sfid]);
+  if (in.gen == Generation::kGen8 && in.sfid == 4) function = "sampler";
+  if (in.gen == Generation::kGen8 && in.sfid == 9) function = "hdc.ccdp";
+  if (ex_in_register) function = "sfid " + ex_reg + "[3:0]";
+  return "// wr:" + wr + "+" + ex + ", rd:" + rd + "; " + function;
+}
+
+std::string send_text(const DecodedInstruction& in) {
+  const bool split = in.op->sources == 2;
+  std::string s = send_operand_text(in.dst, split) + " " + send_operand_text(in.src[0], false);
+  if (split) s += " r" + std::to_string(in.src[1].reg);
+  // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
+  s += " " +
+       (in.ex_desc_subreg >= 0 ? "a0." + std::to_string(in.ex_desc_subreg) : hex(in.ex_desc | (in.eot ? 0x20 : 0)));
+  return s + " " + (in.desc_in_register ? "a0.0" : hex8(in.desc));
 }
 
 // jmpi, brd, brc, call, calla, ret: call/calla print the return-address register, then the target as a label (calla:
@@ -242,9 +285,7 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   } else if (in.op->op_class == OpClass::kWait) {
     s += "n0." + std::to_string(in.src[0].subreg / 4) + "<0;1,0>:ud";
   } else if (in.op->op_class == OpClass::kSend) {
-    // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
-    s += send_operand_text(in.dst) + " " + send_operand_text(in.src[0]) + " " + hex(in.ex_desc | (in.eot ? 0x20 : 0)) +
-         " " + hex8(in.desc);
+    s += send_text(in);
   } else if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);
     if (name != "endif" && name != "while" && name != "join") s += " " + label(pc, in.uip);
@@ -258,7 +299,8 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
     }
   }
   const std::string options = options_text(in);
-  return options.empty() ? s : s + " " + options;
+  if (!options.empty()) s += " " + options;
+  return in.op->op_class == OpClass::kSend ? s + " " + send_comment(in) : s;
 }
 
 }  // namespace
