@@ -161,6 +161,9 @@ void decode_header(const InstructionBits& b, DecodedInstruction& d) {
     d.pred_ctrl = 0;
     d.pred_inv = false;
   }
+  // Align16 predicate controls: 1 normal, 2-5 one channel (.x .y .z .w), 6 any4h, 7 all4h (brw_eu_defines.h
+  // BRW_PREDICATE_ALIGN16_*); 8-15 are reserved.
+  if (d.align16 && d.pred_ctrl > 7) invalid("reserved Align16 predicate control");
   if (!d.op->has(OpcodeInfo::kSaturation)) d.saturate = false;
 }
 
@@ -182,10 +185,19 @@ std::int8_t macro_register(unsigned value, bool odd) {
 void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
   // Gen8/9 three-source instructions are Align16 (brw_inst.h 3src_a16_* fields).
   if (!d.align16) invalid("three-source instruction in Align1 mode");
+  // IGA converts Align16 three-source instructions to Align1 syntax, which has no SIMD1 form of them; it rejects one.
+  if (d.exec_size == 1 && d.op->number != kMadm) unsupported("SIMD1 Align16 three-source instruction");
   const auto src_type = static_cast<unsigned>(b.field(45, 43));
   const auto dst_type = static_cast<unsigned>(b.field(48, 46));
   if (src_type >= kTernaryTypes.size() || dst_type >= kTernaryTypes.size()) invalid("reserved three-source type");
-  if (b.field(36, 35) != 0) unsupported("mixed-precision three-source source types");
+  // Gen9 mixed precision: bits 36 and 35 make src1 and src2 HF; with F or HF sources, a clear bit means the other of
+  // the two (IGA prints "mad r10:hf r11:hf r12:f r13:f" for HF sources with both clear); other types ignore them.
+  const bool float_sources = kTernaryTypes[src_type] == DataType::kF || kTernaryTypes[src_type] == DataType::kHf;
+  const auto mixed_type = [&](bool hf) {
+    if (!float_sources) return kTernaryTypes[src_type];
+    return hf ? DataType::kHf : DataType::kF;
+  };
+  const std::array<DataType, 3> source_types{kTernaryTypes[src_type], mixed_type(b.bit(36)), mixed_type(b.bit(35))};
   d.dst.file = RegFile::kGrf;
   d.dst.type = kTernaryTypes[dst_type];
   d.dst.reg = static_cast<std::uint8_t>(b.field(63, 56));
@@ -195,8 +207,13 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
   const bool macro = d.op->number == kMadm;
   if (macro) {
     d.dst.mme = macro_register(static_cast<unsigned>(b.field(52, 49)), d.dst.subreg != 0);
-  } else if (b.field(52, 49) != 0xF) {
-    unsupported("three-source destination write mask other than .xyzw");
+  } else if (const auto mask = static_cast<unsigned>(b.field(52, 49)); mask != 0xF) {
+    // IGA shows a SIMD4 instruction writing one channel as the SIMD1 instruction on that channel's element; other
+    // masks have no Align1 equivalent and IGA rejects them.
+    const bool one_channel = mask == 1 || mask == 2 || mask == 4 || mask == 8;
+    if (d.exec_size != 4 || !one_channel) unsupported("three-source destination write mask IGA cannot print");
+    d.exec_size = 1;
+    d.dst.subreg = static_cast<std::uint8_t>(d.dst.subreg + type_size(d.dst.type) * (mask == 8 ? 3 : mask / 2));
   }
   // src0 at bit 64, src1 at 85, src2 at 106: replicate, 8-bit swizzle, 3-bit subregister (dwords), 8-bit register.
   constexpr std::array<unsigned, 3> kBase{64, 85, 106};
@@ -204,13 +221,15 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
     Operand& o = d.src[i];
     const unsigned base = kBase[i];
     o.file = RegFile::kGrf;
-    o.type = kTernaryTypes[src_type];
+    o.type = source_types[i];
     o.replicate = b.bit(base);
     o.subreg = static_cast<std::uint8_t>(b.field(base + 11, base + 9) * 4);
     const auto swizzle = static_cast<unsigned>(b.field(base + 8, base + 1));
     if (macro) {
       o.mme = macro_register(swizzle, swizzle > 0xF || o.subreg != 0 || o.replicate);
-    } else if (swizzle != 0xE4) {
+    } else if (swizzle != 0xE4 && !o.replicate) {
+      // A replicated scalar ignores the swizzle (IGA prints <0;0>); any other swizzle than xyzw has no Align1 region
+      // and IGA rejects it ("unconvertible ternary align16 operand").
       unsupported("three-source swizzle other than .xyzw");
     }
     o.reg = static_cast<std::uint8_t>(b.field(base + 19, base + 12));
@@ -233,8 +252,8 @@ void decode_unary_send(const InstructionBits& b, DecodedInstruction& d) {
   d.src[0].reg = static_cast<std::uint8_t>(b.field(76, 69));
   if (b.field(90, 89) != 3) {
     // The descriptor in a register: IGA's form is the ARF a0.0 as src1.
-    const Operand src1 = align1_source(b, kSrc1, "src1");
-    if (src1.file != RegFile::kArf || src1.reg != kArfAddress || src1.subreg != 0 || src1.indirect) {
+    // ARF a0, subregister 0, direct: IGA reads no more of src1 (not its type or region).
+    if (b.field(90, 89) != 0 || b.field(108, 96) != kArfAddress << 5 || b.bit(111)) {
       unsupported("send descriptor in a register other than a0.0");
     }
     d.desc_in_register = true;

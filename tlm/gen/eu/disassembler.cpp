@@ -165,9 +165,9 @@ std::string source_text(const DecodedInstruction& in, const Operand& o, bool ter
   if (o.mme >= 0) return s + macro_text(o);
   s += o.indirect ? indirect_text(o) : register_text(o);
   if (ternary) {
-    // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;1>/<0>.
+    // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;0>/<0>.
     if (index < 2) {
-      s += o.replicate ? "<0;1>" : "<2;1>";
+      s += o.replicate ? "<0;0>" : "<2;1>";
     } else {
       s += o.replicate ? "<0>" : "<1>";
     }
@@ -265,10 +265,19 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   if (in.op->op_class == OpClass::kNop) return in.breakpoint ? "nop {Breakpoint}" : "nop";
   std::string s;
   const std::string flag = "f" + std::to_string(in.flag_reg) + "." + std::to_string(in.flag_subreg);
-  if (in.pred_ctrl != 0) {
+  // IGA shows Align16 predication in Align1 terms: normal, any4h, all4h; a single-channel (.x/.y/.z/.w) predicate
+  // has no Align1 form and IGA prints none.
+  std::string_view pred_suffix;
+  bool predicated = in.pred_ctrl != 0;
+  if (in.align16) {
+    predicated = in.pred_ctrl == 1 || in.pred_ctrl >= 6;
+    pred_suffix = in.pred_ctrl == 6 ? ".any4h" : in.pred_ctrl == 7 ? ".all4h" : "";
+  } else if (predicated) {
     if (in.pred_ctrl >= kPredSuffix.size()) throw Unsupported{"predicate control " + std::to_string(in.pred_ctrl)};
-    s = std::string("(") + (in.no_mask ? "W&" : "") + (in.pred_inv ? "~" : "") + flag +
-        std::string(kPredSuffix[in.pred_ctrl]) + ") ";
+    pred_suffix = kPredSuffix[in.pred_ctrl];
+  }
+  if (predicated) {
+    s = std::string("(") + (in.no_mask ? "W&" : "") + (in.pred_inv ? "~" : "") + flag + std::string(pred_suffix) + ") ";
   } else if (in.no_mask) {
     s = "(W) ";
   }
