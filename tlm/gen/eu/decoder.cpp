@@ -225,6 +225,8 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
     o.replicate = b.bit(base);
     o.subreg = static_cast<std::uint8_t>(b.field(base + 11, base + 9) * 4);
     const auto swizzle = static_cast<unsigned>(b.field(base + 8, base + 1));
+    // A DF source swizzled xyxy reads one 64-bit element in every channel: IGA's scalar <0;0> (how it encodes one).
+    if (swizzle == 0x44 && o.type == DataType::kDf) o.replicate = true;
     if (macro) {
       o.mme = macro_register(swizzle, swizzle > 0xF || o.subreg != 0 || o.replicate);
     } else if (swizzle != 0xE4 && !o.replicate) {
