@@ -19,7 +19,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "tests/support/run_gpuvp.h"
 #include "tlm/gen/eu/decoder.h"
+#include "tlm/gen/eu/device_binary.h"
 #include "tlm/gen/eu/disassembler.h"
 
 namespace eu = gpuvp::gen::eu;
@@ -475,4 +477,159 @@ TEST(EuDisasm, MesaGen8VectorsMatchIga) {
   report(total, words_seen);
   EXPECT_TRUE(total.failures.empty());
   EXPECT_GT(total.matched, words_seen / 2) << "too few Mesa vectors compared";
+}
+
+namespace {
+
+// Compiles one of the project's OpenCL kernels with ocloc for Skylake (Gen9) and returns the device binary's path.
+fs::path ocloc_compile(const fs::path& source) {
+  const fs::path dir = temp_path(source.stem().string() + "_ocloc");
+  fs::create_directories(dir);
+  const std::string command = std::string(GPUVP_OCLOC) + " compile -q -file " + source.string() +
+                              " -device skl -out_dir " + dir.string() + " > " + (dir / "log.txt").string() + " 2>&1";
+  EXPECT_EQ(run(command), 0) << command << "\n" << read_file(dir / "log.txt");
+  return dir / (source.stem().string() + "_Gen9core.bin");
+}
+
+std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+  const std::string text = read_file(path);
+  return {text.begin(), text.end()};
+}
+
+// iga64's text of every instruction (native or compacted) of a kernel heap, by byte offset (-Xprint-pc).
+std::map<std::uint32_t, std::string> iga_listing(const std::vector<std::uint8_t>& heap) {
+  const fs::path bin = temp_path("heap.bin");
+  const fs::path out = temp_path("heap.txt");
+  {
+    std::ofstream f(bin, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(heap.data()), static_cast<std::streamsize>(heap.size()));
+  }
+  EXPECT_EQ(run(std::string(GPUVP_IGA64) + " -d -p=9 -Xprint-pc " + bin.string() + " -o " + out.string()), 0);
+  std::map<std::uint32_t, std::string> listing;
+  std::istringstream lines(read_file(out));
+  std::string line;
+  const std::regex pc_line(R"(^/\* \[([0-9A-Fa-f]+)\]\s*\*/(.*)$)");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, pc_line)) {
+      listing[static_cast<std::uint32_t>(std::stoul(m[1].str(), nullptr, 16))] = without_message_description(m[2]);
+    }
+  }
+  fs::remove(bin);
+  fs::remove(out);
+  return listing;
+}
+
+bool compacted_at(const std::vector<std::uint8_t>& heap, std::size_t offset) {
+  return (heap[offset + 3] & 0x20) != 0;  // CmptCtrl, bit 29
+}
+
+}  // namespace
+
+// The project's OpenCL kernel corpus (tests/eu/*.cl), compiled by ocloc for Gen9 at test time: every native
+// instruction of every kernel disassembles to iga64's text for the same heap bytes. Compacted instructions (8 bytes,
+// most of a real kernel's moves and adds) are counted and skipped until the decoder expands them.
+TEST(EuDisasm, OpenClKernelCorpusMatchesIga) {
+  std::size_t kernels = 0, compared = 0, compacted = 0;
+  std::vector<std::string> failures;
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUVP_SOURCE_DIR) / "tests/eu")) {
+    if (entry.path().extension() != ".cl") continue;
+    const eu::DeviceProgram program = eu::parse_device_binary(read_bytes(ocloc_compile(entry.path())));
+    EXPECT_EQ(program.device_family, eu::device_family(Generation::kGen9));
+    for (const eu::DeviceKernel& kernel : program.kernels) {
+      ++kernels;
+      const auto iga = iga_listing(kernel.heap);
+      for (std::size_t offset = 0; offset + 8 <= kernel.heap.size();) {
+        const std::string where = entry.path().filename().string() + " " + kernel.name + " @" + std::to_string(offset);
+        const auto it = iga.find(static_cast<std::uint32_t>(offset));
+        if (it == iga.end()) failures.push_back(where + ": no iga64 instruction at this offset");
+        if (compacted_at(kernel.heap, offset)) {
+          ++compacted;
+          offset += 8;
+          continue;
+        }
+        const eu::Disassembly ours =
+            eu::disassemble(kernel.heap.data() + offset, Generation::kGen9, static_cast<std::uint32_t>(offset));
+        const std::string text = ours.ok() ? collapse_spaces(ours.text) : "error: " + ours.error;
+        if (it != iga.end() && text != it->second)
+          failures.push_back(where + ": iga64 " + it->second + ", ours " + text);
+        ++compared;
+        offset += 16;
+      }
+    }
+  }
+  std::printf("%zu kernels: %zu native instructions compared, %zu compacted skipped, %zu differ\n", kernels, compared,
+              compacted, failures.size());
+  for (std::size_t i = 0; i < failures.size() && i < 40; ++i) std::printf("  %s\n", failures[i].c_str());
+  EXPECT_TRUE(failures.empty());
+  EXPECT_GE(kernels, 15U) << "the corpus files were compiled";
+  EXPECT_GE(compared, 500U);
+}
+
+// `gpuvp disasm` on an ocloc binary of a project kernel: a header line per kernel, then one line per instruction:
+// iga64's text for a native one, a decode-error line with the offset for a compacted one (not decoded yet).
+TEST(EuDisasm, CommandListsAnOclocBinary) {
+  const fs::path bin = ocloc_compile(fs::path(GPUVP_SOURCE_DIR) / "tests/eu/arith.cl");
+  const auto result = gpuvp::test::run_gpuvp_split("disasm " + bin.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  std::vector<std::string> expected;
+  for (const eu::DeviceKernel& kernel : eu::parse_device_binary(read_bytes(bin)).kernels) {
+    expected.push_back("// kernel " + kernel.name + ": " + std::to_string(kernel.heap.size()) + " bytes");
+    const auto iga = iga_listing(kernel.heap);
+    for (std::size_t offset = 0; offset < kernel.heap.size(); offset += compacted_at(kernel.heap, offset) ? 8 : 16) {
+      if (compacted_at(kernel.heap, offset)) {
+        std::array<char, 96> line{};
+        std::snprintf(line.data(), line.size(),
+                      "// 0x%08zX: decode error: unsupported: compacted instruction not decoded yet", offset);
+        expected.emplace_back(line.data());
+      } else {
+        expected.push_back(iga.at(static_cast<std::uint32_t>(offset)));
+      }
+    }
+  }
+  std::vector<std::string> printed;
+  std::istringstream lines(result.out);
+  std::string line;
+  while (std::getline(lines, line)) printed.push_back(collapse_spaces(line));
+  EXPECT_EQ(printed, expected);
+  EXPECT_EQ(printed.front(), "// kernel saxpy: 272 bytes");
+}
+
+TEST(EuDisasm, CommandRejectsBadInput) {
+  const fs::path bin = ocloc_compile(fs::path(GPUVP_SOURCE_DIR) / "tests/eu/arith.cl");
+  auto result = gpuvp::test::run_gpuvp_split("disasm /nonexistent/k.bin");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "gpuvp: error: /nonexistent/k.bin: cannot open\n");
+  // A Gen9 binary disassembled as Gen8.
+  result = gpuvp::test::run_gpuvp_split("disasm --gen 8 " + bin.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("device binary for GPU family 12, not Gen8"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1);
+  // The binary cut short, and raw bytes ending inside an instruction.
+  const std::string bytes = read_file(bin);
+  const fs::path cut = temp_path("cut.bin");
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  result = gpuvp::test::run_gpuvp_split("disasm " + cut.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find(": truncated "), std::string::npos) << result.err;
+  const fs::path raw = temp_path("raw.bin");
+  std::ofstream(raw, std::ios::binary) << std::string(
+                                              "\x01\x00\x60\x00\xe8\x3a\x40\x20\x60\x00\x8d\x00\x00\x00\x00\x00", 16)
+                                       << std::string(12, '\0');
+  result = gpuvp::test::run_gpuvp_split("disasm " + raw.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "mov (8|M0) r2.0<1>:f r3.0<8;8,1>:f\n");
+  EXPECT_EQ(result.err,
+            "gpuvp: error: " + raw.string() + ": truncated instruction at offset 0x00000010 (12 of 16 bytes)\n");
+  result = gpuvp::test::run_gpuvp_split("disasm --gen 7 " + raw.string());
+  EXPECT_EQ(result.exit_code, 2);
+  // An unknown opcode: a decode-error line with the offset, and the listing goes on.
+  std::ofstream(raw, std::ios::binary) << std::string(
+                                              "\x7f\x00\x60\x00\xe8\x3a\x40\x20\x60\x00\x8d\x00\x00\x00\x00\x00", 16)
+                                       << std::string(
+                                              "\x01\x00\x60\x00\xe8\x3a\x40\x20\x60\x00\x8d\x00\x00\x00\x00\x00", 16);
+  result = gpuvp::test::run_gpuvp_split("disasm " + raw.string());
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "// 0x00000000: decode error: unknown opcode 127\nmov (8|M0) r2.0<1>:f r3.0<8;8,1>:f\n");
 }

@@ -412,6 +412,7 @@ void decode_flow_form(const InstructionBits& b, DecodedInstruction& d) {
 }
 
 void decode_flow(const InstructionBits& b, DecodedInstruction& d) {
+  if (d.op->op_class == OpClass::kFlow) d.acc_wr_en = false;  // IGA ignores bit 28 on jmpi ... ret (not on wait)
   try {
     decode_flow_form(b, d);
   } catch (const Fail& f) {
@@ -444,10 +445,15 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     case OpClass::kAlu:
     case OpClass::kMath:
       break;
-    case OpClass::kBranch:
+    case OpClass::kBranch: {
+      // Bit 28 is BranchCtrl on if, else and goto (Mesa brw_inst.h branch_control); IGA ignores it elsewhere.
+      const std::string_view name = d.op->name;
+      d.branch_ctrl = d.acc_wr_en && (name == "if" || name == "else" || name == "goto");
+      d.acc_wr_en = false;
       d.jip = static_cast<std::int32_t>(b.dword(3));
       d.uip = static_cast<std::int32_t>(b.dword(2));
       return d;
+    }
     case OpClass::kNop:
     case OpClass::kSend:
       decode_send(b, d);

@@ -61,6 +61,7 @@ struct DecodedInstruction {
   std::uint8_t flag_subreg = 0;
   bool saturate = false;
   bool acc_wr_en = false;
+  bool branch_ctrl = false;     // bit 28 of if, else and goto (IGA's ".b" suffix); AccWrEn elsewhere
   bool no_src_dep_set = false;  // bit 28 of a send (AccWrEn elsewhere)
   bool no_dd_clr = false;
   bool no_dd_chk = false;

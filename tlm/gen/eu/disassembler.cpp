@@ -120,15 +120,45 @@ std::string register_text(const Operand& o) {
       break;
     case 0x2:
       if (n <= 1) return "acc" + std::to_string(n) + sub;
+      if (n <= 9) return "mme" + std::to_string(n - 2) + sub;  // acc2-acc9: the math macro accumulators
       break;
     case 0x3:
       if (n <= 1) return "f" + std::to_string(n) + sub;
+      break;
+    // IGA names the ARF numbers of brw_eu_defines.h (BRW_ARF_*); the control and instruction pointers take no
+    // subregister.
+    case 0x4:
+      if (n == 0 && o.subreg == 0) return "ce";
+      break;
+    case 0x5:
+      if (n == 0) return "msg0" + sub;
+      break;
+    case 0x6:
+      if (n == 0) return "sp" + sub;
       break;
     case 0x7:
       if (n == 0) return "sr0" + sub;
       break;
     case 0x8:
       if (n == 0) return "cr0" + sub;
+      break;
+    case 0x9:
+      if (n == 0) return "n0" + sub;
+      break;
+    case 0xA:
+      if (n == 0 && o.subreg == 0) return "ip";
+      break;
+    case 0xB:
+      if (n == 0) return "tdr0" + sub;
+      break;
+    case 0xC:
+      if (n == 0) return "tm0" + sub;
+      break;
+    case 0xD:
+      if (n == 0) return "fc0" + sub;
+      break;
+    case 0xF:
+      if (n == 0) return "dbg0" + sub;
       break;
     default:
       break;
@@ -282,6 +312,7 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
     s = "(W) ";
   }
   s += in.op->name;
+  if (in.branch_ctrl) s += ".b";
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
   // IGA leaves out the (always scalar) execution size of jmpi and wait.
   const std::string_view name = in.op->name;
