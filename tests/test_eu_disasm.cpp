@@ -250,6 +250,23 @@ TEST(EuDecode, SplitSendAndRegisterDescriptors) {
   EXPECT_EQ(eu::disassemble(d, 0).text, "send (8|M0) r10 r2 0xA a0.0 // wr:a0.0[28:25]+0, rd:a0.0[24:20]; hdc.dc0");
 }
 
+TEST(EuDecode, Align16TwoSourceAsIgaConvertsIt) {
+  // Align16 "add (8) r2.xyzw:f r3.xyzw:f r4.xyzw:f" (write mask 51:48, vertical stride 4, swizzles in 65:64/67:66/
+  // 81:80/83:82): iga64 prints the Align1 equivalent.
+  Word w = word_from_hex("40 01 60 00 e8 3a 4f 20 64 00 6e 3a 84 00 6e 00");
+  auto d = decode_ok(w);
+  EXPECT_TRUE(d.align16);
+  EXPECT_EQ(d.src[1].reg, 4);
+  EXPECT_EQ(eu::disassemble(d, 0).text, "add (8|M0) r2.0<1>:f r3.0<1;1,0>:f r4.0<1;1,0>:f");
+  // Subregister bit 68 counts 16-byte halves: r3.4 in floats.
+  w[8] |= 0x10;
+  EXPECT_EQ(eu::disassemble(w.data(), Generation::kGen9, 0).text, "add (8|M0) r2.0<1>:f r3.4<1;1,0>:f r4.0<1;1,0>:f");
+  // Swizzle wzyx moves every channel: no Align1 region, iga64 rejects it.
+  w[8] = 0x7B;   // src0 x=3, y=2 (with the subregister bit set)
+  w[10] = 0x61;  // z=1, w=0, vertical stride 4
+  EXPECT_FALSE(eu::disassemble(w.data(), Generation::kGen9, 0).ok());
+}
+
 TEST(EuDecode, ErrorsNotUndefinedBehaviour) {
   Word w = word_from_hex("01 00 60 00 e8 3a 40 20 60 00 8d 00 00 00 00 00");
   w[3] |= 0x20;  // CmptCtrl
@@ -347,6 +364,17 @@ std::vector<Word> random_words(std::size_t count, Generation gen, std::uint32_t 
         set(84, 84, 0);
         set(105, 105, 0);
         set(127, 126, 0);
+      }
+      if (op->op_class == eu::OpClass::kAlu && rng() % 8 == 0) {
+        // Align16 one- and two-source forms: write mask xyzw, vertical stride 4, swizzles mostly xyzw.
+        set(8, 8, 1);
+        set(51, 48, rng() % 4 == 0 ? rng() % 16 : 0xF);
+        for (unsigned base : {64U, 96U}) {
+          set(base + 24, base + 21, 3);
+          const std::uint64_t swizzle = rng() % 4 == 0 ? rng() % 256 : 0xE4;
+          set(base + 3, base, swizzle & 0xF);
+          set(base + 19, base + 16, swizzle >> 4);
+        }
       }
       // A split send keeps src1's file in bit 36 (GRF), its descriptors in registers when bits 61 and 77 are set.
       if (op->op_class == eu::OpClass::kSend && op->sources == 2) set(36, 36, 1);

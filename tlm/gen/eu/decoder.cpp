@@ -19,7 +19,7 @@ constexpr std::array<std::uint8_t, 8> kWidths{1, 2, 4, 8, 16, 0, 0, 0};
 constexpr std::array<std::uint8_t, 4> kHstrides{0, 1, 2, 4};
 constexpr unsigned kVxH = 0xF;
 // ARF numbers (Mesa brw_eu_defines.h BRW_ARF_*).
-constexpr unsigned kArfNull = 0x00, kArfAddress = 0x10, kArfNotification = 0x90, kArfIp = 0xA0;
+constexpr unsigned kArfNull = 0x00, kArfAddress = 0x10, kArfMme0 = 0x22, kArfNotification = 0x90, kArfIp = 0xA0;
 
 struct Fail {
   DecodeError error;
@@ -85,11 +85,15 @@ Operand align1_source(const InstructionBits& b, const SrcLayout& l, const char* 
   o.indirect = b.bit(base + 15);
   const auto file = static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1));
   o.file = reg_file(file, what);
-  // IGA accepts some indirect sources with the ARF file and rejects others (depending on the bits the direct form
-  // would read as an ARF number); not modelled yet.
-  if (o.indirect && o.file == RegFile::kArf) unsupported(std::string("indirect ARF ") + what);
+  // An indirect src0 reads the GRF whatever its file field says (IGA prints r[a0.n,imm] for the ARF file too);
+  // GED rejects the ARF file on an indirect src1.
+  if (o.indirect && o.file == RegFile::kArf) {
+    if (base != kSrc0.base) invalid(std::string("indirect ") + what + " in the ARF");
+    o.file = RegFile::kGrf;
+  }
   o.type = data_type(o.file, static_cast<unsigned>(b.field(l.type_hi, l.type_hi - 3)), what);
   if (o.file == RegFile::kImm) {
+    o.indirect = false;  // the bit belongs to the immediate
     o.imm = is_64bit(o.type) ? b.qword(1) : b.dword(3);
     return o;
   }
@@ -124,6 +128,48 @@ Operand align1_destination(const InstructionBits& b) {
     o.reg = static_cast<std::uint8_t>(b.field(60, 53));
   }
   o.region.hstride = kHstrides[b.field(62, 61)];
+  return o;
+}
+
+// Align16 one- and two-source operands (Mesa brw_inst.h da16 fields) as IGA shows them, converted to Align1: a
+// destination must write all four channels (.xyzw) and prints <1>; a source must have a vertical stride of 4 and a
+// swizzle that keeps at least one channel in place (IGA's "packed" swizzles such as wzyx have no Align1 form) and
+// prints <1;1,0>. Subregisters count 16-byte halves. Indirect Align16 operands are not modelled.
+Operand align16_destination(const InstructionBits& b) {
+  if (b.bit(63)) unsupported("indirect Align16 destination");
+  Operand o;
+  o.file = reg_file(static_cast<unsigned>(b.field(36, 35)), "dst");
+  if (o.file == RegFile::kImm) invalid("immediate destination");
+  o.type = data_type(RegFile::kGrf, static_cast<unsigned>(b.field(40, 37)), "dst");
+  o.reg = static_cast<std::uint8_t>(b.field(60, 53));
+  o.subreg = static_cast<std::uint8_t>(b.field(52, 52) * 16);
+  // acc2-acc9 (mme) take their number from the write mask in a context save; not modelled.
+  if (o.file == RegFile::kArf && o.reg == kArfMme0) unsupported("Align16 math macro register destination");
+  if (b.field(51, 48) != 0xF) unsupported("Align16 destination write mask other than .xyzw");
+  o.region.hstride = 1;
+  return o;
+}
+
+Operand align16_source(const InstructionBits& b, const SrcLayout& l, const char* what) {
+  Operand o;
+  const unsigned base = l.base;
+  o.file = reg_file(static_cast<unsigned>(b.field(l.file_hi, l.file_hi - 1)), what);
+  o.type = data_type(o.file, static_cast<unsigned>(b.field(l.type_hi, l.type_hi - 3)), what);
+  if (o.file == RegFile::kImm) {
+    o.imm = is_64bit(o.type) ? b.qword(1) : b.dword(3);
+    return o;
+  }
+  if (b.bit(base + 15)) unsupported(std::string("indirect Align16 ") + what);
+  o.abs = b.bit(base + 13);
+  o.negate = b.bit(base + 14);
+  o.reg = static_cast<std::uint8_t>(b.field(base + 12, base + 5));
+  o.subreg = static_cast<std::uint8_t>(b.field(base + 4, base + 4) * 16);
+  if (o.file == RegFile::kArf && o.reg == kArfMme0) unsupported(std::string("Align16 math macro register ") + what);
+  if (b.field(base + 24, base + 21) != 3) unsupported(std::string("Align16 ") + what + " vertical stride other than 4");
+  const bool packed = b.field(base + 1, base) != 0 && b.field(base + 3, base + 2) != 1 &&
+                      b.field(base + 17, base + 16) != 2 && b.field(base + 19, base + 18) != 3;
+  if (packed) unsupported(std::string("Align16 ") + what + " swizzle without an Align1 region");
+  o.region = Region{1, 1, 0, false};
   return o;
 }
 
@@ -468,14 +514,13 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
     drop_source_modifiers(d);
     return d;
   }
-  if (d.align16) unsupported("Align16 two-source instructions");
   d.sources = d.op->op_class == OpClass::kMath ? math_sources(d.math_fn) : d.op->sources;
   if (d.op->op_class == OpClass::kMath && math_function_name(d.math_fn).empty()) invalid("reserved math function");
-  d.dst = align1_destination(b);
-  d.src[0] = align1_source(b, kSrc0, "src0");
+  d.dst = d.align16 ? align16_destination(b) : align1_destination(b);
+  d.src[0] = d.align16 ? align16_source(b, kSrc0, "src0") : align1_source(b, kSrc0, "src0");
   if (d.sources == 2) {
     if (d.src[0].file == RegFile::kImm) unsupported("immediate src0 of a two-source instruction");
-    d.src[1] = align1_source(b, kSrc1, "src1");
+    d.src[1] = d.align16 ? align16_source(b, kSrc1, "src1") : align1_source(b, kSrc1, "src1");
     // iga64 rejects an ARF src1 in every form tried (even acc0 and null, which its assembler will not encode
     // either); which, if any, the hardware takes is not established.
     if (d.src[1].file == RegFile::kArf) unsupported("ARF src1");
