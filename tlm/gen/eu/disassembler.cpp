@@ -104,64 +104,32 @@ std::string region_text(const Region& r) {
   return "<" + std::to_string(r.vstride) + ";" + std::to_string(r.width) + "," + std::to_string(r.hstride) + ">";
 }
 
+// IGA's names of the ARF registers (Mesa brw_eu_defines.h BRW_ARF_* numbers); ce and ip take no subregister.
+struct ArfName {
+  std::uint8_t number;
+  std::string_view name;
+  bool subregister;
+};
+constexpr std::array<ArfName, 25> kArfNames{{
+    {0x00, "null", true}, {0x10, "a0", true},   {0x20, "acc0", true}, {0x21, "acc1", true}, {0x22, "mme0", true},
+    {0x23, "mme1", true}, {0x24, "mme2", true}, {0x25, "mme3", true}, {0x26, "mme4", true}, {0x27, "mme5", true},
+    {0x28, "mme6", true}, {0x29, "mme7", true}, {0x30, "f0", true},   {0x31, "f1", true},   {0x40, "ce", false},
+    {0x50, "msg0", true}, {0x60, "sp", true},   {0x70, "sr0", true},  {0x80, "cr0", true},  {0x90, "n0", true},
+    {0xA0, "ip", false},  {0xB0, "tdr0", true}, {0xC0, "tm0", true},  {0xD0, "fc0", true},  {0xF0, "dbg0", true},
+}};
+
 // The register name and subregister of a direct operand ("r12.3", "acc0.0", "f1.1", "null").
 std::string register_text(const Operand& o) {
   // IGA prints the byte offset in elements of the type, rounded down, and any register number (the 8-bit field
   // reaches r255 where Gen9 has 128 GRFs).
-  const std::string sub = "." + std::to_string(o.subreg / type_size(o.type));
+  const unsigned element = o.subreg / type_size(o.type);
+  const std::string sub = "." + std::to_string(element);
   if (o.file == RegFile::kGrf) return "r" + std::to_string(o.reg) + sub;
-  const unsigned n = o.reg & 0xF;
-  switch (o.reg >> 4) {
-    case 0x0:
-      if (n == 0) return o.subreg / type_size(o.type) == 0 ? "null" : "null" + sub;  // IGA omits ".0" on null
-      break;
-    case 0x1:
-      if (n == 0) return "a0" + sub;
-      break;
-    case 0x2:
-      if (n <= 1) return "acc" + std::to_string(n) + sub;
-      if (n <= 9) return "mme" + std::to_string(n - 2) + sub;  // acc2-acc9: the math macro accumulators
-      break;
-    case 0x3:
-      if (n <= 1) return "f" + std::to_string(n) + sub;
-      break;
-    // IGA names the ARF numbers of brw_eu_defines.h (BRW_ARF_*); the control and instruction pointers take no
-    // subregister.
-    case 0x4:
-      if (n == 0 && o.subreg == 0) return "ce";
-      break;
-    case 0x5:
-      if (n == 0) return "msg0" + sub;
-      break;
-    case 0x6:
-      if (n == 0) return "sp" + sub;
-      break;
-    case 0x7:
-      if (n == 0) return "sr0" + sub;
-      break;
-    case 0x8:
-      if (n == 0) return "cr0" + sub;
-      break;
-    case 0x9:
-      if (n == 0) return "n0" + sub;
-      break;
-    case 0xA:
-      if (n == 0 && o.subreg == 0) return "ip";
-      break;
-    case 0xB:
-      if (n == 0) return "tdr0" + sub;
-      break;
-    case 0xC:
-      if (n == 0) return "tm0" + sub;
-      break;
-    case 0xD:
-      if (n == 0) return "fc0" + sub;
-      break;
-    case 0xF:
-      if (n == 0) return "dbg0" + sub;
-      break;
-    default:
-      break;
+  for (const ArfName& arf : kArfNames) {
+    if (arf.number != o.reg) continue;
+    if (!arf.subregister && o.subreg != 0) break;
+    if (!arf.subregister || (o.reg == 0 && element == 0)) return std::string(arf.name);  // IGA omits ".0" on null
+    return std::string(arf.name) + sub;
   }
   throw Unsupported{"architecture register " + hex(o.reg)};
 }
