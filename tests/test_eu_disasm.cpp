@@ -365,7 +365,7 @@ std::vector<Word> random_words(std::size_t count, Generation gen, std::uint32_t 
         set(105, 105, 0);
         set(127, 126, 0);
       }
-      if (op->op_class == eu::OpClass::kAlu && rng() % 8 == 0) {
+      if ((op->op_class == eu::OpClass::kAlu || op->op_class == eu::OpClass::kMath) && rng() % 8 == 0) {
         // Align16 one- and two-source forms: write mask xyzw, vertical stride 4, swizzles mostly xyzw.
         set(8, 8, 1);
         set(51, 48, rng() % 4 == 0 ? rng() % 16 : 0xF);
