@@ -509,14 +509,17 @@ TEST(EuDisasm, MesaGen8VectorsMatchIga) {
 
 namespace {
 
-// Compiles one of the project's OpenCL kernels with ocloc for Skylake (Gen9) and returns the device binary's path.
-fs::path ocloc_compile(const fs::path& source) {
+// Compiles one of the project's OpenCL kernels with ocloc for Skylake (Gen9) or Broadwell (Gen8) and returns the
+// device binary's path.
+fs::path ocloc_compile(const fs::path& source, Generation gen = Generation::kGen9) {
+  const bool gen9 = gen == Generation::kGen9;
   const fs::path dir = temp_path(source.stem().string() + "_ocloc");
   fs::create_directories(dir);
-  const std::string command = std::string(GPUVP_OCLOC) + " compile -q -file " + source.string() +
-                              " -device skl -out_dir " + dir.string() + " > " + (dir / "log.txt").string() + " 2>&1";
+  const std::string command = std::string(GPUVP_OCLOC) + " compile -q -file " + source.string() + " -device " +
+                              (gen9 ? "skl" : "bdw") + " -out_dir " + dir.string() + " > " +
+                              (dir / "log.txt").string() + " 2>&1";
   EXPECT_EQ(run(command), 0) << command << "\n" << read_file(dir / "log.txt");
-  return dir / (source.stem().string() + "_Gen9core.bin");
+  return dir / (source.stem().string() + (gen9 ? "_Gen9core.bin" : "_Gen8core.bin"));
 }
 
 std::vector<std::uint8_t> read_bytes(const fs::path& path) {
@@ -525,14 +528,17 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path) {
 }
 
 // iga64's text of every instruction (native or compacted) of a kernel heap, by byte offset (-Xprint-pc).
-std::map<std::uint32_t, std::string> iga_listing(const std::vector<std::uint8_t>& heap) {
+std::map<std::uint32_t, std::string> iga_listing(const std::vector<std::uint8_t>& heap,
+                                                 Generation gen = Generation::kGen9) {
   const fs::path bin = temp_path("heap.bin");
   const fs::path out = temp_path("heap.txt");
   {
     std::ofstream f(bin, std::ios::binary);
     f.write(reinterpret_cast<const char*>(heap.data()), static_cast<std::streamsize>(heap.size()));
   }
-  EXPECT_EQ(run(std::string(GPUVP_IGA64) + " -d -p=9 -Xprint-pc " + bin.string() + " -o " + out.string()), 0);
+  EXPECT_EQ(run(std::string(GPUVP_IGA64) + " -d -p=" + (gen == Generation::kGen9 ? "9" : "8") + " -Xprint-pc " +
+                bin.string() + " -o " + out.string()),
+            0);
   std::map<std::uint32_t, std::string> listing;
   std::istringstream lines(read_file(out));
   std::string line;
@@ -554,19 +560,21 @@ bool compacted_at(const std::vector<std::uint8_t>& heap, std::size_t offset) {
 
 }  // namespace
 
-// The project's OpenCL kernel corpus (tests/eu/*.cl), compiled by ocloc for Gen9 at test time: every native
-// instruction of every kernel disassembles to iga64's text for the same heap bytes. Compacted instructions (8 bytes,
-// most of a real kernel's moves and adds) are counted and skipped until the decoder expands them.
-TEST(EuDisasm, OpenClKernelCorpusMatchesIga) {
+namespace {
+
+// The project's OpenCL kernel corpus (tests/eu/*.cl), compiled by ocloc at test time: every native instruction of
+// every kernel disassembles to iga64's text for the same heap bytes. Compacted instructions (8 bytes, most of a real
+// kernel's moves and adds) are counted and skipped until the decoder expands them.
+void compare_kernel_corpus(Generation gen) {
   std::size_t kernels = 0, compared = 0, compacted = 0;
   std::vector<std::string> failures;
   for (const auto& entry : fs::directory_iterator(fs::path(GPUVP_SOURCE_DIR) / "tests/eu")) {
     if (entry.path().extension() != ".cl") continue;
-    const eu::DeviceProgram program = eu::parse_device_binary(read_bytes(ocloc_compile(entry.path())));
-    EXPECT_EQ(program.device_family, eu::device_family(Generation::kGen9));
+    const eu::DeviceProgram program = eu::parse_device_binary(read_bytes(ocloc_compile(entry.path(), gen)));
+    EXPECT_EQ(program.device_family, eu::device_family(gen));
     for (const eu::DeviceKernel& kernel : program.kernels) {
       ++kernels;
-      const auto iga = iga_listing(kernel.heap);
+      const auto iga = iga_listing(kernel.heap, gen);
       for (std::size_t offset = 0; offset + 8 <= kernel.heap.size();) {
         const std::string where = entry.path().filename().string() + " " + kernel.name + " @" + std::to_string(offset);
         const auto it = iga.find(static_cast<std::uint32_t>(offset));
@@ -577,7 +585,7 @@ TEST(EuDisasm, OpenClKernelCorpusMatchesIga) {
           continue;
         }
         const eu::Disassembly ours =
-            eu::disassemble(kernel.heap.data() + offset, Generation::kGen9, static_cast<std::uint32_t>(offset));
+            eu::disassemble(kernel.heap.data() + offset, gen, static_cast<std::uint32_t>(offset));
         const std::string text = ours.ok() ? collapse_spaces(ours.text) : "error: " + ours.error;
         if (it != iga.end() && text != it->second)
           failures.push_back(where + ": iga64 " + it->second + ", ours " + text);
@@ -593,6 +601,13 @@ TEST(EuDisasm, OpenClKernelCorpusMatchesIga) {
   EXPECT_GE(kernels, 15U) << "the corpus files were compiled";
   EXPECT_GE(compared, 500U);
 }
+
+}  // namespace
+
+TEST(EuDisasm, OpenClKernelCorpusMatchesIga) { compare_kernel_corpus(Generation::kGen9); }
+
+// The same kernels built for Broadwell, disassembled as Gen8 by both.
+TEST(EuDisasm, OpenClKernelCorpusMatchesIgaGen8) { compare_kernel_corpus(Generation::kGen8); }
 
 // `gpuvp disasm` on an ocloc binary of a project kernel: a header line per kernel, then one line per instruction:
 // iga64's text for a native one, a decode-error line with the offset for a compacted one (not decoded yet).
