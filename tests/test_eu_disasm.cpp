@@ -199,6 +199,12 @@ TEST(EuDecode, IndirectAndTernary) {
   EXPECT_EQ(d.src[1].reg, 12);
   EXPECT_EQ(d.src[2].reg, 13);
   EXPECT_TRUE(d.src[2].abs);
+  // The same at SIMD4 writing only channel y (write mask 52:49 = 2): decoded as is, printed as iga64 converts it.
+  d = decode_ok(word_from_hex("5c 01 40 00 40 02 04 0a c8 b1 00 39 18 20 47 03"));
+  EXPECT_EQ(d.exec_size, 4);
+  EXPECT_EQ(d.write_mask, 2);
+  EXPECT_EQ(d.dst.subreg, 0);
+  EXPECT_EQ(eu::disassemble(d, 0).text, "lrp (1|M0) r10.1<1>:f -r11.0<2;1>:f r12.0<2;1>:f (abs)r13.0<1>:f");
 }
 
 TEST(EuDecode, BranchOffsets) {

@@ -258,9 +258,9 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
     // masks have no Align1 equivalent and IGA rejects them.
     const bool one_channel = mask == 1 || mask == 2 || mask == 4 || mask == 8;
     if (d.exec_size != 4 || !one_channel) unsupported("three-source destination write mask IGA cannot print");
-    d.exec_size = 1;
-    d.dst.subreg = static_cast<std::uint8_t>(d.dst.subreg + type_size(d.dst.type) * (mask == 8 ? 3 : mask / 2));
+    d.write_mask = static_cast<std::uint8_t>(mask);
   }
+
   // src0 at bit 64, src1 at 85, src2 at 106: replicate, 8-bit swizzle, 3-bit subregister (dwords), 8-bit register.
   constexpr std::array<unsigned, 3> kBase{64, 85, 106};
   for (unsigned i = 0; i < 3; ++i) {

@@ -51,6 +51,7 @@ struct DecodedInstruction {
   Generation gen = Generation::kGen9;
   bool align16 = false;
   std::uint8_t exec_size = 1;       // channels: 1, 2, 4, 8, 16, 32
+  std::uint8_t write_mask = 0xF;    // Align16 three-source destination channels (x = bit 0); 0xF otherwise
   std::uint8_t channel_offset = 0;  // from quarter and nibble control: M0, M4, ... M28
   bool no_mask = false;             // WE_all, IGA "(W)"
   std::uint8_t pred_ctrl = 0;       // 0 none, 1 normal, 2.. any/all forms

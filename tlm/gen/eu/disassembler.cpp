@@ -338,6 +338,14 @@ std::string format_immediate(std::uint64_t bits, DataType type) {
 
 Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc) {
   try {
+    if (inst.write_mask != 0xF) {
+      // IGA's Align1 view of a SIMD4 Align16 instruction writing one channel: SIMD1 on that channel's element.
+      DecodedInstruction view = inst;
+      const unsigned channel = inst.write_mask == 8 ? 3 : inst.write_mask / 2;
+      view.exec_size = 1;
+      view.dst.subreg = static_cast<std::uint8_t>(inst.dst.subreg + type_size(inst.dst.type) * channel);
+      return Disassembly{text_of(view, pc), "", false};
+    }
     return Disassembly{text_of(inst, pc), "", false};
   } catch (const Unsupported& u) {
     return Disassembly{"", "unsupported: " + u.reason, true};
