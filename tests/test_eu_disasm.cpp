@@ -264,6 +264,7 @@ TEST(EuDecode, Align16TwoSourceAsIgaConvertsIt) {
   EXPECT_TRUE(d.align16);
   EXPECT_EQ(d.src[1].reg, 4);
   EXPECT_EQ(eu::disassemble(d, 0).text, "add (8|M0) r2.0<1>:f r3.0<1;1,0>:f r4.0<1;1,0>:f");
+  EXPECT_EQ(d.src[0].swizzle, 0xE4);
   // Subregister bit 68 counts 16-byte halves: r3.4 in floats.
   w[8] |= 0x10;
   EXPECT_EQ(eu::disassemble(w.data(), Generation::kGen9, 0).text, "add (8|M0) r2.0<1>:f r3.4<1;1,0>:f r4.0<1;1,0>:f");
@@ -271,6 +272,12 @@ TEST(EuDecode, Align16TwoSourceAsIgaConvertsIt) {
   w[8] = 0x7B;   // src0 x=3, y=2 (with the subregister bit set)
   w[10] = 0x61;  // z=1, w=0, vertical stride 4
   EXPECT_FALSE(eu::disassemble(w.data(), Generation::kGen9, 0).ok());
+  // xxxx keeps channel x in place: decoded with its swizzle, printed as iga64 does (<1;1,0>).
+  w[8] = 0x70;   // x=0, y=0, subregister bit set
+  w[10] = 0x60;  // z=0, w=0
+  d = decode_ok(w);
+  EXPECT_EQ(d.src[0].swizzle, 0x00);
+  EXPECT_EQ(eu::disassemble(d, 0).text, "add (8|M0) r2.0<1>:f r3.4<1;1,0>:f r4.0<1;1,0>:f");
 }
 
 TEST(EuDecode, ErrorsNotUndefinedBehaviour) {

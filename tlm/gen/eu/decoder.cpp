@@ -166,6 +166,7 @@ Operand align16_source(const InstructionBits& b, const SrcLayout& l, const char*
   o.subreg = static_cast<std::uint8_t>(b.field(base + 4, base + 4) * 16);
   if (o.file == RegFile::kArf && o.reg == kArfMme0) unsupported(std::string("Align16 math macro register ") + what);
   if (b.field(base + 24, base + 21) != 3) unsupported(std::string("Align16 ") + what + " vertical stride other than 4");
+  o.swizzle = static_cast<std::uint8_t>(b.field(base + 3, base) | b.field(base + 19, base + 16) << 4);
   const bool packed = b.field(base + 1, base) != 0 && b.field(base + 3, base + 2) != 1 &&
                       b.field(base + 17, base + 16) != 2 && b.field(base + 19, base + 18) != 3;
   if (packed) unsupported(std::string("Align16 ") + what + " swizzle without an Align1 region");
@@ -271,6 +272,7 @@ void decode_ternary(const InstructionBits& b, DecodedInstruction& d) {
     o.replicate = b.bit(base);
     o.subreg = static_cast<std::uint8_t>(b.field(base + 11, base + 9) * 4);
     const auto swizzle = static_cast<unsigned>(b.field(base + 8, base + 1));
+    o.swizzle = static_cast<std::uint8_t>(swizzle);
     // A DF source swizzled xyxy reads one 64-bit element in every channel: IGA's scalar <0;0> (how it encodes one).
     if (swizzle == 0x44 && o.type == DataType::kDf) o.replicate = true;
     if (macro) {

@@ -41,6 +41,9 @@ struct Operand {
   std::uint64_t imm = 0;  // immediates: raw bits (64-bit types use bits 127:64)
   // Align16 three-source: replicate one channel (scalar) instead of a <4;1> swizzle.
   bool replicate = false;
+  // Align16 sources: the channel select, 2 bits per channel from x (bits 1:0) to w; 0xE4 is xyzw. IGA's Align1 text
+  // does not show it (see docs/gen-eu-isa.md).
+  std::uint8_t swizzle = 0xE4;
   // Math macros (madm, math.invm/rsqtm): the extended accumulator the operand names, 0-7 = mme0-mme7, 8 = nomme;
   // -1 for every other instruction.
   std::int8_t mme = -1;
