@@ -1,5 +1,5 @@
 // gpuvp: the command line. `gpuvp` alone runs the embedded demo; `gpuvp run` runs a script, a qtest session or the
-// demo on a configured platform; `gpuvp info` prints the platform.
+// demo on a configured platform; `gpuvp info` prints the platform; `gpuvp disasm` lists EU instructions.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "platform/demo/demo_workload.h"
+#include "platform/disasm_command.h"
 #include "platform/simulation.h"
 #include "tlm/core/config.h"
 
@@ -23,6 +24,8 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
   gpuvp run --stats - | jq .stats         statistics as JSON on stdout (the summary goes to stderr)
   gpuvp info --json                       memory map, blocks and register tables for machines
+  gpuvp disasm k_Gen9core.bin             EU instructions of an ocloc binary's kernels in IGA syntax
+  gpuvp disasm --gen 8 kernel.raw         raw Gen8 instruction bytes
 
 exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, sim.time_limit_ns reached);
 2 bad command line, configuration or host file; 130/143 stopped by SIGINT/SIGTERM (summary, statistics and trace
@@ -74,6 +77,13 @@ int gpuvp_main(int argc, char** argv) {
   info_cmd->add_option("--set", info_overrides, "override a configuration key");
   info_cmd->add_flag("--json", info_json, "machine-readable output");
 
+  std::string disasm_file;
+  int disasm_gen = 9;
+  auto* disasm_cmd = app.add_subcommand(
+      "disasm", "print EU instructions in IGA syntax: raw instruction bytes or an ocloc device binary (.bin)");
+  disasm_cmd->add_option("FILE", disasm_file, "instruction bytes or `ocloc compile -device skl` output")->required();
+  disasm_cmd->add_option("--gen", disasm_gen, "EU generation: 9 (default) or 8")->check(CLI::IsMember({8, 9}));
+
   run.command_line.assign(argv, argv + argc);
   std::vector<std::string> args = with_implicit_run(argc, argv);
   std::vector<char*> arg_pointers;
@@ -94,6 +104,7 @@ int gpuvp_main(int argc, char** argv) {
   }
 
   try {
+    if (*disasm_cmd) return gpuvp::platform::run_disasm(disasm_file, disasm_gen, std::cout);
     if (*info_cmd) return gpuvp::platform::print_platform_info(info_configs, info_overrides, info_json, std::cout);
     return gpuvp::platform::run_simulation(run, std::cout);
   } catch (const std::exception& e) {

@@ -105,7 +105,7 @@ class ReadmeRunning : public ::testing::Test {
 
 TEST_F(ReadmeRunning, TheSectionListsTheCommandsThisTestKnows) {
   // Every line is a gpuvp command; a new line in the README needs its check here.
-  ASSERT_EQ(commands_.size(), 10u);
+  ASSERT_EQ(commands_.size(), 11u);
   for (const auto& c : commands_) EXPECT_EQ(c.rfind("gpuvp", 0), 0u) << c;
 }
 
@@ -142,6 +142,16 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
       ++checked;
       continue;
     }
+    if (const auto disasm = args.find("disasm [--gen 9|8] KERNEL.bin"); disasm != std::string::npos) {
+      // Raw bytes of one Gen9 instruction (iga64 -Xprint-bits of "mov (8|M0) r2.0<1>:f r3.0<8;8,1>:f").
+      std::ofstream("kernel.bin", std::ios::binary)
+          << std::string("\x01\x00\x60\x00\xe8\x3a\x40\x20\x60\x00\x8d\x00\x00\x00\x00\x00", 16);
+      const auto r = run_gpuvp_split("disasm --gen 9 kernel.bin");
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, "mov (8|M0) r2.0<1>:f r3.0<8;8,1>:f\n");
+      ++checked;
+      continue;
+    }
     if (const auto pipe = args.find(" | jq .stats"); pipe != std::string::npos) {
       // No jq on a plain machine: parse what it would have read.
       args.erase(pipe);
@@ -173,7 +183,7 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 10u);
+  EXPECT_EQ(checked, 11u);
 }
 
 }  // namespace

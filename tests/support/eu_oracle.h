@@ -33,12 +33,19 @@ std::string collapse_spaces(const std::string& s);
 std::string read_file(const std::filesystem::path& path);
 // A path in the test's temporary directory, unique to the test and process.
 std::filesystem::path temp_path(const std::string& name);
+Bytes read_bytes(const std::filesystem::path& path);
+// The project's corpus files tests/eu/*<extension> (".asm", ".cl"), sorted.
+std::vector<std::filesystem::path> corpus_files(const std::string& extension);
+// Compiles an OpenCL source with ocloc for Skylake (Gen9) or Broadwell (Gen8) and returns the device binary's path (a
+// compilation failure fails the test).
+std::filesystem::path ocloc_compile(const std::filesystem::path& source, eu::Generation gen = eu::Generation::kGen9);
 
 // Byte offsets of the instructions of a kernel (8 bytes when bit 29 is set, else 16; a truncated tail is left out).
 std::vector<std::uint32_t> instruction_offsets(const Bytes& kernel);
 
 // What iga64 makes of each instruction of a kernel (in instruction_offsets order): its text (whitespace collapsed, a
-// send's "// ..." comment cut), or nullopt where it rejects the instruction.
+// send's comment "// wr:.., rd:..; <function>; <message description>" cut after the function: the description, which
+// iga64 also cuts at a column, is not reproduced by the disassembler), or nullopt where it rejects the instruction.
 std::vector<std::optional<std::string>> iga_disassemble(const Bytes& kernel, eu::Generation gen);
 // `iga64 -a -p=9 OPTIONS source`: the kernel's bytes (an assembly failure fails the test).
 Bytes iga_assemble(const std::filesystem::path& source, const std::string& options = "");

@@ -42,6 +42,12 @@ struct Operand {
   std::uint64_t imm = 0;  // immediates: raw bits (64-bit types use bits 127:64)
   // Align16 three-source: replicate one channel (scalar) instead of a <4;1> swizzle.
   bool replicate = false;
+  // Align16 sources: the channel select, 2 bits per channel from x (bits 1:0) to w; 0xE4 is xyzw. IGA's Align1 text
+  // does not show it (see docs/gen-eu-isa.md).
+  std::uint8_t swizzle = 0xE4;
+  // Math macros (madm, math.invm/rsqtm): the extended accumulator the operand names, 0-7 = mme0-mme7, 8 = nomme;
+  // -1 for every other instruction.
+  std::int8_t mme = -1;
 };
 
 struct DecodedInstruction {
@@ -49,6 +55,7 @@ struct DecodedInstruction {
   Generation gen = Generation::kGen9;
   bool align16 = false;
   std::uint8_t exec_size = 1;       // channels: 1, 2, 4, 8, 16, 32
+  std::uint8_t write_mask = 0xF;    // Align16 three-source destination channels (x = bit 0); 0xF otherwise
   std::uint8_t channel_offset = 0;  // from quarter and nibble control: M0, M4, ... M28
   bool no_mask = false;             // WE_all, IGA "(W)"
   std::uint8_t pred_ctrl = 0;       // 0 none, 1 normal, 2.. any/all forms
@@ -59,6 +66,7 @@ struct DecodedInstruction {
   std::uint8_t flag_subreg = 0;
   bool saturate = false;
   bool acc_wr_en = false;
+  bool branch_ctrl = false;     // bit 28 of if, else and goto (IGA's ".b" suffix); AccWrEn elsewhere
   bool no_src_dep_set = false;  // bit 28 of a send (AccWrEn elsewhere)
   bool no_dd_clr = false;
   bool no_dd_chk = false;
@@ -67,12 +75,15 @@ struct DecodedInstruction {
   unsigned sources = 0;
   Operand dst;
   std::array<Operand, 3> src{};
-  std::int32_t jip = 0;  // branches: signed byte offsets from this instruction
+  // Branches: signed byte offsets from this instruction (jmpi: from the next one; calla: an absolute address).
+  // jmpi, brd, brc, call and ret may take the target from a register instead: then sources is 1 and src[0] holds it.
+  std::int32_t jip = 0;
   std::int32_t uip = 0;
-  bool branch_ctrl = false;  // if/else/goto BranchCtrl (IGA's ".b" suffix)
   std::uint8_t sfid = 0;  // send
   std::uint32_t ex_desc = 0;
   std::uint32_t desc = 0;
+  bool desc_in_register = false;    // the descriptor is in a0.0
+  std::int8_t ex_desc_subreg = -1;  // sends: the extended descriptor is in a0.<n> (ex_desc then unused)
   bool eot = false;
   bool compacted = false;  // decoded from the 8-byte compacted form (IGA's "Compacted" option)
 };

@@ -104,34 +104,35 @@ std::string region_text(const Region& r) {
   return "<" + std::to_string(r.vstride) + ";" + std::to_string(r.width) + "," + std::to_string(r.hstride) + ">";
 }
 
+// IGA's names of the ARF registers (Mesa brw_eu_defines.h BRW_ARF_* numbers); ce and ip take no subregister.
+struct ArfName {
+  std::uint8_t number;
+  std::string_view name;
+  bool subregister;
+};
+constexpr std::array<ArfName, 25> kArfNames{{
+    {0x00, "null", true}, {0x10, "a0", true},   {0x20, "acc0", true}, {0x21, "acc1", true}, {0x22, "mme0", true},
+    {0x23, "mme1", true}, {0x24, "mme2", true}, {0x25, "mme3", true}, {0x26, "mme4", true}, {0x27, "mme5", true},
+    {0x28, "mme6", true}, {0x29, "mme7", true}, {0x30, "f0", true},   {0x31, "f1", true},   {0x40, "ce", false},
+    {0x50, "msg0", true}, {0x60, "sp", true},   {0x70, "sr0", true},  {0x80, "cr0", true},  {0x90, "n0", true},
+    {0xA0, "ip", false},  {0xB0, "tdr0", true}, {0xC0, "tm0", true},  {0xD0, "fc0", true},  {0xF0, "dbg0", true},
+}};
+
 // The register name and subregister of a direct operand ("r12.3", "acc0.0", "f1.1", "null").
 std::string register_text(const Operand& o) {
   // IGA prints the byte offset in elements of the type, rounded down, and any register number (the 8-bit field
-  // reaches r255 where Gen9 has 128 GRFs).
-  const std::string sub = "." + std::to_string(o.subreg / type_size(o.type));
+  // reaches r255 where Gen9 has 128 GRFs),
+  // except on msg0 and fc0, whose subregister IGA prints as encoded (IGA's IsRegisterScaled).
+  constexpr std::uint8_t kMsg0 = 0x50, kFc0 = 0xD0;
+  const bool scaled = o.file == RegFile::kGrf || (o.reg != kMsg0 && o.reg != kFc0);
+  const unsigned element = scaled ? o.subreg / type_size(o.type) : o.subreg;
+  const std::string sub = "." + std::to_string(element);
   if (o.file == RegFile::kGrf) return "r" + std::to_string(o.reg) + sub;
-  const unsigned n = o.reg & 0xF;
-  switch (o.reg >> 4) {
-    case 0x0:
-      if (n == 0) return o.subreg / type_size(o.type) == 0 ? "null" : "null" + sub;  // IGA omits ".0" on null
-      break;
-    case 0x1:
-      if (n == 0) return "a0" + sub;
-      break;
-    case 0x2:
-      if (n <= 1) return "acc" + std::to_string(n) + sub;
-      break;
-    case 0x3:
-      if (n <= 1) return "f" + std::to_string(n) + sub;
-      break;
-    case 0x7:
-      if (n == 0) return "sr0" + sub;
-      break;
-    case 0x8:
-      if (n == 0) return "cr0" + sub;
-      break;
-    default:
-      break;
+  for (const ArfName& arf : kArfNames) {
+    if (arf.number != o.reg) continue;
+    if (!arf.subregister && o.subreg != 0) break;
+    if (!arf.subregister || (o.reg == 0 && element == 0)) return std::string(arf.name);  // IGA omits ".0" on null
+    return std::string(arf.name) + sub;
   }
   throw Unsupported{"architecture register " + hex(o.reg)};
 }
@@ -142,9 +143,21 @@ std::string indirect_text(const Operand& o) {
   return s + "]";
 }
 
+// A math macro operand: "r4.mme3" or "r4.nomme", no region.
+std::string macro_text(const Operand& o) {
+  return "r" + std::to_string(o.reg) + (o.mme == 8 ? ".nomme" : ".mme" + std::to_string(o.mme)) + ":" +
+         std::string(type_name(o.type));
+}
+
 std::string destination_text(const DecodedInstruction& in) {
   const Operand& o = in.dst;
   std::string s = in.saturate ? "(sat)" : "";
+  if (o.mme >= 0) return s + macro_text(o);
+  // An Align16 destination in mme0-mme7 (ARF 0x22-0x29) outside the math macros: iga64 names another mme register
+  // than the register number says (mme7 for 0x26 and 0x27 with write mask xyzw), a rule not derived here.
+  if (in.align16 && o.file == RegFile::kArf && !o.indirect && o.reg >= 0x22 && o.reg <= 0x29) {
+    throw Unsupported{"Align16 mme destination outside math macros"};
+  }
   s += o.indirect ? indirect_text(o) : register_text(o);
   return s + "<" + std::to_string(o.region.hstride) + ">:" + std::string(type_name(o.type));
 }
@@ -155,6 +168,7 @@ std::string source_text(const DecodedInstruction& in, const Operand& o, bool ter
   // IGA writes a logic operation's negation "~", except together with (abs).
   if (o.negate) s += in.op->has(OpcodeInfo::kLogic) && !o.abs ? "~" : "-";
   if (o.abs) s += "(abs)";
+  if (o.mme >= 0) return s + macro_text(o);
   s += o.indirect ? indirect_text(o) : register_text(o);
   if (ternary) {
     // IGA prints Align16 <4;1> swizzles xyzw as <2;1> on src0/src1 and <1> on src2; a replicated channel as <0;0>/<0>.
@@ -192,11 +206,65 @@ std::string options_text(const DecodedInstruction& in) {
   return s.empty() ? s : s + "}";
 }
 
-// A send's register operand: IGA prints no region, and the type only when it is not UD.
-std::string send_operand_text(const Operand& o) {
+// A send's register operand: IGA prints no region, and the type only when it is not UD (a sends destination: always).
+std::string send_operand_text(const Operand& o, bool typed) {
   std::string s = o.file == RegFile::kGrf ? "r" + std::to_string(o.reg) : register_text(o);
   if (s.find('.') != std::string::npos) throw Unsupported{"send operand in an architecture register"};
-  return o.type == DataType::kUd ? s : s + ":" + std::string(type_name(o.type));
+  return o.type == DataType::kUd && !typed ? s : s + ":" + std::string(type_name(o.type));
+}
+
+// IGA's names of the shared functions in a send's comment (Gen8 names SFIDs 4 and 9 "sampler" and "hdc.ccdp").
+constexpr std::array<std::string_view, 16> kSfidNames{"null",    "?",       "sampler", "gateway",  "hdc.dc2", "hdc.rc",
+                                                      "hdc.urb", "spawner", "vme",     "hdc.dcro", "hdc.dc0", "pi",
+                                                      "hdc.dc1", "cre",     "?",       "?"};
+
+// The start of the comment IGA appends to every send: payload lengths "wr:<mlen>[h]+<src1 len>, rd:<rlen>" (from the
+// descriptor bits 28:25, 19, 24:20 and the extended descriptor bits 9:6) and the shared function. IGA goes on with a
+// description of the message for the functions it knows; that part is not reproduced (see docs/gen-eu-isa.md).
+std::string send_comment(const DecodedInstruction& in) {
+  const bool split = in.op->sources == 2;
+  const bool ex_in_register = in.ex_desc_subreg >= 0;
+  const std::string ex_reg = "a0." + std::to_string(in.ex_desc_subreg);
+  // IGA reads SFIDs 1, 14 and 15 with a layout that has no header bit.
+  const bool reserved_sfid = !ex_in_register && (in.sfid == 1 || in.sfid >= 14);
+  std::string wr = "a0.0[28:25]";
+  std::string rd = "a0.0[24:20]";
+  if (!in.desc_in_register) {
+    wr = std::to_string((in.desc >> 25) & 0xF) + (((in.desc >> 19) & 1) != 0 && !reserved_sfid ? "h" : "");
+    rd = std::to_string((in.desc >> 20) & 0x1F);
+  }
+  std::string ex = "0";
+  if (ex_in_register) {
+    ex = ex_reg + "[10:6]";
+  } else if (split) {
+    ex = std::to_string((in.ex_desc >> 6) & 0xF);
+  }
+  std::string function(kSfidNames[in.sfid]);
+  if (in.gen == Generation::kGen8 && in.sfid == 4) function = "sampler";
+  if (in.gen == Generation::kGen8 && in.sfid == 9) function = "hdc.ccdp";
+  if (ex_in_register) function = "sfid " + ex_reg + "[3:0]";
+  return "// wr:" + wr + "+" + ex + ", rd:" + rd + "; " + function;
+}
+
+std::string send_text(const DecodedInstruction& in) {
+  const bool split = in.op->sources == 2;
+  std::string s = send_operand_text(in.dst, split) + " " + send_operand_text(in.src[0], false);
+  if (split) s += " r" + std::to_string(in.src[1].reg);
+  // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
+  s += " " +
+       (in.ex_desc_subreg >= 0 ? "a0." + std::to_string(in.ex_desc_subreg) : hex(in.ex_desc | (in.eot ? 0x20 : 0)));
+  return s + " " + (in.desc_in_register ? "a0.0" : hex8(in.desc));
+}
+
+// jmpi, brd, brc, call, calla, ret: call/calla print the return-address register, then the target as a label (calla:
+// an absolute address) or a register without region or type.
+std::string flow_operands_text(const DecodedInstruction& in, std::uint32_t pc) {
+  const std::string_view name = in.op->name;
+  std::string s;
+  if (name == "call" || name == "calla") s = register_text(in.dst) + " ";
+  if (in.sources == 1) return s + register_text(in.src[0]);
+  s += label(name == "calla" ? 0 : pc, in.jip);
+  return name == "brc" ? s + " " + label(pc, in.uip) : s;
 }
 
 std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
@@ -204,26 +272,43 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
   if (in.op->op_class == OpClass::kNop) return in.breakpoint ? "nop {Breakpoint}" : "nop";
   std::string s;
   const std::string flag = "f" + std::to_string(in.flag_reg) + "." + std::to_string(in.flag_subreg);
-  if (in.pred_ctrl != 0) {
+  // IGA shows Align16 predication in Align1 terms: normal, any4h, all4h; a single-channel (.x/.y/.z/.w) predicate
+  // has no Align1 form and IGA prints none.
+  std::string_view pred_suffix;
+  bool predicated = in.pred_ctrl != 0;
+  if (in.align16) {
+    predicated = in.pred_ctrl == 1 || in.pred_ctrl >= 6;
+    pred_suffix = in.pred_ctrl == 6 ? ".any4h" : in.pred_ctrl == 7 ? ".all4h" : "";
+  } else if (predicated) {
     if (in.pred_ctrl >= kPredSuffix.size()) throw Unsupported{"predicate control " + std::to_string(in.pred_ctrl)};
-    s = std::string("(") + (in.no_mask ? "W&" : "") + (in.pred_inv ? "~" : "") + flag +
-        std::string(kPredSuffix[in.pred_ctrl]) + ") ";
+    pred_suffix = kPredSuffix[in.pred_ctrl];
+  }
+  if (predicated) {
+    s = std::string("(") + (in.no_mask ? "W&" : "") + (in.pred_inv ? "~" : "") + flag + std::string(pred_suffix) + ") ";
   } else if (in.no_mask) {
     s = "(W) ";
   }
   s += in.op->name;
   if (in.branch_ctrl) s += ".b";
   if (in.op->op_class == OpClass::kMath) s += "." + std::string(math_function_name(in.math_fn));
-  s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ") ";
-  if (in.op->op_class == OpClass::kSend) {
-    // IGA shows the EOT bit in the extended descriptor (bit 5) beside the SFID and strips it from the descriptor.
-    s += send_operand_text(in.dst) + " " + send_operand_text(in.src[0]) + " " + hex(in.ex_desc | (in.eot ? 0x20 : 0)) +
-         " " + hex8(in.desc);
+  // IGA leaves out the (always scalar) execution size of jmpi and wait.
+  const std::string_view name = in.op->name;
+  if (name != "jmpi" && name != "wait") {
+    s += " (" + std::to_string(in.exec_size) + "|M" + std::to_string(in.channel_offset) + ")";
+  }
+  s += " ";
+  if (in.op->op_class == OpClass::kFlow) {
+    s += flow_operands_text(in, pc);
+  } else if (in.op->op_class == OpClass::kWait) {
+    s += "n0." + std::to_string(in.src[0].subreg / 4) + "<0;1,0>:ud";
+  } else if (in.op->op_class == OpClass::kSend) {
+    s += send_text(in);
   } else if (in.op->op_class == OpClass::kBranch) {
     s += label(pc, in.jip);
-    const std::string_view name = in.op->name;
     if (name != "endif" && name != "while" && name != "join") s += " " + label(pc, in.uip);
   } else {
+    // The math macros always print the "early out" condition with their flag register.
+    if (in.op->op_class == OpClass::kMath && is_math_macro(in.math_fn)) s += "(eo)" + flag + " ";
     if (!kCondNames[in.cond_mod].empty()) s += "(" + std::string(kCondNames[in.cond_mod]) + ")" + flag + " ";
     s += destination_text(in);
     for (unsigned i = 0; i < in.sources; ++i) {
@@ -231,7 +316,8 @@ std::string text_of(const DecodedInstruction& in, std::uint32_t pc) {
     }
   }
   const std::string options = options_text(in);
-  return options.empty() ? s : s + " " + options;
+  if (!options.empty()) s += " " + options;
+  return in.op->op_class == OpClass::kSend ? s + " " + send_comment(in) : s;
 }
 
 }  // namespace
@@ -261,6 +347,14 @@ std::string format_immediate(std::uint64_t bits, DataType type) {
 
 Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc) {
   try {
+    if (inst.write_mask != 0xF) {
+      // IGA's Align1 view of a SIMD4 Align16 instruction writing one channel: SIMD1 on that channel's element.
+      DecodedInstruction view = inst;
+      const unsigned channel = inst.write_mask == 8 ? 3 : inst.write_mask / 2;
+      view.exec_size = 1;
+      view.dst.subreg = static_cast<std::uint8_t>(inst.dst.subreg + type_size(inst.dst.type) * channel);
+      return Disassembly{text_of(view, pc), "", false};
+    }
     return Disassembly{text_of(inst, pc), "", false};
   } catch (const Unsupported& u) {
     return Disassembly{"", "unsupported: " + u.reason, true};
@@ -268,9 +362,12 @@ Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc) {
 }
 
 Disassembly disassemble(const std::uint8_t* bytes, Generation gen, std::uint32_t pc) {
-  DecodeResult r = decode(bytes, gen);
-  if (const auto* e = std::get_if<DecodeError>(&r)) return Disassembly{"", e->reason, e->unsupported};
-  return disassemble(std::get<DecodedInstruction>(r), pc);
+  return disassemble(decode(bytes, gen), pc);
+}
+
+Disassembly disassemble(const DecodeResult& result, std::uint32_t pc) {
+  if (const auto* e = std::get_if<DecodeError>(&result)) return Disassembly{"", e->reason, e->unsupported};
+  return disassemble(std::get<DecodedInstruction>(result), pc);
 }
 
 }  // namespace gpuvp::gen::eu

@@ -19,6 +19,8 @@ struct Disassembly {
 // `pc` is the byte offset of the instruction in its kernel (branch labels are relative to it).
 Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc);
 Disassembly disassemble(const std::uint8_t* bytes, Generation gen, std::uint32_t pc);
+// A decode's outcome (from decode or decode_at): the instruction's text, or the DecodeError as the error.
+Disassembly disassemble(const DecodeResult& result, std::uint32_t pc);
 
 // IGA's text for an immediate of the given type (raw bits as decoded).
 std::string format_immediate(std::uint64_t bits, DataType type);

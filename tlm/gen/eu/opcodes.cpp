@@ -14,14 +14,14 @@ using A = OpcodeInfo;
 constexpr std::array kOpcodes{
     OpcodeInfo{1, "mov", 1, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{2, "sel", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
-    OpcodeInfo{3, "movi", 1, C::kOther, false, A::kPredication | A::kSaturation | A::kSourceModifiers},
+    OpcodeInfo{3, "movi", 1, C::kAlu, false, A::kPredication | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{4, "not", 1, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers | A::kLogic},
     OpcodeInfo{5, "and", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers | A::kLogic},
     OpcodeInfo{6, "or", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers | A::kLogic},
     OpcodeInfo{7, "xor", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers | A::kLogic},
     OpcodeInfo{8, "shr", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{9, "shl", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
-    OpcodeInfo{10, "smov", 1, C::kOther, false, A::kPredication},
+    OpcodeInfo{10, "smov", 2, C::kAlu, false, A::kPredication},
     OpcodeInfo{12, "asr", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{16, "cmp", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers},
     OpcodeInfo{17, "cmpn", 2, C::kAlu, false, A::kPredication | A::kFlagModifier | A::kSourceModifiers},
@@ -30,22 +30,22 @@ constexpr std::array kOpcodes{
     OpcodeInfo{24, "bfe", 3, C::kTernary, false, A::kPredication},
     OpcodeInfo{25, "bfi1", 2, C::kAlu, false, A::kPredication},
     OpcodeInfo{26, "bfi2", 3, C::kTernary, false, A::kPredication},
-    OpcodeInfo{32, "jmpi", 1, C::kOther, false, A::kPredication},
-    OpcodeInfo{33, "brd", 0, C::kOther, false, A::kPredication},
+    OpcodeInfo{32, "jmpi", 1, C::kFlow, false, A::kPredication},
+    OpcodeInfo{33, "brd", 0, C::kFlow, false, A::kPredication},
     OpcodeInfo{34, "if", 0, C::kBranch, false, A::kPredication},
-    OpcodeInfo{35, "brc", 0, C::kOther, false, A::kPredication},
+    OpcodeInfo{35, "brc", 0, C::kFlow, false, A::kPredication},
     OpcodeInfo{36, "else", 0, C::kBranch, false, 0},
     OpcodeInfo{37, "endif", 0, C::kBranch, false, 0},
     OpcodeInfo{39, "while", 0, C::kBranch, false, A::kPredication},
     OpcodeInfo{40, "break", 0, C::kBranch, false, A::kPredication},
     OpcodeInfo{41, "cont", 0, C::kBranch, false, A::kPredication},
     OpcodeInfo{42, "halt", 0, C::kBranch, false, A::kPredication},
-    OpcodeInfo{43, "calla", 0, C::kOther, false, A::kPredication},
-    OpcodeInfo{44, "call", 0, C::kOther, false, A::kPredication},
-    OpcodeInfo{45, "ret", 1, C::kOther, false, A::kPredication},
+    OpcodeInfo{43, "calla", 0, C::kFlow, false, A::kPredication},
+    OpcodeInfo{44, "call", 0, C::kFlow, false, A::kPredication},
+    OpcodeInfo{45, "ret", 1, C::kFlow, false, A::kPredication},
     OpcodeInfo{46, "goto", 0, C::kBranch, false, A::kPredication},
     OpcodeInfo{47, "join", 0, C::kBranch, false, A::kPredication},
-    OpcodeInfo{48, "wait", 1, C::kOther, false, 0},
+    OpcodeInfo{48, "wait", 1, C::kWait, false, 0},
     OpcodeInfo{49, "send", 1, C::kSend, false, A::kPredication},
     OpcodeInfo{50, "sendc", 1, C::kSend, false, A::kPredication},
     OpcodeInfo{51, "sends", 2, C::kSend, true, A::kPredication},
@@ -86,14 +86,15 @@ constexpr std::array kOpcodes{
                A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{92, "lrp", 3, C::kTernary, false,
                A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
-    OpcodeInfo{93, "madm", 3, C::kOther, false,
+    OpcodeInfo{93, "madm", 3, C::kTernary, false,
                A::kPredication | A::kFlagModifier | A::kSaturation | A::kSourceModifiers},
     OpcodeInfo{126, "nop", 0, C::kNop, false, 0},
 };
 
-// IGA's math function suffixes (1 inv ... 13 irem; 8 is reserved, 14/15 are the madm/invm macros).
-constexpr std::array<std::string_view, 16> kMathNames{"", "inv",  "log", "exp",  "sqt",  "rsqt", "sin", "cos",
-                                                      "", "fdiv", "pow", "idiv", "iqot", "irem", "",    ""};
+// IGA's math function suffixes (1 inv ... 13 irem; 8 is reserved; 14/15 are the IEEE macros invm and rsqtm that
+// work on the math macro extended accumulators, Mesa BRW_MATH_FUNCTION_INVM/RSQRTM).
+constexpr std::array<std::string_view, 16> kMathNames{"", "inv",  "log", "exp",  "sqt",  "rsqt", "sin",  "cos",
+                                                      "", "fdiv", "pow", "idiv", "iqot", "irem", "invm", "rsqtm"};
 
 }  // namespace
 
@@ -106,6 +107,8 @@ const OpcodeInfo* find_opcode(unsigned number, Generation gen) {
 
 std::string_view math_function_name(unsigned fn) { return fn < kMathNames.size() ? kMathNames[fn] : ""; }
 
-unsigned math_sources(unsigned fn) { return fn >= 9 ? 2 : 1; }
+unsigned math_sources(unsigned fn) { return fn >= 9 && fn != 15 ? 2 : 1; }
+
+bool is_math_macro(unsigned fn) { return fn == 14 || fn == 15; }
 
 }  // namespace gpuvp::gen::eu

@@ -17,7 +17,8 @@ enum class OpClass : std::uint8_t {
   kBranch,   // JIP/UIP control flow
   kSend,     // send/sendc/sends/sendsc: SFID in 27:24, message descriptor
   kNop,
-  kOther,  // decoded opcode whose operand form is not modelled yet (wait, smov, movi, madm, ...)
+  kFlow,  // jmpi, brd, brc, call, calla, ret: a target in an immediate (offset) or a register
+  kWait,  // wait on a notification register
 };
 
 struct OpcodeInfo {
@@ -43,5 +44,7 @@ const OpcodeInfo* find_opcode(unsigned number, Generation gen);
 std::string_view math_function_name(unsigned fn);
 // Sources a math function reads (1 or 2).
 unsigned math_sources(unsigned fn);
+// invm/rsqtm: Align16 macros whose operands name math macro extended accumulators (mme0-7, nomme).
+bool is_math_macro(unsigned fn);
 
 }  // namespace gpuvp::gen::eu
