@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "tlm/core/format_hex.h"
 #include "tlm/gen/eu/disassembler.h"
@@ -259,8 +260,8 @@ class Step {
 
   void alu();
   Lane compute(Kind kind, const Lane* s, unsigned channel, bool predicate_bit);
-  Lane float_op(const Lane* s, unsigned channel, bool predicate_bit);
-  Lane double_op(const Lane* s, unsigned channel, bool predicate_bit);
+  template <typename T>
+  Lane real_op(const Lane* s, unsigned channel, bool predicate_bit);
   Lane int_op(const Lane* s, unsigned channel, bool predicate_bit);
   template <typename T>
   T float_math(T a, T b) const;
@@ -628,123 +629,95 @@ std::int64_t Step::int_math(std::int64_t a, std::int64_t b) const {
   }
 }
 
-Lane Step::float_op(const Lane* s, unsigned channel, bool predicate_bit) {
-  Lane r{};
-  const float a = s[0].f;
-  const float b = s[1].f;
+template <typename T>
+T lane_value(const Lane& l) {
+  if constexpr (std::is_same_v<T, float>) {
+    return l.f;
+  } else {
+    return l.d;
+  }
+}
+
+template <typename T>
+Lane make_lane(T v) {
+  Lane l{};
+  if constexpr (std::is_same_v<T, float>) {
+    l.f = v;
+  } else {
+    l.d = v;
+  }
+  return l;
+}
+
+// F (binary32) and DF (binary64) arithmetic.
+template <typename T>
+Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
+  const T a = lane_value<T>(s[0]);
+  const T b = lane_value<T>(s[1]);
+  T r;
   switch (d_.op->number) {
     case kMov:
-      r.f = a;
+      r = a;
       break;
     case kSel:
       if (d_.cond_mod == kL) {
-        r.f = std::fmin(a, b);  // NaN sources lose, as IEEE minNum
+        r = std::fmin(a, b);  // NaN sources lose, as IEEE minNum
       } else if (d_.cond_mod == kGe) {
-        r.f = std::fmax(a, b);
+        r = std::fmax(a, b);
       } else if (d_.cond_mod != kNone) {
-        r.f = compare(static_cast<Cond>(d_.cond_mod), a, b) ? a : b;
+        r = compare(static_cast<Cond>(d_.cond_mod), a, b) ? a : b;
       } else {
-        r.f = predicate_bit ? a : b;
+        r = predicate_bit ? a : b;
       }
       break;
     case kCsel:
-      r.f = compare(static_cast<Cond>(d_.cond_mod), s[2].f, 0.0F) ? a : b;
+      r = compare(static_cast<Cond>(d_.cond_mod), lane_value<T>(s[2]), T{0}) ? a : b;
       break;
     case kAdd:
-      r.f = a + b;
+      r = a + b;
       break;
     case kMul:
-      r.f = a * b;
+      r = a * b;
       break;
     case kMac: {
-      float acc;
-      std::memcpy(&acc, t_.acc.data() + 4 * channel, 4);
-      r.f = acc + a * b;
+      T acc;
+      std::memcpy(&acc, t_.acc.data() + sizeof(T) * channel, sizeof(T));
+      r = acc + a * b;
       break;
     }
     case kMad:
-      r.f = std::fma(s[1].f, s[2].f, s[0].f);  // dst = src0 + src1 * src2, fused
+      r = std::fma(lane_value<T>(s[1]), lane_value<T>(s[2]), a);  // dst = src0 + src1 * src2, fused
       break;
     case kLrp:
-      r.f = s[0].f * s[1].f + (1.0F - s[0].f) * s[2].f;  // dst = src0 * src1 + (1 - src0) * src2
+      r = a * lane_value<T>(s[1]) + (T{1} - a) * lane_value<T>(s[2]);  // src0 * src1 + (1 - src0) * src2
       break;
     case kFrc:
-      r.f = a - std::floor(a);
+      r = a - std::floor(a);
       break;
     case kRndd:
-      r.f = std::floor(a);
+      r = std::floor(a);
       break;
     case kRndu:
-      r.f = std::ceil(a);
+      r = std::ceil(a);
       break;
     case kRndz:
-      r.f = std::trunc(a);
+      r = std::trunc(a);
       break;
     case kRnde: {
-      const float down = std::floor(a);
-      const float frac = a - down;
-      r.f = std::copysign(frac > 0.5F || (frac == 0.5F && std::fmod(down, 2.0F) != 0.0F) ? down + 1.0F : down, a);
+      const T down = std::floor(a);
+      const T frac = a - down;
+      r = std::copysign(frac > T{0.5} || (frac == T{0.5} && std::fmod(down, T{2}) != T{0}) ? down + T{1} : down, a);
       break;
     }
     case kMath:
-      r.f = float_math(a, b);
+      if constexpr (std::is_same_v<T, double>) fault("math on double-precision operands (Gen9's math takes F/HF)");
+      r = float_math(a, b);
       break;
     default:
-      fault(std::string(d_.op->name) + " on single-precision operands is not modelled");
+      fault(std::string(d_.op->name) + " on " + (std::is_same_v<T, float> ? "single" : "double") +
+            "-precision operands is not modelled");
   }
-  return r;
-}
-
-Lane Step::double_op(const Lane* s, unsigned /*channel*/, bool predicate_bit) {
-  Lane r{};
-  const double a = s[0].d;
-  const double b = s[1].d;
-  switch (d_.op->number) {
-    case kMov:
-      r.d = a;
-      break;
-    case kSel:
-      if (d_.cond_mod == kL) {
-        r.d = std::fmin(a, b);
-      } else if (d_.cond_mod == kGe) {
-        r.d = std::fmax(a, b);
-      } else if (d_.cond_mod != kNone) {
-        r.d = compare(static_cast<Cond>(d_.cond_mod), a, b) ? a : b;
-      } else {
-        r.d = predicate_bit ? a : b;
-      }
-      break;
-    case kAdd:
-      r.d = a + b;
-      break;
-    case kMul:
-      r.d = a * b;
-      break;
-    case kMad:
-      r.d = std::fma(s[1].d, s[2].d, s[0].d);
-      break;
-    case kFrc:
-      r.d = a - std::floor(a);
-      break;
-    case kRndd:
-      r.d = std::floor(a);
-      break;
-    case kRndu:
-      r.d = std::ceil(a);
-      break;
-    case kRndz:
-      r.d = std::trunc(a);
-      break;
-    case kRnde: {
-      const double down = std::floor(a);
-      const double frac = a - down;
-      r.d = std::copysign(frac > 0.5 || (frac == 0.5 && std::fmod(down, 2.0) != 0.0) ? down + 1.0 : down, a);
-      break;
-    }
-    default:
-      fault(std::string(d_.op->name) + " on double-precision operands is not modelled");
-  }
-  return r;
+  return make_lane(r);
 }
 
 unsigned shift_mask(DataType t) { return type_bits(t) == 64 ? 63U : 31U; }
@@ -899,8 +872,8 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
 }
 
 Lane Step::compute(Kind kind, const Lane* s, unsigned channel, bool predicate_bit) {
-  if (kind == Kind::kFloat) return float_op(s, channel, predicate_bit);
-  if (kind == Kind::kDouble) return double_op(s, channel, predicate_bit);
+  if (kind == Kind::kFloat) return real_op<float>(s, channel, predicate_bit);
+  if (kind == Kind::kDouble) return real_op<double>(s, channel, predicate_bit);
   return int_op(s, channel, predicate_bit);
 }
 
@@ -1161,8 +1134,8 @@ std::optional<StopReason> Step::flow() {
         return std::nullopt;
       }
       // The offset is relative to the next instruction (the decoder's jip already counts from this one).
-      const std::uint32_t target = d_.sources == 1 ? next + static_cast<std::uint32_t>(register_value(d_.src[0], 0))
-                                                   : offset_target(x_, d_.jip);
+      const std::uint32_t target =
+          d_.sources == 1 ? next + static_cast<std::uint32_t>(register_value(d_.src[0], 0)) : offset_target(x_, d_.jip);
       branch(t_.active, target, true);
       return std::nullopt;
     }
