@@ -1,0 +1,784 @@
+// EU executor (issue 17): kernels written in IGA syntax (tests/eu/exec/*.asm), assembled by Intel's iga64 at build
+// time, run on one thread's state; every expected value is computed by hand (or, for plain IEEE arithmetic on
+// ordinary numbers, by the host in the test) and written next to its check.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tlm/gen/eu/executor.h"
+#include "tlm/gen/eu/float_convert.h"
+
+namespace eu = gpuvp::gen::eu;
+
+namespace {
+
+constexpr std::uint64_t kKernelBase = 0x10000;
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<std::uint8_t> kernel_bytes(const std::string& name) {
+  const std::string path = std::string(GPUVP_EU_KERNEL_DIR) + "/" + name + ".bin";
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "kernel " << path << " (built by iga64 from tests/eu/exec/" << name << ".asm)";
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Shared functions of the tests: records every message; accepts the thread spawner's end of thread (SFID 7) and
+// answers SFID 12 messages (a stand-in data port) by writing `response` into the response registers.
+class Recorder : public eu::SharedFunctions {
+ public:
+  eu::MessageResult send(const eu::Message& m, eu::ThreadState& t) override {
+    messages.push_back(m);
+    if (m.sfid == 7 && m.eot) return {};
+    if (m.sfid == 12) {
+      for (unsigned r = 0; r < m.response_length(); ++r) {
+        for (unsigned k = 0; k < 8; ++k) t.grf_write<std::uint32_t>((m.dst_reg + r) * 32 + 4 * k, response + 8 * r + k);
+      }
+      return suspend ? eu::MessageResult{eu::MessageStatus::kSuspend, ""} : eu::MessageResult{};
+    }
+    return {eu::MessageStatus::kError, "unexpected message"};
+  }
+  std::vector<eu::Message> messages;
+  std::uint32_t response = 0x100;
+  bool suspend = false;
+};
+
+struct Thread {
+  eu::ThreadState state;
+  Recorder shared;
+  eu::RunResult result;
+
+  template <typename T>
+  void set(unsigned reg, const std::vector<T>& values, unsigned byte = 0) {
+    for (std::size_t i = 0; i < values.size(); ++i) state.grf_write<T>(reg * 32 + byte + i * sizeof(T), values[i]);
+  }
+  template <typename T>
+  T get(unsigned reg, unsigned index) const {
+    return state.grf_read<T>(reg * 32 + index * sizeof(T));
+  }
+  float f(unsigned reg, unsigned index) const { return get<float>(reg, index); }
+  std::int32_t d(unsigned reg, unsigned index) const { return get<std::int32_t>(reg, index); }
+  std::uint32_t ud(unsigned reg, unsigned index) const { return get<std::uint32_t>(reg, index); }
+
+  // Runs the kernel from offset 0 with `mask` channels dispatched; expects it to end with EOT.
+  void run(const std::string& kernel, std::uint32_t mask = 0xFF, bool expect_eot = true) {
+    eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes(kernel));
+    eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+    eu::Executor executor(program, shared);
+    state.reset_control_flow(0, mask);
+    result = executor.run(state, 100000);
+    if (expect_eot) {
+      EXPECT_EQ(result.reason, eu::StopReason::kEndOfThread) << result.fault;
+    }
+  }
+};
+
+std::uint32_t bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+}  // namespace
+
+TEST(EuExec, SinglePrecisionArithmetic) {
+  Thread t;
+  t.set<float>(2, {1.5F, -2.25F, 3.0F, 0.5F, -0.5F, 2.5F, 1e30F, -7.75F});
+  t.set<float>(3, {2.0F, 4.0F, -1.0F, 0.25F, -0.5F, kNaN, 1e30F, 3.5F});
+  t.set<float>(4, {0.5F, 0.25F, 1.0F, 0.0F, 2.0F, 1.0F, -1.0F, 0.75F});
+  t.run("alu_float");
+  const std::array<float, 8> r2{1.5F, -2.25F, 3.0F, 0.5F, -0.5F, 2.5F, 1e30F, -7.75F};
+  const std::array<float, 8> r3{2.0F, 4.0F, -1.0F, 0.25F, -0.5F, kNaN, 1e30F, 3.5F};
+  const std::array<float, 8> r4{0.5F, 0.25F, 1.0F, 0.0F, 2.0F, 1.0F, -1.0F, 0.75F};
+  for (unsigned c = 0; c < 8; ++c) {
+    if (c == 5) continue;  // NaN lane checked below
+    EXPECT_EQ(t.f(10, c), r2[c] + r3[c]) << c;
+    EXPECT_EQ(t.f(11, c), r2[c] * r3[c]) << c;
+    EXPECT_EQ(t.f(12, c), std::fma(r2[c], r3[c], r4[c])) << c;  // mad: src0 + src1 * src2, one rounding
+  }
+  EXPECT_TRUE(std::isnan(t.f(10, 5)));
+  // (sat): clamped to [0, 1], NaN to 0.
+  const std::array<float, 8> sat{1.0F, 1.0F, 1.0F, 0.75F, 0.0F, 0.0F, 1.0F, 0.0F};
+  // sel (lt) / (ge): the smaller / larger source; a NaN source loses (IEEE minNum/maxNum).
+  const std::array<float, 8> min{1.5F, -2.25F, -1.0F, 0.25F, -0.5F, 2.5F, 1e30F, -7.75F};
+  const std::array<float, 8> max{2.0F, 4.0F, 3.0F, 0.5F, -0.5F, 2.5F, 1e30F, 3.5F};
+  // frc, rndd, rndu, rnde (ties to even), rndz of r2.
+  const std::array<float, 8> frc{0.5F, 0.75F, 0.0F, 0.5F, 0.5F, 0.5F, 0.0F, 0.25F};
+  const std::array<float, 8> rndd{1.0F, -3.0F, 3.0F, 0.0F, -1.0F, 2.0F, 1e30F, -8.0F};
+  const std::array<float, 8> rndu{2.0F, -2.0F, 3.0F, 1.0F, -0.0F, 3.0F, 1e30F, -7.0F};
+  const std::array<float, 8> rnde{2.0F, -2.0F, 3.0F, 0.0F, -0.0F, 2.0F, 1e30F, -8.0F};
+  const std::array<float, 8> rndz{1.0F, -2.0F, 3.0F, 0.0F, -0.0F, 2.0F, 1e30F, -7.0F};
+  // -r2 + |r3|.
+  const std::array<float, 8> negabs{0.5F, 6.25F, -2.0F, -0.25F, 1.0F, kNaN, 0.0F, 11.25F};
+  // float -> d / ud: toward zero, clamped, NaN -> 0 (1e30 clamps to INT_MAX / UINT_MAX, negatives to 0 for ud).
+  const std::array<std::int32_t, 8> to_d{1, -2, 3, 0, 0, 2, 2147483647, -7};
+  const std::array<std::uint32_t, 8> to_ud{1, 0, 3, 0, 0, 2, 4294967295U, 0};
+  // 0x48:vf is (3.0, 0, 0, 0) repeated; 0x3C38302C:vf is (0.875, 1.0, 1.5, 1.75) repeated.
+  const std::array<float, 4> vf{0.875F, 1.0F, 1.5F, 1.75F};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(13, c), sat[c]) << c;
+    EXPECT_EQ(t.f(14, c), min[c]) << c;
+    EXPECT_EQ(t.f(15, c), max[c]) << c;
+    EXPECT_EQ(bits(t.f(16, c)), bits(frc[c])) << c;
+    EXPECT_EQ(bits(t.f(17, c)), bits(rndd[c])) << c;
+    EXPECT_EQ(bits(t.f(18, c)), bits(rndu[c])) << c;
+    EXPECT_EQ(bits(t.f(19, c)), bits(rnde[c])) << c;
+    EXPECT_EQ(bits(t.f(20, c)), bits(rndz[c])) << c;
+    if (c != 5) {
+      EXPECT_EQ(t.f(21, c), negabs[c]) << c;
+    }
+    EXPECT_EQ(t.d(22, c), to_d[c]) << c;
+    EXPECT_EQ(t.ud(23, c), to_ud[c]) << c;
+    EXPECT_EQ(t.f(24, c), r2[c] * 0.5F) << c;
+    EXPECT_EQ(t.f(25, c), r2[c] + (c % 4 == 0 ? 3.0F : 0.0F)) << c;
+    EXPECT_EQ(t.f(26, c), vf[c % 4]) << c;
+    // lrp: src0 * src1 + (1 - src0) * src2.
+    if (c != 5) {
+      EXPECT_FLOAT_EQ(t.f(27, c), r4[c] * r2[c] + (1.0F - r4[c]) * r3[c]) << c;
+    }
+  }
+  ASSERT_EQ(t.shared.messages.size(), 1U);
+  EXPECT_TRUE(t.shared.messages[0].eot);
+  EXPECT_EQ(t.shared.messages[0].sfid, 7);
+  EXPECT_EQ(t.shared.messages[0].payload_reg, 127U);
+  EXPECT_EQ(t.result.instructions, 19U);
+}
+
+TEST(EuExec, IntegerArithmetic) {
+  Thread t;
+  const std::vector<std::int32_t> a{5, -7, 0x7FFFFFF0, -0x7FFFFFF0, 100, -1, 0x12345678, 0};
+  const std::vector<std::int32_t> b{3, 2, 0x20, -0x20, -100, -1, 0x0F0F0F0F, 7};
+  const std::vector<std::uint32_t> n{1, 4, 31, 0, 33, 8, 16, 2};
+  t.set<std::int32_t>(2, a);
+  t.set<std::int32_t>(3, b);
+  t.set<std::uint32_t>(4, n);
+  t.run("alu_int");
+  const auto u = [](std::int32_t v) { return static_cast<std::uint32_t>(v); };
+  const auto s = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
+  const std::array<std::int16_t, 8> v_imm{-4, -3, -2, -1, 4, 3, 2, 1};    // 0x1234FEDC:v, low nibble first
+  const std::array<std::uint16_t, 8> uv_imm{12, 13, 14, 15, 4, 3, 2, 1};  // 0x1234FEDC:uv
+  for (unsigned c = 0; c < 8; ++c) {
+    const std::int64_t wide = std::int64_t{a[c]} + b[c];
+    EXPECT_EQ(t.d(10, c), s(u(a[c]) + u(b[c]))) << c;  // wraps
+    EXPECT_EQ(t.d(11, c), s(u(a[c]) * u(b[c]))) << c;  // low 32 bits
+    EXPECT_EQ(t.d(12, c), static_cast<std::int32_t>(std::clamp<std::int64_t>(wide, INT32_MIN, INT32_MAX))) << c;
+    EXPECT_EQ(t.d(13, c), a[c] & b[c]) << c;
+    EXPECT_EQ(t.d(14, c), a[c] | ~b[c]) << c;  // ~ on a logic source is a bitwise not
+    EXPECT_EQ(t.d(15, c), a[c] ^ 0xFF) << c;
+    EXPECT_EQ(t.d(16, c), ~a[c]) << c;
+    EXPECT_EQ(t.ud(17, c), u(a[c]) << (n[c] & 31)) << c;  // the count's low 5 bits: 33 shifts by 1
+    EXPECT_EQ(t.ud(18, c), u(a[c]) >> (n[c] & 31)) << c;
+    EXPECT_EQ(t.d(19, c), a[c] >> (n[c] & 31)) << c;
+    EXPECT_EQ(t.d(20, c), static_cast<std::int32_t>((wide + 1) >> 1)) << c;
+    EXPECT_EQ(t.d(21, c), std::min(a[c], b[c])) << c;
+    EXPECT_EQ(t.get<std::uint8_t>(22, c), static_cast<std::uint8_t>(std::clamp(a[c], 0, 255))) << c;
+    EXPECT_EQ(t.get<std::int16_t>(23, c), static_cast<std::int16_t>(u(a[c]) & 0xFFFF)) << c;
+    EXPECT_EQ(t.f(24, c), static_cast<float>(a[c])) << c;  // round to nearest even: 0x7FFFFFF0 -> 2^31
+    EXPECT_EQ(t.d(25, c), s(u(std::abs(b[c])) - u(a[c]))) << c;
+    EXPECT_EQ(t.get<std::int16_t>(26, c), v_imm[c]) << c;
+    EXPECT_EQ(t.get<std::uint16_t>(27, c), uv_imm[c]) << c;
+    EXPECT_EQ(t.d(28, c), s(u(a[c]) + u(b[c]) * n[c])) << c;  // mad: src0 + src1 * src2
+  }
+  EXPECT_EQ(t.f(24, 2), 2147483648.0F);
+}
+
+TEST(EuExec, BitInstructionsCarryBorrowAndHighMultiply) {
+  Thread t;
+  const std::vector<std::uint32_t> v{0x00000001, 0x80000000, 0x0000FF00, 0xFFFFFFFF,
+                                     0,          0x12345678, 0xF0000000, 0x00010000};
+  const std::vector<std::uint32_t> width{4, 8, 0, 12, 32, 5, 16, 31};
+  const std::vector<std::uint32_t> offset{0, 4, 8, 28, 3, 31, 8, 1};
+  const std::vector<std::uint32_t> base(8, 0xAAAAAAAA);
+  const std::vector<std::uint32_t> m{3, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 7, 0x10000, 0x12345678, 0xDEADBEEF};
+  t.set<std::uint32_t>(2, v);
+  t.set<std::uint32_t>(3, width);
+  t.set<std::uint32_t>(4, offset);
+  t.set<std::uint32_t>(5, base);
+  t.set<std::uint32_t>(6, m);
+  t.run("bits");
+  // Hand-computed per lane.
+  const std::array<std::uint32_t, 8> bfrev{0x80000000, 0x00000001, 0x00FF0000, 0xFFFFFFFF,
+                                           0,          0x1E6A2C48, 0x0000000F, 0x00008000};
+  const std::array<std::uint32_t, 8> cbit{1, 1, 8, 32, 0, 13, 4, 1};
+  const std::array<std::uint32_t, 8> fbh_ud{31, 0, 16, 0, 0xFFFFFFFF, 3, 0, 15};
+  const std::array<std::uint32_t, 8> fbh_d{31, 1, 16, 0xFFFFFFFF, 0xFFFFFFFF, 3, 4, 15};  // first bit != sign
+  const std::array<std::uint32_t, 8> fbl{0, 31, 8, 0, 0xFFFFFFFF, 3, 28, 16};
+  const std::array<std::uint32_t, 8> lzd{31, 0, 16, 0, 32, 3, 0, 15};
+  // bfe width offset value: width 0 gives 0; width + offset >= 32 shifts right only.
+  const std::array<std::uint32_t, 8> bfe_ud{0x1, 0x0, 0, 0xF, 0, 0x0, 0x0, 0x8000};
+  const std::array<std::int32_t, 8> bfe_d{1, 0, 0, -1, 0, 0, 0, 0x8000};
+  const std::array<std::uint32_t, 8> bfi1{0xF, 0xFF0, 0, 0xF0000000, 0, 0x80000000, 0xFFFF00, 0xFFFFFFFE};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.ud(10, c), bfrev[c]) << c;
+    EXPECT_EQ(t.ud(11, c), cbit[c]) << c;
+    EXPECT_EQ(t.ud(12, c), fbh_ud[c]) << c;
+    EXPECT_EQ(t.ud(13, c), fbh_d[c]) << c;
+    EXPECT_EQ(t.ud(14, c), fbl[c]) << c;
+    EXPECT_EQ(t.ud(15, c), lzd[c]) << c;
+    EXPECT_EQ(t.ud(16, c), bfe_ud[c]) << c;
+    EXPECT_EQ(t.d(17, c), bfe_d[c]) << c;
+    EXPECT_EQ(t.ud(18, c), bfi1[c]) << c;
+    EXPECT_EQ(t.ud(19, c), (bfi1[c] & base[c]) | (~bfi1[c] & v[c])) << c;  // bfi2
+    const std::uint64_t sum = std::uint64_t{v[c]} + width[c];
+    EXPECT_EQ(t.ud(20, c), static_cast<std::uint32_t>(sum)) << c;
+    EXPECT_EQ(t.ud(21, c), static_cast<std::uint32_t>(sum >> 32)) << c;  // addc's carry in acc0
+    EXPECT_EQ(t.ud(22, c), width[c] - v[c]) << c;
+    EXPECT_EQ(t.ud(23, c), width[c] < v[c] ? 1U : 0U) << c;  // subb's borrow in acc0
+    const std::int64_t sproduct = std::int64_t{static_cast<std::int32_t>(v[c])} * static_cast<std::int32_t>(m[c]);
+    EXPECT_EQ(t.d(24, c), static_cast<std::int32_t>(sproduct >> 32)) << c;
+    EXPECT_EQ(t.ud(25, c), static_cast<std::uint32_t>((std::uint64_t{v[c]} * m[c]) >> 32)) << c;
+  }
+}
+
+TEST(EuExec, RegionsIndirectAddressingAndTypes) {
+  Thread t;
+  t.set<float>(2, {0.5F, 1.5F, 2.5F, 3.5F, 4.5F, 5.5F, 6.5F, 7.5F});
+  t.set<float>(3, {10, 11, 12, 13, 14, 15, 16, 17});
+  t.set<float>(4, {1.0F, 0.1F, 65504.0F, 70000.0F, 1e-5F, -2.5F, 6.103515625e-05F, 3.14159F});
+  t.set<std::int64_t>(5, {0x100000000LL, -1, INT64_MAX, 5});
+  t.set<std::int64_t>(6, {0xFFFFFFFFLL, 1, 1, -10});
+  t.set<double>(7, {1.5, -2.0, 1e300, 0.1});
+  t.set<double>(8, {2.0, 0.25, 1e10, 3.0});
+  std::vector<std::uint8_t> bytes(32);
+  for (unsigned i = 0; i < 32; ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  t.set<std::uint8_t>(9, bytes);
+  t.run("regions");
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(10, c), 3.5F) << c;                          // <0;1,0>: r2.3 to every channel
+    EXPECT_EQ(t.f(11, c), c < 4 ? 0.5F : 1.5F) << c;           // <1;4,0>: rows of one element repeated 4 times
+    EXPECT_EQ(t.f(12, c), c % 2 == 0 ? 0.5F + c : 0.0F) << c;  // <8;4,2> into a <2> destination
+  }
+  // <32;8,4>:ub takes bytes 0, 4, ..., 28; then :b sign-extends to :d.
+  const std::array<std::uint8_t, 8> every_fourth{1, 29, 57, 85, 113, 141, 169, 197};
+  const std::array<std::int32_t, 8> as_signed{1, 29, 57, 85, 113, -115, -87, -59};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.get<std::uint8_t>(14, c), every_fourth[c]) << c;
+    EXPECT_EQ(t.d(27, c), as_signed[c]) << c;
+  }
+  // Subregisters: r16.4..7 = r2.2..5 + r3.4..7; r16.0..3 untouched.
+  const std::array<float, 8> r16{0, 0, 0, 0, 16.5F, 18.5F, 20.5F, 22.5F};
+  // r[a0.0, 8] with a0.0 = 0x60 (r3.0): r3.2 .. r4.1, across the register boundary.
+  const std::array<float, 8> r17{12, 13, 14, 15, 16, 17, 1.0F, 0.1F};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(16, c), r16[c]) << c;
+    EXPECT_EQ(t.f(17, c), r17[c]) << c;
+  }
+  // VxH <1,0>: a0.0..3 = 0x40 (r2.0), 0x58 (r2.6), 0x64 (r3.1), 0x7C (r3.7), one per channel.
+  EXPECT_EQ(t.f(18, 0), 0.5F);
+  EXPECT_EQ(t.f(18, 1), 6.5F);
+  EXPECT_EQ(t.f(18, 2), 11.0F);
+  EXPECT_EQ(t.f(18, 3), 17.0F);
+  // Indirect destination r[a0.4, 4] with a0.4 = 0x260: r19.1..4.
+  EXPECT_EQ(t.f(19, 0), 0.0F);
+  for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(t.f(19, c + 1), 0.5F + c) << c;
+  EXPECT_EQ(t.f(19, 5), 0.0F);
+  // :q wraps at 64 bits.
+  EXPECT_EQ(t.get<std::int64_t>(20, 0), 0x1FFFFFFFFLL);
+  EXPECT_EQ(t.get<std::int64_t>(20, 1), 0);
+  EXPECT_EQ(t.get<std::int64_t>(20, 2), INT64_MIN);
+  EXPECT_EQ(t.get<std::int64_t>(20, 3), -5);
+  // :df arithmetic; 1e300 * 1e10 overflows to infinity.
+  EXPECT_EQ(t.get<double>(21, 0), 3.0);
+  EXPECT_EQ(t.get<double>(21, 1), -0.5);
+  EXPECT_TRUE(std::isinf(t.get<double>(21, 2)));
+  EXPECT_EQ(t.get<double>(21, 3), 0.1 * 3.0);
+  // F -> HF (round to nearest even; 70000 overflows to infinity; 1e-5 is a half denormal, flushed because cr0 does
+  // not preserve HF denormals) and back.
+  const std::array<std::uint16_t, 8> halves{0x3C00, 0x2E66, 0x7BFF, 0x7C00, 0x0000, 0xC100, 0x0400, 0x4248};
+  const std::array<float, 8> back{1.0F, 0.0999755859375F, 65504.0F, INFINITY, 0.0F, -2.5F, 6.103515625e-05F, 3.140625F};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.get<std::uint16_t>(23, c), halves[c]) << c;
+    EXPECT_EQ(t.f(24, c), back[c]) << c;
+  }
+  // F -> DF exactly; DF -> F rounds (1e300 overflows to infinity).
+  for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(t.get<double>(25, c), 0.5 + c) << c;
+  EXPECT_EQ(t.f(26, 0), 1.5F);
+  EXPECT_EQ(t.f(26, 1), -2.0F);
+  EXPECT_TRUE(std::isinf(t.f(26, 2)));
+  EXPECT_EQ(t.f(26, 3), 0.1F);
+}
+
+TEST(EuExec, DivergentControlFlowSimd16WithPartialDispatch) {
+  Thread t;
+  std::vector<std::int32_t> x(16);
+  std::vector<std::int32_t> n(16);
+  std::vector<std::int32_t> cont_mask(16);
+  for (int c = 0; c < 16; ++c) {
+    x[c] = c;
+    n[c] = c % 6;
+    cont_mask[c] = c % 2 == 1 ? 1 : 2;
+  }
+  t.set<std::int32_t>(2, x);
+  t.set<std::int32_t>(4, n);
+  t.set<std::int32_t>(6, cont_mask);
+  for (unsigned reg = 10; reg < 28; ++reg) t.set<std::uint32_t>(reg, std::vector<std::uint32_t>(8, 0xDEAD));
+  t.run("control_flow", 0x0FFF);  // channels 12..15 not dispatched (a partial SIMD16 thread)
+  const auto lane = [&](unsigned reg, unsigned c) { return t.d(reg + c / 8, c % 8); };
+  for (unsigned c = 0; c < 16; ++c) {
+    if (c >= 12) {
+      for (unsigned reg : {10U, 12U, 14U, 22U, 24U, 26U}) EXPECT_EQ(lane(reg, c), 0xDEAD) << reg << " " << c;
+      continue;
+    }
+    EXPECT_EQ(lane(10, c), c < 8 ? 1 : 2) << c;                                        // if / else / endif
+    EXPECT_EQ(lane(12, c), n[c]) << c;                                                 // while / break: the trip count
+    EXPECT_EQ(lane(14, c), n[c] * (n[c] - 1) / 2) << c;                                // 0 + 1 + ... + (n - 1)
+    EXPECT_EQ(lane(22, c), c % 2 == 1 ? 2 + 4 + 6 + 8 + 10 : 1 + 4 + 5 + 8 + 9) << c;  // cont
+    EXPECT_EQ(lane(24, c), c < 4 ? 0xDEAD : 5) << c;                                   // goto / join
+    EXPECT_EQ(lane(26, c), c == 3 ? 0xDEAD : 7) << c;                                  // halt
+  }
+  EXPECT_EQ(t.ud(28, 0), 0x0FFFU);  // ce after the final halt: every dispatched channel joined again
+}
+
+TEST(EuExec, FlagsPredicationAndMasks) {
+  Thread t;
+  t.set<float>(2, {2.0F, 0.5F, 3.0F, 1.0F, kNaN, 5.0F, 0.0F, 1.5F});
+  t.set<std::int32_t>(3, {-1, 0, 1, 5, -7, 0, 2, 3});
+  t.run("predication");  // channels 0..7 dispatched
+  // add (gt)f0.0: x - 1 > 0 -> channels 0, 2, 5, 7 (NaN compares false).
+  EXPECT_EQ(t.get<std::uint16_t>(13, 0), 0xA5);
+  const std::array<float, 8> r11{1, -1, 1, -1, -1, 1, -1, 1};
+  const std::array<float, 8> r12{2.0F, 0, 3.0F, 0, 0, 5.0F, 0, 1.5F};  // (f0.0) sel: x where set, else 0
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(11, c), r11[c]) << c;
+    EXPECT_EQ(t.f(12, c), r12[c]) << c;
+    EXPECT_EQ(t.f(14, c), 1.0F) << c;  // any4h: both groups of four have a set bit
+    EXPECT_EQ(t.f(15, c), 0.0F) << c;  // all4h: neither group is all set
+    EXPECT_EQ(t.d(18, c), 0) << c;     // (8|M8): channels 8..15 are not dispatched
+    EXPECT_EQ(t.d(20, c), c == 0 || c == 1 || c == 4 || c == 5 ? -1 : 0) << c;  // cmp writes all ones or zero
+  }
+  for (unsigned c = 0; c < 16; ++c) EXPECT_EQ(t.d(16 + c / 8, c % 8), 9) << c;  // (W): all 16 channels
+  EXPECT_EQ(t.get<std::uint16_t>(19, 0), 0x10);                                 // (ne) x x: only the NaN channel
+  EXPECT_EQ(t.get<std::uint16_t>(21, 0), 0x33);                                 // (le) 0
+}
+
+TEST(EuExec, Simd32HalvesUseTheirFlagBits) {
+  Thread t;
+  std::vector<float> x(32);
+  for (unsigned c = 0; c < 32; ++c) x[c] = static_cast<float>(c);
+  t.set<float>(2, x);
+  t.run("simd32", 0xFFFFFFFF);
+  for (unsigned c = 0; c < 16; ++c) {
+    EXPECT_EQ(t.f(10 + c / 8, c % 8), c + 1.0F) << c;
+    EXPECT_EQ(t.f(12 + c / 8, c % 8), c + 16 + 2.0F) << c;
+  }
+  // (16|M16) with f0.0 sets bits 16..31 (channels 16..19 are below 20).
+  EXPECT_EQ(t.ud(14, 0), 0x000F00FFU);
+  for (unsigned c = 0; c < 32; ++c) {
+    EXPECT_EQ(t.get<std::int16_t>(16, c), c < 8 || (c >= 16 && c < 20) ? 1 : 0) << c;
+  }
+}
+
+TEST(EuExec, MathFunctions) {
+  Thread t;
+  t.set<float>(2, {1.0F, 4.0F, 0.25F, 2.0F, 0.5F, 16.0F, -1.0F, 0.0F});
+  t.set<float>(3, {2.0F, 0.5F, 3.0F, 10.0F, -1.0F, 0.25F, 2.0F, 1.0F});
+  t.set<std::int32_t>(4, {7, -7, 7, -7, 100, 0, INT32_MIN, 5});
+  t.set<std::int32_t>(5, {2, 2, -2, -2, 7, 3, -1, 0});
+  t.run("math");
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Correctly rounded: inv, sqrt, rsq of exact squares, fdiv.
+  const std::array<float, 8> inv{1.0F, 0.25F, 4.0F, 0.5F, 2.0F, 0.0625F, -1.0F, kInf};
+  const std::array<float, 8> sqrt{1.0F, 2.0F, 0.5F, 1.41421356F, 0.707106781F, 4.0F, kNaN, 0.0F};
+  const std::array<float, 8> rsq{1.0F, 0.5F, 2.0F, 0.707106781F, 1.41421356F, 0.25F, kNaN, kInf};
+  const std::array<float, 8> fdiv{0.5F, 8.0F, 0.0833333358F, 0.2F, -0.5F, 64.0F, -0.5F, 0.0F};
+  // Transcendentals: within a few ulps of the true values (the hardware documents larger bounds).
+  const std::array<float, 8> log{0.0F, 2.0F, -2.0F, 1.0F, -1.0F, 4.0F, kNaN, -kInf};
+  const std::array<float, 8> exp{2.0F, 16.0F, 1.18920712F, 4.0F, 1.41421356F, 65536.0F, 0.5F, 1.0F};
+  const std::array<float, 8> sin{0.841470985F, -0.756802495F, 0.247403959F,  0.909297427F,
+                                 0.479425539F, -0.287903317F, -0.841470985F, 0.0F};
+  const std::array<float, 8> cos{0.540302306F, -0.653643621F, 0.968912422F, -0.416146837F,
+                                 0.877582562F, -0.957659480F, 0.540302306F, 1.0F};
+  const std::array<float, 8> pow{1.0F, 2.0F, 0.015625F, 1024.0F, 2.0F, 2.0F, 1.0F, 0.0F};
+  const auto same = [](float got, float want) { return (std::isnan(got) && std::isnan(want)) || got == want; };
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_TRUE(same(t.f(10, c), inv[c])) << c << " inv " << t.f(10, c);
+    EXPECT_TRUE(same(t.f(13, c), sqrt[c])) << c << " sqrt " << t.f(13, c);
+    EXPECT_TRUE(same(t.f(14, c), rsq[c])) << c << " rsq " << t.f(14, c);
+    EXPECT_TRUE(same(t.f(17, c), fdiv[c])) << c << " fdiv " << t.f(17, c);
+    EXPECT_TRUE(same(t.f(11, c), log[c])) << c << " log " << t.f(11, c);
+    if (std::isfinite(exp[c])) {
+      EXPECT_FLOAT_EQ(t.f(12, c), exp[c]) << c;
+    }
+    EXPECT_FLOAT_EQ(t.f(15, c), sin[c]) << c;
+    EXPECT_FLOAT_EQ(t.f(16, c), cos[c]) << c;
+    if (c != 6) {  // a negative base is not a case the tests pin down
+      EXPECT_FLOAT_EQ(t.f(18, c), pow[c]) << c;
+    }
+  }
+  // Integer quotient and remainder, truncating; INT_MIN / -1 wraps; division by zero gives all ones and the dividend.
+  const std::array<std::int32_t, 8> quotient{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
+  const std::array<std::int32_t, 8> remainder{1, -1, 1, -1, 2, 0, 0, 5};
+  const std::array<std::uint32_t, 8> unsigned_quotient{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(19, c), quotient[c]) << c;
+    EXPECT_EQ(t.d(20, c), remainder[c]) << c;
+    EXPECT_EQ(t.ud(21, c), unsigned_quotient[c]) << c;
+  }
+}
+
+TEST(EuExec, DenormalAndRoundingModesOfCr0) {
+  Thread t;
+  t.set<float>(2, {1e-39F, -1e-39F, 1e-38F, 2e-38F, 0.0F, 1e-45F, 1.0F, 5e-39F});
+  t.set<float>(3, {0.0F, 0.0F, 0.0F, -1e-38F, 1e-39F, 0.0F, 0.0F, 5e-39F});
+  const float q = 0x1p-25F;
+  t.set<float>(4, std::vector<float>(8, 1.0F));
+  t.set<float>(5, {q, 3 * q, -q, -3 * q, 2 * q, 0.0F, 1.0F, -2.0F});
+  t.set<std::int32_t>(6, {16777217, -16777217, 0x7FFFFFFF, 33554435, 0, -1, 3, 16777219});
+  const float h = 0x1p-10F;
+  t.set<float>(7,
+               {1.0F + 0.75F * h, 70000.0F, 0.1F, -1.0F - 0.75F * h, 1.0F + 0.25F * h, 65519.0F, 65520.0F, -70000.0F});
+  t.run("float_modes");
+  // cr0 = 0 (reset): single-precision denormal inputs and results are flushed to zero.
+  const std::array<float, 8> flushed{0.0F, 0.0F, 0.0F, 2e-38F, 0.0F, 0.0F, 1.0F, 0.0F};
+  for (unsigned c = 0; c < 8; ++c) EXPECT_EQ(t.f(10, c), flushed[c]) << c;
+  // cr0 |= 0x4C0 (what IGC's kernels start with): denormals preserved.
+  const std::array<float, 8> a{1e-39F, -1e-39F, 1e-38F, 2e-38F, 0.0F, 1e-45F, 1.0F, 5e-39F};
+  const std::array<float, 8> b{0.0F, 0.0F, 0.0F, -1e-38F, 1e-39F, 0.0F, 0.0F, 5e-39F};
+  for (unsigned c = 0; c < 8; ++c) EXPECT_EQ(t.f(11, c), a[c] + b[c]) << c;
+  EXPECT_NE(t.f(11, 0), 0.0F);
+  const float up = 1.0F + 0x1p-23F;
+  const float below = 1.0F - 0x1p-24F;
+  const float below2 = 1.0F - 0x1p-23F;
+  const std::array<float, 8> nearest{1.0F, up, 1.0F, below2, 1.0F, 1.0F, 2.0F, -1.0F};
+  const std::array<float, 8> toward_zero{1.0F, 1.0F, below, below2, 1.0F, 1.0F, 2.0F, -1.0F};
+  const std::array<float, 8> toward_plus{up, up, 1.0F, below, up, 1.0F, 2.0F, -1.0F};
+  const std::array<float, 8> int_nearest{16777216.0F, -16777216.0F, 2147483648.0F, 33554436.0F, 0, -1, 3, 16777220.0F};
+  const std::array<float, 8> int_zero{16777216.0F, -16777216.0F, 2147483520.0F, 33554432.0F, 0, -1, 3, 16777218.0F};
+  const std::array<std::uint16_t, 8> half_nearest{0x3C01, 0x7C00, 0x2E66, 0xBC01, 0x3C00, 0x7BFF, 0x7C00, 0xFC00};
+  const std::array<std::uint16_t, 8> half_zero{0x3C00, 0x7BFF, 0x2E66, 0xBC00, 0x3C00, 0x7BFF, 0x7BFF, 0xFBFF};
+  const std::array<std::uint16_t, 8> half_plus{0x3C01, 0x7C00, 0x2E67, 0xBC00, 0x3C01, 0x7C00, 0x7C00, 0xFBFF};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(12, c), nearest[c]) << c;
+    EXPECT_EQ(t.f(13, c), int_nearest[c]) << c;
+    EXPECT_EQ(t.get<std::uint16_t>(14, c), half_nearest[c]) << c;
+    EXPECT_EQ(t.f(15, c), toward_zero[c]) << c;  // cr0 rounding 3
+    EXPECT_EQ(t.f(16, c), int_zero[c]) << c;
+    EXPECT_EQ(t.get<std::uint16_t>(17, c), half_zero[c]) << c;
+    EXPECT_EQ(t.f(18, c), toward_plus[c]) << c;  // cr0 rounding 1
+    EXPECT_EQ(t.get<std::uint16_t>(19, c), half_plus[c]) << c;
+  }
+  EXPECT_EQ(t.ud(20, 0), 0x4D0U);
+  // The host's own rounding mode is back to normal after the run.
+  volatile float one = 1.0F;
+  volatile float tiny = q;
+  EXPECT_EQ(one + tiny, 1.0F);
+}
+
+TEST(EuExec, SendHandsMessagesToSharedFunctions) {
+  Thread t;
+  t.state.flags[0] = 0x0F;  // the send is predicated on f0.0: channels 0..3
+  t.run("send");
+  ASSERT_EQ(t.shared.messages.size(), 2U);
+  const eu::Message& m = t.shared.messages[0];
+  EXPECT_EQ(m.pc, 32U);
+  EXPECT_EQ(m.sfid, 12);
+  EXPECT_EQ(m.desc, 0x04281234U);
+  EXPECT_EQ(m.message_length(), 2U);
+  EXPECT_EQ(m.response_length(), 2U);
+  EXPECT_TRUE(m.header_present());
+  EXPECT_EQ(m.payload_reg, 30U);
+  EXPECT_FALSE(m.dst_null);
+  EXPECT_EQ(m.dst_reg, 40U);
+  EXPECT_EQ(m.exec_size, 8U);
+  EXPECT_EQ(m.channel_mask, 0x0FU);
+  EXPECT_FALSE(m.eot);
+  EXPECT_FALSE(m.split);
+  EXPECT_EQ(t.ud(30, 7), 0x11U);
+  // The response registers as the shared function wrote them, read by the next instruction.
+  for (unsigned k = 0; k < 8; ++k) EXPECT_EQ(t.ud(50, k), (0x100U + k) + (0x108U + k)) << k;
+  EXPECT_TRUE(t.shared.messages[1].eot);
+  EXPECT_TRUE(t.shared.messages[1].dst_null);
+}
+
+TEST(EuExec, SuspendedThreadResumesAfterTheSend) {
+  Thread t;
+  t.shared.suspend = true;
+  t.state.flags[0] = 0xFF;
+  t.run("send", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kSuspended);
+  EXPECT_EQ(t.result.instructions, 3U);
+  EXPECT_EQ(t.state.ip, 48U);  // the add after the send
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("send"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  const eu::RunResult r = executor.run(t.state, 100);
+  EXPECT_EQ(r.reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(r.instructions, 2U);
+  EXPECT_EQ(t.ud(50, 0), 0x208U);
+  EXPECT_TRUE(t.state.ended);
+  EXPECT_EQ(executor.run(t.state, 100).reason, eu::StopReason::kEndOfThread);  // an ended thread stays ended
+}
+
+TEST(EuExec, UnmodelledInstructionIsAModelledFault) {
+  Thread t;
+  t.set<std::uint32_t>(2, {0});
+  t.run("faults", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kFault);
+  EXPECT_EQ(t.result.fault_pc, 0x20U);
+  EXPECT_EQ(t.result.fault,
+            "EU fault at 0x10020 (kernel offset 0x20): dp4 is not modelled (a graphics/media instruction OpenCL "
+            "kernels do not use) (dp4 (8|M0) r10.0<1>:f r3.0<8;8,1>:f r4.0<8;8,1>:f)");
+}
+
+TEST(EuExec, RegionOutsideTheRegisterFileFaults) {
+  Thread t;
+  t.set<std::uint32_t>(2, {1});
+  t.run("faults", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kFault);
+  EXPECT_NE(t.result.fault.find("source region runs outside the register file (byte 4096)"), std::string::npos)
+      << t.result.fault;
+  EXPECT_EQ(t.f(10, 0), 0.0F);  // nothing written
+}
+
+TEST(EuExec, BudgetStopsAnEndlessLoopAndRunContinues) {
+  Thread t;
+  t.set<std::uint32_t>(2, {2});
+  t.run("faults", 0xFF, false);
+  // 100,000 instructions: cmp/if/endif twice (the skipped blocks never run), then add/while pairs.
+  EXPECT_EQ(t.result.reason, eu::StopReason::kBudget);
+  EXPECT_EQ(t.result.instructions, 100000U);
+  const std::uint32_t count = t.ud(11, 0);
+  EXPECT_EQ(count, (100000U - 6U) / 2U);
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("faults"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  EXPECT_EQ(executor.run(t.state, 10).reason, eu::StopReason::kBudget);
+  EXPECT_EQ(t.ud(11, 0), count + 5);
+}
+
+TEST(EuExec, DecodeAndFetchErrorsFaultWithTheirAddress) {
+  // Opcode 127 is not a Gen9 opcode.
+  std::vector<std::uint8_t> bytes(16, 0);
+  bytes[0] = 0x7F;
+  eu::BufferInstructionMemory bad(kKernelBase, bytes);
+  eu::Program program(bad, kKernelBase, eu::Generation::kGen9);
+  Recorder shared;
+  eu::Executor executor(program, shared);
+  eu::ThreadState state;
+  state.reset_control_flow(0, 0xFF);
+  eu::RunResult r = executor.run(state, 10);
+  EXPECT_EQ(r.reason, eu::StopReason::kFault);
+  EXPECT_EQ(r.fault, "EU fault at 0x10000 (kernel offset 0x0): decode error at 0x0: unknown opcode 127");
+  // A kernel without EOT runs off the end of instruction memory.
+  std::vector<std::uint8_t> kernel = kernel_bytes("alu_float");
+  kernel.resize(16);  // only its first instruction
+  eu::BufferInstructionMemory short_memory(kKernelBase, kernel);
+  eu::Program short_program(short_memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor short_executor(short_program, shared);
+  state.reset_control_flow(0, 0xFF);
+  r = short_executor.run(state, 10);
+  EXPECT_EQ(r.reason, eu::StopReason::kFault);
+  EXPECT_EQ(r.instructions, 2U);
+  EXPECT_EQ(r.fault, "EU fault at 0x10010 (kernel offset 0x10): instruction fetch fault at 0x00010010");
+}
+
+namespace {
+class MutableMemory : public eu::InstructionMemory {
+ public:
+  bool read(std::uint64_t address, std::uint8_t* out, std::size_t n) override {
+    ++reads;
+    if (address < kKernelBase || address + n > kKernelBase + bytes.size()) return false;
+    std::memcpy(out, bytes.data() + (address - kKernelBase), n);
+    return true;
+  }
+  std::vector<std::uint8_t> bytes;
+  unsigned reads = 0;
+};
+}  // namespace
+
+TEST(EuExec, DecodeCacheDecodesOncePerKernelUntilInvalidated) {
+  MutableMemory memory;
+  memory.bytes = kernel_bytes("send");
+  eu::DecodeCache cache(memory);
+  Recorder shared;
+  auto run_once = [&](std::uint32_t expected_sum) {
+    auto program = cache.program(kKernelBase, eu::Generation::kGen9);
+    eu::Executor executor(*program, shared);
+    eu::ThreadState state;
+    state.flags[0] = 0xFF;
+    state.reset_control_flow(0, 0xFF);
+    EXPECT_EQ(executor.run(state, 100).reason, eu::StopReason::kEndOfThread);
+    EXPECT_EQ(state.grf_read<std::uint32_t>(50 * 32), expected_sum);
+    return program;
+  };
+  const auto first = run_once(0x208);
+  EXPECT_EQ(first->decoded_instructions(), 5U);
+  const unsigned reads = memory.reads;
+  EXPECT_EQ(run_once(0x208), first);  // the same pre-decoded program: no fetch, no decode
+  EXPECT_EQ(memory.reads, reads);
+  EXPECT_EQ(cache.hits(), 1U);
+  EXPECT_EQ(cache.misses(), 1U);
+  // Software rewrites the kernel (the add becomes a subtract: opcode 64 -> 0x40 | ... use xor) and invalidates the
+  // instruction cache, as PIPE_CONTROL with Instruction Cache Invalidate does: the new code runs.
+  ASSERT_EQ(memory.bytes[48], 0x40);  // add
+  memory.bytes[48] = 0x07;            // xor
+  EXPECT_EQ(run_once(0x208), first);  // not invalidated yet: still the decoded add (a stale cache, as hardware's)
+  cache.invalidate();
+  run_once(0x100 ^ 0x108);
+  EXPECT_EQ(cache.invalidations(), 1U);
+  EXPECT_EQ(cache.misses(), 2U);
+}
+
+TEST(EuExec, ChannelsOutsideANarrowBranchFollowTheThread) {
+  Thread t;
+  t.run("uniform_loop");
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), 5) << c;  // every channel went round the (1|M0) loop five times
+    // (1|M0) if with channel 0's predicate false: the thread jumps and takes channels 1..7 along.
+    EXPECT_EQ(t.d(12, c), 0) << c;
+  }
+  EXPECT_EQ(t.d(11, 0), 5);
+}
+
+TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
+  // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
+  // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
+  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions", "control_flow",
+                                         "predication", "float_modes", "math", "simd32",  "uniform_loop"};
+  eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
+  eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
+  EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";
+  for (const std::string& name : kernels) {
+    std::array<eu::ThreadState, 2> states;
+    for (int generic = 0; generic < 2; ++generic) {
+      eu::set_fast_paths_enabled(generic == 0);
+      eu::ThreadState& s = states[generic];
+      for (unsigned i = 0; i < eu::ThreadState::kGrfBytes / 4; ++i) {
+        // Mostly ordinary floats, with denormals and NaNs sprinkled in.
+        const std::uint32_t k = i * 2654435761U;
+        const std::uint32_t word = i % 13 == 5 ? 0x00012345U : i % 17 == 3 ? 0x7FC00001U : 0x3F000000U + (k >> 9);
+        s.grf_write<std::uint32_t>(4 * i, word);
+      }
+      // Inputs r2..r7 small integers (loop counts of the control-flow kernels; denormals as floats).
+      for (unsigned i = 0; i < 48; ++i) s.grf_write<std::uint32_t>(2 * 32 + 4 * i, i % 7);
+      eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes(name));
+      eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+      Recorder shared;
+      eu::Executor executor(program, shared);
+      s.reset_control_flow(0, name == "simd32" ? 0xFFFFFFFF : name == "control_flow" ? 0xFFFF : 0xFF);
+      const eu::RunResult r = executor.run(s, 100000);
+      EXPECT_EQ(r.reason, eu::StopReason::kEndOfThread) << name << ": " << r.fault;
+    }
+    eu::set_fast_paths_enabled(true);
+    EXPECT_EQ(states[0].grf, states[1].grf) << name;
+    EXPECT_EQ(states[0].flags, states[1].flags) << name;
+    EXPECT_EQ(states[0].acc, states[1].acc) << name;
+  }
+}
+
+TEST(EuExec, CompactedKernelsRunAsTheirNativeForms) {
+  // The same kernels assembled with iga64 -Xautocompact: 8-byte instructions where a compacted form exists (branch
+  // offsets change accordingly); the final state must equal the native kernel's.
+  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions",     "control_flow",
+                                         "predication", "float_modes", "math", "uniform_loop"};
+  unsigned compacted_total = 0;
+  for (const std::string& name : kernels) {
+    std::array<eu::ThreadState, 2> states;
+    for (int compacted = 0; compacted < 2; ++compacted) {
+      eu::ThreadState& s = states[compacted];
+      for (unsigned i = 0; i < eu::ThreadState::kGrfBytes / 4; ++i) {
+        s.grf_write<std::uint32_t>(4 * i, 0x3F000000U + ((i * 2654435761U) >> 9));
+      }
+      // Inputs r2..r7 small integers (loop counts and selectors of the control-flow kernels).
+      for (unsigned i = 0; i < 48; ++i) s.grf_write<std::uint32_t>(2 * 32 + 4 * i, i % 7);
+      const std::vector<std::uint8_t> bytes = kernel_bytes(compacted != 0 ? name + "_compacted" : name);
+      eu::BufferInstructionMemory memory(kKernelBase, bytes);
+      eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+      Recorder shared;
+      eu::Executor executor(program, shared);
+      s.reset_control_flow(0, name == "control_flow" ? 0xFFFF : 0xFF);
+      const eu::RunResult r = executor.run(s, 100000);
+      EXPECT_EQ(r.reason, eu::StopReason::kEndOfThread) << name << (compacted != 0 ? " compacted: " : ": ") << r.fault;
+      if (compacted != 0) {
+        for (std::uint32_t pc = 0; pc < bytes.size(); pc += program.at(pc).length) {
+          if (program.at(pc).length == 8) ++compacted_total;
+          if (!program.at(pc).ok()) break;
+        }
+      }
+    }
+    EXPECT_EQ(states[0].grf, states[1].grf) << name;
+    EXPECT_EQ(states[0].flags, states[1].flags) << name;
+  }
+  EXPECT_GT(compacted_total, 20U) << "the compacted kernels do contain compacted instructions";
+}
+
+TEST(EuExec, AccumulatorCselDoublesAndSaturatingConversions) {
+  Thread t;
+  t.set<float>(2, {1.5F, -2.0F, 300.0F, 0.5F, -0.25F, 255.5F, kNaN, 2.0F});
+  t.set<float>(3, {2.0F, 3.0F, -1.0F, 0.0F, 4.0F, -5.0F, 1.0F, -0.5F});
+  t.set<double>(4, {0.25, 0.75, -1.0, 2.0});
+  t.set<double>(5, {0.5, 0.5, 0.5, -3.0});
+  t.set<std::int32_t>(6, {-3, 0, 1, 5, -3, 2, 7, -100});
+  t.state.flags[0] = 0x12345678;
+  t.run("misc");
+  // mac: acc0 (= r2) + r2 * r3.
+  const std::array<float, 8> mac{4.5F, -8.0F, 0.0F, 0.5F, -1.25F, -1022.0F, kNaN, 1.0F};
+  // csel (lt): src2 < 0 ? src0 : src1.
+  const std::array<float, 8> csel{2.0F, 3.0F, 300.0F, 0.0F, 4.0F, 255.5F, 1.0F, 2.0F};
+  // mov (sat) :ub from :f: toward zero, clamped, NaN 0; (sat) :f from :d: clamped to [0, 1].
+  const std::array<std::uint8_t, 8> ub{1, 0, 255, 0, 0, 255, 0, 2};
+  const std::array<float, 8> sat_f{0, 0, 1, 1, 0, 1, 1, 0};
+  for (unsigned c = 0; c < 8; ++c) {
+    if (c != 6) {
+      EXPECT_EQ(t.f(10, c), mac[c]) << c;
+    }
+    EXPECT_EQ(t.f(11, c), csel[c]) << c;
+    EXPECT_EQ(t.get<std::uint8_t>(18, c), ub[c]) << c;
+    EXPECT_EQ(t.f(19, c), sat_f[c]) << c;
+  }
+  EXPECT_TRUE(std::isnan(t.f(10, 6)));
+  EXPECT_EQ(t.state.flags[0], 0x12345678U);  // csel and sel do not write their flag
+  const std::array<double, 4> add_sat{0.75, 1.0, 0.0, 0.0};
+  const std::array<double, 4> mad{0.5, 1.0, -0.75, 11.0};  // r4 + r5 * r5
+  const std::array<double, 4> max{0.5, 0.75, 0.5, 2.0};
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.get<double>(12, c), add_sat[c]) << c;
+    EXPECT_EQ(t.get<double>(14, c), mad[c]) << c;
+    EXPECT_EQ(t.get<double>(16, c), max[c]) << c;
+  }
+  // Condition modifiers on the result: r6 + 3 == 0 in channels 0 and 4; r6 (as :w) < 0 in 0, 4 and 7.
+  EXPECT_EQ(t.get<std::uint16_t>(21, 0), 0x11);
+  EXPECT_EQ(t.get<std::uint16_t>(23, 0), 0x91);
+  EXPECT_EQ(t.get<std::int16_t>(22, 7), -100);
+}
+
+TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
+  Thread t;
+  t.set<std::uint32_t>(30, {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11});
+  t.run("flow", 0xFF, false);
+  // wait n0.0 with a zero notification count: the thread waits at the wait (offset 0x50), after the call returned.
+  EXPECT_EQ(t.result.reason, eu::StopReason::kSuspended);
+  EXPECT_EQ(t.state.ip, 0x50U);
+  EXPECT_EQ(t.d(10, 0), 1);  // the jmpi skipped the second mov
+  EXPECT_EQ(t.d(12, 0), 4);  // the subroutine ran
+  EXPECT_EQ(t.d(11, 0), 3);  // and returned after the call
+  EXPECT_EQ(t.ud(20, 0), 0x40U);  // call's dst.0: the return address; dst.1: the calling channels
+  EXPECT_EQ(t.ud(20, 1), 0xFFU);
+  // The gateway's notification arrives: the wait takes it and the thread goes on to EOT.
+  t.state.n0[0] = 1;
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("flow"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  EXPECT_EQ(executor.run(t.state, 100).reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(t.state.n0[0], 0U);
+  ASSERT_EQ(t.shared.messages.size(), 3U);
+  // send with its descriptor in a0.0; sends with the extended descriptor (and so the SFID) in a0.1.
+  EXPECT_EQ(t.shared.messages[0].desc, 0x04281234U);
+  EXPECT_EQ(t.shared.messages[0].sfid, 12);
+  EXPECT_FALSE(t.shared.messages[0].split);
+  EXPECT_EQ(t.shared.messages[1].desc, 0x04281234U);
+  EXPECT_EQ(t.shared.messages[1].ex_desc, 0x4CU);
+  EXPECT_EQ(t.shared.messages[1].sfid, 12);
+  EXPECT_TRUE(t.shared.messages[1].split);
+  EXPECT_EQ(t.shared.messages[1].payload_reg, 30U);
+  EXPECT_EQ(t.shared.messages[1].payload1_reg, 31U);
+  EXPECT_EQ(t.shared.messages[1].dst_reg, 42U);
+  EXPECT_EQ(t.ud(43, 7), 0x100U + 15);  // the response's second register
+}

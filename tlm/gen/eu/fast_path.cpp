@@ -1,0 +1,286 @@
+#include "tlm/gen/eu/fast_path.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+namespace gpuvp::gen::eu {
+namespace {
+
+std::atomic<bool> g_enabled{true};
+
+enum class Op : std::uint8_t { kAdd, kMul, kMad, kMov, kAnd, kOr, kXor, kShl };
+
+// Four lanes at a time in GCC/Clang vector types that may alias the GRF's bytes and need no alignment: the
+// compilers turn them into plain unaligned vector loads and stores.
+template <typename T>
+struct Vec;
+template <>
+struct Vec<float> {
+  using type = float __attribute__((vector_size(16), may_alias, aligned(4)));
+};
+template <>
+struct Vec<std::int32_t> {
+  using type = std::int32_t __attribute__((vector_size(16), may_alias, aligned(4)));
+};
+template <>
+struct Vec<std::uint32_t> {
+  using type = std::uint32_t __attribute__((vector_size(16), may_alias, aligned(4)));
+};
+
+template <typename T>
+inline typename Vec<T>::type load(const std::uint8_t* grf, const FastOp& op, unsigned i, unsigned chunk) {
+  using V = typename Vec<T>::type;
+  if (i == 1 && op.src1_immediate) {
+    T v;
+    std::memcpy(&v, &op.imm, sizeof v);
+    return V{v, v, v, v};
+  }
+  if ((op.scalar >> i & 1U) != 0) {
+    T v;
+    std::memcpy(&v, grf + op.src[i], sizeof v);
+    return V{v, v, v, v};
+  }
+  return *reinterpret_cast<const V*>(grf + op.src[i] + 16 * chunk);
+}
+
+// All sources of the instruction are read before its destination is written (the hardware's order): a destination
+// equal to a source is then safe.
+template <Op kOp, typename T, unsigned N>
+void run(ThreadState& thread, const FastOp& op) {
+  using V = typename Vec<T>::type;
+  std::uint8_t* grf = thread.grf.data();
+  V result[N / 4];
+  for (unsigned c = 0; c < N / 4; ++c) {
+    const V a = load<T>(grf, op, 0, c);
+    if constexpr (kOp == Op::kMov) {
+      result[c] = a;
+    } else {
+      const V b = load<T>(grf, op, 1, c);
+      if constexpr (kOp == Op::kAdd) {
+        result[c] = a + b;
+      } else if constexpr (kOp == Op::kMul) {
+        result[c] = a * b;
+      } else if constexpr (kOp == Op::kMad) {
+        const V m = load<T>(grf, op, 2, c);
+        for (unsigned k = 0; k < 4; ++k) result[c][k] = std::fma(b[k], m[k], a[k]);  // src0 + src1 * src2, fused
+      } else if constexpr (kOp == Op::kAnd) {
+        result[c] = a & b;
+      } else if constexpr (kOp == Op::kOr) {
+        result[c] = a | b;
+      } else if constexpr (kOp == Op::kXor) {
+        result[c] = a ^ b;
+      } else {
+        result[c] = a << (b & 31U);
+      }
+    }
+  }
+  for (unsigned c = 0; c < N / 4; ++c) *reinterpret_cast<V*>(grf + op.dst + 16 * c) = result[c];
+}
+
+// cmp: all ones / zero into a dword destination (unless null) and one flag bit per channel; an unordered (NaN)
+// comparison is false except for "not equal", as the generic interpreter has it.
+template <typename T, unsigned N, unsigned kCond>
+void compare(ThreadState& thread, const FastOp& op) {
+  using V = typename Vec<T>::type;
+  using M = typename Vec<std::int32_t>::type;
+  std::uint8_t* grf = thread.grf.data();
+  M out[N / 4];
+  std::uint32_t bits = 0;
+  for (unsigned c = 0; c < N / 4; ++c) {
+    const V a = load<T>(grf, op, 0, c);
+    const V b = load<T>(grf, op, 1, c);
+    if constexpr (kCond == 1) {
+      out[c] = reinterpret_cast<M>(a == b);
+    } else if constexpr (kCond == 2) {
+      out[c] = reinterpret_cast<M>(a != b);
+    } else if constexpr (kCond == 3) {
+      out[c] = reinterpret_cast<M>(a > b);
+    } else if constexpr (kCond == 4) {
+      out[c] = reinterpret_cast<M>(a >= b);
+    } else if constexpr (kCond == 5) {
+      out[c] = reinterpret_cast<M>(a < b);
+    } else {
+      out[c] = reinterpret_cast<M>(a <= b);
+    }
+    for (unsigned k = 0; k < 4; ++k) bits |= static_cast<std::uint32_t>(out[c][k] & 1) << (4 * c + k);
+  }
+  if (!op.dst_null) {
+    for (unsigned c = 0; c < N / 4; ++c) *reinterpret_cast<M*>(grf + op.dst + 16 * c) = out[c];
+  }
+  constexpr std::uint32_t kMask = N == 32 ? 0xFFFFFFFFU : (1U << N) - 1;
+  std::uint32_t& flag = thread.flags[op.flag_word];
+  flag = (flag & ~(kMask << op.flag_shift)) | bits << op.flag_shift;
+}
+
+template <typename T, unsigned N>
+FastOp::Fn compare_fn(unsigned cond) {
+  switch (cond) {
+    case 1:
+      return compare<T, N, 1>;
+    case 2:
+      return compare<T, N, 2>;
+    case 3:
+      return compare<T, N, 3>;
+    case 4:
+      return compare<T, N, 4>;
+    case 5:
+      return compare<T, N, 5>;
+    case 6:
+      return compare<T, N, 6>;
+    default:
+      return nullptr;
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// mad with the host's vector FMA (a fused multiply-add is exact, so the result equals the library fma's).
+__attribute__((target("avx2,fma"))) inline __m256 mad_source(const std::uint8_t* grf, const FastOp& op, unsigned i,
+                                                             unsigned chunk) {
+  const auto* p = reinterpret_cast<const float*>(grf + op.src[i]);
+  return (op.scalar >> i & 1U) != 0 ? _mm256_broadcast_ss(p) : _mm256_loadu_ps(p + 8 * chunk);
+}
+
+template <unsigned N>
+__attribute__((target("avx2,fma"))) void run_mad_fma(ThreadState& thread, const FastOp& op) {
+  std::uint8_t* grf = thread.grf.data();
+  __m256 result[N / 8];
+  for (unsigned c = 0; c < N / 8; ++c) {
+    result[c] = _mm256_fmadd_ps(mad_source(grf, op, 1, c), mad_source(grf, op, 2, c), mad_source(grf, op, 0, c));
+  }
+  for (unsigned c = 0; c < N / 8; ++c) _mm256_storeu_ps(reinterpret_cast<float*>(grf + op.dst) + 8 * c, result[c]);
+}
+bool host_has_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#endif
+
+template <unsigned N>
+FastOp::Fn float_fn(unsigned opcode) {
+  switch (opcode) {
+    case 64:
+      return run<Op::kAdd, float, N>;
+    case 65:
+      return run<Op::kMul, float, N>;
+    case 91:
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (host_has_fma()) return run_mad_fma<N>;
+#endif
+      return run<Op::kMad, float, N>;
+    default:
+      return nullptr;
+  }
+}
+
+template <unsigned N>
+FastOp::Fn dword_fn(unsigned opcode) {
+  switch (opcode) {
+    case 1:
+      return run<Op::kMov, std::uint32_t, N>;
+    case 5:
+      return run<Op::kAnd, std::uint32_t, N>;
+    case 6:
+      return run<Op::kOr, std::uint32_t, N>;
+    case 7:
+      return run<Op::kXor, std::uint32_t, N>;
+    case 9:
+      return run<Op::kShl, std::uint32_t, N>;
+    case 64:
+      return run<Op::kAdd, std::uint32_t, N>;
+    case 65:
+      return run<Op::kMul, std::uint32_t, N>;  // the low 32 bits of the product
+    default:
+      return nullptr;
+  }
+}
+
+bool is_dword(DataType t) { return t == DataType::kD || t == DataType::kUd; }
+
+// A direct GRF source read as `exec_size` consecutive elements (contiguous) or as one element (scalar); 0 if neither.
+int source_shape(const Operand& o, unsigned exec_size, bool ternary) {
+  if (o.file != RegFile::kGrf || o.indirect || o.abs || o.negate) return 0;
+  if (ternary) return o.replicate ? 2 : 1;
+  const Region& r = o.region;
+  if (r.vxh) return 0;
+  if (r.vstride == 0 && r.hstride == 0) return 2;
+  if (r.hstride == 1 && (r.vstride == r.width || r.width >= exec_size)) return 1;
+  return 0;
+}
+
+}  // namespace
+
+void set_fast_paths_enabled(bool enabled) { g_enabled = enabled; }
+bool fast_paths_enabled() { return g_enabled; }
+
+FastOp plan_fast_op(const DecodedInstruction& d) {
+  FastOp op;
+  if (d.op == nullptr || d.align16 != (d.op->op_class == OpClass::kTernary)) return op;
+  if (d.exec_size != 8 && d.exec_size != 16) return op;
+  const bool is_cmp = d.op->number == 16;
+  if (d.pred_ctrl != 0 || d.saturate || d.acc_wr_en || (d.cond_mod != 0 && !is_cmp)) return op;
+  if (d.write_mask != 0xF) return op;
+  if (is_cmp && (d.cond_mod == 0 || d.cond_mod > 6)) return op;
+  op.dst_null = is_cmp && d.dst.file == RegFile::kArf && d.dst.reg == 0;
+  if (!op.dst_null && (d.dst.file != RegFile::kGrf || d.dst.indirect || d.dst.region.hstride != 1)) return op;
+  const bool ternary = d.op->op_class == OpClass::kTernary;
+  // The operation's type: the destination's, or for cmp the sources' (its destination is a dword mask or null).
+  const DataType type = is_cmp ? d.src[0].type : d.dst.type;
+  const bool all_float = type == DataType::kF;
+  const bool all_dword = is_dword(type);
+  if (!all_float && !all_dword) return op;
+  if (is_cmp && !op.dst_null && !is_dword(d.dst.type)) return op;
+  if (is_cmp && all_dword && d.src[0].type != d.src[1].type && d.src[1].file != RegFile::kImm) return op;
+  const unsigned n = d.exec_size;
+  const unsigned bytes = 4 * n;
+  const unsigned dst = d.dst.reg * 32U + d.dst.subreg;
+  if (!op.dst_null && dst + bytes > 4096) return op;
+  if (dst % 4 != 0) return op;  // dword-aligned elements (the vector accesses assume it)
+  for (unsigned i = 0; i < d.sources; ++i) {
+    const Operand& s = d.src[i];
+    if ((all_float && s.type != DataType::kF) || (all_dword && !is_dword(s.type))) return op;
+    if (i == 1 && s.file == RegFile::kImm && !ternary) {
+      // A signed and an unsigned dword compare differently: the immediate's signedness must match src0's.
+      if (is_cmp && all_dword && s.type != d.src[0].type) return op;
+      op.src1_immediate = true;
+      op.imm = static_cast<std::uint32_t>(s.imm);
+      continue;
+    }
+    const int shape = source_shape(s, n, ternary);
+    if (shape == 0) return op;
+    const unsigned start = s.reg * 32U + s.subreg;
+    if (start + (shape == 2 ? 4 : bytes) > 4096 || start % 4 != 0) return op;
+    op.src[i] = static_cast<std::uint16_t>(start);
+    if (shape == 2) op.scalar |= static_cast<std::uint8_t>(1U << i);
+    // Sources are read before the destination is written (the hardware's order too); keep to destinations that
+    // coincide with or stay apart from each contiguous source, the cases plainly equal to the generic interpreter.
+    if (!op.dst_null && shape == 1 && start != dst && start < dst + bytes && dst < start + bytes) return op;
+  }
+  if (d.op->op_class == OpClass::kAlu && d.sources > 0 && d.src[0].file == RegFile::kImm) return op;
+  if (is_cmp) {
+    const unsigned first_flag_bit = d.flag_reg * 32U + d.flag_subreg * 16U + d.channel_offset;
+    if (first_flag_bit % 32 + n > 32) return op;
+    op.flag_word = static_cast<std::uint8_t>(first_flag_bit / 32 % 2);
+    op.flag_shift = static_cast<std::uint8_t>(first_flag_bit % 32);
+    op.cond = d.cond_mod;
+    if (all_float) {
+      op.fn = n == 8 ? compare_fn<float, 8>(d.cond_mod) : compare_fn<float, 16>(d.cond_mod);
+    } else if (d.src[0].type == DataType::kD) {
+      op.fn = n == 8 ? compare_fn<std::int32_t, 8>(d.cond_mod) : compare_fn<std::int32_t, 16>(d.cond_mod);
+    } else {
+      op.fn = n == 8 ? compare_fn<std::uint32_t, 8>(d.cond_mod) : compare_fn<std::uint32_t, 16>(d.cond_mod);
+    }
+  } else {
+    op.fn = all_float ? (n == 8 ? float_fn<8>(d.op->number) : float_fn<16>(d.op->number))
+                      : (n == 8 ? dword_fn<8>(d.op->number) : dword_fn<16>(d.op->number));
+  }
+  if (op.fn == nullptr) return op;
+  op.float_arithmetic = all_float;
+  op.no_mask = d.no_mask;
+  op.channels = static_cast<std::uint32_t>(((std::uint64_t{1} << n) - 1) << d.channel_offset);
+  op.dst = static_cast<std::uint16_t>(dst);
+  return op;
+}
+
+}  // namespace gpuvp::gen::eu
