@@ -421,6 +421,39 @@ TEST_F(GucTest, FirmwareJumpingToAddressZeroKeepsExecuting) {
   });
 }
 
+platform::PlatformParams short_guc_watchdog() {
+  platform::PlatformParams p;
+  p.gen.gpu.guc.hang_timeout_ns = 1'000'000;  // 1 ms
+  return p;
+}
+
+class GucWatchdogTest : public GucTest {
+ protected:
+  GucWatchdogTest() : GucTest(short_guc_watchdog()) {}
+};
+
+// Our firmware halts whenever it has nothing to do: a core that runs on without HLT for gen.guc.hang_timeout_ns
+// spins forever, and the watchdog stops it as it stops a faulting core (uKernel exception, crash event, report).
+TEST_F(GucWatchdogTest, ACoreSpinningWithoutHaltingIsStoppedAtTheHangTimeout) {
+  test::run_thread([&] {
+    guc_.load(image_of({0xEB, 0xFE}), {});                                  // jmp $
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 2'000'000), 0u);  // no answer
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+    EXPECT_EQ(mia_of(guc_.status()), 0u);
+    EXPECT_EQ(guc_.scratch(GUC_SCRATCH_EXCEPTION_EIP), GUC_UCODE_ENTRY);
+    EXPECT_EQ(guc_.scratch(15) & GUC_EVENT_CRASH_DUMP_POSTED, GUC_EVENT_CRASH_DUMP_POSTED);
+    // 1 ms at 400 MHz and one cycle an instruction is 400,000 jumps; the watchdog expires at the next one.
+    EXPECT_EQ(model().instructions(), 400'001u);
+    const auto reports = test::take_reports(
+        sc_core::SC_ERROR,
+        "firmware fault: hung: the core ran 1000000 ns without halting (the GuC watchdog, gen.guc.hang_timeout_ns)");
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].message.find("jmp"), std::string::npos) << reports[0].message;
+    ASSERT_TRUE(guc_.reset());
+    ASSERT_TRUE(guc_.load(firmware()).ok);
+  });
+}
+
 TEST_F(GucTest, FirmwareResettingItselfIsSafe) {
   test::run_thread([&] {
     // mov dword [0xFF00941C], 0x20 (GDRST GuC domain through the register window); hlt
