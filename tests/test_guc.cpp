@@ -14,6 +14,8 @@
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
+#include "tlm/core/report.h"
+#include "tlm/core/stats.h"
 
 using namespace gpuvp;
 
@@ -452,6 +454,22 @@ TEST_F(GucWatchdogTest, ACoreSpinningWithoutHaltingIsStoppedAtTheHangTimeout) {
     ASSERT_TRUE(guc_.reset());
     ASSERT_TRUE(guc_.load(firmware()).ok);
   });
+}
+
+// Firmware polling a GPU register the model does not have, forever: ten warnings and a notice are shown, the rest
+// only counted, until the watchdog stops the core.
+TEST_F(GucWatchdogTest, FirmwarePollingAnUnmappedRegisterGivesBoundedWarningsThenTheWatchdog) {
+  test::run_thread([&] {
+    guc_.load(image_of({0xA1, 0x00, 0xB0, 0x00, 0xFF, 0xEB, 0xF9}), {});  // mov eax, [0xFF00B000]; jmp back
+    guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 2'000'000);
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+  });
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "unmapped register offset 0xb000").size(),
+            core::kDefaultGuestReportLimit + 1);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault: hung: the core ran 1000000 ns").size(), 1u);
+  EXPECT_GT(core::suppressed_guest_reports(sc_core::SC_WARNING), 1000u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.reports.guest_suppressed"),
+            core::suppressed_guest_reports(sc_core::SC_WARNING));
 }
 
 TEST_F(GucTest, FirmwareResettingItselfIsSafe) {
