@@ -147,7 +147,7 @@ void keep_incident(std::vector<std::string>& incidents, std::string text) {
   if (incidents.size() < kMaxIncidents) {
     incidents.push_back(std::move(text));
   } else if (incidents.size() == kMaxIncidents) {
-    incidents.push_back("(further incidents not listed: the statistics count them)");
+    incidents.emplace_back("(further incidents not listed: the statistics count them)");
   }
 }
 
