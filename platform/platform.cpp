@@ -12,8 +12,15 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
       map_(plan_memory_map(params)),
       bus_("bus", params.bus.clock_hz),
       dram_("dram", params.dram.memory),
-      host_("host") {
+      host_("host"),
+      stats_(this->name()) {
   core::set_global_quantum(params_.sim.quantum_ns * core::kPsPerNs);
+  // Guest reports of one kind past the limit are counted, not shown (report.h).
+  core::set_guest_report_limit(params_.sim.guest_report_limit);
+  core::set_suppressed_counter(
+      &stats_.counter("reports.guest_suppressed", "reports",
+                      "guest reports not shown past sim.guest_report_limit reports of "
+                      "their kind (block, severity, source line, message without its numbers)"));
   rtl::register_ring_model();  // gen.ring_model=rtl: the verilated ring_ptr block
   bus_.attach_initiator(host_.socket, "host");
   // DRAM below TOLUD, and the part the PCI hole hides remapped above 4 GiB: two windows onto one DRAM port.
@@ -44,6 +51,8 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
     register_blocks_.push_back(v3d_.get());
   }
 }
+
+Platform::~Platform() { core::set_suppressed_counter(nullptr); }
 
 core::InterruptLine* Platform::find_irq(const std::string& name_or_index) const {
   for (const auto& [n, line] : host_irqs_) {

@@ -18,6 +18,7 @@
 #include "tlm/core/interrupt_line.h"
 #include "tlm/core/memory.h"
 #include "tlm/core/register_block.h"
+#include "tlm/core/stats_group.h"
 #include "tlm/gen/gen_gpu.h"
 #include "tlm/vc4/v3d.h"
 
@@ -26,6 +27,7 @@ namespace gpuvp::platform {
 class Platform : public sc_core::sc_module {
  public:
   Platform(sc_core::sc_module_name name, const PlatformParams& params);
+  ~Platform() override;
 
   const PlatformParams& params() const { return params_; }
   // Where DRAM and stolen memory are.
@@ -54,6 +56,7 @@ class Platform : public sc_core::sc_module {
   std::unique_ptr<vc4::V3d> v3d_;
   std::vector<std::pair<std::string, core::InterruptLine*>> host_irqs_;
   std::vector<core::RegisterBlock*> register_blocks_;
+  core::StatsGroup stats_;
 };
 
 }  // namespace gpuvp::platform

@@ -19,6 +19,7 @@ struct SimParams {
   std::uint64_t seed = 1;
   std::uint64_t time_limit_ns = 0;
   std::string progress = "auto";
+  std::uint64_t guest_report_limit = 10;
 
   void visit(core::ParamVisitor& v) {
     v.param("quantum_ns", quantum_ns, "temporal decoupling quantum; 0 synchronises at every access", 0, 1'000'000'000);
@@ -26,6 +27,11 @@ struct SimParams {
     v.param("time_limit_ns", time_limit_ns, "stop the run after this much simulated time; 0 = no limit");
     v.param("progress", progress, "progress line on stderr when it is a terminal; auto: unless CI is set",
             {"auto", "on", "off"});
+    v.param("guest_report_limit", guest_report_limit,
+            "guest reports of one kind (block, severity, source line, message without its numbers) shown before the "
+            "rest are only counted (the "
+            "summary and the statistic gpuvp.reports.guest_suppressed); 0 = no limit",
+            0, 1'000'000'000);
   }
 };
 

@@ -234,8 +234,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   core::timeline().close();
   if (sampled && (series.samples() == 0 || series.last_sample_ps() < sim_ps)) series.sample(core::stats(), sim_ps);
 
-  const std::size_t errors = core::ReportLog::count(sc_core::SC_ERROR);
-  const std::size_t warnings = core::ReportLog::count(sc_core::SC_WARNING);
+  // Every report, shown or suppressed past sim.guest_report_limit.
+  const std::uint64_t suppressed =
+      core::suppressed_guest_reports(sc_core::SC_ERROR) + core::suppressed_guest_reports(sc_core::SC_WARNING);
+  const std::uint64_t errors =
+      core::ReportLog::count(sc_core::SC_ERROR) + core::suppressed_guest_reports(sc_core::SC_ERROR);
+  const std::uint64_t warnings =
+      core::ReportLog::count(sc_core::SC_WARNING) + core::suppressed_guest_reports(sc_core::SC_WARNING);
   RunRecord record;
   record.sim_ps = sim_ps;
   record.wall_s = wall_s;
@@ -306,7 +311,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       summary << "  incidents:\n";
       for (const auto& i : incidents) summary << "    " << i << '\n';
     }
-    summary << "  reports:        " << errors << " errors, " << warnings << " warnings\n";
+    summary << "  reports:        " << errors << " errors, " << warnings << " warnings";
+    if (suppressed) summary << " (" << suppressed << " not shown, past sim.guest_report_limit)";
+    summary << '\n';
     if (!options.stats_file.empty()) {
       summary << "  statistics:     " << (stats_to_stdout ? "stdout" : options.stats_file) << '\n';
     }

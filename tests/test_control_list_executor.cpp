@@ -3,8 +3,10 @@
 // the threads, the end address, every error path, hang detection and reset, timing, and one end-to-end run of the
 // gpuvp executable driven through MMIO like the vc4 kernel driver (vc4_gem.c submit_cl: CA, then EA).
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +66,21 @@ class Cle : public test::vc4t::Vc4Fixture {
   using Vc4Fixture::submit;
   void put(const List& l) { dram_.store().write(l.base, l.bytes.data(), l.bytes.size()); }
   void submit(unsigned n, const List& l) { submit(n, l.base, l.here()); }
+  // A binning list branching to itself (NOP, then BRANCH 0x1001) runs 40 us: hung at the BRANCH, reported once;
+  // `after` runs in the simulation then.
+  void run_branch_to_itself(const std::function<void()>& after = {}) {
+    List l{0x1000, {}};
+    l.op(pk::kNop).branch(0x1001);
+    put(l);
+    test::run_thread([&] {
+      submit(0, 0x1000, 0x1006);
+      settle(40);
+      EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+      EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x1001u);
+      if (after) after();
+    });
+    EXPECT_EQ(errors("CT0 (binning) hung: no progress for 20000 ns;"), 1u);
+  }
 };
 
 // ---- the packet table ----
@@ -649,19 +666,11 @@ TEST_F(Cle, SemaphoreThatNeverComesIsAHangAndCtrstaResets) {
 }
 
 TEST_F(Cle, BranchToItselfIsAHang) {
-  List l{0x1000, {}};
-  l.op(pk::kNop).branch(0x1001);
-  put(l);
-  test::run_thread([&] {
-    submit(0, 0x1000, 0x1006);
-    settle(40);
-    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+  run_branch_to_itself([&] {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode | kRun);
-    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x1001u);
     wr(vc4::kV3dCtnCs(0), 0);  // CTRUN = 0 also stops a hung thread
     EXPECT_EQ(rd(vc4::kV3dCtnCs(0)), ControlListExecutor::kCtMode);
   });
-  EXPECT_EQ(errors("CT0 (binning) hung: no progress for 20000 ns;"), 1u);
   // 20 us of BRANCHes at 2 + 4 cycles (24 ns) each.
   EXPECT_GT(v3d_.thread(0).packets_executed(), 800u);
 }
@@ -686,6 +695,113 @@ TEST_F(Cle, LoopsThroughNopsAndSubListsAreHangs) {
     EXPECT_EQ(rd(vc4::kV3dCtnRa0(1)), 0u);
   });
   EXPECT_EQ(errors("hung: no progress"), 2u);
+}
+
+// Two threads waiting on each other's semaphore: nothing can increment it, so neither CA ever moves again. Both are
+// hung at their watchdog (the Linux hangcheck resets when neither CT0CA nor CT1CA moved), not "waiting for a peer
+// that works" forever.
+TEST_F(Cle, BothThreadsWaitingOnTheSemaphoreAreADeadlockAndBothHang) {
+  List bin{0x1000, {}};
+  bin.op(pk::kWaitOnSemaphore).op(pk::kIncrementSemaphore);
+  List render{0x2000, {}};
+  render.op(pk::kWaitOnSemaphore).op(pk::kIncrementSemaphore);
+  put(bin);
+  put(render);
+  test::run_thread([&] {
+    submit(0, bin);
+    submit(1, render);
+    settle(15);
+    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kRunning);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kRunning);
+    settle(15);
+    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x1000u);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x2000u);
+  });
+  EXPECT_EQ(errors("CT0 (binning) hung: no progress for 20000 ns (waiting on the semaphore) (deadlock: the other "
+                   "thread waits on the semaphore too, nothing can release it); CT0CS=0x00000021 CA=0x00001000"),
+            1u);
+  EXPECT_EQ(errors("CT1 (rendering) hung: no progress for 20000 ns (waiting on the semaphore) (deadlock: the other "
+                   "thread waits on the semaphore too, nothing can release it); CT1CS=0x00000020 CA=0x00002000"),
+            1u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct0.hangs"), 1u);
+  EXPECT_EQ(core::stats().counter_value("v3d.ct1.hangs"), 1u);
+}
+
+// ---- configurations that make packets free, lists that loop inside a compressed list ----
+
+// A CLE fixture whose parameters differ from test_params() by `change`.
+template <void (*change)(vc4::V3dParams&)>
+class CleWith : public Cle {
+ protected:
+  static vc4::V3dParams params() {
+    vc4::V3dParams p = test_params();
+    change(p);
+    return p;
+  }
+  CleWith() : Cle(params()) {}
+  // A compressed list at 0x1000 whose relative branch (0x82 0x01 0x00 at 0x1003: 0x1000 + 1 * 32) goes on at 0x1020,
+  // where body (ending with a relative branch) loops.
+  void put_compressed_loop(std::vector<std::uint8_t> body) {
+    List l{0x1000, {}};
+    l.op(pk::kPrimitiveListFormat, {0x12}).op(pk::kCompressedPrimitive, {0x82, 0x01, 0x00});
+    put(l);
+    put(List{0x1020, std::move(body)});
+  }
+};
+
+void make_packets_free(vc4::V3dParams& p) {
+  p.cle.packet_cycles = 0;
+  p.cle.byte_cycles = 0;
+}
+using CleFreePackets = CleWith<make_packets_free>;
+
+// With packets free a list branching to itself would stop simulated time (and the host with it); a jump costs one
+// V3D cycle (4 ns) at least, so the watchdog meets it as before.
+TEST_F(CleFreePackets, BranchToItselfStillMovesTimeAndIsAHang) {
+  run_branch_to_itself();
+  // 20 us of BRANCHes at one cycle (4 ns) each, the first fetch of the line (64 ns) aside.
+  EXPECT_GE(v3d_.thread(0).packets_executed(), 4900u);
+  EXPECT_LE(v3d_.thread(0).packets_executed(), 5010u);
+}
+
+TEST_F(CleFreePackets, CompressedListRelativeBranchToItselfIsAHang) {
+  put_compressed_loop({0x82, 0x00, 0x00});  // branches to its own 32-byte block
+  test::run_thread([&] {
+    submit(0, 0x1000, 0x1FFF);
+    settle(40);
+    EXPECT_EQ(v3d_.thread(0).state(), ControlListExecutor::State::kHung);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(0)), 0x1020u);
+  });
+  EXPECT_EQ(errors("CT0 (binning) hung: no progress for 20000 ns;"), 1u);
+  EXPECT_EQ(warnings("COMPRESSED_PRIMITIVE at 0x00001002 is not a packet of the PTB binner"), 1u);
+}
+
+// A render list that branches back inside one compressed list hands the tile the same primitive again and again:
+// the renderer keeps at most kMaxTilePrimitives for a tile, then stops the thread with an error naming the tile.
+void make_watchdog_long(vc4::V3dParams& p) {
+  p.cle.hang_timeout_ns = 100'000'000;  // 100 ms: the list is stopped by the renderer's limit first
+}
+using CleLongWatchdog = CleWith<make_watchdog_long>;
+
+TEST_F(CleLongWatchdog, ATileReceivesAtMostTheLimitOfPrimitivesThenTheRenderThreadStops) {
+  put_compressed_loop({0x04, 0x82, 0x00, 0x00});  // one primitive (a relative index), then back to 0x1020
+  test::run_thread([&] {
+    submit(1, 0x1000, 0x1FFF);
+    // Each round: 2 + 2 + 2 x 1 cycles of packets and 4 of the renderer, 10 cycles (40 ns): 65536 rounds in 2.7 ms.
+    settle(3000);
+    EXPECT_EQ(v3d_.thread(1).state(), ControlListExecutor::State::kError);
+    EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), kErr);
+    EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x1020u);
+  });
+  EXPECT_EQ(v3d_.renderer().tile_primitives().size(), vc4::TileRenderer::kMaxTilePrimitives);
+  EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), vc4::TileRenderer::kMaxTilePrimitives);
+  EXPECT_EQ(warnings("rasterisation and fragment shading (QPU) are not yet modelled"), 1u);
+  EXPECT_EQ(errors("CT1 (rendering): tile (0, 0) receives more than 65536 primitives, the model's limit per tile (a "
+                   "render list looping inside a primitive list?); thread stopped with CTERR at 0x00001020, opcode 48 "
+                   "(COMPRESSED_PRIMITIVE)"),
+            1u);
 }
 
 // ---- timing ----
@@ -768,6 +884,54 @@ TEST(ControlListExecutorE2e, AFaultyListIsAModelErrorNamingThreadAddressAndOpcod
   EXPECT_NE(r.out.find("CT1 (rendering): unknown opcode 238; thread stopped with CTERR at 0x00010002"),
             std::string::npos)
       << r.out;
+}
+
+// The reproducer of a guest that stopped time: free packets and a binning list branching to itself. The run ends, in
+// bounded wall time, with the CLE hang reported.
+TEST(ControlListExecutorE2e, FreePacketsAndABranchToItselfEndWithTheHangReported) {
+  const std::string script = write_temp("cle_free_loop.gpuvp",
+                                        "write 0x10000 5 0x1000000100     # BRANCH 0x10000\n"
+                                        "writel 0xe1000110 0x10000        # CT0CA\n"
+                                        "writel 0xe1000108 0x10005        # CT0EA: starts CT0\n"
+                                        "clock_step 3000000\n"
+                                        "expectl 0xe1000100 0x21          # CT0CS: CTMODE, still CTRUN: hung\n"
+                                        "expectl 0xe1000110 0x10000\n");
+  const auto start = std::chrono::steady_clock::now();
+  Result r = run_gpuvp("run --script " + script +
+                       " --set vc4.v3d.cle.packet_cycles=0 --set vc4.v3d.cle.byte_cycles=0"
+                       " --set vc4.v3d.cle.hang_timeout_ns=1000000");
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // a hang is a guest error: "completed with model errors"
+  EXPECT_NE(r.out.find("CT0 (binning) hung: no progress for 1000000 ns; CT0CS=0x00000021 CA=0x00010000"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("outcome:        completed with model errors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulated time: 3.000 ms"), std::string::npos) << r.out;
+  EXPECT_LT(wall_s, 60.0);
+}
+
+// CT0 and CT1 both waiting on the semaphore with count 0: a deadlock. Both threads are hung at the hang timeout
+// (100 ms by default) and the run fails as other hangs do.
+TEST(ControlListExecutorE2e, BothThreadsWaitingOnTheSemaphoreEndAsHangsNotAsACompletedRun) {
+  const std::string script = write_temp("cle_deadlock.gpuvp",
+                                        "write 0x10000 1 0x08             # WAIT_ON_SEMAPHORE\n"
+                                        "write 0x20000 1 0x08             # WAIT_ON_SEMAPHORE\n"
+                                        "writel 0xe1000114 0x20000        # CT1CA\n"
+                                        "writel 0xe100010c 0x20001        # CT1EA: starts CT1\n"
+                                        "writel 0xe1000110 0x10000        # CT0CA\n"
+                                        "writel 0xe1000108 0x10001        # CT0EA: starts CT0\n"
+                                        "clock_step 500000000\n");
+  Result r = run_gpuvp("run --script " + script);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("CT0 (binning) hung: no progress for 100000000 ns (waiting on the semaphore) (deadlock: the "
+                       "other thread waits on the semaphore too, nothing can release it)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("CT1 (rendering) hung: no progress for 100000000 ns (waiting on the semaphore) (deadlock: the "
+                       "other thread waits on the semaphore too, nothing can release it)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("outcome:        completed with model errors"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "tlm/core/engine_kit.h"
 #include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
+#include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
 
@@ -165,6 +166,19 @@ TEST(EngineKit, ErrorsAndHangsAreCountedKeptAndReportedAsGuestErrors) {
   }
   EXPECT_EQ(reports[0].message, "bad command at 0x40");
   EXPECT_EQ(sc_core::sc_report_handler::get_count(core::kGuestMsgType, sc_core::SC_ERROR), 2);
+}
+
+// A guest that fails and is reset forever: every error is counted, the incident list and the shown reports stay
+// bounded (the first kMaxIncidents incidents, the first 10 reports of the kind and a notice).
+TEST(EngineKit, ErrorsWithoutEndKeepABoundedIncidentListAndAreAllCounted) {
+  core::EngineKit kit("soc.block", gigahertz(), 100 * kNs, EngineState::kIdle);
+  for (int i = 0; i < 1000; ++i) kit.record_error("bad command at " + core::format_hex(i));
+  EXPECT_EQ(kit.errors(), 1000u);
+  ASSERT_EQ(kit.incidents().size(), core::kMaxIncidents + 1);
+  EXPECT_EQ(kit.incidents()[63], "error: bad command at 0x3f");
+  EXPECT_EQ(kit.incidents()[64], "(further incidents not listed: the statistics count them)");
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), core::kDefaultGuestReportLimit + 1);
+  EXPECT_EQ(core::suppressed_guest_reports(sc_core::SC_ERROR), 1000u - core::kDefaultGuestReportLimit - 1);
 }
 
 TEST(EngineKit, TimedAccessesAddTheBusAndTargetTimeToTheLocalTime) {

@@ -553,6 +553,56 @@ TEST(GpuvpCliOutput, ReportsAreOneLineOnStderrWithFileAndLineOnlyWhenVerbose) {
       << first;
 }
 
+// A guest looping forever over one mistake (a batch that branches to itself after an LRI to a register the Gen block
+// does not model; 78 ns a round) for 20 ms: the first 10 warnings of that kind are shown, then one notice, then they
+// are only counted, in the summary and in the statistics. Output and host memory stay bounded.
+TEST(GpuvpCliOutput, GuestReportsOfOneKindAreShownUpToTheLimitThenCounted) {
+  const std::string setup =
+      "writeq 0xe0800800 0x1000001       # GGTT 0x100000 -> 0x1000000 (status page)\n"
+      "writeq 0xe0800808 0x1001001       # GGTT 0x101000 -> 0x1001000 (ring)\n"
+      "writeq 0xe0800838 0x1007001       # GGTT 0x107000 -> 0x1007000 (batch)\n"
+      "writel 0xe0101008 0x1             # GFX_FLSH_CNTL\n"
+      "# batch: MI_LOAD_REGISTER_IMM 0xb000 = 0, MI_BATCH_BUFFER_START 0x107000 (itself, GGTT)\n"
+      "write 0x1007000 24 0x0100001100b0000000000000010080180070100000000000\n"
+      "write 0x1001000 16 0x01008018007010000000000000000000   # ring: MI_BATCH_BUFFER_START 0x107000\n"
+      "writel 0xe000203c 0x0\n"
+      "writel 0xe0002034 0x0\n"
+      "writel 0xe0002030 0x0\n"
+      "writel 0xe0002038 0x101000        # RING_START\n"
+      "writel 0xe0002080 0x100000        # HWS_PGA\n"
+      "writel 0xe000203c 0x3001          # RING_CTL: 4 pages, enabled\n"
+      "writel 0xe0002030 0x10            # RING_TAIL: run\n";
+  const std::string script = write_temp("lri_loop.gpuvp", setup + "clock_step 20000000\n");
+  const std::string stats = ::testing::TempDir() + "lri_loop_stats.json";
+  // A batch looping on itself would be hung after gen.cs.hang_timeout_ns: longer than the run here.
+  Split r = run_split("run --script " + script + " --stats " + stats + " --set gen.cs.hang_timeout_ns=1000000000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string warning =
+      "warning at 278 ns: gpuvp.gen: write of unmapped register offset 0xb000 (4 bytes): ignored\n";
+  std::string shown;
+  for (int i = 0; i < 10; ++i) shown += warning;
+  shown +=
+      "warning at 278 ns: gpuvp.gen: further reports like this one are suppressed after 10 (sim.guest_report_limit; "
+      "the run summary counts them): write of unmapped register offset 0xb000 (4 bytes): ignored\n";
+  EXPECT_EQ(r.err.substr(0, r.err.find("gpuvp run summary")), shown);
+  EXPECT_NE(r.err.find("  reports:        0 errors, 253173 warnings (253162 not shown, past sim.guest_report_limit)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.err.size(), 4096u);
+  const auto s = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(s["stats"]["gpuvp"]["reports"]["guest_suppressed"].get<std::uint64_t>(), 253162u);
+  EXPECT_EQ(s["config"]["sim"]["guest_report_limit"].get<std::uint64_t>(), 10u);
+
+  // A limit of 3 shows three and the notice; 0 shows them all (here over 3 us: 37 rounds).
+  Split three = run_split("run --quiet --script " + script + " --set gen.cs.hang_timeout_ns=1000000000" +
+                          " --set sim.guest_report_limit=3");
+  EXPECT_EQ(count_lines(three.err), 4u) << three.err;
+  const std::string short_script = write_temp("lri_loop_short.gpuvp", setup + "clock_step 3000\n");
+  Split all = run_split("run --quiet --script " + short_script + " --set gen.cs.hang_timeout_ns=1000000000" +
+                        " --set sim.guest_report_limit=0");
+  EXPECT_EQ(count_lines(all.err), 37u) << all.err;
+}
+
 namespace {
 // Runs gpuvp with stdout and stderr on one pseudo-terminal, as in an interactive shell, and returns what the terminal
 // received.

@@ -14,6 +14,8 @@
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
+#include "tlm/core/report.h"
+#include "tlm/core/stats.h"
 
 using namespace gpuvp;
 
@@ -419,6 +421,55 @@ TEST_F(GucTest, FirmwareJumpingToAddressZeroKeepsExecuting) {
     test::take_reports(sc_core::SC_WARNING, "translation fault");
     ASSERT_TRUE(guc_.reset());
   });
+}
+
+platform::PlatformParams short_guc_watchdog() {
+  platform::PlatformParams p;
+  p.gen.gpu.guc.hang_timeout_ns = 1'000'000;  // 1 ms
+  return p;
+}
+
+class GucWatchdogTest : public GucTest {
+ protected:
+  GucWatchdogTest() : GucTest(short_guc_watchdog()) {}
+};
+
+// Our firmware halts whenever it has nothing to do: a core that runs on without HLT for gen.guc.hang_timeout_ns
+// spins forever, and the watchdog stops it as it stops a faulting core (uKernel exception, crash event, report).
+TEST_F(GucWatchdogTest, ACoreSpinningWithoutHaltingIsStoppedAtTheHangTimeout) {
+  test::run_thread([&] {
+    guc_.load(image_of({0xEB, 0xFE}), {});                                  // jmp $
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 2'000'000), 0u);  // no answer
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+    EXPECT_EQ(mia_of(guc_.status()), 0u);
+    EXPECT_EQ(guc_.scratch(GUC_SCRATCH_EXCEPTION_EIP), GUC_UCODE_ENTRY);
+    EXPECT_EQ(guc_.scratch(15) & GUC_EVENT_CRASH_DUMP_POSTED, GUC_EVENT_CRASH_DUMP_POSTED);
+    // 1 ms at 400 MHz and one cycle an instruction is 400,000 jumps; the watchdog expires at the next one.
+    EXPECT_EQ(model().instructions(), 400'001u);
+    const auto reports = test::take_reports(
+        sc_core::SC_ERROR,
+        "firmware fault: hung: the core ran 1000000 ns without halting (the GuC watchdog, gen.guc.hang_timeout_ns)");
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].message.find("jmp"), std::string::npos) << reports[0].message;
+    ASSERT_TRUE(guc_.reset());
+    ASSERT_TRUE(guc_.load(firmware()).ok);
+  });
+}
+
+// Firmware polling a GPU register the model does not have, forever: ten warnings and a notice are shown, the rest
+// only counted, until the watchdog stops the core.
+TEST_F(GucWatchdogTest, FirmwarePollingAnUnmappedRegisterGivesBoundedWarningsThenTheWatchdog) {
+  test::run_thread([&] {
+    guc_.load(image_of({0xA1, 0x00, 0xB0, 0x00, 0xFF, 0xEB, 0xF9}), {});  // mov eax, [0xFF00B000]; jmp back
+    guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 0}, 2'000'000);
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_EXCEPTION);
+  });
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "unmapped register offset 0xb000").size(),
+            core::kDefaultGuestReportLimit + 1);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault: hung: the core ran 1000000 ns").size(), 1u);
+  EXPECT_GT(core::suppressed_guest_reports(sc_core::SC_WARNING), 1000u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.reports.guest_suppressed"),
+            core::suppressed_guest_reports(sc_core::SC_WARNING));
 }
 
 TEST_F(GucTest, FirmwareResettingItselfIsSafe) {

@@ -7,6 +7,7 @@
 
 #include "tests/support/sc_test.h"
 #include "tlm/core/report.h"
+#include "tlm/core/stats.h"
 
 namespace gpuvp {
 namespace {
@@ -55,6 +56,43 @@ TEST(GuestReports, TheLogSplitsBlockAndTextAndDisplaysTheUsualLine) {
   core::report_warning("soc.bus", "odd");
   EXPECT_EQ(lines, (std::vector<std::string>{"error at 0 s: soc.gen.rcs: bad length", "warning at 0 s: soc.bus: odd"}));
   core::ReportLog::install(false);
+}
+
+// A guest looping over one mistake: the first reports of a kind are shown, then one notice, then only a count.
+TEST(GuestReports, EachKindIsShownUpToTheLimitThenOneNoticeThenOnlyCounted) {
+  core::ReportLog::install(false);
+  core::ReportLog::clear();
+  core::Counter suppressed;
+  core::set_suppressed_counter(&suppressed);
+  core::set_guest_report_limit(3);
+  for (int i = 0; i < 10; ++i) {
+    // One kind: this block, a warning, this source line, whatever the offset.
+    core::report_guest_warning("soc.gen", "write of unmapped register offset " + core::format_hex(0x100 + i));
+  }
+  core::report_guest_warning("soc.v3d", "another block, another kind");
+  core::report_guest_error("soc.gen", "an error is a kind of its own");
+  const auto warnings = test::take_reports(sc_core::SC_WARNING);
+  ASSERT_EQ(warnings.size(), 5u);
+  EXPECT_EQ(warnings[0].message, "write of unmapped register offset 0x100");  // the first three unchanged
+  EXPECT_EQ(warnings[2].message, "write of unmapped register offset 0x102");
+  EXPECT_EQ(warnings[3].message,
+            "further reports like this one are suppressed after 3 (sim.guest_report_limit; the run summary counts "
+            "them): write of unmapped register offset 0x103");
+  EXPECT_EQ(warnings[4].source, "soc.v3d");
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+  EXPECT_EQ(core::suppressed_guest_reports(sc_core::SC_WARNING), 6u);  // 10 - 3 shown - 1 notice
+  EXPECT_EQ(core::suppressed_guest_reports(sc_core::SC_ERROR), 0u);
+  EXPECT_EQ(suppressed.value, 6u);
+
+  // clear() starts afresh; a limit of 0 shows everything.
+  core::ReportLog::clear();
+  EXPECT_EQ(core::suppressed_guest_reports(sc_core::SC_WARNING), 0u);
+  core::set_guest_report_limit(0);
+  for (int i = 0; i < 20; ++i) core::report_guest_warning("soc.gen", "again");
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING).size(), 20u);
+  EXPECT_EQ(suppressed.value, 6u);
+  core::set_suppressed_counter(nullptr);
+  core::set_guest_report_limit(core::kDefaultGuestReportLimit);
 }
 
 TEST(ModelReports, AModelErrorThrowsAndIsLoggedAsNoGuestReport) {

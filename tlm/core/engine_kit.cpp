@@ -65,13 +65,13 @@ void EngineKit::instant(const char* what) const { timeline().instant(track_, wha
 
 void EngineKit::record_error(const std::string& message, const char* file, int line) {
   ++errors_;
-  incidents_.push_back("error: " + message);
+  keep_incident(incidents_, "error: " + message);
   report_guest(sc_core::SC_ERROR, path_.c_str(), message, file, line);
 }
 
 void EngineKit::record_hang(const std::string& report, const char* file, int line) {
   ++hangs_;
-  incidents_.push_back("hang: " + report);
+  keep_incident(incidents_, "hang: " + report);
   report_guest(sc_core::SC_ERROR, path_.c_str(), report, file, line);
 }
 

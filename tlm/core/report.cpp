@@ -1,7 +1,12 @@
 #include "tlm/core/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "tlm/core/stats.h"
 
 namespace gpuvp::core {
 
@@ -10,6 +15,36 @@ bool g_display = true;
 bool g_verbose = false;
 void (*g_before_display)() = nullptr;
 std::vector<ReportRecord> g_records;
+
+// Guest reports seen per kind: block, severity, source file and line, and the message's shape (its text without the
+// numbers, so "FLUSH at 0x10001" and "FLUSH_ALL_STATE at 0x10002" differ but two unmapped offsets do not). Past
+// kMaxGuestKinds kinds, new ones are told apart by their source line only: the map stays bounded however the guest
+// varies its mistakes.
+using GuestKind = std::tuple<std::string, int, std::string, int, std::string>;
+constexpr std::size_t kMaxGuestKinds = 4096;
+std::map<GuestKind, std::uint64_t> g_guest_seen;
+
+std::string shape_of(const std::string& msg) {
+  std::string shape;
+  shape.reserve(msg.size());
+  for (std::size_t i = 0; i < msg.size(); ++i) {
+    if (msg.compare(i, 2, "0x") == 0) {
+      for (i += 2; i < msg.size() && std::isxdigit(static_cast<unsigned char>(msg[i])); ++i) {
+      }
+      shape += '#';
+      if (i < msg.size()) shape += msg[i];
+    } else if (std::isdigit(static_cast<unsigned char>(msg[i]))) {
+      while (i + 1 < msg.size() && std::isdigit(static_cast<unsigned char>(msg[i + 1]))) ++i;
+      shape += '#';
+    } else {
+      shape += msg[i];
+    }
+  }
+  return shape;
+}
+std::uint64_t g_guest_limit = kDefaultGuestReportLimit;
+std::uint64_t g_suppressed[sc_core::SC_MAX_SEVERITY] = {};
+Counter* g_suppressed_counter = nullptr;
 
 const char* severity_name(sc_core::sc_severity severity) {
   switch (severity) {
@@ -90,9 +125,36 @@ void report_guest(sc_core::sc_severity severity, const char* who, const std::str
     return true;
   }();
   (void)actions_set;
-  const std::string text = std::string(who) + ": " + msg;
+  std::string text = std::string(who) + ": " + msg;
+  if (g_guest_limit != 0) {
+    GuestKind kind{who, severity, file ? file : "", line, shape_of(msg)};
+    if (g_guest_seen.size() >= kMaxGuestKinds && g_guest_seen.count(kind) == 0) std::get<4>(kind).clear();
+    const std::uint64_t seen = ++g_guest_seen[kind];
+    if (seen > g_guest_limit + 1) {
+      ++g_suppressed[severity];
+      if (g_suppressed_counter) ++*g_suppressed_counter;
+      return;
+    }
+    if (seen == g_guest_limit + 1) {
+      text = std::string(who) + ": further reports like this one are suppressed after " +
+             std::to_string(g_guest_limit) + " (sim.guest_report_limit; the run summary counts them): " + msg;
+    }
+  }
   sc_core::sc_report_handler::report(severity, kGuestMsgType, text.c_str(), file, line);
 }
+
+void keep_incident(std::vector<std::string>& incidents, std::string text) {
+  if (incidents.size() < kMaxIncidents) {
+    incidents.push_back(std::move(text));
+  } else if (incidents.size() == kMaxIncidents) {
+    incidents.emplace_back("(further incidents not listed: the statistics count them)");
+  }
+}
+
+void set_guest_report_limit(std::uint64_t limit) { g_guest_limit = limit; }
+std::uint64_t guest_report_limit() { return g_guest_limit; }
+std::uint64_t suppressed_guest_reports(sc_core::sc_severity severity) { return g_suppressed[severity]; }
+void set_suppressed_counter(Counter* counter) { g_suppressed_counter = counter; }
 
 void ReportLog::install(bool display, bool verbose) {
   g_display = display;
@@ -119,6 +181,10 @@ std::vector<ReportRecord> ReportLog::take(sc_core::sc_severity severity, const s
   return taken;
 }
 
-void ReportLog::clear() { g_records.clear(); }
+void ReportLog::clear() {
+  g_records.clear();
+  g_guest_seen.clear();
+  for (auto& n : g_suppressed) n = 0;
+}
 
 }  // namespace gpuvp::core

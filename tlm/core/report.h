@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "tlm/core/format_hex.h"
 
 namespace gpuvp::core {
+
+struct Counter;
 
 // The helpers report the caller's file and line (shown with --verbose), not this header's.
 inline void report_info(const char* who, const std::string& msg, const char* file = __builtin_FILE(),
@@ -44,6 +47,25 @@ inline void report_guest_warning(const char* who, const std::string& msg, const 
   report_guest(sc_core::SC_WARNING, who, msg, file, line);
 }
 
+// Guest reports are rate-limited per kind: the reporting block, the severity, the source line that reports it and the
+// message without its numbers (one kind of diagnostic, whatever addresses or counts it names). The first `limit`
+// reports of a kind are shown and logged as usual; the next one is shown once as a notice that the rest are suppressed;
+// the rest are only counted. A guest looping over one mistake then costs neither stdout nor host memory without bound.
+// 0 = no limit.
+inline constexpr std::uint64_t kDefaultGuestReportLimit = 10;
+void set_guest_report_limit(std::uint64_t limit);
+std::uint64_t guest_report_limit();
+// Guest reports not shown (past the notice of their kind), per severity, since the start or the last
+// ReportLog::clear().
+std::uint64_t suppressed_guest_reports(sc_core::sc_severity severity);
+// A counter (a statistic of whoever embeds the blocks) that counts every suppressed guest report; nullptr for none.
+void set_suppressed_counter(Counter* counter);
+
+// A block's incident list (its errors and hangs, for the run summary) keeps the first kMaxIncidents, then one line
+// saying the rest were not kept: a guest that fails and is reset forever grows no list without bound.
+inline constexpr std::size_t kMaxIncidents = 64;
+void keep_incident(std::vector<std::string>& incidents, std::string text);
+
 struct ReportRecord {
   sc_core::sc_severity severity;
   std::string msg_type;  // kGuestMsgType for guest mistakes, else the reporting block's name
@@ -63,9 +85,11 @@ class ReportLog {
   // " [file:line, process NAME]".
   static void install(bool display = true, bool verbose = false);
   static std::vector<ReportRecord>& records();
+  // Records kept (suppressed guest reports are not kept: suppressed_guest_reports counts them).
   static std::size_t count(sc_core::sc_severity severity);
   // Removes and returns the records whose message contains text (all records when text is empty).
   static std::vector<ReportRecord> take(sc_core::sc_severity severity, const std::string& text = {});
+  // Drops the records and starts the rate limit of guest reports afresh.
   static void clear();
   // Called before a report line is written, so that a status line on the terminal (the progress line) can be
   // cleared first; nullptr for none.

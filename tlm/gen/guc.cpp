@@ -310,7 +310,7 @@ void Guc::boot_fail(std::uint32_t bootrom_status, const std::string& why, bool a
   ++boot_failures_;
   const std::string msg =
       "boot ROM: " + why + " (boot ROM status " + core::format_hex(bootrom_status, 8) + "); image not started";
-  incidents_.push_back(msg);
+  core::keep_incident(incidents_, msg);
   core::report_guest_error(name(), msg);
 }
 
@@ -496,7 +496,17 @@ void Guc::execute() {
     }
     const core::Picoseconds left =
         local_.quantum_ps() > local_.offset_ps() ? local_.quantum_ps() - local_.offset_ps() : instruction_ps;
-    const std::size_t budget = gdb_step_ ? 1 : std::max<core::Picoseconds>(1, left / instruction_ps);
+    std::size_t budget = gdb_step_ ? 1 : std::max<core::Picoseconds>(1, left / instruction_ps);
+    if (busy_.open) {
+      // The slice ends where the watchdog would expire, so that it expires at the same instruction whatever the
+      // quantum.
+      const core::Picoseconds expiry = busy_.open_since_ps + params_.hang_timeout_ns * core::kPsPerNs + 1;
+      const core::Picoseconds now = local_.now();
+      if (expiry > now) {
+        budget = std::min<std::size_t>(
+            budget, std::max<core::Picoseconds>(1, (expiry - now + instruction_ps - 1) / instruction_ps));
+      }
+    }
     uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
     slice_instructions_ = 0;
     slice_accounted_ = 0;
@@ -538,6 +548,13 @@ void Guc::execute() {
     if (slice_instructions_ == 0 && !hlt_seen_ && !breakpoint_hit_ && !gdb_step_ && state_ == State::kRunning) {
       // Nothing executed, nothing went wrong: the next slice would do the same forever.
       fault("the core made no progress at EIP " + core::format_hex(eip, 8));
+      break;
+    }
+    // The watchdog: our firmware halts whenever it has nothing to do, so a core that runs on without HLT for the hang
+    // timeout spins forever (a loop polling what never comes, code run into zero-filled WOPCM).
+    if (busy_.open && local_.now() - busy_.open_since_ps > params_.hang_timeout_ns * core::kPsPerNs) {
+      fault("hung: the core ran " + std::to_string(params_.hang_timeout_ns) +
+            " ns without halting (the GuC watchdog, gen.guc.hang_timeout_ns)");
       break;
     }
     if (gdb_ && (breakpoint_hit_ || gdb_step_)) {
@@ -636,7 +653,7 @@ void Guc::fault(const std::string& what) {
   local_.sync();
   post_host_interrupt();
   const std::string msg = "firmware fault: " + what + "\n" + register_dump();
-  incidents_.push_back("firmware fault at EIP " + core::format_hex(eip, 8) + ": " + what);
+  core::keep_incident(incidents_, "firmware fault at EIP " + core::format_hex(eip, 8) + ": " + what);
   core::report_guest_error(name(), msg);
   close_core();
 }

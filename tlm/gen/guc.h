@@ -51,6 +51,7 @@ struct GucParams {
   std::uint32_t dma_bytes_per_cycle = 16;  // boot ROM copy from graphics memory into WOPCM
   std::uint32_t rsa_verify_cycles = 200'000;
   std::uint32_t gdb_port = 0;  // 0 = no GDB stub
+  std::uint64_t hang_timeout_ns = 100'000'000;
 
   void visit(core::ParamVisitor& v) {
     v.param("enabled", enabled, "model the GuC microcontroller");
@@ -66,6 +67,9 @@ struct GucParams {
             "TCP port (127.0.0.1) of a GDB remote stub for the firmware; the core waits for gdb at its first "
             "instruction; 0 = off",
             0, 65535);
+    v.param("hang_timeout_ns", hang_timeout_ns,
+            "simulated time the core may run without halting (HLT) before the watchdog stops it as hung", 1000,
+            1'000'000'000'000ULL);
   }
 };
 

@@ -289,12 +289,14 @@ bool ControlListExecutor::fetch(std::uint32_t address, unsigned len, std::uint8_
 
 void ControlListExecutor::step() {
   if (engine_.watchdog_expired()) {
-    if (waiting_semaphore_ && services_.peer_running && services_.peer_running()) {
+    const bool peer_waiting = waiting_semaphore_ && services_.peer_waiting && services_.peer_waiting();
+    if (waiting_semaphore_ && !peer_waiting && services_.peer_running && services_.peer_running()) {
       // Waiting for the other thread, which still works: not a hang of this one (the Linux hangcheck, too, only
       // resets when neither CT0CA nor CT1CA moved, vc4_gem.c vc4_hangcheck_elapsed).
       engine_.progress();
     } else {
-      declare_hang();
+      // Both threads waiting on the semaphore: nothing can increment it, neither CA moves (a deadlock).
+      declare_hang(peer_waiting ? "deadlock: the other thread waits on the semaphore too, nothing can release it" : "");
       return;
     }
   }
@@ -352,7 +354,9 @@ void ControlListExecutor::step() {
     return;
   }
   p.length = len;
-  cycles(params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1));
+  const bool jump =
+      p.opcode == packet::kBranch || p.opcode == packet::kBranchToSubList || p.opcode == packet::kReturnFromSubList;
+  cycles(decode_cycles(len, jump));
   const Outcome outcome = execute(p);
   if (outcome == Outcome::kRetry) return;
   ++packets_;
@@ -388,7 +392,7 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     fail(ca, compressed_opcode_, "compressed list fetch failed: " + reason);
     return;
   }
-  cycles(params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1));
+  cycles(decode_cycles(len, b[0] == compressed::kRelativeBranch));
   bytes_ += len;
   if (b[0] == compressed::kRelativeBranch) {
     const auto offset = static_cast<std::int16_t>(b[1] | b[2] << 8);
@@ -414,7 +418,13 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
       return;
     }
     previous_primitive_ = prim;
-    if (unit_ && thread_ == 1) unit_->compressed_primitive(ca, format, prim, unit_ctx_);
+    if (unit_ && thread_ == 1) {
+      const UnitResult r = unit_->compressed_primitive(ca, format, prim, unit_ctx_);
+      if (r.kind == UnitResult::Kind::kError) {
+        fail(ca, compressed_opcode_, r.message);
+        return;
+      }
+    }
   }
   set_ca(ca + len);
   engine_.progress_to(static_cast<std::uint64_t>(ca) + len);

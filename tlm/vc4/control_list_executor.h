@@ -137,8 +137,11 @@ class ControlListUnit {
   // Every packet except HALT, NOP, branches, returns and the semaphores.
   virtual UnitResult execute(const StatePacket& p, UnitContext& ctx) = 0;
   // One primitive entry of a compressed list (render thread) reached the unit, decoded to its vertex indices.
-  virtual void compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/,
-                                    const compressed::Primitive& /*primitive*/, UnitContext&) {}
+  // kError stops the thread with CTERR at the entry, as execute()'s errors do.
+  virtual UnitResult compressed_primitive(std::uint32_t /*address*/, std::uint8_t /*list_format*/,
+                                          const compressed::Primitive& /*primitive*/, UnitContext&) {
+    return UnitResult::done();
+  }
   // CTRSTA, or a fresh start of the thread (EA written while stopped).
   virtual void thread_reset() {}
 
@@ -162,6 +165,9 @@ struct ControlListServices {
   std::function<void()> frame_done;
   // The other thread is running (a semaphore wait is not a hang while it works).
   std::function<bool()> peer_running;
+  // The other thread waits on the semaphore (running or hung there): two threads waiting on each other are
+  // deadlocked, as only an INCREMENT_SEMAPHORE of a thread releases the other.
+  std::function<bool()> peer_waiting;
 };
 
 // CTnCS bits (kCtMode, kCtErr, ...): CtnCsFields in hw/vc4/v3d_regs.h.
@@ -247,6 +253,13 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   std::string describe_registers() const;
   std::uint32_t cs_value() const;
   void cycles(std::uint64_t n) { engine_.cycles(n); }
+  // What decoding a packet or compressed-list entry of len bytes costs: packet_cycles and byte_cycles per byte after
+  // the first, and at least one cycle for a jump, even when the configuration makes packets free, so that a list that
+  // loops on itself moves time and meets the hang watchdog.
+  std::uint64_t decode_cycles(unsigned len, bool jump) const {
+    const std::uint64_t n = params_.packet_cycles + static_cast<std::uint64_t>(params_.byte_cycles) * (len - 1);
+    return jump && n == 0 ? 1 : n;
+  }
   void set_state(State s);
 
   unsigned thread_;

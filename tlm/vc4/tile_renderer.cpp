@@ -77,18 +77,25 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
   }
 }
 
-void TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format,
-                                        const compressed::Primitive& primitive, UnitContext& ctx) {
+UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format,
+                                              const compressed::Primitive& primitive, UnitContext& ctx) {
+  if (tile_primitives_.size() >= kMaxTilePrimitives) {
+    return UnitResult::error(
+        "tile (" + std::to_string(tile_x_) + ", " + std::to_string(tile_y_) + ") receives more than " +
+        std::to_string(kMaxTilePrimitives) +
+        " primitives, the model's limit per tile (a render list looping inside a primitive list?)");
+  }
   ++not_shaded_;
   tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
-  if (warned_not_shaded_) return;
+  if (warned_not_shaded_) return UnitResult::done();
   warned_not_shaded_ = true;
   core::report_guest_warning(name(), "primitive entry at " + hex(address) + " (PRIMITIVE_LIST_FORMAT " +
                                          hex(list_format) + ") reached tile (" + std::to_string(tile_x_) + ", " +
                                          std::to_string(tile_y_) +
                                          "): rasterisation and fragment shading (QPU) are not yet modelled; counted in "
                                          "primitives_not_shaded, not drawn (reported once)");
+  return UnitResult::done();
 }
 
 UnitResult TileRenderer::need_config(const char* what) const {

@@ -72,13 +72,17 @@ struct TileRendererServices {
 class TileRenderer : public sc_core::sc_module, public ControlListUnit, public TileBufferFields {
  public:
   static constexpr unsigned kGrid = 64;  // the tile buffer's side in samples
+  // The primitives one tile may receive: the model keeps them for the rasteriser, and a render list that branches
+  // back inside a compressed list would otherwise grow the list until the hang timeout. Past it the render thread
+  // stops with an error naming the tile (README "vc4").
+  static constexpr std::size_t kMaxTilePrimitives = 65536;
 
   TileRenderer(sc_core::sc_module_name name, const TileRendererParams& params, const TileRendererServices& services);
 
   const char* unit_name() const override { return "tile renderer"; }
   UnitResult execute(const StatePacket& p, UnitContext& ctx) override;
-  void compressed_primitive(std::uint32_t address, std::uint8_t list_format, const compressed::Primitive& primitive,
-                            UnitContext& ctx) override;
+  UnitResult compressed_primitive(std::uint32_t address, std::uint8_t list_format,
+                                  const compressed::Primitive& primitive, UnitContext& ctx) override;
   void thread_reset() override;
 
   bool configured() const { return configured_; }

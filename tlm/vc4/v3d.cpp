@@ -109,7 +109,8 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
         [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
         {},
         {},
-        [this, n] { return ct_[1 - n] && ct_[1 - n]->state() == ControlListExecutor::State::kRunning; }};
+        [this, n] { return ct_[1 - n] && ct_[1 - n]->state() == ControlListExecutor::State::kRunning; },
+        [this, n] { return ct_[1 - n] && ct_[1 - n]->waiting_on_semaphore(); }};
     if (n == 0) {
       services.flush_done = [this] {
         bfc_->set((bfc_->value() + 1) & 0xFF);
