@@ -1,4 +1,9 @@
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include <unistd.h>
 
 #include "rtl/rtl_ring_pointer.h"
 #include "tests/support/sc_test.h"
@@ -71,5 +76,16 @@ int sc_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  return sc_core::sc_elab_and_sim(argc, argv);
+  // A temporary directory of the process's own (gtest's TempDir() follows TEST_TMPDIR): CTest runs test cases of
+  // one suite, its rtl.* copies and other build trees at the same time, and tests name their files by purpose.
+  const char* base = std::getenv("TEST_TMPDIR");
+  if (base == nullptr || *base == '\0') base = std::getenv("TMPDIR");
+  const std::string dir =
+      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/gpuvp-test-" + std::to_string(::getpid());
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (!error) ::setenv("TEST_TMPDIR", dir.c_str(), 1);
+  const int result = sc_core::sc_elab_and_sim(argc, argv);
+  std::filesystem::remove_all(dir, error);
+  return result;
 }
