@@ -756,9 +756,9 @@ TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
   // wait n0.0 with a zero notification count: the thread waits at the wait (offset 0x50), after the call returned.
   EXPECT_EQ(t.result.reason, eu::StopReason::kSuspended);
   EXPECT_EQ(t.state.ip, 0x50U);
-  EXPECT_EQ(t.d(10, 0), 1);  // the jmpi skipped the second mov
-  EXPECT_EQ(t.d(12, 0), 4);  // the subroutine ran
-  EXPECT_EQ(t.d(11, 0), 3);  // and returned after the call
+  EXPECT_EQ(t.d(10, 0), 1);       // the jmpi skipped the second mov
+  EXPECT_EQ(t.d(12, 0), 4);       // the subroutine ran
+  EXPECT_EQ(t.d(11, 0), 3);       // and returned after the call
   EXPECT_EQ(t.ud(20, 0), 0x40U);  // call's dst.0: the return address; dst.1: the calling channels
   EXPECT_EQ(t.ud(20, 1), 0xFFU);
   // The gateway's notification arrives: the wait takes it and the thread goes on to EOT.
