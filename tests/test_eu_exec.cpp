@@ -782,3 +782,11 @@ TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
   EXPECT_EQ(t.shared.messages[1].dst_reg, 42U);
   EXPECT_EQ(t.ud(43, 7), 0x100U + 15);  // the response's second register
 }
+
+TEST(EuExec, SplitSendSecondPayloadPastTheRegisterFileFaults) {
+  Thread t;
+  t.run("sends_bounds", 0xFF, false);
+  EXPECT_EQ(t.result.reason, eu::StopReason::kFault);
+  EXPECT_NE(t.result.fault.find("sends second payload runs past r127"), std::string::npos) << t.result.fault;
+  EXPECT_TRUE(t.shared.messages.empty());  // nothing reached the shared function
+}

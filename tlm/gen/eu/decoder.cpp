@@ -547,24 +547,6 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
 
 }  // namespace
 
-unsigned type_size(DataType type) {
-  switch (type) {
-    case DataType::kUb:
-    case DataType::kB:
-      return 1;
-    case DataType::kUw:
-    case DataType::kW:
-    case DataType::kHf:
-      return 2;
-    case DataType::kDf:
-    case DataType::kUq:
-    case DataType::kQ:
-      return 8;
-    default:
-      return 4;
-  }
-}
-
 DecodeResult decode(const std::uint8_t* bytes, Generation gen) {
   try {
     if (!is_compacted(bytes)) return decode_or_throw(bytes, gen);

@@ -19,7 +19,24 @@ enum class RegFile : std::uint8_t { kArf, kGrf, kImm };
 // Register and immediate types (the union of both encodings; the decoder maps the per-file numbers to these).
 enum class DataType : std::uint8_t { kUd, kD, kUw, kW, kUb, kB, kDf, kF, kUq, kQ, kHf, kUv, kVf, kV };
 
-unsigned type_size(DataType type);  // bytes; the packed vector immediates report 4
+// Bytes of one element; the packed vector immediates report 4. Inline: the executor asks per channel.
+inline unsigned type_size(DataType type) {
+  switch (type) {
+    case DataType::kUb:
+    case DataType::kB:
+      return 1;
+    case DataType::kUw:
+    case DataType::kW:
+    case DataType::kHf:
+      return 2;
+    case DataType::kDf:
+    case DataType::kUq:
+    case DataType::kQ:
+      return 8;
+    default:
+      return 4;
+  }
+}
 
 struct Region {
   std::uint8_t vstride = 0;  // elements

@@ -42,11 +42,7 @@ Kind natural_kind(DataType t) {
   if (t == DataType::kDf) return Kind::kDouble;
   return is_float_type(t) ? Kind::kFloat : Kind::kInt;
 }
-// Element sizes by DataType (the decoder's type_size, here inline for the interpreter's per-channel loops).
-constexpr std::array<std::uint8_t, 14> kSizes{4, 4, 2, 2, 1, 1, 8, 4, 8, 8, 2, 4, 4, 4};
-static_assert(static_cast<unsigned>(DataType::kV) == 13, "kSizes follows DataType");
-inline unsigned size_of(DataType t) { return kSizes[static_cast<unsigned>(t)]; }
-unsigned type_bits(DataType t) { return size_of(t) * 8; }
+unsigned type_bits(DataType t) { return type_size(t) * 8; }
 
 // An element's bits, read at its own width (a narrower store forwarded into a wider load stalls the host).
 inline std::uint64_t read_bits(const std::uint8_t* p, unsigned size) {
@@ -385,7 +381,7 @@ inline unsigned row_of(unsigned channel, unsigned width) {
 inline unsigned column_of(unsigned channel, unsigned width) { return channel & (width - 1); }
 
 std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool ternary) {
-  const unsigned size = size_of(o.type);
+  const unsigned size = type_size(o.type);
   if (!o.indirect && o.file == RegFile::kGrf && !ternary && !write) {
     // The common case first: a direct GRF source region.
     const unsigned offset =
@@ -453,7 +449,7 @@ Lane Step::load(const Operand& o, unsigned channel, Kind kind, bool ternary, boo
       type = DataType::kF;
     }
   } else {
-    raw = read_bits(element(o, channel, false, ternary), size_of(type));
+    raw = read_bits(element(o, channel, false, ternary), type_size(type));
   }
   Lane v{};
   const bool flush32 = (t_.cr0[0] & cr0::kFp32DenormPreserve) == 0 && !fp_.flushes();
@@ -560,7 +556,7 @@ void Step::store(const Operand& o, unsigned channel, Kind kind, Lane v) {
       break;
     }
   }
-  write_bits(p, raw, size_of(o.type));
+  write_bits(p, raw, type_size(o.type));
 }
 
 bool Step::condition(Kind kind, Lane v) const {
@@ -954,7 +950,7 @@ void Step::alu() {
   for (unsigned c = 0; c < d_.exec_size; ++c) {
     if ((enabled >> c & 1U) == 0) continue;
     if (raw_copy) {
-      raw[c] = read_bits(element(d_.src[0], c, false, false), size_of(d_.src[0].type));
+      raw[c] = read_bits(element(d_.src[0], c, false, false), type_size(d_.src[0].type));
       continue;
     }
     std::array<Lane, 3> s{};
@@ -975,14 +971,14 @@ void Step::alu() {
   }
   // An Align16 write mask selects components x..w of each group of four channels.
   const bool masked = ternary && d_.write_mask != 0xF;
-  if (masked && size_of(d_.dst.type) == 8) fault("an Align16 write mask on a 64-bit destination is not modelled");
+  if (masked && type_size(d_.dst.type) == 8) fault("an Align16 write mask on a 64-bit destination is not modelled");
   // Write after all reads: a destination that overlaps a source reads the old values, as the hardware does.
   for (unsigned c = 0; c < d_.exec_size; ++c) {
     if ((enabled >> c & 1U) == 0) continue;
     if (masked && (d_.write_mask >> (c % 4) & 1U) == 0) continue;
     if (raw_copy) {
       if (!(d_.dst.file == RegFile::kArf && (d_.dst.reg & 0xF0U) == arf::kNull)) {
-        write_bits(element(d_.dst, c, true, false), raw[c], size_of(d_.dst.type));
+        write_bits(element(d_.dst, c, true, false), raw[c], type_size(d_.dst.type));
       }
       if (d_.cond_mod != kNone) {
         set_flag_bit(flag_index(c), condition(kind, load(d_.dst, c, kind, false, false)));
@@ -994,7 +990,7 @@ void Step::alu() {
       const bool r = results[c].i != 0;
       if (!(d_.dst.file == RegFile::kArf && (d_.dst.reg & 0xF0U) == arf::kNull)) {
         const std::uint64_t bits = r ? ~std::uint64_t{0} : 0;
-        write_bits(element(d_.dst, c, true, false), bits, size_of(d_.dst.type));
+        write_bits(element(d_.dst, c, true, false), bits, type_size(d_.dst.type));
       }
       set_flag_bit(flag_index(c), r);
       continue;
@@ -1197,6 +1193,10 @@ std::optional<StopReason> Step::send() {
   m.eot = d_.eot;
   if (d_.src[0].file != RegFile::kGrf) fault("send payload not in the GRF");
   if (m.payload_reg + m.message_length() > ThreadState::kGrfCount) fault("send payload runs past r127");
+  // A split send's second part: its length is the extended descriptor's bits 9:6.
+  if (m.split && m.payload1_reg + ((m.ex_desc >> 6) & 0xFU) > ThreadState::kGrfCount) {
+    fault("sends second payload runs past r127");
+  }
   if (!m.dst_null && m.dst_reg + m.response_length() > ThreadState::kGrfCount) fault("send response runs past r127");
   const MessageResult r = shared_.send(m, t_);
   if (r.status == MessageStatus::kError) fault("message to shared function " + std::to_string(m.sfid) + ": " + r.error);
