@@ -96,11 +96,16 @@ const DecodeCase kDecodeCases[] = {
     // Commands the model does not execute.
     {"unknown_mi_opcode", 0x1F00'0000, 9, Engine::kVcs0, 0, "unknown MI opcode 0x3e"},
     {"mi_report_perf_count", 0x1400'0002, 9, Engine::kRcs, 0, "unknown MI opcode 0x28"},
-    // 3DSTATE_VS (3, 0, 0x10) and GPGPU_WALKER (2, 1, 5), Mesa gen9.xml.
+    // 3DSTATE_VS (3, 0, 0x10), Mesa gen9.xml: the 3D pipeline is not modelled. The GPGPU pipe's commands are.
     {"3dstate_vs", 0x7810'0007, 9, Engine::kRcs, 0,
      "3D/media command (pipeline 3, opcode 0, sub-opcode 16) is not modelled"},
-    {"gpgpu_walker", 0x7105'000D, 9, Engine::kRcs, 0,
-     "3D/media command (pipeline 2, opcode 1, sub-opcode 5) is not modelled"},
+    {"gpgpu_walker", 0x7105'000D, 9, Engine::kRcs, 15, "GPGPU_WALKER"},
+    {"gpgpu_walker_14_dwords", 0x7105'000C, 9, Engine::kRcs, 0, "bad length 12 for GPGPU_WALKER"},
+    {"gpgpu_walker_on_bcs", 0x7105'000D, 9, Engine::kBcs, 0, "GPGPU_WALKER is a render-engine command"},
+    {"pipeline_select_gpgpu", 0x6904'1312, 9, Engine::kRcs, 1, "PIPELINE_SELECT"},  // NEO's, with mask bits
+    {"state_base_address_gen9", 0x6101'0011, 9, Engine::kRcs, 19, "STATE_BASE_ADDRESS"},
+    {"state_base_address_gen8", 0x6101'000E, 8, Engine::kRcs, 16, "STATE_BASE_ADDRESS"},
+    {"media_vfe_state", 0x7000'0007, 9, Engine::kRcs, 9, "MEDIA_VFE_STATE"},
     // XY_SRC_COPY_BLT_CMD = 2 << 29 | 0x53 << 22 | 6 (i915 gt/intel_gpu_commands.h): the 2D client is not modelled.
     {"xy_src_copy_blt", 0x54C0'0006, 9, Engine::kBcs, 0, "command type 2 is not modelled"},
 };
@@ -166,8 +171,8 @@ TEST_P(CommandTableEngines, FlushDwOffTheRenderEnginePipeControlOnItOnlyEveryOth
       const bool accepted = row->engines & engine_mask(c.engine);
       if (std::strcmp(row->name, "MI_FLUSH_DW") == 0) {
         EXPECT_EQ(accepted, c.flush_dw);
-      } else if (std::strcmp(row->name, "PIPE_CONTROL") == 0) {
-        EXPECT_EQ(accepted, c.pipe_control);
+      } else if (std::strcmp(row->name, "PIPE_CONTROL") == 0 || row->pipe == Pipe::kGpgpu) {
+        EXPECT_EQ(accepted, c.pipe_control) << row->name;  // the render engine's pipes
       } else {
         EXPECT_TRUE(accepted) << row->name;
       }
@@ -284,6 +289,7 @@ class RecordingEngine final : public EngineContext {
   std::uint32_t register_cycles() const override { return 4; }
   core::Picoseconds local_time() const override { return 0; }
   std::uint64_t timestamp_ticks() const override { return 0x1234'5678'9ABCull; }
+  bool ppgtt_bound() const override { return false; }
   bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override {
     auto* p = static_cast<std::uint8_t*>(data);
     accesses.push_back({gva, space, std::vector<std::uint8_t>(p, p + len), write});

@@ -86,6 +86,7 @@ constexpr std::uint32_t kPcPostSyncImm = 1u << 14;
 constexpr std::uint32_t kPcPostSyncDepthCount = 2u << 14;
 constexpr std::uint32_t kPcPostSyncTimestamp = 3u << 14;
 constexpr std::uint32_t kPcTlbInvalidate = 1u << 18;
+constexpr std::uint32_t kPcInstructionCacheInvalidate = 1u << 11;
 constexpr std::uint32_t kPcCsStall = 1u << 20;
 constexpr std::uint32_t kPcStoreDataIndex = 1u << 21;
 constexpr std::uint32_t kPcDestGgtt = 1u << 24;

@@ -155,7 +155,15 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
 
   // The render engine has the render pipe (PIPE_CONTROL); every command the table lets this engine execute must have
   // its pipe here.
-  if (info_.render) pipes_[static_cast<std::size_t>(Pipe::kRender)] = std::make_unique<RenderPipe>();
+  // The render engine has the render pipe (PIPE_CONTROL) and the GPGPU pipe behind it.
+  if (info_.render) {
+    auto gpgpu = std::make_unique<GpgpuPipe>(params_.gpgpu, stats_);
+    auto render = std::make_unique<RenderPipe>();
+    GpgpuPipe* g = gpgpu.get();
+    render->on_instruction_cache_invalidate([g] { g->invalidate_instruction_cache(); });
+    pipes_[static_cast<std::size_t>(Pipe::kGpgpu)] = std::move(gpgpu);
+    pipes_[static_cast<std::size_t>(Pipe::kRender)] = std::move(render);
+  }
   for (const CommandInfo* row : table_.rows()) {
     if (row->pipe != Pipe::kNone && (row->engines & engine_mask(info_.id)) &&
         !pipes_[static_cast<std::size_t>(row->pipe)]) {

@@ -30,6 +30,7 @@
 #include "tlm/gen/context_switch.h"
 #include "tlm/gen/engine_context.h"
 #include "tlm/gen/execlists.h"
+#include "tlm/gen/gpgpu_pipe.h"
 #include "tlm/gen/gt_interrupts.h"
 #include "tlm/gen/gtt.h"
 #include "tlm/gen/pipe_unit.h"
@@ -47,6 +48,8 @@ struct CommandStreamerParams {
   std::uint32_t hang_history = 16;             // commands kept for the hang report
   std::uint32_t context_restore_cycles = 200;  // fixed cost of loading a context, besides its register writes
   std::uint32_t context_save_cycles = 200;     // fixed cost of saving a context, besides writing its image
+
+  GpgpuParams gpgpu;  // visited by GenGpuParams as "gpgpu"
 
   void visit(core::ParamVisitor& v) {
     v.param("decode_cycles", decode_cycles, "engine cycles to decode any command", 0, 100000);
@@ -141,6 +144,7 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   std::uint64_t timestamp_ticks() const override;
   // Memory through the GTT; a fault stops the engine (page table error) and returns false.
   bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override;
+  bool ppgtt_bound() const override { return services_.gtt.ppgtt_root().mode != PpgttMode::kNone; }
   std::uint64_t status_page() const override { return hws_pga_->value() & ~0xFFFULL; }
   void invalidate_tlb() override { services_.gtt.invalidate_tlb(); }
   // Register access for LRI/SRM/LRM; false (and engine error) if the offset is not a register offset.

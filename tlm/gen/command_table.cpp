@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "hw/gen/gpgpu_commands.h"
 #include "hw/gen/mi_commands.h"
 #include "tlm/gen/mi_handlers.h"
 
@@ -16,6 +17,10 @@ constexpr std::uint32_t kGfxPipeOpcode = 0xFFFF0000;  // bits 31:16: type 3, pip
 CommandInfo mi_row(const char* name, std::uint32_t opcode, LengthRule length, EngineMask engines, MiHandler handler,
                    std::uint32_t flag_mask = 0, std::uint32_t flag_value = 0) {
   return {name, kMiOpcode | flag_mask, mi::instr(opcode, flag_value), length, engines, Pipe::kNone, handler};
+}
+
+CommandInfo gpgpu_row(const char* name, std::uint32_t opcode, LengthRule length) {
+  return {name, kGfxPipeOpcode, opcode << 16, length, kOnRcs, Pipe::kGpgpu, nullptr};
 }
 
 CommandInfo generations(CommandInfo row, unsigned first, unsigned last) {
@@ -66,6 +71,17 @@ std::vector<CommandInfo> build_rows() {
       // GFXPIPE (3, 2, 0), render engine only (GVT-g R_RCS): the render pipe executes it.
       {"PIPE_CONTROL", kGfxPipeOpcode, mi::kPipeControlDw0,
        L::exactly(6).with_message("PIPE_CONTROL with a length other than 6 dwords"), kOnRcs, Pipe::kRender, nullptr},
+      // The GPGPU pipe's commands, render engine only (Mesa genxml gen8.xml/gen9.xml lengths).
+      gpgpu_row("PIPELINE_SELECT", gpgpu::kPipelineSelect, L::constant(1)),
+      generations(gpgpu_row("STATE_BASE_ADDRESS", gpgpu::kStateBaseAddress, L::exactly(16)), 8, 8),
+      generations(gpgpu_row("STATE_BASE_ADDRESS", gpgpu::kStateBaseAddress, L::exactly(19)), 9, 9),
+      gpgpu_row("STATE_SIP", gpgpu::kStateSip, L::exactly(3)),
+      gpgpu_row("GPGPU_CSR_BASE_ADDRESS", gpgpu::kGpgpuCsrBaseAddress, L::exactly(3)),
+      gpgpu_row("MEDIA_VFE_STATE", gpgpu::kMediaVfeState, L::exactly(9)),
+      gpgpu_row("MEDIA_CURBE_LOAD", gpgpu::kMediaCurbeLoad, L::exactly(4)),
+      gpgpu_row("MEDIA_INTERFACE_DESCRIPTOR_LOAD", gpgpu::kMediaInterfaceDescriptorLoad, L::exactly(4)),
+      gpgpu_row("MEDIA_STATE_FLUSH", gpgpu::kMediaStateFlush, L::exactly(2)),
+      gpgpu_row("GPGPU_WALKER", gpgpu::kGpgpuWalker, L::exactly(15)),
   };
 }
 

@@ -54,6 +54,8 @@ class EngineContext {
   // Memory through the engine's GTT client; false when a GTT fault or a bus error stopped the engine (page table
   // error).
   virtual bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) = 0;
+  // A PPGTT is bound (execlists with a context's page tables): the pipes' memory goes through it, else the GGTT.
+  virtual bool ppgtt_bound() const = 0;
   // GGTT address of the engine's hardware status page (HWS_PGA).
   virtual std::uint64_t status_page() const = 0;
   virtual void invalidate_tlb() = 0;

@@ -14,9 +14,19 @@
 namespace gpuvp::gen {
 
 // The pipe a command table row routes to; kNone: an MI command that the streamer executes with the row's handler.
-enum class Pipe : std::uint8_t { kNone, kRender };
-constexpr std::size_t kPipeCount = 2;
-constexpr const char* to_string(Pipe p) { return p == Pipe::kRender ? "render" : "none"; }
+enum class Pipe : std::uint8_t { kNone, kRender, kGpgpu };
+constexpr std::size_t kPipeCount = 3;
+constexpr const char* to_string(Pipe p) {
+  switch (p) {
+    case Pipe::kRender:
+      return "render";
+    case Pipe::kGpgpu:
+      return "GPGPU";
+    case Pipe::kNone:
+      break;
+  }
+  return "none";
+}
 
 class PipeUnit {
  public:

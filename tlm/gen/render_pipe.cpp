@@ -16,6 +16,7 @@ Outcome RenderPipe::execute(EngineContext& engine, const Command& cmd) {
 Outcome RenderPipe::pipe_control(EngineContext& engine, const Command& cmd) {
   const std::uint32_t flags = cmd.dw[1];
   if (flags & mi::kPcTlbInvalidate) engine.invalidate_tlb();
+  if ((flags & mi::kPcInstructionCacheInvalidate) && icache_invalidate_) icache_invalidate_();
   const std::uint32_t operation = flags >> 14 & 3;
   if (operation == 2) {
     return engine.fail(&cmd, "PIPE_CONTROL post-sync depth count needs the 3D pipeline, which is not modelled");

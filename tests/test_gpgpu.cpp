@@ -1,0 +1,218 @@
+// The GPGPU pipe end to end, driven as a driver would: the project's host driver models (I915Driver, GpgpuDriver)
+// lay out heaps and emit NEO's Gen9 command sequence into the render ring; kernels in IGA assembly
+// (tests/eu/exec/gpgpu_*.asm, assembled by iga64 at build time) run on the functional EU through the data port.
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "hw/gen/gpgpu_commands.h"
+#include "hw/gen/mi_commands.h"
+#include "platform/platform.h"
+#include "tb/host/gpgpu_driver.h"
+#include "tb/host/i915_driver.h"
+#include "tests/support/sc_test.h"
+#include "tlm/core/stats.h"
+
+using namespace gpuvp;
+
+namespace {
+
+std::vector<std::uint8_t> kernel(const std::string& name) {
+  const std::string path = std::string(GPUVP_EU_KERNEL_DIR) + "/" + name + ".bin";
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::uint8_t> bytes_of(const void* data, std::size_t n) {
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  return {p, p + n};
+}
+
+float as_float(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+std::uint32_t as_u32(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+struct Rig {
+  explicit Rig(platform::PlatformParams params = {}) : soc("gpuvp", params), port(soc.host()), driver(port) {}
+  gen::CommandStreamer& rcs() { return *soc.gen()->engine(gen::Engine::kRcs); }
+  std::string incidents() {
+    std::string all;
+    for (const auto& i : rcs().incidents()) all += i + "\n";
+    return all;
+  }
+  platform::Platform soc;
+  host::BusHostPort port;
+  host::I915Driver driver;
+};
+
+// Runs `kernel` with the driver's dispatch, waits for the breadcrumb; false if it never came.
+bool run_dispatch(Rig& rig, const host::GpgpuKernel& k, std::uint64_t timeout_ns = 5'000'000) {
+  auto& ring = rig.driver.create_ring(gen::Engine::kRcs, 16 * 1024);
+  host::GpgpuDriver gpgpu(rig.driver);
+  gpgpu.dispatch(ring, k);
+  const std::uint32_t seqno = rig.driver.emit_breadcrumb(ring);
+  rig.driver.submit(ring);
+  return rig.driver.wait_seqno(ring, seqno, timeout_ns);
+}
+
+}  // namespace
+
+TEST(GpgpuDriver, LocalIdsAreUint16PerChannelOneRegisterPerDimension) {
+  const auto ids = host::GpgpuDriver::local_ids(16, {4, 3, 2});  // 24 items: two SIMD16 threads
+  ASSERT_EQ(ids.size(), 2u * 96);
+  const auto id = [&](unsigned thread, unsigned dim, unsigned lane) {
+    std::uint16_t v;
+    std::memcpy(&v, ids.data() + thread * 96 + dim * 32 + lane * 2, 2);
+    return v;
+  };
+  EXPECT_EQ(id(0, 0, 5), 1u);  // item 5 = (1, 1, 0)
+  EXPECT_EQ(id(0, 1, 5), 1u);
+  EXPECT_EQ(id(1, 0, 3), 3u);  // item 19 = (3, 1, 1)
+  EXPECT_EQ(id(1, 1, 3), 1u);
+  EXPECT_EQ(id(1, 2, 3), 1u);
+  EXPECT_EQ(id(1, 0, 8), 0u);  // item 24 does not exist
+}
+
+TEST(GpgpuPipe, SaxpyKernelRunsFromTheRenderRingWithUntypedSurfaceMessages) {
+  Rig rig;
+  bool ok = false;
+  std::vector<std::uint32_t> c(64);
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto a = d.alloc(4096), b = d.alloc(4096), out = d.alloc(4096);
+    std::vector<std::uint32_t> av(64), bv(64);
+    for (unsigned i = 0; i < 64; ++i) {
+      av[i] = as_u32(static_cast<float>(i) * 0.5f);
+      bv[i] = as_u32(100.0f - static_cast<float>(i));
+    }
+    d.upload(a, 0, av);
+    d.upload(b, 0, bv);
+    d.fill(out, 0xEE);
+    host::GpgpuKernel k;
+    k.instructions = kernel("gpgpu_saxpy");
+    k.simd = 16;
+    k.local_size = {16, 1, 1};
+    k.groups = {4, 1, 1};
+    const float s = 3.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    ok = run_dispatch(rig, k);
+    rig.port.read_block(out.phys, c.data(), 64 * 4);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  for (unsigned i = 0; i < 64; ++i) {
+    EXPECT_EQ(as_float(c[i]), 3.0f * (static_cast<float>(i) * 0.5f) + (100.0f - static_cast<float>(i))) << i;
+  }
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.walkers"), 1u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.thread_groups"), 4u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.eu_instructions"), 4u * 10);
+}
+
+TEST(GpgpuPipe, ThePartialThreadTakesTheRightExecutionMaskAndOutOfBoundsAccessesAreDropped) {
+  Rig rig;
+  bool ok = false;
+  std::vector<std::uint32_t> c(64);
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto a = d.alloc(4096), b = d.alloc(4096), out = d.alloc(4096);
+    std::vector<std::uint32_t> ones(64, as_u32(1.0f));
+    d.upload(a, 0, ones);
+    d.upload(b, 0, ones);
+    d.fill(out, 0xEE);
+    host::GpgpuKernel k;
+    k.instructions = kernel("gpgpu_saxpy");
+    k.local_size = {12, 1, 1};  // lanes 12-15 of every thread are off (right mask 0xFFF)
+    k.groups = {4, 1, 1};
+    const float s = 2.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    // a is 40 floats long: lanes past it read 0; c is 48 floats long: writes past it are dropped.
+    k.surface_bytes = {40 * 4, 0, 48 * 4};
+    ok = run_dispatch(rig, k);
+    rig.port.read_block(out.phys, c.data(), 64 * 4);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  for (unsigned i = 0; i < 64; ++i) {
+    const unsigned lane = i % 16;
+    std::uint32_t expected = 0xEEEEEEEE;
+    if (lane < 12 && i < 48) expected = as_u32(i < 40 ? 3.0f : 1.0f);
+    EXPECT_EQ(c[i], expected) << i;
+  }
+  EXPECT_GE(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.out_of_bounds"), 1u);
+}
+
+TEST(GpgpuPipe, SharedLocalMemoryBarrierAndA64AtomicsAcrossTwoThreadsPerGroup) {
+  Rig rig;
+  bool ok = false;
+  std::vector<std::uint32_t> out_values(96);
+  std::uint32_t counter = 0;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto out = d.alloc(4096), count = d.alloc(4096);
+    d.fill(out, 0);
+    d.upload(count, 0, {5});
+    host::GpgpuKernel k;
+    k.instructions = kernel("gpgpu_slm_barrier");
+    k.local_size = {32, 1, 1};
+    k.groups = {3, 1, 1};
+    k.slm_bytes = 1024;
+    k.barrier = true;
+    const std::uint64_t address = count.gfx;
+    k.cross_thread = bytes_of(&address, 8);
+    k.surfaces = {out};
+    ok = run_dispatch(rig, k);
+    rig.port.read_block(out.phys, out_values.data(), 96 * 4);
+    counter = rig.port.read32(count.phys);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  for (unsigned i = 0; i < 96; ++i) EXPECT_EQ(out_values[i], 31 - i % 32) << i;
+  EXPECT_EQ(counter, 5u + 96);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.barriers"), 3u);
+}
+
+TEST(GpgpuPipe, AWalkerWithoutTheGpgpuPipelineSelectedStopsTheEngineNamingIt) {
+  Rig rig;
+  bool ok = true;
+  test::run_thread([&] {
+    auto& ring = rig.driver.create_ring(gen::Engine::kRcs, 4096);
+    rig.driver.emit(ring, gen::gpgpu::media_vfe_state(8));
+    rig.driver.emit(ring, gen::gpgpu::gpgpu_walker({}));
+    const std::uint32_t seqno = rig.driver.emit_breadcrumb(ring);
+    rig.driver.submit(ring);
+    ok = rig.driver.wait_seqno(ring, seqno, 200'000);
+  });
+  EXPECT_FALSE(ok);
+  EXPECT_NE(rig.incidents().find("GPGPU_WALKER while PIPELINE_SELECT has pipeline 0 selected, not GPGPU (2)"),
+            std::string::npos)
+      << rig.incidents();
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
+TEST(GpgpuPipe, AKernelThatNeverEndsIsStoppedAtTheInstructionLimitAndTheModelStaysUp) {
+  platform::PlatformParams params;
+  params.gen.gpu.cs.gpgpu.thread_group_instruction_limit = 5000;
+  Rig rig(params);
+  bool ok = true;
+  test::run_thread([&] {
+    host::GpgpuKernel k;
+    k.instructions = kernel("gpgpu_forever");
+    k.local_size = {8, 1, 1};
+    k.simd = 8;
+    ok = run_dispatch(rig, k, 2'000'000);
+  });
+  EXPECT_FALSE(ok);
+  EXPECT_NE(rig.incidents().find("without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends"),
+            std::string::npos)
+      << rig.incidents();
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}

@@ -1,0 +1,113 @@
+#include "tlm/gen/eu/thread_group.h"
+
+#include "tlm/core/format_hex.h"
+
+namespace gpuvp::gen::eu {
+
+namespace {
+// SFIDs (Mesa brw_eu_defines.h BRW_SFID_*).
+constexpr std::uint8_t kSfidNull = 0;
+constexpr std::uint8_t kSfidGateway = 3;
+constexpr std::uint8_t kSfidThreadSpawner = 7;
+constexpr std::uint8_t kSfidDc0 = 0xA;
+constexpr std::uint8_t kSfidDc1 = 0xC;
+// Gateway function codes (BRW_MESSAGE_GATEWAY_SFID_*): 4 barrier.
+constexpr std::uint32_t kGatewayBarrier = 4;
+}  // namespace
+
+ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit) {
+  ThreadGroupResult result;
+  threads_ = &threads;
+  at_barrier_.assign(threads.size(), false);
+  arrived_ = 0;
+  messages_ = 0;
+  barriers_ = 0;
+  std::size_t running = threads.size();
+  while (running > 0) {
+    bool progressed = false;
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      ThreadState& t = threads[i];
+      if (t.ended) continue;
+      const RunResult r = executor_.run(t, kSlice);
+      result.instructions += r.instructions;
+      if (r.instructions > 0) progressed = true;
+      if (r.reason == StopReason::kFault) {
+        result.ok = false;
+        result.memory_fault = data_port_.memory_faulted();
+        result.error = "thread " + std::to_string(i) + ": " + r.fault;
+        threads_ = nullptr;
+        return result;
+      }
+      if (r.reason == StopReason::kEndOfThread) {
+        --running;
+        progressed = true;
+      }
+      if (result.instructions > instruction_limit) {
+        result.ok = false;
+        result.error = "the thread group ran " + std::to_string(result.instructions) +
+                       " instructions without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends";
+        threads_ = nullptr;
+        return result;
+      }
+    }
+    if (!progressed) {
+      // Every live thread waits and nothing can release it: on hardware the group hangs.
+      unsigned waiting = 0;
+      for (bool b : at_barrier_) waiting += b ? 1 : 0;
+      result.ok = false;
+      result.error = "thread group deadlock: " + std::to_string(running) + " of " + std::to_string(threads.size()) +
+                     " threads wait (" + std::to_string(waiting) +
+                     " at a barrier that threads which ended or never arrive do not complete)";
+      threads_ = nullptr;
+      return result;
+    }
+  }
+  result.messages = messages_;
+  result.barriers = barriers_;
+  threads_ = nullptr;
+  return result;
+}
+
+MessageResult ThreadGroup::send(const Message& message, ThreadState& thread) {
+  ++messages_;
+  switch (message.sfid) {
+    case kSfidDc0:
+    case kSfidDc1:
+      return data_port_.send(message, thread);
+    case kSfidGateway:
+      return gateway(message, thread);
+    case kSfidThreadSpawner:
+    case kSfidNull:
+      // The end-of-thread message (Mesa generate_cs_terminate: thread spawner, mlen 1, a copy of r0) frees the
+      // thread's slot; without EOT neither carries anything the model acts on.
+      if (message.eot) return {};
+      return {MessageStatus::kError, "a thread spawner message without end of thread is not modelled"};
+    default:
+      return {MessageStatus::kError, "shared function " + core::format_hex(message.sfid) +
+                                         " is not modelled (sampler, URB, pixel interpolator, ... come later)"};
+  }
+}
+
+MessageResult ThreadGroup::gateway(const Message& message, ThreadState& thread) {
+  const std::uint32_t function = message.desc & 7U;
+  if (function != kGatewayBarrier) {
+    return {MessageStatus::kError, "message gateway function " + std::to_string(function) + " is not modelled"};
+  }
+  const std::size_t index = static_cast<std::size_t>(&thread - threads_->data());
+  if (index >= threads_->size()) return {MessageStatus::kError, "barrier from a thread outside the group"};
+  if (at_barrier_[index]) return {MessageStatus::kError, "a second barrier message before the first completed"};
+  at_barrier_[index] = true;
+  ++arrived_;
+  if (arrived_ == threads_->size()) {
+    // Every thread of the group signalled: the gateway notifies each (n0.0), which its wait consumes.
+    for (std::size_t i = 0; i < threads_->size(); ++i) {
+      (*threads_)[i].n0[0] += 1;
+      at_barrier_[i] = false;
+    }
+    arrived_ = 0;
+    ++barriers_;
+  }
+  return {};
+}
+
+}  // namespace gpuvp::gen::eu

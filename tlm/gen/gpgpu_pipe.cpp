@@ -1,0 +1,295 @@
+#include "tlm/gen/gpgpu_pipe.h"
+
+#include <cstring>
+
+#include "hw/gen/gpgpu_commands.h"
+#include "tlm/core/format_hex.h"
+#include "tlm/gen/command_table.h"
+#include "tlm/gen/eu/thread_group.h"
+
+namespace gpuvp::gen {
+
+namespace {
+
+using namespace gpgpu;  // the command opcodes (hw/gen/gpgpu_commands.h)
+
+// A 64-bit base address field of STATE_BASE_ADDRESS (bits 63:12, bit 0 = modify enable) or any graphics address:
+// the GPU uses 48 bits (NEO programs canonical addresses such as 0xFFFF8001'00000000).
+std::uint64_t address48(std::uint32_t lo, std::uint32_t hi) {
+  return (std::uint64_t{hi} << 32 | lo) & 0xFFFF'FFFF'FFFFULL;
+}
+
+}  // namespace
+
+// The GPU's memory as the EU and the pipe see it: the engine's address space (PPGTT when bound, else GGTT).
+class GpgpuPipe::Memory final : public eu::GpuMemory, public eu::InstructionMemory {
+ public:
+  void bind(EngineContext* engine) { engine_ = engine; }
+  bool read(std::uint64_t address, void* data, unsigned bytes) override {
+    return engine_ != nullptr && engine_->access(address, space(), data, bytes, false);
+  }
+  bool write(std::uint64_t address, const void* data, unsigned bytes) override {
+    return engine_ != nullptr && engine_->access(address, space(), const_cast<void*>(data), bytes, true);
+  }
+  bool read(std::uint64_t address, std::uint8_t* out, std::size_t bytes) override {
+    return read(address, static_cast<void*>(out), static_cast<unsigned>(bytes));
+  }
+
+ private:
+  AddressSpace space() const { return engine_->ppgtt_bound() ? AddressSpace::kPpgtt : AddressSpace::kGgtt; }
+  EngineContext* engine_ = nullptr;
+};
+
+GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
+    : params_(params),
+      stats_(stats.subgroup("gpgpu")),
+      walkers_(stats_.counter("walkers", "commands", "GPGPU_WALKER commands executed")),
+      thread_groups_(stats_.counter("thread_groups", "events", "thread groups (work-groups) run")),
+      threads_(stats_.counter("threads", "events", "EU threads dispatched")),
+      instructions_(stats_.counter("eu_instructions", "instructions", "EU instructions executed")),
+      barriers_(stats_.counter("barriers", "events", "thread group barriers completed")),
+      messages_(stats_.counter("data_port_messages", "messages", "data port messages (DC0/DC1)")),
+      bytes_read_(stats_.counter("data_port_read_bytes", "bytes", "bytes the data port read from memory")),
+      bytes_written_(stats_.counter("data_port_written_bytes", "bytes", "bytes the data port wrote to memory")),
+      atomics_(stats_.counter("atomics", "events", "atomic operations (per lane)")),
+      out_of_bounds_(stats_.counter("out_of_bounds", "events",
+                                    "surface accesses outside their buffer (reads return 0, writes dropped)")),
+      memory_(std::make_unique<Memory>()),
+      decode_cache_(std::make_unique<eu::DecodeCache>(*memory_)),
+      data_port_(std::make_unique<eu::DataPort>(*memory_)) {}
+
+GpgpuPipe::~GpgpuPipe() = default;
+
+void GpgpuPipe::update_data_port_stats() {
+  const eu::DataPortStats& s = data_port_->stats();
+  messages_.value = s.messages;
+  bytes_read_.value = s.bytes_read;
+  bytes_written_.value = s.bytes_written;
+  atomics_.value = s.atomics;
+  out_of_bounds_.value = s.out_of_bounds;
+}
+
+void GpgpuPipe::invalidate_instruction_cache() { decode_cache_->invalidate(); }
+
+void GpgpuPipe::reset() {
+  state_ = State{};
+  decode_cache_->invalidate();
+}
+
+Outcome GpgpuPipe::execute(EngineContext& engine, const Command& cmd) {
+  memory_->bind(&engine);
+  const std::uint32_t op = cmd.dw[0] >> 16;
+  switch (op) {
+    case kPipelineSelect:
+      // Gen9: bits 15:8 mask the bits they name (only the selection, 1:0, is acted on); Gen8 has no mask bits.
+      if (engine.generation() < 9 || (cmd.dw[0] & 0x300U) != 0) state_.pipeline = cmd.dw[0] & 3U;
+      if (state_.pipeline == 0 || state_.pipeline == 3) {
+        // The 3D pipeline is not modelled; selecting it is fine until a 3D command arrives (the table has none).
+      }
+      return Outcome::kNext;
+    case kStateBaseAddress:
+      return state_base_address(engine, cmd);
+    case kStateSip:
+      state_.sip = address48(cmd.dw[1] & ~0xFU, cmd.dw[2]);
+      return Outcome::kNext;
+    case kGpgpuCsrBaseAddress:
+      state_.csr_base = address48(cmd.dw[1] & ~0xFFFU, cmd.dw[2]);
+      return Outcome::kNext;
+    case kMediaVfeState:
+      // DW1: scratch space base pointer 31:10 (General State relative), per-thread scratch space 3:0 (1 KiB << n);
+      // DW3 31:16: maximum number of threads - 1 (Mesa gen9.xml MEDIA_VFE_STATE).
+      state_.scratch_pointer = cmd.dw[1] & ~0x3FFU;
+      state_.per_thread_scratch = cmd.dw[1] & 0xFU;
+      if (state_.per_thread_scratch > 11) {
+        return engine.fail(&cmd, "MEDIA_VFE_STATE per-thread scratch space " +
+                                     std::to_string(state_.per_thread_scratch) + " is reserved (0..11: 1 KiB..2 MiB)");
+      }
+      state_.max_threads = (cmd.dw[3] >> 16) + 1;
+      state_.vfe_programmed = true;
+      return Outcome::kNext;
+    case kMediaCurbeLoad:
+      // Constant URB data: Gen9 kernels from IGC read their payload from the indirect data instead (NEO emits no
+      // MEDIA_CURBE_LOAD); a CURBE the model would not deliver is an error, not silently ignored.
+      if ((cmd.dw[2] & 0x1FFFFU) != 0) {
+        return engine.fail(&cmd, "MEDIA_CURBE_LOAD with data (constant URB payload delivery is not modelled)");
+      }
+      return Outcome::kNext;
+    case kMediaInterfaceDescriptorLoad:
+      state_.idd_length = cmd.dw[2] & 0x1FFFFU;
+      state_.idd_start = cmd.dw[3];
+      return Outcome::kNext;
+    case kMediaStateFlush:
+      // Walkers complete before the next command in this model: nothing is in flight to flush.
+      return Outcome::kNext;
+    case kGpgpuWalker:
+      return walker(engine, cmd);
+    default:
+      return engine.fail(&cmd, std::string("the GPGPU pipe has no handler for ") + cmd.info->name);
+  }
+}
+
+Outcome GpgpuPipe::state_base_address(EngineContext& engine, const Command& cmd) {
+  // Each base is a qword with bit 0 = modify enable (Mesa gen9.xml STATE_BASE_ADDRESS): DW1-2 general state,
+  // DW4-5 surface state, DW6-7 dynamic state, DW8-9 indirect object, DW10-11 instruction.
+  const auto update = [&](unsigned dw, std::uint64_t& base) {
+    if (cmd.dw[dw] & 1U) base = address48(cmd.dw[dw] & ~0xFFFU, cmd.dw[dw + 1]);
+  };
+  update(1, state_.general_state_base);
+  update(4, state_.surface_state_base);
+  update(6, state_.dynamic_state_base);
+  update(8, state_.indirect_object_base);
+  const std::uint64_t old_instruction_base = state_.instruction_base;
+  update(10, state_.instruction_base);
+  // A new instruction base makes cached kernels stale (the hardware requires software to expect that).
+  if (state_.instruction_base != old_instruction_base) decode_cache_->invalidate();
+  (void)engine;
+  return Outcome::kNext;
+}
+
+Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
+  if (state_.pipeline != kPipelineGpgpu) {
+    return engine.fail(&cmd, "GPGPU_WALKER while PIPELINE_SELECT has pipeline " + std::to_string(state_.pipeline) +
+                                 " selected, not GPGPU (2)");
+  }
+  if (cmd.dw[0] & (1U << 8)) return engine.fail(&cmd, "GPGPU_WALKER with predication is not modelled");
+  if (cmd.dw[0] & (1U << 10)) return engine.fail(&cmd, "GPGPU_WALKER with indirect parameters is not modelled");
+  if (!state_.vfe_programmed) return engine.fail(&cmd, "GPGPU_WALKER before MEDIA_VFE_STATE");
+
+  // ---- the interface descriptor (Mesa gen9.xml INTERFACE_DESCRIPTOR_DATA) ----
+  const std::uint32_t idd_offset = (cmd.dw[1] & 0x3FU) * 32;
+  if (idd_offset + 32 > state_.idd_length) {
+    return engine.fail(&cmd, "GPGPU_WALKER interface descriptor " + std::to_string(cmd.dw[1] & 0x3FU) +
+                                 " lies beyond the " + std::to_string(state_.idd_length) +
+                                 " bytes MEDIA_INTERFACE_DESCRIPTOR_LOAD loaded");
+  }
+  std::uint32_t idd[8];
+  if (!memory_->read(state_.dynamic_state_base + state_.idd_start + idd_offset, idd, sizeof idd)) {
+    return Outcome::kStopped;
+  }
+  const std::uint64_t kernel = state_.instruction_base + ((std::uint64_t{idd[1] & 0xFFFFU} << 32) | (idd[0] & ~0x3FU));
+  const std::uint32_t binding_table = idd[4] & 0xFFE0U;
+  const unsigned per_thread_grfs = idd[5] >> 16;
+  const unsigned cross_thread_grfs = idd[7] & 0xFFU;
+  const std::uint32_t slm_code = (idd[6] >> 16) & 0x1FU;
+  const std::uint32_t rounding = (idd[6] >> 22) & 3U;
+  if (slm_code > 7)
+    return engine.fail(&cmd, "interface descriptor SLM size " + std::to_string(slm_code) + " is reserved");
+  const std::size_t slm_bytes = slm_code == 0 ? 0 : std::size_t{1024} << (slm_code - 1);
+  if (1 + per_thread_grfs + cross_thread_grfs > eu::ThreadState::kGrfCount) {
+    return engine.fail(&cmd, "interface descriptor payload of " +
+                                 std::to_string(1 + per_thread_grfs + cross_thread_grfs) +
+                                 " registers does not fit the 128-register file");
+  }
+
+  // ---- the walker (Mesa gen9.xml GPGPU_WALKER) ----
+  const std::uint32_t indirect_length = cmd.dw[2] & 0x1FFFFU;
+  const std::uint32_t indirect_start = cmd.dw[3] & ~0x3FU;
+  const std::uint32_t simd_code = cmd.dw[4] >> 30;
+  if (simd_code == 3) return engine.fail(&cmd, "GPGPU_WALKER SIMD size 3 is reserved");
+  const unsigned simd = 8U << simd_code;
+  const unsigned width = (cmd.dw[4] & 0x3FU) + 1;
+  const unsigned height = ((cmd.dw[4] >> 8) & 0x3FU) + 1;
+  const unsigned depth = ((cmd.dw[4] >> 16) & 0x3FU) + 1;
+  const unsigned threads_per_group = width * height * depth;
+  // Group IDs run from the starting ID up to the dimension, exclusive (NEO programs start 0 and the group count).
+  const std::uint32_t x0 = cmd.dw[5], x_end = cmd.dw[7];
+  const std::uint32_t y0 = cmd.dw[8], y_end = cmd.dw[10];
+  const std::uint32_t z0 = cmd.dw[11], z_end = cmd.dw[12];
+  const std::uint32_t right_mask = cmd.dw[13];
+  const std::uint32_t bottom_mask = cmd.dw[14];
+  const std::uint32_t max_threads = params_.eu_count * params_.threads_per_eu;
+  if (threads_per_group > max_threads) {
+    return engine.fail(&cmd, "GPGPU_WALKER thread group of " + std::to_string(threads_per_group) +
+                                 " threads exceeds the EU array's " + std::to_string(max_threads));
+  }
+  const std::size_t per_thread_bytes = per_thread_grfs * std::size_t{32};
+  const std::size_t cross_thread_bytes = cross_thread_grfs * std::size_t{32};
+  const std::size_t payload_bytes = cross_thread_bytes + threads_per_group * per_thread_bytes;
+  if (indirect_length < payload_bytes) {
+    return engine.fail(&cmd, "GPGPU_WALKER indirect data of " + std::to_string(indirect_length) +
+                                 " bytes is shorter than the " + std::to_string(payload_bytes) +
+                                 " bytes of payload the interface descriptor reads");
+  }
+  std::vector<std::uint8_t> indirect(payload_bytes);
+  if (payload_bytes > 0 && !memory_->read(state_.indirect_object_base + indirect_start,
+                                          static_cast<void*>(indirect.data()), static_cast<unsigned>(payload_bytes))) {
+    return Outcome::kStopped;
+  }
+
+  const eu::Generation gen = engine.generation() >= 9 ? eu::Generation::kGen9 : eu::Generation::kGen8;
+  std::shared_ptr<eu::Program> program = decode_cache_->program(kernel, gen);
+  std::vector<std::uint8_t> slm;
+  data_port_->bind({state_.surface_state_base, state_.general_state_base, binding_table, &slm});
+  eu::ThreadGroup group(*program, *data_port_);
+  const std::uint32_t scratch_bytes = 1024U << state_.per_thread_scratch;
+  const std::uint32_t simd_mask = simd == 32 ? ~0U : (1U << simd) - 1;
+
+  std::uint64_t instructions = 0;
+  std::vector<eu::ThreadState> threads(threads_per_group);
+  ++walkers_.value;
+  for (std::uint32_t z = z0; z < z_end; ++z) {
+    for (std::uint32_t y = y0; y < y_end; ++y) {
+      for (std::uint32_t x = x0; x < x_end; ++x) {
+        for (unsigned t = 0; t < threads_per_group; ++t) {
+          eu::ThreadState& th = threads[t];
+          th = eu::ThreadState{};
+          // R0 (Gen9 GPGPU; IGC WIFuncResolution, Mesa emit_cs_work_group_id_setup): r0.1 group X, r0.6 group Y,
+          // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
+          // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
+          th.grf_write<std::uint32_t>(4, x);
+          th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + t * scratch_bytes + (t & 0x1FFU));
+          th.grf_write<std::uint32_t>(6 * 4, y);
+          th.grf_write<std::uint32_t>(7 * 4, z);
+          // r1..: this thread's block of the per-thread data, then the cross-thread data.
+          std::memcpy(th.grf.data() + 32, indirect.data() + cross_thread_bytes + t * per_thread_bytes,
+                      per_thread_bytes);
+          std::memcpy(th.grf.data() + 32 + per_thread_bytes, indirect.data(), cross_thread_bytes);
+          th.cr0[0] = rounding << eu::cr0::kRoundingModeShift;
+          std::uint32_t mask = simd_mask;
+          // The last thread of a row takes the right execution mask, the last row the bottom mask.
+          if (t % width == width - 1) mask &= right_mask;
+          if (height > 1 && t / width % height == height - 1) mask &= bottom_mask;
+          th.reset_control_flow(0, mask);
+        }
+        slm.assign(slm_bytes, 0);
+        const eu::ThreadGroupResult r = group.run(threads, params_.thread_group_instruction_limit);
+        instructions += r.instructions;
+        instructions_.value += r.instructions;
+        barriers_.value += r.barriers;
+        ++thread_groups_.value;
+        threads_.value += threads_per_group;
+        update_data_port_stats();
+        if (!r.ok) {
+          if (r.memory_fault) return Outcome::kStopped;  // the engine stopped on the fault
+          return engine.fail(&cmd, "kernel at " + core::format_hex(kernel) + ", thread group (" + std::to_string(x) +
+                                       ", " + std::to_string(y) + ", " + std::to_string(z) + "): " + r.error);
+        }
+      }
+    }
+  }
+  // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly.
+  engine.cycles((instructions * params_.instruction_cycles + params_.eu_count - 1) / params_.eu_count);
+  return Outcome::kNext;
+}
+
+// The state goes with the context (keyed by its LRCA) but not into its image: no public source gives the layout of
+// the render state the hardware saves there, and an image that never held GPGPU state may be too short to hold it
+// (i915's early layout is two pages). A context never seen starts from the power-on pipeline state.
+bool GpgpuPipe::save_state(EngineContext&, std::uint64_t lrca) {
+  if (state_.pipeline == 0 && !state_.vfe_programmed) {
+    saved_.erase(lrca);
+  } else {
+    saved_[lrca] = state_;
+  }
+  return true;
+}
+
+bool GpgpuPipe::restore_state(EngineContext&, std::uint64_t lrca) {
+  const std::uint64_t old_instruction_base = state_.instruction_base;
+  const auto it = saved_.find(lrca);
+  state_ = it != saved_.end() ? it->second : State{};
+  if (state_.instruction_base != old_instruction_base) decode_cache_->invalidate();
+  return true;
+}
+
+}  // namespace gpuvp::gen

@@ -1,0 +1,104 @@
+// GpgpuPipe: the render engine's GPGPU (media) pipeline: the state commands NEO emits on Gen9 (PIPELINE_SELECT,
+// STATE_BASE_ADDRESS, MEDIA_VFE_STATE, MEDIA_INTERFACE_DESCRIPTOR_LOAD, MEDIA_CURBE_LOAD, MEDIA_STATE_FLUSH,
+// STATE_SIP, GPGPU_CSR_BASE_ADDRESS) and GPGPU_WALKER, which dispatches the kernel's thread groups to the functional
+// EU with the hardware's thread payload and runs them to completion (eu::ThreadGroup) before the next command.
+//
+// Facts: Mesa genxml gen8.xml/gen9.xml (command layouts), /docs/gen-gpgpu.md (the payload, what is modelled and
+// the timing rule), NEO's captured Gen9 dispatch sequence (reference-eu-opencl.md §2).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tlm/core/config.h"
+#include "tlm/core/stats_group.h"
+#include "tlm/gen/eu/data_port.h"
+#include "tlm/gen/eu/program.h"
+#include "tlm/gen/pipe_unit.h"
+
+namespace gpuvp::gen {
+
+struct GpgpuParams {
+  // The EU array the functional timing rule divides the work by (Gen9 GT2: 1 slice x 3 subslices x 8 EUs).
+  std::uint32_t eu_count = 24;
+  std::uint32_t threads_per_eu = 7;
+  // Engine cycles per EU instruction on one EU; a walker takes instructions x this / eu_count cycles plus its
+  // memory accesses (a placeholder until the EU timing model: issue 19).
+  std::uint32_t instruction_cycles = 1;
+  std::uint64_t thread_group_instruction_limit = 200'000'000;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("eu_count", eu_count, "execution units the walker's threads share (Gen9 GT2: 24)", 1, 1024);
+    v.param("threads_per_eu", threads_per_eu, "hardware threads per EU (Gen9: 7)", 1, 16);
+    v.param("instruction_cycles", instruction_cycles, "engine cycles per EU instruction on one EU", 0, 1000);
+    v.param("thread_group_instruction_limit", thread_group_instruction_limit,
+            "EU instructions a thread group may run before it is declared a kernel that never ends", 1000,
+            1'000'000'000'000ULL);
+  }
+};
+
+class GpgpuPipe final : public PipeUnit {
+ public:
+  // stats: the engine's group; the pipe's statistics are its "gpgpu.*".
+  GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats);
+  ~GpgpuPipe() override;
+
+  Pipe pipe() const override { return Pipe::kGpgpu; }
+  Outcome execute(EngineContext& engine, const Command& cmd) override;
+  bool save_state(EngineContext& engine, std::uint64_t lrca) override;
+  bool restore_state(EngineContext& engine, std::uint64_t lrca) override;
+  void reset() override;
+
+  // PIPE_CONTROL with Instruction Cache Invalidate: kernels are decoded afresh.
+  void invalidate_instruction_cache();
+
+  // Pipeline state (for tests and the context image).
+  struct State {
+    std::uint32_t pipeline = 0;  // PIPELINE_SELECT: 0 3D, 1 media, 2 GPGPU
+    std::uint64_t general_state_base = 0;
+    std::uint64_t surface_state_base = 0;
+    std::uint64_t dynamic_state_base = 0;
+    std::uint64_t indirect_object_base = 0;
+    std::uint64_t instruction_base = 0;
+    std::uint32_t scratch_pointer = 0;     // MEDIA_VFE_STATE DW1 31:10 (General State relative)
+    std::uint32_t per_thread_scratch = 0;  // DW1 3:0: 1 KiB << n
+    std::uint32_t max_threads = 0;         // DW3 31:16 + 1
+    std::uint32_t idd_length = 0;          // MEDIA_INTERFACE_DESCRIPTOR_LOAD
+    std::uint32_t idd_start = 0;           // DSH-relative
+    std::uint64_t sip = 0;
+    std::uint64_t csr_base = 0;
+    bool vfe_programmed = false;
+  };
+  const State& state() const { return state_; }
+
+ private:
+  class Memory;
+  Outcome state_base_address(EngineContext& engine, const Command& cmd);
+  Outcome walker(EngineContext& engine, const Command& cmd);
+
+  void update_data_port_stats();
+
+  GpgpuParams params_;
+  State state_;
+  core::StatsGroup stats_;
+  core::Counter& walkers_;
+  core::Counter& thread_groups_;
+  core::Counter& threads_;
+  core::Counter& instructions_;
+  core::Counter& barriers_;
+  core::Counter& messages_;
+  core::Counter& bytes_read_;
+  core::Counter& bytes_written_;
+  core::Counter& atomics_;
+  core::Counter& out_of_bounds_;
+  std::unique_ptr<Memory> memory_;
+  std::unique_ptr<eu::DecodeCache> decode_cache_;
+  std::unique_ptr<eu::DataPort> data_port_;
+  std::map<std::uint64_t, State> saved_;  // by LRCA: the pipeline state of contexts switched out
+};
+
+}  // namespace gpuvp::gen
