@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 
 #include "tlm/gen/eu/executor.h"
 #include "tlm/gen/eu/float_convert.h"
+#include "tlm/gen/eu/ieee_macro.h"
 
 namespace eu = gpuvp::gen::eu;
 
@@ -421,6 +423,151 @@ TEST(EuExec, MathFunctions) {
     EXPECT_EQ(t.d(20, c), remainder[c]) << c;
     EXPECT_EQ(t.ud(21, c), unsigned_quotient[c]) << c;
   }
+}
+
+std::uint64_t bits64(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+// Equal bits, or both NaN (the payload of a produced NaN is not pinned down).
+bool same_double(double got, double want) {
+  return (std::isnan(got) && std::isnan(want)) || bits64(got) == bits64(want);
+}
+
+TEST(EuExec, IeeeMacroApproximationsAreCorrectlyRounded) {
+  // 1/3 = 0x1.5555555555555p-2 (the ...5 tail rounds down); 1/sqrt(2) = 0x1.6a09e667f3bcdp-1, 1/sqrt(0.5) =
+  // 0x1.6a09e667f3bcdp+0; exact cases stay exact.
+  EXPECT_EQ(eu::correctly_rounded_reciprocal(3.0), 0x1.5555555555555p-2);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal(0.5), 2.0);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(2.0), 0x1.6a09e667f3bcdp-1);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(0.5), 0x1.6a09e667f3bcdp+0);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(16.0), 0.25);
+  // 1 / RN(sqrt(0x1.fffffffffffffp-1)) is 1 + 2^-52, but 1/sqrt(1 - 2^-53) = 1 + 2^-54 + ... rounds to 1: the
+  // approximation IGC's square-root sequence needs (with 1 + 2^-52 it ends one ulp high).
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(0x1.fffffffffffffp-1), 1.0);
+  // Under another host rounding mode the result is still the nearest.
+  {
+    eu::HostFloatMode up(eu::Rounding::kUp, false);
+    EXPECT_EQ(eu::correctly_rounded_reciprocal(3.0), 0x1.5555555555555p-2);
+    EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(2.0), 0x1.6a09e667f3bcdp-1);
+  }
+  // Early exits: special operands and the ends of the exponent range give the result itself.
+  EXPECT_FALSE(eu::divide_macro_start(1.0, 3.0).early_out);
+  EXPECT_EQ(eu::divide_macro_start(1.0, -3.0).value, -0x1.5555555555555p-2);
+  EXPECT_TRUE(eu::divide_macro_start(1.0, 0.0).early_out);
+  EXPECT_EQ(eu::divide_macro_start(1.0, 0.0).value, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(eu::divide_macro_start(0x1p-950, 3.0).early_out);       // residuals would be denormal
+  EXPECT_TRUE(eu::divide_macro_start(0x1p+1000, 0x1p-30).early_out);  // the quotient is near overflow
+  EXPECT_EQ(eu::divide_macro_start(0x1p+1000, 0x1p-30).value, 0x1p+1023 * 0x1p+7);
+  EXPECT_TRUE(eu::sqrt_macro_start(-4.0).early_out);
+  EXPECT_TRUE(std::isnan(eu::sqrt_macro_start(-4.0).value));
+  EXPECT_FALSE(eu::sqrt_macro_start(2.0).early_out);
+}
+
+TEST(EuExec, IeeeDivideAndSquareRootMacroSequences) {
+  // IGC's Gen9 sequences (tests/eu/exec/ieee_macros.asm) over edge cases and random operands must give exactly the
+  // host's IEEE a / b and sqrt(a), for every channel whether it exits early or runs the madm steps.
+  constexpr double kMax = std::numeric_limits<double>::max();
+  constexpr double kMinNormal = std::numeric_limits<double>::min();
+  constexpr double kDenormal = std::numeric_limits<double>::denorm_min() * 12345;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> edges{1.0,
+                                  3.0,
+                                  -3.0,
+                                  0.1,
+                                  kMax,
+                                  -kMax,
+                                  kMinNormal,
+                                  -kMinNormal,
+                                  kDenormal,
+                                  -kDenormal,
+                                  0.0,
+                                  -0.0,
+                                  kInf,
+                                  -kInf,
+                                  nan,
+                                  0x1p-900,
+                                  0x1p-901,
+                                  0x1p+900,
+                                  0x1.fffffffffffffp-1,
+                                  0x1.fffffffffffffp+0,
+                                  1.5e308,
+                                  0.7,
+                                  0x1p-1022 * 3,
+                                  1e-300};
+  std::vector<std::pair<double, double>> pairs;
+  for (double a : edges) {
+    for (double b : edges) pairs.emplace_back(a, b);
+  }
+  // Quotients near overflow and underflow.
+  pairs.emplace_back(1.5e308, 0.9);
+  pairs.emplace_back(1e308, 0.6);
+  pairs.emplace_back(0x1p+900, 0x1p-123);
+  pairs.emplace_back(0x1p-900, 0x1p+123);
+  pairs.emplace_back(1e-300, 1e10);
+  std::mt19937_64 random(17);
+  const auto with_exponent = [&](int low, int high) {
+    const std::uint64_t exponent = static_cast<std::uint64_t>(1023 + low + static_cast<int>(random() % (high - low)));
+    const std::uint64_t b = (random() & 0x800FFFFFFFFFFFFFULL) | exponent << 52;
+    double d;
+    std::memcpy(&d, &b, 8);
+    return d;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    // Mostly moderate exponents, some over the whole range; every third mantissa ends in ones (hard cases).
+    double a = i % 4 == 0 ? with_exponent(-1022, 1023) : with_exponent(-60, 60);
+    double b = i % 4 == 1 ? with_exponent(-1022, 1023) : with_exponent(-60, 60);
+    if (i % 3 == 0) a = std::nextafter(std::ldexp(1.0, static_cast<int>(random() % 200) - 100), 0.0);
+    pairs.emplace_back(a, b);
+  }
+  Thread t;
+  unsigned refined = 0;
+  for (std::size_t first = 0; first < pairs.size(); first += 4) {
+    std::vector<double> a(4, 1.0);
+    std::vector<double> b(4, 1.0);
+    for (std::size_t k = 0; k < 4 && first + k < pairs.size(); ++k) {
+      a[k] = pairs[first + k].first;
+      b[k] = pairs[first + k].second;
+    }
+    t.set<double>(2, a);
+    t.set<double>(3, b);
+    t.set<double>(4, a);
+    t.run("ieee_macros");
+    ASSERT_EQ(t.result.reason, eu::StopReason::kEndOfThread) << t.result.fault;
+    for (unsigned c = 0; c < 4; ++c) {
+      const double quotient = a[c] / b[c];
+      const double root = std::sqrt(a[c]);
+      EXPECT_TRUE(same_double(t.get<double>(10, c), quotient))
+          << std::hexfloat << a[c] << " / " << b[c] << " gave " << t.get<double>(10, c) << ", not " << quotient;
+      EXPECT_TRUE(same_double(t.get<double>(50, c), quotient))
+          << std::hexfloat << a[c] << " / " << b[c] << " (if form)";
+      EXPECT_TRUE(same_double(t.get<double>(20, c), root))
+          << std::hexfloat << "sqrt " << a[c] << " gave " << t.get<double>(20, c) << ", not " << root;
+      refined += (t.get<std::uint16_t>(30, 0) >> c & 1U) == 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(refined, 2000U) << "most random quotients go through the madm steps";
+}
+
+TEST(EuExec, IeeeMacroEarlyOutFlags) {
+  // eo sets the flag of the channels whose result the macro instruction already wrote: 1 / 3 and sqrt(2) are refined
+  // (flag clear), 1 / 0, inf / 2, sqrt(-1) and sqrt(0) exit early.
+  Thread t;
+  t.set<double>(2, {1.0, 1.0, std::numeric_limits<double>::infinity(), 6.0});
+  t.set<double>(3, {3.0, 0.0, 2.0, -4.0});
+  t.set<double>(4, {2.0, -1.0, 0.0, 6.25});
+  t.run("ieee_macros");
+  EXPECT_EQ(t.get<std::uint16_t>(30, 0), 0b0110);
+  EXPECT_EQ(t.get<std::uint16_t>(30, 1), 0b0110);
+  EXPECT_EQ(t.get<double>(10, 0), 1.0 / 3.0);
+  EXPECT_EQ(t.get<double>(10, 1), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(t.get<double>(10, 3), -1.5);
+  EXPECT_EQ(t.get<double>(20, 0), 0x1.6a09e667f3bcdp+0);
+  EXPECT_TRUE(std::isnan(t.get<double>(20, 1)));
+  EXPECT_EQ(t.get<double>(20, 3), 2.5);
 }
 
 TEST(EuExec, DenormalAndRoundingModesOfCr0) {

@@ -10,6 +10,7 @@
 #include "tlm/core/format_hex.h"
 #include "tlm/gen/eu/disassembler.h"
 #include "tlm/gen/eu/float_convert.h"
+#include "tlm/gen/eu/ieee_macro.h"
 
 namespace gpuvp::gen::eu {
 namespace {
@@ -167,6 +168,8 @@ enum MathFn : std::uint8_t {
   kIntDivQr = 11,
   kIntQuotient = 12,
   kIntRemainder = 13,
+  kInvm = 14,
+  kRsqtm = 15,
 };
 
 std::int64_t wrap(std::int64_t value, DataType type) {
@@ -255,6 +258,7 @@ class Step {
   bool condition(Kind kind, Lane v) const;
 
   void alu();
+  void math_macro();
   Lane compute(Kind kind, const Lane* s, unsigned channel, bool predicate_bit);
   template <typename T>
   Lane real_op(const Lane* s, unsigned channel, bool predicate_bit);
@@ -301,7 +305,25 @@ void Step::set_flag_bit(unsigned index, bool value) {
 std::uint32_t Step::predicate_mask() const {
   const std::uint32_t all = d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1;
   if (d_.pred_ctrl == 0) return all;
-  if (d_.align16) fault("Align16 predicate controls are not modelled");
+  if (d_.align16 && d_.pred_ctrl > 1) {
+    // Align16 (Mesa brw_eu_defines.h BRW_PREDICATE_ALIGN16_*): 2-5 replicate the x, y, z or w channel's bit to its
+    // group of four, 6 any4h, 7 all4h; 1 is the sequential mapping of Align1.
+    if (d_.pred_ctrl > 7) fault("reserved Align16 predicate control " + std::to_string(d_.pred_ctrl));
+    std::uint32_t mask = 0;
+    for (unsigned c = 0; c < d_.exec_size; ++c) {
+      const unsigned first = flag_index(c) / 4 * 4;
+      bool value = false;
+      if (d_.pred_ctrl <= 5) {
+        value = flag_bit(first + d_.pred_ctrl - 2U);
+      } else {
+        const bool any = d_.pred_ctrl == 6;
+        value = !any;
+        for (unsigned k = 0; k < 4; ++k) value = any ? value || flag_bit(first + k) : value && flag_bit(first + k);
+      }
+      mask |= static_cast<std::uint32_t>(value) << c;
+    }
+    return d_.pred_inv ? ~mask & all : mask;
+  }
   if (d_.pred_ctrl > 11) fault("reserved predicate control " + std::to_string(d_.pred_ctrl));
   std::uint32_t mask = 0;
   if (d_.pred_ctrl == 1) {
@@ -682,6 +704,7 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
       break;
     }
     case kMad:
+    case kMadm:  // the macro step: fused too; its mme operands are plain registers here (see ieee_macro.h)
       r = std::fma(lane_value<T>(s[1]), lane_value<T>(s[2]), a);  // dst = src0 + src1 * src2, fused
       break;
     case kLrp:
@@ -916,8 +939,12 @@ void Step::alu() {
     case kMovi:
     case kSmov:
       fault(std::string(d_.op->name) + " is not modelled");
-    case kMadm:
-      fault("madm (the IEEE divide/square-root macro sequences with math.invm/rsqtm) is not modelled");
+    case kMath:
+      if (d_.math_fn == kInvm || d_.math_fn == kRsqtm) {
+        math_macro();
+        return;
+      }
+      break;
     default:
       break;
   }
@@ -1014,6 +1041,37 @@ void Step::alu() {
     const std::uint32_t mode = t_.cr0[0];
     fp_.set(static_cast<Rounding>((mode & cr0::kRoundingModeMask) >> cr0::kRoundingModeShift),
             (mode & (cr0::kFp32DenormPreserve | cr0::kFp64DenormPreserve)) == 0);
+  }
+}
+
+// math.invm / math.rsqtm: per channel, the early-out flag and the final result or the approximation the madm steps
+// refine (ieee_macro.h says what is modelled). Operands are whole registers, channel n at element n.
+void Step::math_macro() {
+  if (d_.dst.type != DataType::kDf || d_.src[0].type != DataType::kDf ||
+      (d_.sources == 2 && d_.src[1].type != DataType::kDf)) {
+    fault(std::string("math.") + (d_.math_fn == kInvm ? "invm" : "rsqtm") + " on other than DF operands");
+  }
+  const auto contiguous = [](Operand o) {
+    o.region = {8, 8, 1, false};
+    return o;
+  };
+  const Operand dst = contiguous(d_.dst);
+  const Operand a_operand = contiguous(d_.src[0]);
+  const Operand b_operand = contiguous(d_.src[1]);
+  const std::uint32_t enabled = exec_mask() & predicate_mask();
+  std::array<MacroStart, ThreadState::kMaxChannels> results;
+  for (unsigned c = 0; c < d_.exec_size; ++c) {
+    if ((enabled >> c & 1U) == 0) continue;
+    const double a = load(a_operand, c, Kind::kDouble, false, false).d;
+    results[c] = d_.math_fn == kInvm ? divide_macro_start(a, load(b_operand, c, Kind::kDouble, false, false).d)
+                                     : sqrt_macro_start(a);
+  }
+  for (unsigned c = 0; c < d_.exec_size; ++c) {
+    if ((enabled >> c & 1U) == 0) continue;
+    Lane v{};
+    v.d = results[c].value;
+    store(dst, c, Kind::kDouble, v);
+    set_flag_bit(flag_index(c), results[c].early_out);
   }
 }
 
