@@ -570,6 +570,31 @@ TEST(EuExec, IeeeMacroEarlyOutFlags) {
   EXPECT_EQ(t.get<double>(20, 3), 2.5);
 }
 
+TEST(EuExec, IntegerDivideWithQuotientAndRemainder) {
+  Thread t;
+  t.set<std::int32_t>(4, {7, -7, 7, -7, 100, 0, INT32_MIN, 5});
+  t.set<std::int32_t>(5, {2, 2, -2, -2, 7, 3, -1, 0});
+  t.run("int_divide");
+  // Signed: truncating; INT_MIN / -1 wraps; by zero a quotient of all ones and the dividend as remainder (the
+  // hardware's value is not documented publicly; the same choice as iqot/irem).
+  const std::array<std::int32_t, 8> quotient{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
+  const std::array<std::int32_t, 8> remainder{1, -1, 1, -1, 2, 0, 0, 5};
+  // Unsigned: 0xFFFFFFF9 / 2 = 0x7FFFFFFC rem 1; 7 / 0xFFFFFFFE = 0 rem 7; 0xFFFFFFF9 / 0xFFFFFFFE = 0 rem 0xFFFFFFF9;
+  // 0x80000000 / 0xFFFFFFFF = 0 rem 0x80000000.
+  const std::array<std::uint32_t, 8> unsigned_quotient{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+  const std::array<std::uint32_t, 8> unsigned_remainder{1, 1, 7, 0xFFFFFFF9, 2, 0, 0x80000000, 5};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), quotient[c]) << c;
+    EXPECT_EQ(t.d(11, c), remainder[c]) << c;
+    EXPECT_EQ(t.ud(12, c), unsigned_quotient[c]) << c;
+    EXPECT_EQ(t.ud(13, c), unsigned_remainder[c]) << c;
+  }
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.d(14, 4 + c), quotient[c]) << c;
+    EXPECT_EQ(t.d(15, 4 + c), remainder[c]) << c;
+  }
+}
+
 TEST(EuExec, DenormalAndRoundingModesOfCr0) {
   Thread t;
   t.set<float>(2, {1e-39F, -1e-39F, 1e-38F, 2e-38F, 0.0F, 1e-45F, 1.0F, 5e-39F});

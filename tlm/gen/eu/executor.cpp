@@ -265,7 +265,7 @@ class Step {
   Lane int_op(const Lane* s, unsigned channel, bool predicate_bit);
   template <typename T>
   T float_math(T a, T b) const;
-  std::int64_t int_math(std::int64_t a, std::int64_t b) const;
+  std::int64_t int_math(std::int64_t a, std::int64_t b, unsigned fn) const;
 
   void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
   std::uint32_t instruction_channels(std::uint32_t mask) const;
@@ -620,7 +620,7 @@ T Step::float_math(T a, T b) const {
   }
 }
 
-std::int64_t Step::int_math(std::int64_t a, std::int64_t b) const {
+std::int64_t Step::int_math(std::int64_t a, std::int64_t b, unsigned fn) const {
   // Integer division of 32-bit operands (signed when a source type is signed). Division by zero yields a quotient of
   // all ones and the dividend as remainder (the hardware's result is not documented; this one is defined and stated).
   const bool is_signed = is_signed_type(d_.src[0].type) || is_signed_type(d_.src[1].type);
@@ -637,7 +637,8 @@ std::int64_t Step::int_math(std::int64_t a, std::int64_t b) const {
       remainder = static_cast<std::int64_t>(ua % ub);
     }
   }
-  switch (d_.math_fn) {
+  switch (fn) {
+    case kIntDivQr:  // the quotient to dst (the remainder, to the next register, see alu())
     case kIntQuotient:
       return quotient;
     case kIntRemainder:
@@ -882,7 +883,7 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
                                       static_cast<std::uint64_t>(s[1].i) * static_cast<std::uint64_t>(s[2].i));
       break;
     case kMath:
-      r.i = int_math(a, b);
+      r.i = int_math(a, b, d_.math_fn);
       break;
     default:
       fault(std::string(d_.op->name) + " on integer operands is not modelled");
@@ -960,8 +961,21 @@ void Step::alu() {
     }
     if (op == kMath && d_.math_fn >= kIntDivQr) kind = Kind::kInt;
   }
-  if (op == kMath && d_.math_fn == kIntDivQr)
-    fault("math idiv (quotient and remainder in two registers) is not modelled");
+  // math idiv (Mesa BRW_MATH_FUNCTION_INT_DIV_QUOTIENT_AND_REMAINDER, a two-register response): the quotient to dst,
+  // the remainder to the same region one register further. Where the remainder of a quotient spanning two registers
+  // goes is not documented publicly: such an instruction is a fault.
+  const bool two_results = op == kMath && d_.math_fn == kIntDivQr;
+  Operand remainder_dst = d_.dst;
+  if (two_results) {
+    if (d_.dst.file != RegFile::kGrf || d_.dst.indirect) fault("math idiv to other than a direct GRF destination");
+    if (d_.dst.subreg + (d_.exec_size - 1U) * d_.dst.region.hstride * type_size(d_.dst.type) >=
+        ThreadState::kRegBytes) {
+      fault("math idiv with a quotient spanning two registers is not modelled");
+    }
+    if (d_.dst.reg + 1U >= ThreadState::kGrfCount) fault("math idiv remainder runs past r127");
+    remainder_dst.reg = static_cast<std::uint8_t>(d_.dst.reg + 1);
+  }
+  Lanes remainders;
   const bool is_cmp = op == kCmp;
   const bool is_sel = op == kSel;
   const std::uint32_t exec = exec_mask();
@@ -995,6 +1009,7 @@ void Step::alu() {
       continue;
     }
     results[c] = compute(kind, s.data(), c, (pred >> c & 1U) != 0);
+    if (two_results) remainders[c].i = int_math(s[0].i, s[1].i, kIntRemainder);
   }
   // An Align16 write mask selects components x..w of each group of four channels.
   const bool masked = ternary && d_.write_mask != 0xF;
@@ -1025,6 +1040,11 @@ void Step::alu() {
     Lane v = saturate(kind, results[c], d_.dst.type);
     if (kind == Kind::kInt && !d_.saturate && !is_float_type(d_.dst.type)) v.i = wrap(v.i, d_.dst.type);
     store(d_.dst, c, kind, v);
+    if (two_results) {
+      Lane r = saturate(kind, remainders[c], d_.dst.type);
+      if (!d_.saturate && !is_float_type(d_.dst.type)) r.i = wrap(r.i, d_.dst.type);
+      store(remainder_dst, c, kind, r);
+    }
     if (d_.acc_wr_en) {
       Operand acc = d_.dst;
       acc.file = RegFile::kArf;
