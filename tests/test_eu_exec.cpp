@@ -955,6 +955,59 @@ TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
   EXPECT_EQ(t.ud(43, 7), 0x100U + 15);  // the response's second register
 }
 
+TEST(EuExec, DivergentCallsWaitForEveryCallingChannelToReturn) {
+  Thread t;
+  t.set<std::int32_t>(2, {0, 1, 2, 3, 0, 1, 2, -1});
+  t.run("calls");
+  // Channels 1, 2, 3, 5, 6 (r2 > 0) call SUB and add 1; 2, 3, 6 (r2 > 1) return early, 1 and 5 add 10 first; then
+  // all eight channels, together once, add 100.
+  const std::array<std::int32_t, 8> r10{100, 111, 101, 101, 100, 111, 101, 100};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), r10[c]) << c;
+    EXPECT_EQ(t.d(11, c), 7) << c;  // the register-target call (0x50 + 0x80 = SUB2) by every channel
+    // calla 0xF0 (SUB3) by the r2 > 0 channels only.
+    EXPECT_EQ(t.d(12, c), c == 1 || c == 2 || c == 3 || c == 5 || c == 6 ? 5 : 0) << c;
+  }
+  EXPECT_EQ(t.ud(20, 0), 0x30U);  // return address: after the call at 0x20
+  EXPECT_EQ(t.ud(20, 1), 0x6EU);  // the calling channels
+  EXPECT_EQ(t.ud(24, 0), 0x60U);
+  EXPECT_EQ(t.ud(24, 1), 0xFFU);
+  EXPECT_EQ(t.ud(26, 0), 0x70U);
+  EXPECT_EQ(t.ud(26, 1), 0x6EU);
+  EXPECT_EQ(t.state.call_depth, 0U);
+  EXPECT_EQ(t.state.scope, 0xFFU);
+  EXPECT_EQ(t.state.active, 0xFFU);
+
+  // A partial dispatch (channels 0-5): channel 6 neither calls nor runs; no calling channel: no call.
+  Thread partial;
+  partial.set<std::int32_t>(2, {0, 1, 2, 3, 0, 1, 2, -1});
+  partial.run("calls", 0x3F);
+  EXPECT_EQ(partial.d(10, 5), 111);
+  EXPECT_EQ(partial.d(10, 6), 0);
+  Thread none;
+  none.set<std::int32_t>(2, {0, 0, 0, 0, -1, -1, -1, -1});
+  none.run("calls");
+  for (unsigned c = 0; c < 8; ++c) EXPECT_EQ(none.d(10, c), 100) << c;
+  EXPECT_EQ(none.ud(20, 0), 0U);  // a call no channel takes writes nothing
+  EXPECT_EQ(none.d(12, 0), 0);
+}
+
+TEST(EuExec, CallaCountsFromTheInstructionBase) {
+  // With the instruction base 0x10 after the kernel's address, calla 0xF0 lands at kernel offset 0x100: SUB3's ret,
+  // so r12 stays unwritten while the return address is still recorded.
+  Thread t;
+  t.set<std::int32_t>(2, std::vector<std::int32_t>(8, 1));
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("calls"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  program.set_instruction_base(kKernelBase + 0x10);
+  eu::Executor executor(program, t.shared);
+  t.state.reset_control_flow(0, 0xFF);
+  EXPECT_EQ(executor.run(t.state, 1000).reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(t.d(12, 0), 0);
+  EXPECT_EQ(t.ud(26, 0), 0x70U);
+  EXPECT_EQ(t.d(11, 0), 7);
+}
+
 TEST(EuExec, SplitSendSecondPayloadPastTheRegisterFileFaults) {
   Thread t;
   t.run("sends_bounds", 0xFF, false);

@@ -268,6 +268,8 @@ class Step {
   std::int64_t int_math(std::int64_t a, std::int64_t b, unsigned fn) const;
 
   void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
+  void resume_lowest(std::uint32_t fallback);
+  std::uint32_t flow_channels() const;
   std::uint32_t instruction_channels(std::uint32_t mask) const;
   std::optional<StopReason> control_flow();
   std::optional<StopReason> flow();
@@ -1109,7 +1111,7 @@ void Step::branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps) 
   const std::uint32_t range = instruction_channels(d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1);
   const std::uint32_t jumpers = (t_.active & range & taken) | (thread_jumps ? t_.active & ~range : 0);
   const std::uint32_t stayers = t_.active & ~jumpers;
-  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
+  const std::uint32_t parked = t_.scope & ~t_.active;
   if (parked == 0) {
     // No channel waits elsewhere: a uniform branch moves the whole thread.
     if (jumpers != 0 && stayers == 0) {
@@ -1125,14 +1127,19 @@ void Step::branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps) 
     const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
     t_.channel_ip[c] = (jumpers >> c & 1U) != 0 ? target : next;
   }
+  resume_lowest(next);
+}
+
+// The thread continues at the lowest instruction pointer of a channel in scope, with the channels waiting there.
+void Step::resume_lowest(std::uint32_t fallback) {
   std::uint32_t lowest = std::numeric_limits<std::uint32_t>::max();
-  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+  for (std::uint32_t m = t_.scope; m != 0; m &= m - 1) {
     lowest = std::min(lowest, t_.channel_ip[static_cast<unsigned>(__builtin_ctz(m))]);
   }
-  if (t_.dispatch_mask == 0) lowest = next;  // no channel dispatched: the thread just goes on
+  if (t_.scope == 0) lowest = fallback;  // no channel dispatched: the thread just goes on
   t_.ip = lowest;
   t_.active = 0;
-  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+  for (std::uint32_t m = t_.scope; m != 0; m &= m - 1) {
     const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
     if (t_.channel_ip[c] == lowest) t_.active |= 1U << c;
   }
@@ -1190,9 +1197,24 @@ std::optional<StopReason> Step::control_flow() {
   }
 }
 
-// jmpi, call and ret move the whole thread (jmpi: the active channels; call/ret: only when no channel waits elsewhere,
-// the form compilers emit for uniform subroutine calls; a divergent call or return is a modelled fault). brd, brc and
-// calla are faults: no compiler for Gen8/9 emits them, and calla's absolute addresses need the instruction base.
+// The channels a call or ret takes: the instruction's enabled and predicated channels; active channels outside a
+// narrower instruction's range go along when any of its channels does (a (W) call (1|M0) takes the whole thread).
+std::uint32_t Step::flow_channels() const {
+  const std::uint32_t range = instruction_channels(d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1);
+  const std::uint32_t taken = instruction_channels(exec_mask() & predicate_mask());
+  return (t_.active & taken) | (taken != 0 ? t_.active & ~range : 0);
+}
+
+// jmpi moves the active channels. call and ret keep per-channel instruction pointers, as vISA's call semantics have it
+// (IGC documentation/visa/instructions/IFCALL.md: the call is taken when any active channel's predicate holds, and the
+// subroutine starts with those channels): the calling channels go to the target, the other channels in scope wait,
+// until every calling channel has returned (ret sends its channels to the return address in src0.0; the channels
+// still in the subroutine go on at their lowest instruction pointer), and then the thread continues at the lowest
+// pointer of the caller's channels. call and calla write the return address (a kernel offset) to dst.0 and the calling
+// channels to dst.1; call's register target is an offset from the call instruction (IGC's indirect call computes it
+// as target - ip - 32 two instructions before the call: visa Optimizer::expandIndirectCallWithRegTarget), calla's
+// immediate an address relative to the instruction base. brd and brc are faults: no compiler for Gen8/9 emits them and
+// their semantics are not established from public sources.
 std::optional<StopReason> Step::flow() {
   const std::uint32_t next = x_.pc + x_.length;
   const auto register_value = [&](const Operand& o, unsigned channel) {
@@ -1200,7 +1222,6 @@ std::optional<StopReason> Step::flow() {
     std::memcpy(&v, element(o, channel, false, false), 4);
     return v;
   };
-  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
   switch (d_.op->number) {
     case kJmpi: {
       if ((predicate_mask() & 1U) == 0) {  // a scalar instruction: channel 0's predicate
@@ -1213,23 +1234,53 @@ std::optional<StopReason> Step::flow() {
       branch(t_.active, target, true);
       return std::nullopt;
     }
-    case kCall: {
-      const std::uint32_t calling = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
-      if (parked != 0 || calling != t_.active) fault("a call by some channels only (divergent call) is not modelled");
-      if (d_.sources == 1) fault("call with a register target is not modelled");
-      // dst.0 = the return address (a kernel offset here), dst.1 = the calling channels.
+    case kCall:
+    case kCalla: {
+      const std::uint32_t calling = flow_channels();
+      if (calling == 0) {
+        t_.ip = next;
+        return std::nullopt;
+      }
+      std::uint32_t target = 0;
+      if (d_.op->number == kCalla) {
+        // Relative to the instruction base; the program's kernel starts kernel_address - instruction_base after it.
+        target = static_cast<std::uint32_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(d_.jip)) -
+                                            (program_.kernel_address() - program_.instruction_base()));
+      } else {
+        target = d_.sources == 1 ? x_.pc + static_cast<std::uint32_t>(register_value(d_.src[0], 0))
+                                 : offset_target(x_, d_.jip);
+      }
+      if (t_.call_depth == ThreadState::kMaxCallDepth) {
+        fault("calls nested deeper than " + std::to_string(ThreadState::kMaxCallDepth) + " are not modelled");
+      }
       Operand out = d_.dst;
       out.type = DataType::kUd;
       out.region.hstride = 1;
       std::memcpy(element(out, 0, true, false), &next, 4);
       std::memcpy(element(out, 1, true, false), &calling, 4);
-      t_.ip = offset_target(x_, d_.jip);
+      for (std::uint32_t m = t_.active & ~calling; m != 0; m &= m - 1) t_.channel_ip[__builtin_ctz(m)] = next;
+      t_.call_scopes[t_.call_depth++] = t_.scope;
+      t_.scope = calling;
+      t_.active = calling;
+      t_.ip = target;
       return std::nullopt;
     }
     case kRet: {
-      const std::uint32_t returning = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
-      if (parked != 0 || returning != t_.active) fault("a return by some channels only is not modelled");
-      t_.ip = static_cast<std::uint32_t>(register_value(d_.src[0], 0));
+      const std::uint32_t returning = flow_channels();
+      if (returning == 0) {
+        t_.ip = next;
+        return std::nullopt;
+      }
+      const auto target = static_cast<std::uint32_t>(register_value(d_.src[0], 0));
+      for (std::uint32_t m = t_.active; m != 0; m &= m - 1) {
+        const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+        t_.channel_ip[c] = (returning >> c & 1U) != 0 ? target : next;
+      }
+      if (t_.call_depth != 0) {
+        t_.scope &= ~returning;  // out of the subroutine: they wait for the others
+        if (t_.scope == 0) t_.scope = t_.call_scopes[--t_.call_depth];
+      }
+      resume_lowest(target);
       return std::nullopt;
     }
     default:
