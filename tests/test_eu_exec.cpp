@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tlm/gen/eu/disassembler.h"
 #include "tlm/gen/eu/executor.h"
 #include "tlm/gen/eu/float_convert.h"
 #include "tlm/gen/eu/ieee_macro.h"
@@ -1006,6 +1007,59 @@ TEST(EuExec, CallaCountsFromTheInstructionBase) {
   EXPECT_EQ(t.d(12, 0), 0);
   EXPECT_EQ(t.ud(26, 0), 0x70U);
   EXPECT_EQ(t.d(11, 0), 7);
+}
+
+TEST(EuExec, Align16SwizzlesWriteMasksAndPredicates) {
+  // Hand-encoded Align16 instructions (iga64 assembles none of these forms), from "add (8) r2.xyzw:f r3.xyzw:f
+  // r4.xyzw:f" (tests/test_eu_disasm.cpp): byte 6 bits 3:0 the write mask, bytes 8/10 (src0) and 12/14 (src1) bits 3:0
+  // the swizzle's x,y / z,w selects, byte 2 bits 3:0 the predicate control. Then the EOT send of int_divide.
+  using Bytes = std::array<std::uint8_t, 16>;
+  const Bytes add{0x40, 0x01, 0x60, 0x00, 0xe8, 0x3a, 0x4f, 0x20, 0x64, 0x00, 0x6e, 0x3a, 0x84, 0x00, 0x6e, 0x00};
+  Bytes masked_add = add;  // add (8) r2.xz r3.wzyx r4.xxxx
+  masked_add[6] = 0x45;
+  masked_add[8] = 0x60 | 3 | 2 << 2;
+  masked_add[10] = 0x60 | 1 | 0 << 2;
+  masked_add[12] = 0x80;
+  masked_add[14] = 0x60;
+  Bytes mov = add;  // mov (8) r5.xyzw r3.yyyy
+  mov[0] = 0x01;
+  mov[6] = 0xAF;
+  mov[8] = 0x60 | 1 | 1 << 2;
+  mov[10] = 0x60 | 1 | 1 << 2;
+  Bytes predicated = add;  // (f0.0.x) mov (8) r6.xyzw r3.xyzw
+  predicated[0] = 0x01;
+  predicated[2] = 0x62;
+  predicated[6] = 0xCF;
+  std::vector<std::uint8_t> kernel;
+  for (const Bytes& b : {masked_add, mov, predicated}) kernel.insert(kernel.end(), b.begin(), b.end());
+  const std::vector<std::uint8_t> eot = kernel_bytes("int_divide");
+  kernel.insert(kernel.end(), eot.end() - 16, eot.end());
+
+  Thread t;
+  t.set<float>(3, {1, 2, 3, 4, 5, 6, 7, 8});
+  t.set<float>(4, {10, 20, 30, 40, 50, 60, 70, 80});
+  t.set<float>(2, std::vector<float>(8, -1.0F));
+  t.set<float>(6, std::vector<float>(8, -1.0F));
+  t.state.flags[0] = 0x10;  // f0.0: x of the second group of four only
+  eu::BufferInstructionMemory memory(kKernelBase, kernel);
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  t.state.reset_control_flow(0, 0xFF);
+  const eu::RunResult r = executor.run(t.state, 100);
+  ASSERT_EQ(r.reason, eu::StopReason::kEndOfThread) << r.fault;
+  // Channel c adds r3[group + wzyx[c % 4]] and r4[group + 0]; only x and z are written.
+  const std::array<float, 8> sum{4 + 10, -1, 2 + 10, -1, 8 + 50, -1, 6 + 50, -1};
+  const std::array<float, 8> yyyy{2, 2, 2, 2, 6, 6, 6, 6};
+  // .x replication: each group of four takes its x channel's flag bit (bits 0 and 4).
+  const std::array<float, 8> predicated_mov{-1, -1, -1, -1, 5, 6, 7, 8};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(2, c), sum[c]) << c;
+    EXPECT_EQ(t.f(5, c), yyyy[c]) << c;
+    EXPECT_EQ(t.f(6, c), predicated_mov[c]) << c;
+  }
+  // IGA has no Align1 form for these: the disassembler says so rather than print a wrong region.
+  EXPECT_FALSE(eu::disassemble(masked_add.data(), eu::Generation::kGen9, 0).ok());
+  EXPECT_TRUE(eu::disassemble(mov.data(), eu::Generation::kGen9, 0).ok());
 }
 
 TEST(EuExec, SplitSendSecondPayloadPastTheRegisterFileFaults) {

@@ -406,6 +406,17 @@ inline unsigned column_of(unsigned channel, unsigned width) { return channel & (
 
 std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool ternary) {
   const unsigned size = type_size(o.type);
+  if (d_.align16 && !ternary && !write) {
+    // An Align16 source (vertical stride 4): channel n reads component swizzle[n % 4] of its group of four (Mesa
+    // brw_inst.h da16 swizzle fields; BRW_SWIZZLE_XYZW = 0xE4 keeps every channel in place).
+    const unsigned component = (o.swizzle >> (2 * (channel & 3U))) & 3U;
+    const unsigned index = (channel & ~3U) + component;
+    const Span s = span(o, false);
+    const unsigned offset = (o.file == RegFile::kGrf ? o.reg * ThreadState::kRegBytes : 0) + o.subreg + index * size;
+    if (offset + size > s.size)
+      fault("source region runs outside the register file (byte " + std::to_string(offset) + ")");
+    return s.base + offset;
+  }
   if (!o.indirect && o.file == RegFile::kGrf && !ternary && !write) {
     // The common case first: a direct GRF source region.
     const unsigned offset =
@@ -951,7 +962,15 @@ void Step::alu() {
     default:
       break;
   }
-  if (d_.align16 && d_.op->op_class != OpClass::kTernary) fault("Align16 two-source instructions are not modelled");
+  if (d_.align16 && d_.op->op_class != OpClass::kTernary) {
+    // Align16 swizzles and write masks select 32-bit components; how they apply to 64-bit data (pairs of components)
+    // is not modelled.
+    for (unsigned i = 0; i < d_.sources; ++i) {
+      if (type_size(d_.src[i].type) == 8)
+        fault("Align16 one- or two-source instruction on 64-bit data is not modelled");
+    }
+    if (type_size(d_.dst.type) == 8) fault("Align16 one- or two-source instruction on 64-bit data is not modelled");
+  }
   const bool logic = d_.op->has(OpcodeInfo::kLogic);
   Kind kind = Kind::kInt;
   if (op == kMov) {
@@ -1014,7 +1033,7 @@ void Step::alu() {
     if (two_results) remainders[c].i = int_math(s[0].i, s[1].i, kIntRemainder);
   }
   // An Align16 write mask selects components x..w of each group of four channels.
-  const bool masked = ternary && d_.write_mask != 0xF;
+  const bool masked = d_.write_mask != 0xF;
   if (masked && type_size(d_.dst.type) == 8) fault("an Align16 write mask on a 64-bit destination is not modelled");
   // Write after all reads: a destination that overlaps a source reads the old values, as the hardware does.
   for (unsigned c = 0; c < d_.exec_size; ++c) {
