@@ -952,7 +952,10 @@ void Step::alu() {
       fault(std::string(d_.op->name) + " is not modelled (a graphics/media instruction OpenCL kernels do not use)");
     case kMovi:
     case kSmov:
-      fault(std::string(d_.op->name) + " is not modelled");
+      // No public source gives their semantics: Mesa (brw_eu.cpp opcode_descs) lists movi with two sources and smov
+      // by number only and emits neither; IGC's documentation and IGA give no description; IGC's Gen9 gathers
+      // (private arrays, sub-group shuffles) use mov with a0-indirect regions instead.
+      fault(std::string(d_.op->name) + " is not modelled (its semantics are not public)");
     case kMath:
       if (d_.math_fn == kInvm || d_.math_fn == kRsqtm) {
         math_macro();
