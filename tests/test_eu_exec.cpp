@@ -814,7 +814,8 @@ TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
   // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
   // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
   const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions", "control_flow",
-                                         "predication", "float_modes", "math", "simd32",  "uniform_loop"};
+                                         "predication", "float_modes", "math", "simd32",  "uniform_loop",
+                                         "ieee_macros", "int_divide",  "calls"};
   eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
   eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
   EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";
@@ -849,8 +850,9 @@ TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
 TEST(EuExec, CompactedKernelsRunAsTheirNativeForms) {
   // The same kernels assembled with iga64 -Xautocompact: 8-byte instructions where a compacted form exists (branch
   // offsets change accordingly); the final state must equal the native kernel's.
-  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions",     "control_flow",
-                                         "predication", "float_modes", "math", "uniform_loop"};
+  const std::vector<std::string> kernels{"alu_float",    "alu_int",     "bits",        "regions",
+                                         "control_flow", "predication", "float_modes", "math",
+                                         "uniform_loop", "ieee_macros", "int_divide"};
   unsigned compacted_total = 0;
   for (const std::string& name : kernels) {
     std::array<eu::ThreadState, 2> states;
