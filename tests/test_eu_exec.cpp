@@ -89,6 +89,17 @@ std::uint32_t bits(float f) {
   return b;
 }
 
+// Integer division inputs (r4 / r5) and hand-computed results, truncating: INT_MIN / -1 wraps; division by zero gives
+// a quotient of all ones and the dividend as remainder (the hardware's value is not documented publicly; a choice).
+const std::vector<std::int32_t> kDividends{7, -7, 7, -7, 100, 0, INT32_MIN, 5};
+const std::vector<std::int32_t> kDivisors{2, 2, -2, -2, 7, 3, -1, 0};
+constexpr std::array<std::int32_t, 8> kQuotients{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
+constexpr std::array<std::int32_t, 8> kRemainders{1, -1, 1, -1, 2, 0, 0, 5};
+// Unsigned: 0xFFFFFFF9 / 2 = 0x7FFFFFFC rem 1; 7 / 0xFFFFFFFE = 0 rem 7; 0xFFFFFFF9 / 0xFFFFFFFE = 0 rem 0xFFFFFFF9;
+// 0x80000000 / 0xFFFFFFFF = 0 rem 0x80000000.
+constexpr std::array<std::uint32_t, 8> kUnsignedQuotients{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+constexpr std::array<std::uint32_t, 8> kUnsignedRemainders{1, 1, 7, 0xFFFFFFF9, 2, 0, 0x80000000, 5};
+
 }  // namespace
 
 TEST(EuExec, SinglePrecisionArithmetic) {
@@ -382,8 +393,8 @@ TEST(EuExec, MathFunctions) {
   Thread t;
   t.set<float>(2, {1.0F, 4.0F, 0.25F, 2.0F, 0.5F, 16.0F, -1.0F, 0.0F});
   t.set<float>(3, {2.0F, 0.5F, 3.0F, 10.0F, -1.0F, 0.25F, 2.0F, 1.0F});
-  t.set<std::int32_t>(4, {7, -7, 7, -7, 100, 0, INT32_MIN, 5});
-  t.set<std::int32_t>(5, {2, 2, -2, -2, 7, 3, -1, 0});
+  t.set<std::int32_t>(4, kDividends);
+  t.set<std::int32_t>(5, kDivisors);
   t.run("math");
   constexpr float kInf = std::numeric_limits<float>::infinity();
   // Correctly rounded: inv, sqrt, rsq of exact squares, fdiv.
@@ -415,14 +426,11 @@ TEST(EuExec, MathFunctions) {
       EXPECT_FLOAT_EQ(t.f(18, c), pow[c]) << c;
     }
   }
-  // Integer quotient and remainder, truncating; INT_MIN / -1 wraps; division by zero gives all ones and the dividend.
-  const std::array<std::int32_t, 8> quotient{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
-  const std::array<std::int32_t, 8> remainder{1, -1, 1, -1, 2, 0, 0, 5};
-  const std::array<std::uint32_t, 8> unsigned_quotient{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+  // Integer quotient and remainder (kQuotients says how they were computed).
   for (unsigned c = 0; c < 8; ++c) {
-    EXPECT_EQ(t.d(19, c), quotient[c]) << c;
-    EXPECT_EQ(t.d(20, c), remainder[c]) << c;
-    EXPECT_EQ(t.ud(21, c), unsigned_quotient[c]) << c;
+    EXPECT_EQ(t.d(19, c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(20, c), kRemainders[c]) << c;
+    EXPECT_EQ(t.ud(21, c), kUnsignedQuotients[c]) << c;
   }
 }
 
@@ -573,26 +581,20 @@ TEST(EuExec, IeeeMacroEarlyOutFlags) {
 
 TEST(EuExec, IntegerDivideWithQuotientAndRemainder) {
   Thread t;
-  t.set<std::int32_t>(4, {7, -7, 7, -7, 100, 0, INT32_MIN, 5});
-  t.set<std::int32_t>(5, {2, 2, -2, -2, 7, 3, -1, 0});
+  t.set<std::int32_t>(4, kDividends);
+  t.set<std::int32_t>(5, kDivisors);
   t.run("int_divide");
-  // Signed: truncating; INT_MIN / -1 wraps; by zero a quotient of all ones and the dividend as remainder (the
-  // hardware's value is not documented publicly; the same choice as iqot/irem).
-  const std::array<std::int32_t, 8> quotient{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
-  const std::array<std::int32_t, 8> remainder{1, -1, 1, -1, 2, 0, 0, 5};
-  // Unsigned: 0xFFFFFFF9 / 2 = 0x7FFFFFFC rem 1; 7 / 0xFFFFFFFE = 0 rem 7; 0xFFFFFFF9 / 0xFFFFFFFE = 0 rem 0xFFFFFFF9;
-  // 0x80000000 / 0xFFFFFFFF = 0 rem 0x80000000.
-  const std::array<std::uint32_t, 8> unsigned_quotient{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
-  const std::array<std::uint32_t, 8> unsigned_remainder{1, 1, 7, 0xFFFFFFF9, 2, 0, 0x80000000, 5};
+  // Quotient to the destination, remainder to the next register (the values: kQuotients).
   for (unsigned c = 0; c < 8; ++c) {
-    EXPECT_EQ(t.d(10, c), quotient[c]) << c;
-    EXPECT_EQ(t.d(11, c), remainder[c]) << c;
-    EXPECT_EQ(t.ud(12, c), unsigned_quotient[c]) << c;
-    EXPECT_EQ(t.ud(13, c), unsigned_remainder[c]) << c;
+    EXPECT_EQ(t.d(10, c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(11, c), kRemainders[c]) << c;
+    EXPECT_EQ(t.ud(12, c), kUnsignedQuotients[c]) << c;
+    EXPECT_EQ(t.ud(13, c), kUnsignedRemainders[c]) << c;
   }
+  // SIMD4 into r14.4: the remainder in r15.4 onward.
   for (unsigned c = 0; c < 4; ++c) {
-    EXPECT_EQ(t.d(14, 4 + c), quotient[c]) << c;
-    EXPECT_EQ(t.d(15, 4 + c), remainder[c]) << c;
+    EXPECT_EQ(t.d(14, 4 + c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(15, 4 + c), kRemainders[c]) << c;
   }
 }
 
