@@ -8,13 +8,16 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "tlm/gen/eu/disassembler.h"
 #include "tlm/gen/eu/executor.h"
 #include "tlm/gen/eu/float_convert.h"
+#include "tlm/gen/eu/ieee_macro.h"
 
 namespace eu = gpuvp::gen::eu;
 
@@ -85,6 +88,17 @@ std::uint32_t bits(float f) {
   std::memcpy(&b, &f, 4);
   return b;
 }
+
+// Integer division inputs (r4 / r5) and hand-computed results, truncating: INT_MIN / -1 wraps; division by zero gives
+// a quotient of all ones and the dividend as remainder (the hardware's value is not documented publicly; a choice).
+const std::vector<std::int32_t> kDividends{7, -7, 7, -7, 100, 0, INT32_MIN, 5};
+const std::vector<std::int32_t> kDivisors{2, 2, -2, -2, 7, 3, -1, 0};
+constexpr std::array<std::int32_t, 8> kQuotients{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
+constexpr std::array<std::int32_t, 8> kRemainders{1, -1, 1, -1, 2, 0, 0, 5};
+// Unsigned: 0xFFFFFFF9 / 2 = 0x7FFFFFFC rem 1; 7 / 0xFFFFFFFE = 0 rem 7; 0xFFFFFFF9 / 0xFFFFFFFE = 0 rem 0xFFFFFFF9;
+// 0x80000000 / 0xFFFFFFFF = 0 rem 0x80000000.
+constexpr std::array<std::uint32_t, 8> kUnsignedQuotients{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+constexpr std::array<std::uint32_t, 8> kUnsignedRemainders{1, 1, 7, 0xFFFFFFF9, 2, 0, 0x80000000, 5};
 
 }  // namespace
 
@@ -379,8 +393,8 @@ TEST(EuExec, MathFunctions) {
   Thread t;
   t.set<float>(2, {1.0F, 4.0F, 0.25F, 2.0F, 0.5F, 16.0F, -1.0F, 0.0F});
   t.set<float>(3, {2.0F, 0.5F, 3.0F, 10.0F, -1.0F, 0.25F, 2.0F, 1.0F});
-  t.set<std::int32_t>(4, {7, -7, 7, -7, 100, 0, INT32_MIN, 5});
-  t.set<std::int32_t>(5, {2, 2, -2, -2, 7, 3, -1, 0});
+  t.set<std::int32_t>(4, kDividends);
+  t.set<std::int32_t>(5, kDivisors);
   t.run("math");
   constexpr float kInf = std::numeric_limits<float>::infinity();
   // Correctly rounded: inv, sqrt, rsq of exact squares, fdiv.
@@ -412,14 +426,175 @@ TEST(EuExec, MathFunctions) {
       EXPECT_FLOAT_EQ(t.f(18, c), pow[c]) << c;
     }
   }
-  // Integer quotient and remainder, truncating; INT_MIN / -1 wraps; division by zero gives all ones and the dividend.
-  const std::array<std::int32_t, 8> quotient{3, -3, -3, 3, 14, 0, INT32_MIN, -1};
-  const std::array<std::int32_t, 8> remainder{1, -1, 1, -1, 2, 0, 0, 5};
-  const std::array<std::uint32_t, 8> unsigned_quotient{3, 0x7FFFFFFC, 0, 0, 14, 0, 0, 0xFFFFFFFF};
+  // Integer quotient and remainder (kQuotients says how they were computed).
   for (unsigned c = 0; c < 8; ++c) {
-    EXPECT_EQ(t.d(19, c), quotient[c]) << c;
-    EXPECT_EQ(t.d(20, c), remainder[c]) << c;
-    EXPECT_EQ(t.ud(21, c), unsigned_quotient[c]) << c;
+    EXPECT_EQ(t.d(19, c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(20, c), kRemainders[c]) << c;
+    EXPECT_EQ(t.ud(21, c), kUnsignedQuotients[c]) << c;
+  }
+}
+
+std::uint64_t bits64(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+
+// Equal bits, or both NaN (the payload of a produced NaN is not pinned down).
+bool same_double(double got, double want) {
+  return (std::isnan(got) && std::isnan(want)) || bits64(got) == bits64(want);
+}
+
+TEST(EuExec, IeeeMacroApproximationsAreCorrectlyRounded) {
+  // 1/3 = 0x1.5555555555555p-2 (the ...5 tail rounds down); 1/sqrt(2) = 0x1.6a09e667f3bcdp-1, 1/sqrt(0.5) =
+  // 0x1.6a09e667f3bcdp+0; exact cases stay exact.
+  EXPECT_EQ(eu::correctly_rounded_reciprocal(3.0), 0x1.5555555555555p-2);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal(0.5), 2.0);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(2.0), 0x1.6a09e667f3bcdp-1);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(0.5), 0x1.6a09e667f3bcdp+0);
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(16.0), 0.25);
+  // 1 / RN(sqrt(0x1.fffffffffffffp-1)) is 1 + 2^-52, but 1/sqrt(1 - 2^-53) = 1 + 2^-54 + ... rounds to 1: the
+  // approximation IGC's square-root sequence needs (with 1 + 2^-52 it ends one ulp high).
+  EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(0x1.fffffffffffffp-1), 1.0);
+  // Under another host rounding mode the result is still the nearest.
+  {
+    eu::HostFloatMode up(eu::Rounding::kUp, false);
+    EXPECT_EQ(eu::correctly_rounded_reciprocal(3.0), 0x1.5555555555555p-2);
+    EXPECT_EQ(eu::correctly_rounded_reciprocal_sqrt(2.0), 0x1.6a09e667f3bcdp-1);
+  }
+  // Early exits: special operands and the ends of the exponent range give the result itself.
+  EXPECT_FALSE(eu::divide_macro_start(1.0, 3.0).early_out);
+  EXPECT_EQ(eu::divide_macro_start(1.0, -3.0).value, -0x1.5555555555555p-2);
+  EXPECT_TRUE(eu::divide_macro_start(1.0, 0.0).early_out);
+  EXPECT_EQ(eu::divide_macro_start(1.0, 0.0).value, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(eu::divide_macro_start(0x1p-950, 3.0).early_out);       // residuals would be denormal
+  EXPECT_TRUE(eu::divide_macro_start(0x1p+1000, 0x1p-30).early_out);  // the quotient is near overflow
+  EXPECT_EQ(eu::divide_macro_start(0x1p+1000, 0x1p-30).value, 0x1p+1023 * 0x1p+7);
+  EXPECT_TRUE(eu::sqrt_macro_start(-4.0).early_out);
+  EXPECT_TRUE(std::isnan(eu::sqrt_macro_start(-4.0).value));
+  EXPECT_FALSE(eu::sqrt_macro_start(2.0).early_out);
+}
+
+TEST(EuExec, IeeeDivideAndSquareRootMacroSequences) {
+  // IGC's Gen9 sequences (tests/eu/exec/ieee_macros.asm) over edge cases and random operands must give exactly the
+  // host's IEEE a / b and sqrt(a), for every channel whether it exits early or runs the madm steps.
+  constexpr double kMax = std::numeric_limits<double>::max();
+  constexpr double kMinNormal = std::numeric_limits<double>::min();
+  constexpr double kDenormal = std::numeric_limits<double>::denorm_min() * 12345;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> edges{1.0,
+                                  3.0,
+                                  -3.0,
+                                  0.1,
+                                  kMax,
+                                  -kMax,
+                                  kMinNormal,
+                                  -kMinNormal,
+                                  kDenormal,
+                                  -kDenormal,
+                                  0.0,
+                                  -0.0,
+                                  kInf,
+                                  -kInf,
+                                  nan,
+                                  0x1p-900,
+                                  0x1p-901,
+                                  0x1p+900,
+                                  0x1.fffffffffffffp-1,
+                                  0x1.fffffffffffffp+0,
+                                  1.5e308,
+                                  0.7,
+                                  0x1p-1022 * 3,
+                                  1e-300};
+  std::vector<std::pair<double, double>> pairs;
+  for (double a : edges) {
+    for (double b : edges) pairs.emplace_back(a, b);
+  }
+  // Quotients near overflow and underflow.
+  pairs.emplace_back(1.5e308, 0.9);
+  pairs.emplace_back(1e308, 0.6);
+  pairs.emplace_back(0x1p+900, 0x1p-123);
+  pairs.emplace_back(0x1p-900, 0x1p+123);
+  pairs.emplace_back(1e-300, 1e10);
+  std::mt19937_64 random(17);
+  const auto with_exponent = [&](int low, int high) {
+    const std::uint64_t exponent = static_cast<std::uint64_t>(1023 + low + static_cast<int>(random() % (high - low)));
+    const std::uint64_t b = (random() & 0x800FFFFFFFFFFFFFULL) | exponent << 52;
+    double d;
+    std::memcpy(&d, &b, 8);
+    return d;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    // Mostly moderate exponents, some over the whole range; every third mantissa ends in ones (hard cases).
+    double a = i % 4 == 0 ? with_exponent(-1022, 1023) : with_exponent(-60, 60);
+    double b = i % 4 == 1 ? with_exponent(-1022, 1023) : with_exponent(-60, 60);
+    if (i % 3 == 0) a = std::nextafter(std::ldexp(1.0, static_cast<int>(random() % 200) - 100), 0.0);
+    pairs.emplace_back(a, b);
+  }
+  Thread t;
+  unsigned refined = 0;
+  for (std::size_t first = 0; first < pairs.size(); first += 4) {
+    std::vector<double> a(4, 1.0);
+    std::vector<double> b(4, 1.0);
+    for (std::size_t k = 0; k < 4 && first + k < pairs.size(); ++k) {
+      a[k] = pairs[first + k].first;
+      b[k] = pairs[first + k].second;
+    }
+    t.set<double>(2, a);
+    t.set<double>(3, b);
+    t.set<double>(4, a);
+    t.run("ieee_macros");
+    ASSERT_EQ(t.result.reason, eu::StopReason::kEndOfThread) << t.result.fault;
+    for (unsigned c = 0; c < 4; ++c) {
+      const double quotient = a[c] / b[c];
+      const double root = std::sqrt(a[c]);
+      EXPECT_TRUE(same_double(t.get<double>(10, c), quotient))
+          << std::hexfloat << a[c] << " / " << b[c] << " gave " << t.get<double>(10, c) << ", not " << quotient;
+      EXPECT_TRUE(same_double(t.get<double>(50, c), quotient))
+          << std::hexfloat << a[c] << " / " << b[c] << " (if form)";
+      EXPECT_TRUE(same_double(t.get<double>(20, c), root))
+          << std::hexfloat << "sqrt " << a[c] << " gave " << t.get<double>(20, c) << ", not " << root;
+      refined += (t.get<std::uint16_t>(30, 0) >> c & 1U) == 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(refined, 2000U) << "most random quotients go through the madm steps";
+}
+
+TEST(EuExec, IeeeMacroEarlyOutFlags) {
+  // eo sets the flag of the channels whose result the macro instruction already wrote: 1 / 3 and sqrt(2) are refined
+  // (flag clear), 1 / 0, inf / 2, sqrt(-1) and sqrt(0) exit early.
+  Thread t;
+  t.set<double>(2, {1.0, 1.0, std::numeric_limits<double>::infinity(), 6.0});
+  t.set<double>(3, {3.0, 0.0, 2.0, -4.0});
+  t.set<double>(4, {2.0, -1.0, 0.0, 6.25});
+  t.run("ieee_macros");
+  EXPECT_EQ(t.get<std::uint16_t>(30, 0), 0b0110);
+  EXPECT_EQ(t.get<std::uint16_t>(30, 1), 0b0110);
+  EXPECT_EQ(t.get<double>(10, 0), 1.0 / 3.0);
+  EXPECT_EQ(t.get<double>(10, 1), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(t.get<double>(10, 3), -1.5);
+  EXPECT_EQ(t.get<double>(20, 0), 0x1.6a09e667f3bcdp+0);
+  EXPECT_TRUE(std::isnan(t.get<double>(20, 1)));
+  EXPECT_EQ(t.get<double>(20, 3), 2.5);
+}
+
+TEST(EuExec, IntegerDivideWithQuotientAndRemainder) {
+  Thread t;
+  t.set<std::int32_t>(4, kDividends);
+  t.set<std::int32_t>(5, kDivisors);
+  t.run("int_divide");
+  // Quotient to the destination, remainder to the next register (the values: kQuotients).
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(11, c), kRemainders[c]) << c;
+    EXPECT_EQ(t.ud(12, c), kUnsignedQuotients[c]) << c;
+    EXPECT_EQ(t.ud(13, c), kUnsignedRemainders[c]) << c;
+  }
+  // SIMD4 into r14.4: the remainder in r15.4 onward.
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.d(14, 4 + c), kQuotients[c]) << c;
+    EXPECT_EQ(t.d(15, 4 + c), kRemainders[c]) << c;
   }
 }
 
@@ -641,7 +816,8 @@ TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
   // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
   // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
   const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions", "control_flow",
-                                         "predication", "float_modes", "math", "simd32",  "uniform_loop"};
+                                         "predication", "float_modes", "math", "simd32",  "uniform_loop",
+                                         "ieee_macros", "int_divide",  "calls"};
   eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
   eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
   EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";
@@ -676,8 +852,9 @@ TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
 TEST(EuExec, CompactedKernelsRunAsTheirNativeForms) {
   // The same kernels assembled with iga64 -Xautocompact: 8-byte instructions where a compacted form exists (branch
   // offsets change accordingly); the final state must equal the native kernel's.
-  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions",     "control_flow",
-                                         "predication", "float_modes", "math", "uniform_loop"};
+  const std::vector<std::string> kernels{"alu_float",    "alu_int",     "bits",        "regions",
+                                         "control_flow", "predication", "float_modes", "math",
+                                         "uniform_loop", "ieee_macros", "int_divide"};
   unsigned compacted_total = 0;
   for (const std::string& name : kernels) {
     std::array<eu::ThreadState, 2> states;
@@ -781,6 +958,112 @@ TEST(EuExec, JmpiCallRetWaitAndRegisterDescriptors) {
   EXPECT_EQ(t.shared.messages[1].payload1_reg, 31U);
   EXPECT_EQ(t.shared.messages[1].dst_reg, 42U);
   EXPECT_EQ(t.ud(43, 7), 0x100U + 15);  // the response's second register
+}
+
+TEST(EuExec, DivergentCallsWaitForEveryCallingChannelToReturn) {
+  Thread t;
+  t.set<std::int32_t>(2, {0, 1, 2, 3, 0, 1, 2, -1});
+  t.run("calls");
+  // Channels 1, 2, 3, 5, 6 (r2 > 0) call SUB and add 1; 2, 3, 6 (r2 > 1) return early, 1 and 5 add 10 first; then
+  // all eight channels, together once, add 100.
+  const std::array<std::int32_t, 8> r10{100, 111, 101, 101, 100, 111, 101, 100};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.d(10, c), r10[c]) << c;
+    EXPECT_EQ(t.d(11, c), 7) << c;  // the register-target call (0x50 + 0x80 = SUB2) by every channel
+    // calla 0xF0 (SUB3) by the r2 > 0 channels only.
+    EXPECT_EQ(t.d(12, c), c == 1 || c == 2 || c == 3 || c == 5 || c == 6 ? 5 : 0) << c;
+  }
+  EXPECT_EQ(t.ud(20, 0), 0x30U);  // return address: after the call at 0x20
+  EXPECT_EQ(t.ud(20, 1), 0x6EU);  // the calling channels
+  EXPECT_EQ(t.ud(24, 0), 0x60U);
+  EXPECT_EQ(t.ud(24, 1), 0xFFU);
+  EXPECT_EQ(t.ud(26, 0), 0x70U);
+  EXPECT_EQ(t.ud(26, 1), 0x6EU);
+  EXPECT_EQ(t.state.call_depth, 0U);
+  EXPECT_EQ(t.state.scope, 0xFFU);
+  EXPECT_EQ(t.state.active, 0xFFU);
+
+  // A partial dispatch (channels 0-5): channel 6 neither calls nor runs; no calling channel: no call.
+  Thread partial;
+  partial.set<std::int32_t>(2, {0, 1, 2, 3, 0, 1, 2, -1});
+  partial.run("calls", 0x3F);
+  EXPECT_EQ(partial.d(10, 5), 111);
+  EXPECT_EQ(partial.d(10, 6), 0);
+  Thread none;
+  none.set<std::int32_t>(2, {0, 0, 0, 0, -1, -1, -1, -1});
+  none.run("calls");
+  for (unsigned c = 0; c < 8; ++c) EXPECT_EQ(none.d(10, c), 100) << c;
+  EXPECT_EQ(none.ud(20, 0), 0U);  // a call no channel takes writes nothing
+  EXPECT_EQ(none.d(12, 0), 0);
+}
+
+TEST(EuExec, CallaCountsFromTheInstructionBase) {
+  // With the instruction base 0x10 after the kernel's address, calla 0xF0 lands at kernel offset 0x100: SUB3's ret,
+  // so r12 stays unwritten while the return address is still recorded.
+  Thread t;
+  t.set<std::int32_t>(2, std::vector<std::int32_t>(8, 1));
+  eu::BufferInstructionMemory memory(kKernelBase, kernel_bytes("calls"));
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  program.set_instruction_base(kKernelBase + 0x10);
+  eu::Executor executor(program, t.shared);
+  t.state.reset_control_flow(0, 0xFF);
+  EXPECT_EQ(executor.run(t.state, 1000).reason, eu::StopReason::kEndOfThread);
+  EXPECT_EQ(t.d(12, 0), 0);
+  EXPECT_EQ(t.ud(26, 0), 0x70U);
+  EXPECT_EQ(t.d(11, 0), 7);
+}
+
+TEST(EuExec, Align16SwizzlesWriteMasksAndPredicates) {
+  // Hand-encoded Align16 instructions (iga64 assembles none of these forms), from "add (8) r2.xyzw:f r3.xyzw:f
+  // r4.xyzw:f" (tests/test_eu_disasm.cpp): byte 6 bits 3:0 the write mask, bytes 8/10 (src0) and 12/14 (src1) bits 3:0
+  // the swizzle's x,y / z,w selects, byte 2 bits 3:0 the predicate control. Then the EOT send of int_divide.
+  using Bytes = std::array<std::uint8_t, 16>;
+  const Bytes add{0x40, 0x01, 0x60, 0x00, 0xe8, 0x3a, 0x4f, 0x20, 0x64, 0x00, 0x6e, 0x3a, 0x84, 0x00, 0x6e, 0x00};
+  Bytes masked_add = add;  // add (8) r2.xz r3.wzyx r4.xxxx
+  masked_add[6] = 0x45;
+  masked_add[8] = 0x60 | 3 | 2 << 2;
+  masked_add[10] = 0x60 | 1 | 0 << 2;
+  masked_add[12] = 0x80;
+  masked_add[14] = 0x60;
+  Bytes mov = add;  // mov (8) r5.xyzw r3.yyyy
+  mov[0] = 0x01;
+  mov[6] = 0xAF;
+  mov[8] = 0x60 | 1 | 1 << 2;
+  mov[10] = 0x60 | 1 | 1 << 2;
+  Bytes predicated = add;  // (f0.0.x) mov (8) r6.xyzw r3.xyzw
+  predicated[0] = 0x01;
+  predicated[2] = 0x62;
+  predicated[6] = 0xCF;
+  std::vector<std::uint8_t> kernel;
+  for (const Bytes& b : {masked_add, mov, predicated}) kernel.insert(kernel.end(), b.begin(), b.end());
+  const std::vector<std::uint8_t> eot = kernel_bytes("int_divide");
+  kernel.insert(kernel.end(), eot.end() - 16, eot.end());
+
+  Thread t;
+  t.set<float>(3, {1, 2, 3, 4, 5, 6, 7, 8});
+  t.set<float>(4, {10, 20, 30, 40, 50, 60, 70, 80});
+  t.set<float>(2, std::vector<float>(8, -1.0F));
+  t.set<float>(6, std::vector<float>(8, -1.0F));
+  t.state.flags[0] = 0x10;  // f0.0: x of the second group of four only
+  eu::BufferInstructionMemory memory(kKernelBase, kernel);
+  eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
+  eu::Executor executor(program, t.shared);
+  t.state.reset_control_flow(0, 0xFF);
+  const eu::RunResult r = executor.run(t.state, 100);
+  ASSERT_EQ(r.reason, eu::StopReason::kEndOfThread) << r.fault;
+  // Channel c adds r3[group + wzyx[c % 4]] and r4[group + 0]; only x and z are written.
+  const std::array<float, 8> sum{4 + 10, -1, 2 + 10, -1, 8 + 50, -1, 6 + 50, -1};
+  const std::array<float, 8> yyyy{2, 2, 2, 2, 6, 6, 6, 6};
+  // .x replication: each group of four takes its x channel's flag bit (bits 0 and 4).
+  const std::array<float, 8> predicated_mov{-1, -1, -1, -1, 5, 6, 7, 8};
+  for (unsigned c = 0; c < 8; ++c) {
+    EXPECT_EQ(t.f(2, c), sum[c]) << c;
+    EXPECT_EQ(t.f(5, c), yyyy[c]) << c;
+    EXPECT_EQ(t.f(6, c), predicated_mov[c]) << c;
+  }
+  // IGA has no Align1 form for these: the disassembler says so rather than print a wrong region.
+  EXPECT_FALSE(eu::disassemble(masked_add.data(), eu::Generation::kGen9, 0).ok());
+  EXPECT_TRUE(eu::disassemble(mov.data(), eu::Generation::kGen9, 0).ok());
 }
 
 TEST(EuExec, SplitSendSecondPayloadPastTheRegisterFileFaults) {

@@ -133,10 +133,11 @@ Operand align1_destination(const InstructionBits& b) {
   return o;
 }
 
-// Align16 one- and two-source operands (Mesa brw_inst.h da16 fields) as IGA shows them, converted to Align1: a
-// destination must write all four channels (.xyzw) and prints <1>; a source must have a vertical stride of 4 and a
-// swizzle that keeps at least one channel in place (IGA's "packed" swizzles such as wzyx have no Align1 form) and
-// prints <1;1,0>. Subregisters count 16-byte halves. Indirect Align16 operands are not modelled.
+// Align16 one- and two-source operands (Mesa brw_inst.h da16 fields). IGA shows them converted to Align1 only when the
+// destination writes all four channels (.xyzw, printed <1>) and each source's swizzle keeps at least one channel in
+// place (IGA's "packed" swizzles such as wzyx have no Align1 form; printed <1;1,0>); the others are decoded for the
+// executor (the write mask in DecodedInstruction::write_mask) and the disassembler reports them unsupported. A source
+// must have a vertical stride of 4. Subregisters count 16-byte halves. Indirect Align16 operands are not modelled.
 Operand align16_destination(const InstructionBits& b) {
   if (b.bit(63)) unsupported("indirect Align16 destination");
   Operand o;
@@ -147,7 +148,6 @@ Operand align16_destination(const InstructionBits& b) {
   o.subreg = static_cast<std::uint8_t>(b.field(52, 52) * 16);
   // acc2-acc9 (mme) take their number from the write mask in a context save; not modelled.
   if (o.file == RegFile::kArf && o.reg == kArfMme0) unsupported("Align16 math macro register destination");
-  if (b.field(51, 48) != 0xF) unsupported("Align16 destination write mask other than .xyzw");
   o.region.hstride = 1;
   return o;
 }
@@ -169,9 +169,6 @@ Operand align16_source(const InstructionBits& b, const SrcLayout& l, const char*
   if (o.file == RegFile::kArf && o.reg == kArfMme0) unsupported(std::string("Align16 math macro register ") + what);
   if (b.field(base + 24, base + 21) != 3) unsupported(std::string("Align16 ") + what + " vertical stride other than 4");
   o.swizzle = static_cast<std::uint8_t>(b.field(base + 3, base) | b.field(base + 19, base + 16) << 4);
-  const bool packed = b.field(base + 1, base) != 0 && b.field(base + 3, base + 2) != 1 &&
-                      b.field(base + 17, base + 16) != 2 && b.field(base + 19, base + 18) != 3;
-  if (packed) unsupported(std::string("Align16 ") + what + " swizzle without an Align1 region");
   o.region = Region{1, 1, 0, false};
   return o;
 }
@@ -526,6 +523,7 @@ DecodedInstruction decode_or_throw(const std::uint8_t* bytes, Generation gen) {
   d.sources = d.op->op_class == OpClass::kMath ? math_sources(d.math_fn) : d.op->sources;
   if (d.op->op_class == OpClass::kMath && math_function_name(d.math_fn).empty()) invalid("reserved math function");
   d.dst = d.align16 ? align16_destination(b) : align1_destination(b);
+  if (d.align16) d.write_mask = static_cast<std::uint8_t>(b.field(51, 48));
   d.src[0] = d.align16 ? align16_source(b, kSrc0, "src0") : align1_source(b, kSrc0, "src0");
   if (d.sources == 2) {
     if (d.src[0].file == RegFile::kImm) unsupported("immediate src0 of a two-source instruction");

@@ -345,8 +345,25 @@ std::string format_immediate(std::uint64_t bits, DataType type) {
   }
 }
 
+// An Align16 one- or two-source instruction IGA has no Align1 form for: a write mask other than .xyzw, or a source
+// swizzle that moves every channel ("packed", such as wzyx).
+bool align16_without_align1_form(const DecodedInstruction& in) {
+  if (!in.align16 || in.op->op_class == OpClass::kTernary) return false;
+  if (in.op->op_class == OpClass::kMath && is_math_macro(in.math_fn)) return false;
+  if (in.write_mask != 0xF) return true;
+  for (unsigned i = 0; i < in.sources; ++i) {
+    const Operand& o = in.src[i];
+    const unsigned w = o.swizzle;
+    if (o.file != RegFile::kImm && (w & 3U) != 0 && (w >> 2 & 3U) != 1 && (w >> 4 & 3U) != 2 && (w >> 6 & 3U) != 3) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Disassembly disassemble(const DecodedInstruction& inst, std::uint32_t pc) {
   try {
+    if (align16_without_align1_form(inst)) throw Unsupported{"Align16 operand IGA has no Align1 form for"};
     if (inst.write_mask != 0xF) {
       // IGA's Align1 view of a SIMD4 Align16 instruction writing one channel: SIMD1 on that channel's element.
       DecodedInstruction view = inst;

@@ -10,6 +10,7 @@
 #include "tlm/core/format_hex.h"
 #include "tlm/gen/eu/disassembler.h"
 #include "tlm/gen/eu/float_convert.h"
+#include "tlm/gen/eu/ieee_macro.h"
 
 namespace gpuvp::gen::eu {
 namespace {
@@ -167,6 +168,8 @@ enum MathFn : std::uint8_t {
   kIntDivQr = 11,
   kIntQuotient = 12,
   kIntRemainder = 13,
+  kInvm = 14,
+  kRsqtm = 15,
 };
 
 std::int64_t wrap(std::int64_t value, DataType type) {
@@ -255,15 +258,18 @@ class Step {
   bool condition(Kind kind, Lane v) const;
 
   void alu();
+  void math_macro();
   Lane compute(Kind kind, const Lane* s, unsigned channel, bool predicate_bit);
   template <typename T>
   Lane real_op(const Lane* s, unsigned channel, bool predicate_bit);
   Lane int_op(const Lane* s, unsigned channel, bool predicate_bit);
   template <typename T>
   T float_math(T a, T b) const;
-  std::int64_t int_math(std::int64_t a, std::int64_t b) const;
+  std::int64_t int_math(std::int64_t a, std::int64_t b, unsigned fn) const;
 
   void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
+  void resume_lowest(std::uint32_t fallback);
+  std::uint32_t flow_channels() const;
   std::uint32_t instruction_channels(std::uint32_t mask) const;
   std::optional<StopReason> control_flow();
   std::optional<StopReason> flow();
@@ -301,7 +307,25 @@ void Step::set_flag_bit(unsigned index, bool value) {
 std::uint32_t Step::predicate_mask() const {
   const std::uint32_t all = d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1;
   if (d_.pred_ctrl == 0) return all;
-  if (d_.align16) fault("Align16 predicate controls are not modelled");
+  if (d_.align16 && d_.pred_ctrl > 1) {
+    // Align16 (Mesa brw_eu_defines.h BRW_PREDICATE_ALIGN16_*): 2-5 replicate the x, y, z or w channel's bit to its
+    // group of four, 6 any4h, 7 all4h; 1 is the sequential mapping of Align1.
+    if (d_.pred_ctrl > 7) fault("reserved Align16 predicate control " + std::to_string(d_.pred_ctrl));
+    std::uint32_t mask = 0;
+    for (unsigned c = 0; c < d_.exec_size; ++c) {
+      const unsigned first = flag_index(c) / 4 * 4;
+      bool value = false;
+      if (d_.pred_ctrl <= 5) {
+        value = flag_bit(first + d_.pred_ctrl - 2U);
+      } else {
+        const bool any = d_.pred_ctrl == 6;
+        value = !any;
+        for (unsigned k = 0; k < 4; ++k) value = any ? value || flag_bit(first + k) : value && flag_bit(first + k);
+      }
+      mask |= static_cast<std::uint32_t>(value) << c;
+    }
+    return d_.pred_inv ? ~mask & all : mask;
+  }
   if (d_.pred_ctrl > 11) fault("reserved predicate control " + std::to_string(d_.pred_ctrl));
   std::uint32_t mask = 0;
   if (d_.pred_ctrl == 1) {
@@ -382,6 +406,17 @@ inline unsigned column_of(unsigned channel, unsigned width) { return channel & (
 
 std::uint8_t* Step::element(const Operand& o, unsigned channel, bool write, bool ternary) {
   const unsigned size = type_size(o.type);
+  if (d_.align16 && !ternary && !write) {
+    // An Align16 source (vertical stride 4): channel n reads component swizzle[n % 4] of its group of four (Mesa
+    // brw_inst.h da16 swizzle fields; BRW_SWIZZLE_XYZW = 0xE4 keeps every channel in place).
+    const unsigned component = (o.swizzle >> (2 * (channel & 3U))) & 3U;
+    const unsigned index = (channel & ~3U) + component;
+    const Span s = span(o, false);
+    const unsigned offset = (o.file == RegFile::kGrf ? o.reg * ThreadState::kRegBytes : 0) + o.subreg + index * size;
+    if (offset + size > s.size)
+      fault("source region runs outside the register file (byte " + std::to_string(offset) + ")");
+    return s.base + offset;
+  }
   if (!o.indirect && o.file == RegFile::kGrf && !ternary && !write) {
     // The common case first: a direct GRF source region.
     const unsigned offset =
@@ -598,7 +633,7 @@ T Step::float_math(T a, T b) const {
   }
 }
 
-std::int64_t Step::int_math(std::int64_t a, std::int64_t b) const {
+std::int64_t Step::int_math(std::int64_t a, std::int64_t b, unsigned fn) const {
   // Integer division of 32-bit operands (signed when a source type is signed). Division by zero yields a quotient of
   // all ones and the dividend as remainder (the hardware's result is not documented; this one is defined and stated).
   const bool is_signed = is_signed_type(d_.src[0].type) || is_signed_type(d_.src[1].type);
@@ -615,7 +650,8 @@ std::int64_t Step::int_math(std::int64_t a, std::int64_t b) const {
       remainder = static_cast<std::int64_t>(ua % ub);
     }
   }
-  switch (d_.math_fn) {
+  switch (fn) {
+    case kIntDivQr:  // the quotient to dst (the remainder, to the next register, see alu())
     case kIntQuotient:
       return quotient;
     case kIntRemainder:
@@ -682,6 +718,7 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
       break;
     }
     case kMad:
+    case kMadm:  // the macro step: fused too; its mme operands are plain registers here (see ieee_macro.h)
       r = std::fma(lane_value<T>(s[1]), lane_value<T>(s[2]), a);  // dst = src0 + src1 * src2, fused
       break;
     case kLrp:
@@ -859,7 +896,7 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
                                       static_cast<std::uint64_t>(s[1].i) * static_cast<std::uint64_t>(s[2].i));
       break;
     case kMath:
-      r.i = int_math(a, b);
+      r.i = int_math(a, b, d_.math_fn);
       break;
     default:
       fault(std::string(d_.op->name) + " on integer operands is not modelled");
@@ -915,13 +952,28 @@ void Step::alu() {
       fault(std::string(d_.op->name) + " is not modelled (a graphics/media instruction OpenCL kernels do not use)");
     case kMovi:
     case kSmov:
-      fault(std::string(d_.op->name) + " is not modelled");
-    case kMadm:
-      fault("madm (the IEEE divide/square-root macro sequences with math.invm/rsqtm) is not modelled");
+      // No public source gives their semantics: Mesa (brw_eu.cpp opcode_descs) lists movi with two sources and smov
+      // by number only and emits neither; IGC's documentation and IGA give no description; IGC's Gen9 gathers
+      // (private arrays, sub-group shuffles) use mov with a0-indirect regions instead.
+      fault(std::string(d_.op->name) + " is not modelled (its semantics are not public)");
+    case kMath:
+      if (d_.math_fn == kInvm || d_.math_fn == kRsqtm) {
+        math_macro();
+        return;
+      }
+      break;
     default:
       break;
   }
-  if (d_.align16 && d_.op->op_class != OpClass::kTernary) fault("Align16 two-source instructions are not modelled");
+  if (d_.align16 && d_.op->op_class != OpClass::kTernary) {
+    // Align16 swizzles and write masks select 32-bit components; how they apply to 64-bit data (pairs of components)
+    // is not modelled.
+    for (unsigned i = 0; i < d_.sources; ++i) {
+      if (type_size(d_.src[i].type) == 8)
+        fault("Align16 one- or two-source instruction on 64-bit data is not modelled");
+    }
+    if (type_size(d_.dst.type) == 8) fault("Align16 one- or two-source instruction on 64-bit data is not modelled");
+  }
   const bool logic = d_.op->has(OpcodeInfo::kLogic);
   Kind kind = Kind::kInt;
   if (op == kMov) {
@@ -933,8 +985,21 @@ void Step::alu() {
     }
     if (op == kMath && d_.math_fn >= kIntDivQr) kind = Kind::kInt;
   }
-  if (op == kMath && d_.math_fn == kIntDivQr)
-    fault("math idiv (quotient and remainder in two registers) is not modelled");
+  // math idiv (Mesa BRW_MATH_FUNCTION_INT_DIV_QUOTIENT_AND_REMAINDER, a two-register response): the quotient to dst,
+  // the remainder to the same region one register further. Where the remainder of a quotient spanning two registers
+  // goes is not documented publicly: such an instruction is a fault.
+  const bool two_results = op == kMath && d_.math_fn == kIntDivQr;
+  Operand remainder_dst = d_.dst;
+  if (two_results) {
+    if (d_.dst.file != RegFile::kGrf || d_.dst.indirect) fault("math idiv to other than a direct GRF destination");
+    if (d_.dst.subreg + (d_.exec_size - 1U) * d_.dst.region.hstride * type_size(d_.dst.type) >=
+        ThreadState::kRegBytes) {
+      fault("math idiv with a quotient spanning two registers is not modelled");
+    }
+    if (d_.dst.reg + 1U >= ThreadState::kGrfCount) fault("math idiv remainder runs past r127");
+    remainder_dst.reg = static_cast<std::uint8_t>(d_.dst.reg + 1);
+  }
+  Lanes remainders;
   const bool is_cmp = op == kCmp;
   const bool is_sel = op == kSel;
   const std::uint32_t exec = exec_mask();
@@ -968,9 +1033,10 @@ void Step::alu() {
       continue;
     }
     results[c] = compute(kind, s.data(), c, (pred >> c & 1U) != 0);
+    if (two_results) remainders[c].i = int_math(s[0].i, s[1].i, kIntRemainder);
   }
   // An Align16 write mask selects components x..w of each group of four channels.
-  const bool masked = ternary && d_.write_mask != 0xF;
+  const bool masked = d_.write_mask != 0xF;
   if (masked && type_size(d_.dst.type) == 8) fault("an Align16 write mask on a 64-bit destination is not modelled");
   // Write after all reads: a destination that overlaps a source reads the old values, as the hardware does.
   for (unsigned c = 0; c < d_.exec_size; ++c) {
@@ -998,6 +1064,11 @@ void Step::alu() {
     Lane v = saturate(kind, results[c], d_.dst.type);
     if (kind == Kind::kInt && !d_.saturate && !is_float_type(d_.dst.type)) v.i = wrap(v.i, d_.dst.type);
     store(d_.dst, c, kind, v);
+    if (two_results) {
+      Lane r = saturate(kind, remainders[c], d_.dst.type);
+      if (!d_.saturate && !is_float_type(d_.dst.type)) r.i = wrap(r.i, d_.dst.type);
+      store(remainder_dst, c, kind, r);
+    }
     if (d_.acc_wr_en) {
       Operand acc = d_.dst;
       acc.file = RegFile::kArf;
@@ -1017,6 +1088,37 @@ void Step::alu() {
   }
 }
 
+// math.invm / math.rsqtm: per channel, the early-out flag and the final result or the approximation the madm steps
+// refine (ieee_macro.h says what is modelled). Operands are whole registers, channel n at element n.
+void Step::math_macro() {
+  if (d_.dst.type != DataType::kDf || d_.src[0].type != DataType::kDf ||
+      (d_.sources == 2 && d_.src[1].type != DataType::kDf)) {
+    fault(std::string("math.") + (d_.math_fn == kInvm ? "invm" : "rsqtm") + " on other than DF operands");
+  }
+  const auto contiguous = [](Operand o) {
+    o.region = {8, 8, 1, false};
+    return o;
+  };
+  const Operand dst = contiguous(d_.dst);
+  const Operand a_operand = contiguous(d_.src[0]);
+  const Operand b_operand = contiguous(d_.src[1]);
+  const std::uint32_t enabled = exec_mask() & predicate_mask();
+  std::array<MacroStart, ThreadState::kMaxChannels> results;
+  for (unsigned c = 0; c < d_.exec_size; ++c) {
+    if ((enabled >> c & 1U) == 0) continue;
+    const double a = load(a_operand, c, Kind::kDouble, false, false).d;
+    results[c] = d_.math_fn == kInvm ? divide_macro_start(a, load(b_operand, c, Kind::kDouble, false, false).d)
+                                     : sqrt_macro_start(a);
+  }
+  for (unsigned c = 0; c < d_.exec_size; ++c) {
+    if ((enabled >> c & 1U) == 0) continue;
+    Lane v{};
+    v.d = results[c].value;
+    store(dst, c, Kind::kDouble, v);
+    set_flag_bit(flag_index(c), results[c].early_out);
+  }
+}
+
 // Instruction-relative channel mask -> thread (absolute) channels.
 std::uint32_t Step::instruction_channels(std::uint32_t mask) const {
   return static_cast<std::uint32_t>(std::uint64_t{mask} << d_.channel_offset);
@@ -1031,7 +1133,7 @@ void Step::branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps) 
   const std::uint32_t range = instruction_channels(d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1);
   const std::uint32_t jumpers = (t_.active & range & taken) | (thread_jumps ? t_.active & ~range : 0);
   const std::uint32_t stayers = t_.active & ~jumpers;
-  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
+  const std::uint32_t parked = t_.scope & ~t_.active;
   if (parked == 0) {
     // No channel waits elsewhere: a uniform branch moves the whole thread.
     if (jumpers != 0 && stayers == 0) {
@@ -1047,14 +1149,19 @@ void Step::branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps) 
     const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
     t_.channel_ip[c] = (jumpers >> c & 1U) != 0 ? target : next;
   }
+  resume_lowest(next);
+}
+
+// The thread continues at the lowest instruction pointer of a channel in scope, with the channels waiting there.
+void Step::resume_lowest(std::uint32_t fallback) {
   std::uint32_t lowest = std::numeric_limits<std::uint32_t>::max();
-  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+  for (std::uint32_t m = t_.scope; m != 0; m &= m - 1) {
     lowest = std::min(lowest, t_.channel_ip[static_cast<unsigned>(__builtin_ctz(m))]);
   }
-  if (t_.dispatch_mask == 0) lowest = next;  // no channel dispatched: the thread just goes on
+  if (t_.scope == 0) lowest = fallback;  // no channel dispatched: the thread just goes on
   t_.ip = lowest;
   t_.active = 0;
-  for (std::uint32_t m = t_.dispatch_mask; m != 0; m &= m - 1) {
+  for (std::uint32_t m = t_.scope; m != 0; m &= m - 1) {
     const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
     if (t_.channel_ip[c] == lowest) t_.active |= 1U << c;
   }
@@ -1112,9 +1219,24 @@ std::optional<StopReason> Step::control_flow() {
   }
 }
 
-// jmpi, call and ret move the whole thread (jmpi: the active channels; call/ret: only when no channel waits elsewhere,
-// the form compilers emit for uniform subroutine calls; a divergent call or return is a modelled fault). brd, brc and
-// calla are faults: no compiler for Gen8/9 emits them, and calla's absolute addresses need the instruction base.
+// The channels a call or ret takes: the instruction's enabled and predicated channels; active channels outside a
+// narrower instruction's range go along when any of its channels does (a (W) call (1|M0) takes the whole thread).
+std::uint32_t Step::flow_channels() const {
+  const std::uint32_t range = instruction_channels(d_.exec_size == 32 ? 0xFFFFFFFFU : (1U << d_.exec_size) - 1);
+  const std::uint32_t taken = instruction_channels(exec_mask() & predicate_mask());
+  return (t_.active & taken) | (taken != 0 ? t_.active & ~range : 0);
+}
+
+// jmpi moves the active channels. call and ret keep per-channel instruction pointers, as vISA's call semantics have it
+// (IGC documentation/visa/instructions/IFCALL.md: the call is taken when any active channel's predicate holds, and the
+// subroutine starts with those channels): the calling channels go to the target, the other channels in scope wait,
+// until every calling channel has returned (ret sends its channels to the return address in src0.0; the channels
+// still in the subroutine go on at their lowest instruction pointer), and then the thread continues at the lowest
+// pointer of the caller's channels. call and calla write the return address (a kernel offset) to dst.0 and the calling
+// channels to dst.1; call's register target is an offset from the call instruction (IGC's indirect call computes it
+// as target - ip - 32 two instructions before the call: visa Optimizer::expandIndirectCallWithRegTarget), calla's
+// immediate an address relative to the instruction base. brd and brc are faults: no compiler for Gen8/9 emits them and
+// their semantics are not established from public sources.
 std::optional<StopReason> Step::flow() {
   const std::uint32_t next = x_.pc + x_.length;
   const auto register_value = [&](const Operand& o, unsigned channel) {
@@ -1122,7 +1244,6 @@ std::optional<StopReason> Step::flow() {
     std::memcpy(&v, element(o, channel, false, false), 4);
     return v;
   };
-  const std::uint32_t parked = t_.dispatch_mask & ~t_.active;
   switch (d_.op->number) {
     case kJmpi: {
       if ((predicate_mask() & 1U) == 0) {  // a scalar instruction: channel 0's predicate
@@ -1135,23 +1256,53 @@ std::optional<StopReason> Step::flow() {
       branch(t_.active, target, true);
       return std::nullopt;
     }
-    case kCall: {
-      const std::uint32_t calling = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
-      if (parked != 0 || calling != t_.active) fault("a call by some channels only (divergent call) is not modelled");
-      if (d_.sources == 1) fault("call with a register target is not modelled");
-      // dst.0 = the return address (a kernel offset here), dst.1 = the calling channels.
+    case kCall:
+    case kCalla: {
+      const std::uint32_t calling = flow_channels();
+      if (calling == 0) {
+        t_.ip = next;
+        return std::nullopt;
+      }
+      std::uint32_t target = 0;
+      if (d_.op->number == kCalla) {
+        // Relative to the instruction base; the program's kernel starts kernel_address - instruction_base after it.
+        target = static_cast<std::uint32_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(d_.jip)) -
+                                            (program_.kernel_address() - program_.instruction_base()));
+      } else {
+        target = d_.sources == 1 ? x_.pc + static_cast<std::uint32_t>(register_value(d_.src[0], 0))
+                                 : offset_target(x_, d_.jip);
+      }
+      if (t_.call_depth == ThreadState::kMaxCallDepth) {
+        fault("calls nested deeper than " + std::to_string(ThreadState::kMaxCallDepth) + " are not modelled");
+      }
       Operand out = d_.dst;
       out.type = DataType::kUd;
       out.region.hstride = 1;
       std::memcpy(element(out, 0, true, false), &next, 4);
       std::memcpy(element(out, 1, true, false), &calling, 4);
-      t_.ip = offset_target(x_, d_.jip);
+      for (std::uint32_t m = t_.active & ~calling; m != 0; m &= m - 1) t_.channel_ip[__builtin_ctz(m)] = next;
+      t_.call_scopes[t_.call_depth++] = t_.scope;
+      t_.scope = calling;
+      t_.active = calling;
+      t_.ip = target;
       return std::nullopt;
     }
     case kRet: {
-      const std::uint32_t returning = instruction_channels(exec_mask() & predicate_mask()) & t_.active;
-      if (parked != 0 || returning != t_.active) fault("a return by some channels only is not modelled");
-      t_.ip = static_cast<std::uint32_t>(register_value(d_.src[0], 0));
+      const std::uint32_t returning = flow_channels();
+      if (returning == 0) {
+        t_.ip = next;
+        return std::nullopt;
+      }
+      const auto target = static_cast<std::uint32_t>(register_value(d_.src[0], 0));
+      for (std::uint32_t m = t_.active; m != 0; m &= m - 1) {
+        const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+        t_.channel_ip[c] = (returning >> c & 1U) != 0 ? target : next;
+      }
+      if (t_.call_depth != 0) {
+        t_.scope &= ~returning;  // out of the subroutine: they wait for the others
+        if (t_.scope == 0) t_.scope = t_.call_scopes[--t_.call_depth];
+      }
+      resume_lowest(target);
       return std::nullopt;
     }
     default:

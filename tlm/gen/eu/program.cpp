@@ -14,7 +14,11 @@ bool BufferInstructionMemory::read(std::uint64_t address, std::uint8_t* out, std
 }
 
 Program::Program(InstructionMemory& memory, std::uint64_t kernel_address, Generation gen, std::uint32_t max_bytes)
-    : memory_(memory), kernel_address_(kernel_address), gen_(gen), max_bytes_(max_bytes) {}
+    : memory_(memory),
+      kernel_address_(kernel_address),
+      instruction_base_(kernel_address),
+      gen_(gen),
+      max_bytes_(max_bytes) {}
 
 const ExecInstruction& Program::decode_at(std::uint32_t pc) {
   ExecInstruction& x = instructions_.emplace_back();

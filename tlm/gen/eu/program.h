@@ -62,6 +62,9 @@ class Program {
   }
 
   std::uint64_t kernel_address() const { return kernel_address_; }
+  // The instruction base address calla's absolute targets count from; the kernel's own address unless set.
+  std::uint64_t instruction_base() const { return instruction_base_; }
+  void set_instruction_base(std::uint64_t base) { instruction_base_ = base; }
   Generation generation() const { return gen_; }
   std::uint64_t decoded_instructions() const { return instructions_.size(); }
 
@@ -70,6 +73,7 @@ class Program {
 
   InstructionMemory& memory_;
   std::uint64_t kernel_address_;
+  std::uint64_t instruction_base_;
   Generation gen_;
   std::uint32_t max_bytes_;
   std::vector<const ExecInstruction*> slots_;  // by pc / 8

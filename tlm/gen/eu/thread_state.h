@@ -59,6 +59,14 @@ struct ThreadState {
   // channel, where the channels waiting there join again (Gen8+ SIMD control flow keeps per-channel IPs for
   // goto/join; structured if/else/while/break code reconverges the same way at its endif, else and loop exits).
   std::array<std::uint32_t, kMaxChannels> channel_ip{};
+  // Subroutine calls: `scope` holds the channels taking part in the current subroutine (the dispatched channels outside
+  // any call); the thread chooses its next channels among them only. A call by some channels leaves the others waiting
+  // (at the return address, or parked where they were) until every calling channel has returned: call_scopes keeps
+  // the scope of each open call, innermost last.
+  static constexpr unsigned kMaxCallDepth = 64;
+  std::uint32_t scope = 0xFFFF;
+  std::array<std::uint32_t, kMaxCallDepth> call_scopes{};
+  unsigned call_depth = 0;
   std::uint32_t active = 0xFFFF;
   std::uint32_t ip = 0;
   bool ended = false;  // EOT sent
@@ -79,6 +87,8 @@ struct ThreadState {
   // Starts a thread at byte offset `start` with the given channels alive.
   void reset_control_flow(std::uint32_t start, std::uint32_t mask) {
     dispatch_mask = mask;
+    scope = mask;
+    call_depth = 0;
     channel_ip.fill(start);
     active = mask;
     ip = start;
