@@ -1,0 +1,74 @@
+#include "platform/child_process.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace gpuvp::platform {
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::pair<std::string, std::string>>& env)
+    : program_(argv.empty() ? std::string() : argv.front()) {
+  if (argv.empty()) throw std::runtime_error("exec: no program given (gpuvp exec [options] -- PROGRAM ARGS...)");
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string s = *e;
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    vars[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  for (const auto& [name, value] : env) vars[name] = value;
+  std::vector<std::string> env_strings;
+  for (const auto& [name, value] : vars) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> argp;
+  for (auto& a : args) argp.push_back(a.data());
+  argp.push_back(nullptr);
+  const int rc = ::posix_spawnp(&pid_, argp[0], nullptr, nullptr, argp.data(), envp.data());
+  if (rc != 0) throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGKILL);
+    reap(true);
+  }
+}
+
+bool ChildProcess::reap(bool block) {
+  if (exited_) return true;
+  int status = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r != pid_) return false;
+  exited_ = true;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return true;
+}
+
+bool ChildProcess::exited() { return reap(false); }
+
+int ChildProcess::wait(int timeout_ms) {
+  constexpr int kStepMs = 10;
+  for (int waited = 0; !reap(false); waited += kStepMs) {
+    if (waited >= timeout_ms && waited < timeout_ms + kStepMs) ::kill(pid_, SIGTERM);
+    if (waited >= timeout_ms + 1000 && waited < timeout_ms + 1000 + kStepMs) ::kill(pid_, SIGKILL);
+    ::usleep(kStepMs * 1000);
+  }
+  return exit_code_;
+}
+
+}  // namespace gpuvp::platform
