@@ -267,6 +267,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       workload = "exec " + options.exec_command.front() + " (TBX server " + address + ")";
     } else {
       workload = "tbx " + options.tbx;
+      // The port to give NEO (TbxPort), which port 0 chose.
+      std::cerr << "gpuvp: tbx server listening on " << options.tbx << " (port " << runner.tbx->port() << ")"
+                << std::endl;
     }
   }
   // Checks for a stop signal at every quantum boundary (every microsecond without a quantum).

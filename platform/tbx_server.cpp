@@ -53,8 +53,6 @@ TbxServer::TbxServer(sc_core::sc_module_name name, Platform& platform, const std
                                 "simulated time spent before answering reads, waiting for the GPU to go idle")) {
   SC_HAS_PROCESS(TbxServer);
   SC_THREAD(run);
-  ProgressMonitor::clear_line();
-  std::cerr << "gpuvp: tbx server listening on " << spec_ << " (port " << listen_.port << ")" << std::endl;
 }
 
 TbxServer::~TbxServer() { close_connections(); }

@@ -1,0 +1,70 @@
+// `gpuvp exec` end to end: Intel's OpenCL runtime (Debian intel-opencl-icd, NEO 22.43) in TBX mode, pointed at the
+// model by the launcher, and `gpuvp run --tbx`'s command-line errors.
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "tests/support/run_gpuvp.h"
+
+using gpuvp::test::run_gpuvp;
+using gpuvp::test::run_gpuvp_split;
+
+namespace {
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    if (::access((dirs.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(TbxExec, ClinfoListsTheGen9Device) {
+  if (!on_path("clinfo")) GTEST_SKIP() << "clinfo is not installed (Debian package clinfo; ./dev.sh installs it)";
+  const auto r = run_gpuvp_split("exec -- clinfo -l");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // NEO names a Skylake GT2 desktop part (device 0x1902, NEO shared/source/gen9/skl) for skl 1x3x8.
+  EXPECT_NE(r.out.find("Platform #0: Intel(R) OpenCL HD Graphics\n `-- Device #0: Intel(R) Graphics [0x1902]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("gpuvp run summary"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("outcome:        completed; clinfo exited with status 0"), std::string::npos) << r.err;
+}
+
+TEST(TbxExec, DeviceMemoryFitsTheModelsDram) {
+  if (!on_path("clinfo")) GTEST_SKIP() << "clinfo is not installed (Debian package clinfo; ./dev.sh installs it)";
+  // 1 GiB of DRAM less the 8 MiB of GGTT entries: 6% of NEO's 16 GiB, 1030792151 bytes, which NEO rounds down to
+  // 4 KiB pages: 1030791168.
+  const auto r = run_gpuvp_split("exec --quiet --set dram.size=1GiB -- clinfo");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Global memory size                              1030791168 (983MiB)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Max compute units                               24"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");  // --quiet: no summary
+}
+
+TEST(TbxExec, ExitsWithTheProgramsStatus) {
+  const auto r = run_gpuvp("exec --quiet -- sh -c 'exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  const auto missing = run_gpuvp("exec -- /nonexistent/program");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("gpuvp: error: exec: cannot run '/nonexistent/program': No such file or directory"),
+            std::string::npos)
+      << missing.out;
+}
+
+TEST(TbxExec, TbxAddressMustBeTcp) {
+  const auto r = run_gpuvp("run --tbx unix:/tmp/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "gpuvp: error: tbx 'unix:/tmp/x': expected tcp:HOST:PORT\n");
+  const auto both = run_gpuvp("run --tbx tcp:127.0.0.1:0 --qtest tcp:127.0.0.1:0");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.out, "gpuvp: error: --script, --qtest and --tbx cannot be used together\n");
+}
