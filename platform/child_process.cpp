@@ -61,6 +61,10 @@ bool ChildProcess::reap(bool block) {
 
 bool ChildProcess::exited() { return reap(false); }
 
+void ChildProcess::signal(int sig) {
+  if (pid_ > 0 && !reap(false)) ::kill(pid_, sig);
+}
+
 int ChildProcess::wait(int timeout_ms) {
   constexpr int kStepMs = 10;
   for (int waited = 0; !reap(false); waited += kStepMs) {

@@ -22,6 +22,8 @@ class ChildProcess {
 
   // True once the program has exited (reaps it; never blocks).
   bool exited();
+  // Sends a signal to a program still running.
+  void signal(int sig);
   // Waits for the program up to timeout_ms, then sends SIGTERM and, a second later, SIGKILL. Returns its exit code:
   // its status, or 128 + the signal that ended it (as a shell reports it).
   int wait(int timeout_ms);

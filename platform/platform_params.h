@@ -104,8 +104,8 @@ struct HostParams {
             "loop; 0 = back to back",
             0, 1'000'000'000);
     v.param("tbx_read_wait_ns", tbx_read_wait_ns,
-            "TBX server (run --tbx, exec): before answering a read, the longest simulated time it lets the model run "
-            "waiting for every engine to go idle (checked every poll_interval_ns)",
+            "TBX server (run --tbx, exec): before answering a read it lets the model run for poll_interval_ns, then "
+            "on in such steps while any engine is busy, up to this long",
             0, 1'000'000'000'000ULL);
   }
 };

@@ -299,7 +299,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   monitor.finish();
   if (runner.program) {
-    // A program still running (the run stopped early) sees its connections close; it gets 10 s to end.
+    // A program still running (the run stopped early) gets the signal that stopped the run, if any, and sees its
+    // connections close (NEO then retries for ever); it gets 10 s to end.
+    if (stop_signal() != 0) runner.program->signal(stop_signal());
     runner.tbx->close_connections();
     runner.program->wait(10'000);
   }
@@ -346,10 +348,10 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     record.outcome = "completed with model errors";
   }
   if (runner.program) {
-    // gpuvp exec exits with the program's status, or the model's when the program succeeded.
+    // gpuvp exec exits with the program's status, or the model's when the program succeeded or the run was stopped.
     const int program_status = runner.program->exit_code();
     record.outcome += "; " + runner.program->program() + " exited with status " + std::to_string(program_status);
-    if (program_status != 0) record.exit_code = program_status;
+    if (program_status != 0 && stop == 0) record.exit_code = program_status;
   }
   const int status = record.exit_code;
   const nlohmann::json regions = runner.regions(sim_ps);

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,6 +29,15 @@ constexpr std::uint32_t kMaxSkippedBody = 1 << 20;
 constexpr int kWaitMs = 100;
 
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
+
+// NEO sends a data request's header and its data in two send() calls, and reads an answer's header and data with two
+// recv() calls: with Nagle's algorithm on one side and delayed ACKs on the other each such exchange would wait ~40 ms.
+// Answers go out at once (TCP_NODELAY) and every segment received is acknowledged at once (TCP_QUICKACK, which Linux
+// clears again, hence after every recv).
+void quick_ack(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+}
 
 }  // namespace
 
@@ -81,6 +92,9 @@ void TbxServer::accept_pending() {
     if (::poll(&p, 1, 0) <= 0) return;
     const int fd = ::accept(listen_.fd, nullptr, nullptr);
     if (fd < 0) return;
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    quick_ack(fd);
     auto c = std::make_unique<Connection>();
     c->fd = fd;
     c->id = ++accepted_;
@@ -138,6 +152,7 @@ bool TbxServer::read_exact(Connection& c, void* out, std::size_t n, std::size_t&
     do {
       k = ::recv(c.fd, c.buffer.data(), c.buffer.size(), 0);
     } while (k < 0 && errno == EINTR);
+    quick_ack(c.fd);
     c.buffer.resize(k > 0 ? static_cast<std::size_t>(k) : 0);
     if (k <= 0) return false;
   }
@@ -403,15 +418,16 @@ bool TbxServer::gpu_busy() {
 
 void TbxServer::settle() {
   platform_.host().sync();
-  // An engine kicked by the last request (ELSP, RING_TAIL) starts in the next delta cycle.
-  sc_core::wait(sc_core::SC_ZERO_TIME);
+  // Every read is one turn of the client's polling loop (NEO polls the tag page until its task count appears): it
+  // costs one poll interval, so that simulated time goes on while a client waits for a GPU that will never answer
+  // (engine watchdogs and sim.time_limit_ns still end such a run). Then, while an engine is busy, more intervals, up
+  // to the read wait.
   const core::Picoseconds step = poll_interval_ ? poll_interval_ : core::kPsPerNs;
   core::Picoseconds waited = 0;
-  while (waited < read_wait_ && gpu_busy()) {
-    const core::Picoseconds d = std::min(step, read_wait_ - waited);
-    sc_core::wait(core::to_sc_time(d));
-    waited += d;
-  }
+  do {
+    sc_core::wait(core::to_sc_time(step));
+    waited += step;
+  } while (waited < read_wait_ && gpu_busy());
   settle_ps_ += waited;
 }
 

@@ -8,8 +8,8 @@
 // blocks on its sockets between messages (the whole model waits with it, as for the qtest protocol); MMIO and GTT
 // requests and frontdoor data requests are timed host bus transactions, after which the host synchronises with the
 // kernel; backdoor data requests (NEO's default) take no time. Before answering a read (MMIO, GTT or READ_DATA) the
-// server lets the model run until every engine is idle, checking every host.poll_interval_ns, for at most
-// host.tbx_read_wait_ns.
+// server lets the model run for host.poll_interval_ns (a turn of the client's polling loop), then on in such steps
+// while any engine is busy, until host.tbx_read_wait_ns have passed.
 #pragma once
 
 #include <cstdint>

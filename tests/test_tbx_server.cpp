@@ -11,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hw/gen/engine_regs.h"
 #include "hw/gen/gtt_regs.h"
+#include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "platform/tbx_protocol.h"
 #include "platform/tbx_server.h"
@@ -222,8 +224,35 @@ TEST_F(TbxServerTest, NeoLikeSessionWritesAndReadsBack) {
   EXPECT_EQ(stat("memory_writes"), 2u);
   EXPECT_EQ(stat("bytes_written"), 4196u);
   EXPECT_EQ(stat("bytes_read"), 4196u);
-  // Register and GGTT accesses are timed bus transactions: the session took simulated time.
-  EXPECT_GT(core::now_ps(), 0u);
+  // Every read (3 MMIO, 1 GGTT, 2 memory) cost one poll interval of an idle GPU (host.poll_interval_ns = 100).
+  EXPECT_EQ(stat("settle_ps"), 6u * 100'000u);
+}
+
+TEST_F(TbxServerTest, ReadsWaitUntilTheGpuIsIdle) {
+  // A legacy ring on the RCS: 500 MI_NOOPs (about a microsecond of decoding), then MI_STORE_DATA_IMM of 0xC0FFEE to
+  // GGTT 0x11000. The read right after the RING_TAIL write sees the stored value: the server ran the model until
+  // the engine had nothing left to do.
+  namespace mi = gen::mi;
+  std::vector<std::uint32_t> ring(500, mi::instr(mi::kNoop, 0));
+  for (std::uint32_t dw : {mi::instr(mi::kStoreDataImm, mi::kUseGgtt | 2), 0x11000u, 0u, 0xC0FFEEu}) ring.push_back(dw);
+  std::vector<std::uint8_t> ring_bytes(ring.size() * 4);
+  std::memcpy(ring_bytes.data(), ring.data(), ring_bytes.size());
+  std::vector<std::uint8_t> stored;
+  run([&](int port) {
+    Client c(port);
+    c.gtt_write(0x10, 0x100000 | gen::kPtePresent | gen::kPteWritable);  // the ring page
+    c.gtt_write(0x11, 0x101000 | gen::kPtePresent | gen::kPteWritable);  // the target page
+    c.write_memory(0x100000, ring_bytes);
+    c.mmio_write(0x2000 + gen::engine_reg::kStart, 0x10000);
+    c.mmio_write(0x2000 + gen::engine_reg::kHead, 0);
+    c.mmio_write(0x2000 + gen::engine_reg::kCtl, 1);  // RING_VALID, one page
+    c.mmio_write(0x2000 + gen::engine_reg::kTail, static_cast<std::uint32_t>(ring_bytes.size()));
+    stored = c.read_memory(0x101000, 4);
+  });
+  EXPECT_EQ(stored, (std::vector<std::uint8_t>{0xEE, 0xFF, 0xC0, 0x00}));
+  // More than one poll interval, less than the read wait (1 ms).
+  EXPECT_GT(stat("settle_ps"), 100'000u);
+  EXPECT_LT(stat("settle_ps"), 1'000'000'000u);
 }
 
 TEST_F(TbxServerTest, MalformedBodySizeClosesTheConnectionWithADiagnostic) {
