@@ -21,6 +21,7 @@
 #include "platform/script_runner.h"
 #include "platform/stop_signal.h"
 #include "platform/tbx_server.h"
+#include "tlm/core/format_hex.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -184,22 +185,41 @@ struct Workload {
 
 }  // namespace
 
+namespace {
+// Where NEO's TBX mode puts things in physical memory (compute-runtime 22.43): pages from 0x1000 upwards, never
+// reused (shared/source/memory_manager/physical_address_allocator.h); the 4-level PPGTT's tables at fixed addresses
+// indexed by the virtual address: PML4 at 512 MiB, PDPs from 1 GiB, PDs from 2 GiB, PTs from 4 GiB up to 4 GiB +
+// 512 GiB (shared/source/aub_mem_dump/aub_mem_dump.cpp PageTableTraits<48>).
+constexpr std::uint64_t kNeoPml4Base = 1ULL << 29;
+constexpr std::uint64_t kNeoPdBase = 1ULL << 31;
+constexpr std::uint64_t kNeoPtEnd = (1ULL << 32) + (1ULL << 39);
+}  // namespace
+
+std::string neo_memory_note(const PlatformParams& params) {
+  const MemoryMap map = plan_memory_map(params);
+  if (map.find(kNeoPdBase) && map.dram.back().end() >= kNeoPtEnd) return {};
+  return "note: NEO keeps its GPU page tables at fixed physical addresses up to " + core::format_hex(kNeoPtEnd) +
+         "; DRAM ends at " + core::format_hex(map.dram.back().end()) +
+         ", so a program that runs kernels faults (--set dram.size=520GiB --set gen.gtt.physical_address_bits=40 "
+         "covers them)";
+}
+
 std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformParams& params, int port) {
   if (!params.gen.enabled) throw std::runtime_error("exec: the platform has no Gen GPU (gen.enabled is false)");
-  // NEO's physical page allocator hands out addresses from 0x1000 upwards (shared/source/memory_manager/
-  // physical_address_allocator.h), so the device memory it may use is the DRAM contiguous from 0, below the GGTT.
+  // NEO's pages start at 0x1000 and must stay clear of its PML4 at 512 MiB: the device memory it may use is the DRAM
+  // contiguous from 0, below the GGTT entries and below 512 MiB.
   const MemoryMap map = plan_memory_map(params);
   const DramRange* low = map.find(0);
   if (!low) throw std::runtime_error("exec: NEO places memory from physical address 0 up: dram.base must be 0");
-  std::uint64_t usable = low->end();
-  if (map.gsm_base >= low->base && map.gsm_base < low->end()) usable = map.gsm_base;
+  std::uint64_t usable = std::min(low->end(), kNeoPml4Base);
+  if (map.gsm_base >= low->base && map.gsm_base < usable) usable = map.gsm_base;
   // Without a GPU driver NEO's memory manager reports 16 GiB of system memory (OsAgnosticMemoryManager::
   // getSystemSharedMemory); CL_DEVICE_GLOBAL_MEM_SIZE is that times ClDeviceGlobalMemSizeAvailablePercent.
   constexpr std::uint64_t kNeoSystemMemory = 16ULL << 30;
   const std::uint64_t percent = std::min<std::uint64_t>(usable * 100 / kNeoSystemMemory, 100);
   if (percent == 0) {
     throw std::runtime_error("exec: dram.size leaves " + std::to_string(usable >> 20) +
-                             " MiB below the GGTT; NEO needs at least 1% of 16 GiB (164 MiB)");
+                             " MiB from 0 up for NEO's pages; it needs at least 1% of 16 GiB (164 MiB)");
   }
   return {{"NEOReadDebugKeys", "1"},
           {"SetCommandStreamReceiver", "2"},  // TBX
@@ -261,8 +281,10 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     runner.tbx = std::make_unique<TbxServer>("tbx", platform, exec ? "tcp:127.0.0.1:0" : options.tbx);
     const std::string address = "tcp:127.0.0.1:" + std::to_string(runner.tbx->port());
     if (exec) {
-      runner.program =
-          std::make_unique<ChildProcess>(options.exec_command, neo_environment(params, runner.tbx->port()));
+      const auto environment = neo_environment(params, runner.tbx->port());
+      const std::string note = neo_memory_note(params);
+      if (!note.empty() && !options.quiet) std::cerr << "gpuvp: exec: " << note << std::endl;
+      runner.program = std::make_unique<ChildProcess>(options.exec_command, environment);
       runner.tbx->set_client_exited([&runner] { return runner.program->exited(); });
       workload = "exec " + options.exec_command.front() + " (TBX server " + address + ")";
     } else {

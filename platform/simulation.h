@@ -50,6 +50,8 @@ int run_simulation(const RunOptions& options, std::ostream& out);
 // GT configuration, a device memory size that fits the DRAM NEO may use). Throws std::runtime_error when the
 // platform cannot host NEO (no Gen GPU, DRAM not at 0 or too small).
 std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformParams& params, int port);
+// Empty, or a one-line note when the DRAM does not cover the physical addresses NEO's page tables use.
+std::string neo_memory_note(const PlatformParams& params);
 
 // Prints the platform (memory map, blocks, registers, interrupts, configuration) as text or JSON.
 int print_platform_info(const std::vector<std::string>& config_files, const std::vector<std::string>& overrides,
