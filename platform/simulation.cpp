@@ -321,9 +321,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   monitor.finish();
   if (runner.program) {
-    // A program still running (the run stopped early) gets the signal that stopped the run, if any, and sees its
-    // connections close (NEO then retries for ever); it gets 10 s to end.
-    if (stop_signal() != 0) runner.program->signal(stop_signal());
+    // A program still running (the run stopped early: a signal, the time limit) gets the signal that stopped the run
+    // or SIGTERM (with its connections closed NEO retries for ever), then 10 s to end.
+    if (!runner.tbx->finished()) runner.program->signal(stop_signal() != 0 ? stop_signal() : SIGTERM);
     runner.tbx->close_connections();
     runner.program->wait(10'000);
   }
@@ -370,10 +370,11 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     record.outcome = "completed with model errors";
   }
   if (runner.program) {
-    // gpuvp exec exits with the program's status, or the model's when the program succeeded or the run was stopped.
+    // gpuvp exec exits with the program's status, or the model's when the program succeeded or the model ended the
+    // run first (a signal, the time limit).
     const int program_status = runner.program->exit_code();
     record.outcome += "; " + runner.program->program() + " exited with status " + std::to_string(program_status);
-    if (program_status != 0 && stop == 0) record.exit_code = program_status;
+    if (program_status != 0 && runner.finished()) record.exit_code = program_status;
   }
   const int status = record.exit_code;
   const nlohmann::json regions = runner.regions(sim_ps);
