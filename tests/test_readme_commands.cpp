@@ -69,7 +69,8 @@ int free_tcp_port() {
   return port;
 }
 
-// Connects to 127.0.0.1:port once the server listens, sends the lines and returns what came back until it closed.
+// Connects to 127.0.0.1:port once the server listens, sends the lines (or bytes), closes its sending side and returns
+// what came back until the server closed.
 std::string talk_tcp(int port, const std::string& lines) {
   for (int attempt = 0; attempt < 400; ++attempt) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -94,40 +95,24 @@ std::string talk_tcp(int port, const std::string& lines) {
 }
 
 // As NEO at start-up: CONTROL, then an MMIO read of GEN8_GT_IMR(0) (0x44304); returns the value answered, or 0 when
-// nothing listens or the answer is wrong. Closing the connection ends the server's session.
+// the answer is wrong. The connection's end (talk_tcp closes its side after sending) ends the server's session.
 std::uint32_t tbx_read_imr(int port) {
   namespace tbx = gpuvp::platform::tbx;
-  for (int attempt = 0; attempt < 400; ++attempt) {
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-      std::string out;
-      auto put = [&out](const auto& a) { out.append(a.begin(), a.end()); };
-      put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kControlReq), 0, 4}));
-      put(tbx::encode_control({tbx::kControlHas, tbx::kControlHas}));
-      put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 1, 12}));
-      tbx::MmioRequest read;
-      read.offset = 0x44304;
-      put(tbx::encode_mmio(read));
-      EXPECT_EQ(::write(s, out.data(), out.size()), static_cast<ssize_t>(out.size()));
-      std::uint8_t answer[tbx::kMmioResponseBytes];
-      std::size_t got = 0;
-      for (ssize_t n; got < sizeof answer && (n = ::read(s, answer + got, sizeof answer - got)) > 0;) got += n;
-      ::close(s);
-      std::uint32_t value = 0;
-      if (got == sizeof answer && tbx::decode_header(answer).trans_id == 1) {
-        std::memcpy(&value, answer + tbx::kHeaderBytes, 4);
-      }
-      return value;
-    }
-    ::close(s);
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  std::string out;
+  auto put = [&out](const auto& a) { out.append(a.begin(), a.end()); };
+  put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kControlReq), 0, 4}));
+  put(tbx::encode_control({tbx::kControlHas, tbx::kControlHas}));
+  put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 1, 12}));
+  tbx::MmioRequest read;
+  read.offset = 0x44304;
+  put(tbx::encode_mmio(read));
+  const std::string answer = talk_tcp(port, out);
+  std::uint32_t value = 0;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(answer.data());
+  if (answer.size() == tbx::kMmioResponseBytes && tbx::decode_header(bytes).trans_id == 1) {
+    std::memcpy(&value, bytes + tbx::kHeaderBytes, 4);
   }
-  ADD_FAILURE() << "nothing listens on port " << port;
-  return 0;
+  return value;
 }
 
 class ReadmeRunning : public ::testing::Test {
