@@ -27,14 +27,19 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   }
   for (const auto& [name, value] : env) vars[name] = value;
   std::vector<std::string> env_strings;
+  env_strings.reserve(vars.size());
   for (const auto& [name, value] : vars) env_strings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
+  // posix_spawnp takes NULL-terminated arrays of (non-const) C strings.
+  auto pointers = [](std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    out.reserve(strings.size() + 1);
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+  };
+  std::vector<char*> envp = pointers(env_strings);
   std::vector<std::string> args = argv;
-  std::vector<char*> argp;
-  for (auto& a : args) argp.push_back(a.data());
-  argp.push_back(nullptr);
+  std::vector<char*> argp = pointers(args);
   const int rc = ::posix_spawnp(&pid_, argp[0], nullptr, nullptr, argp.data(), envp.data());
   if (rc != 0) throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
 }
