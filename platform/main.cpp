@@ -60,9 +60,13 @@ int gpuvp_main(int argc, char** argv) {
       "exec", "run PROGRAM (an OpenCL program) on the model: Intel's OpenCL runtime in TBX mode talks to it");
   // The options `run` and `exec` share: the platform, statistics and trace, and the summary.
   for (CLI::App* cmd : {run_cmd, exec_cmd}) {
+    // One value per --config and --set under exec: a vector option would take the "--" before PROGRAM for the end of
+    // its own values and leave PROGRAM's options to be parsed as gpuvp's.
     cmd->add_option("--config", run.config_files, "platform configuration (YAML); several are applied in order")
-        ->check(CLI::ExistingFile);
-    cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value");
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(cmd != exec_cmd);
+    cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value")
+        ->allow_extra_args(cmd != exec_cmd);
     cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file (- for stdout)");
     cmd->add_option("--stats-interval", run.stats_interval_ns,
                     "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")

@@ -65,6 +65,22 @@ TEST(TbxExec, DeviceMemoryFitsTheModelsDram) {
             "(164 MiB)\n");
 }
 
+TEST(TbxExec, TheProgramGetsNeosKeysAndItsArguments) {
+  const auto r = run_gpuvp_split(
+      "exec --quiet -- sh -c 'echo $NEOReadDebugKeys $SetCommandStreamReceiver $TbxServer $ProductFamilyOverride "
+      "$HardwareInfoOverride $ClDeviceGlobalMemSizeAvailablePercent; echo \"$@\"' x -- a --b");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1 2 127.0.0.1 skl 1x3x8 3\n-- a --b\n");
+  const auto bdw = run_gpuvp_split("exec --quiet --set gen.generation=8 -- sh -c 'echo $ProductFamilyOverride'");
+  EXPECT_EQ(bdw.out, "bdw\n");
+  // TbxPort is the server's: the program connects there (bash's /dev/tcp), then closes without a message.
+  const auto port =
+      run_gpuvp_split("exec --stats stats.json -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/$TbxPort && echo connected'");
+  EXPECT_EQ(port.exit_code, 0) << port.err;
+  EXPECT_EQ(port.out, "connected\n");
+  EXPECT_NE(port.err.find("(0 requests)"), std::string::npos) << port.err;
+}
+
 TEST(TbxExec, ExitsWithTheProgramsStatus) {
   const auto r = run_gpuvp("exec --quiet -- sh -c 'exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.out;
