@@ -1,22 +1,18 @@
 #include "platform/line_channel.h"
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "platform/listen_socket.h"
 #include "platform/progress_monitor.h"
 #include "platform/stop_signal.h"
-#include "tlm/core/config.h"
 
 namespace gpuvp::platform {
 
@@ -63,51 +59,10 @@ void StreamChannel::answer(const std::string& text) {
 }
 
 SocketChannel::SocketChannel(const std::string& spec) : spec_(spec) {
-  // A peer that goes away must end the session, not kill the simulator.
-  std::signal(SIGPIPE, SIG_IGN);
-  auto fail = [&](const std::string& what) {
-    const std::string reason = std::strerror(errno);
-    if (listen_fd_ >= 0) ::close(listen_fd_);
-    throw std::runtime_error("qtest '" + spec + "': " + what + ": " + reason);
-  };
-  if (spec.rfind("tcp:", 0) == 0) {
-    const std::string rest = spec.substr(4);
-    const std::size_t colon = rest.rfind(':');
-    std::uint64_t port = 0;
-    if (colon == std::string::npos || !core::parse_u64(rest.substr(colon + 1), port) || port > 65535) {
-      throw std::runtime_error("qtest '" + spec + "': expected tcp:HOST:PORT");
-    }
-    const std::string host = rest.substr(0, colon);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-      throw std::runtime_error("qtest '" + spec + "': '" + host + "' is not an IPv4 address");
-    }
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (listen_fd_ < 0) fail("socket");
-    int one = 1;
-    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind");
-    socklen_t len = sizeof addr;
-    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    bound_port_ = ntohs(addr.sin_port);
-  } else if (spec.rfind("unix:", 0) == 0) {
-    unix_path_ = spec.substr(5);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    if (unix_path_.empty() || unix_path_.size() >= sizeof addr.sun_path) {
-      throw std::runtime_error("qtest '" + spec + "': bad socket path");
-    }
-    std::memcpy(addr.sun_path, unix_path_.c_str(), unix_path_.size() + 1);
-    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    if (listen_fd_ < 0) fail("socket");
-    ::unlink(unix_path_.c_str());
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) fail("bind");
-  } else {
-    throw std::runtime_error("qtest '" + spec + "': expected tcp:HOST:PORT or unix:PATH");
-  }
-  if (::listen(listen_fd_, 1) < 0) fail("listen");
+  const ListenSocket s = listen_on(spec, "qtest", true);
+  listen_fd_ = s.fd;
+  bound_port_ = s.port;
+  unix_path_ = s.unix_path;
 }
 
 void SocketChannel::close_peer() {

@@ -1,5 +1,6 @@
-// gpuvp: the command line. `gpuvp` alone runs the embedded demo; `gpuvp run` runs a script, a qtest session or the
-// demo on a configured platform; `gpuvp info` prints the platform; `gpuvp disasm` lists EU instructions.
+// gpuvp: the command line. `gpuvp` alone runs the embedded demo; `gpuvp run` runs a script, a qtest session, a TBX
+// session or the demo on a configured platform; `gpuvp exec` runs an OpenCL program on it through NEO's TBX mode;
+// `gpuvp info` prints the platform; `gpuvp disasm` lists EU instructions.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -20,6 +21,8 @@ constexpr const char* kExamples = R"(examples:
   gpuvp --set sim.quantum_ns=100          run options work without "run" too
   gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
   gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
+  gpuvp run --tbx tcp:127.0.0.1:4321      serve Intel's OpenCL runtime (NEO) in TBX mode
+  gpuvp exec -- clinfo                    run an OpenCL program on the model (NEO in TBX mode), then the summary
   gpuvp run --config base.yaml --config fast.yaml --set gen.clock_hz=1.2GHz
   gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
   gpuvp run --stats - | jq .stats         statistics as JSON on stdout (the summary goes to stderr)
@@ -27,9 +30,9 @@ constexpr const char* kExamples = R"(examples:
   gpuvp disasm k_Gen9core.bin             EU instructions of an ocloc binary's kernels in IGA syntax
   gpuvp disasm --gen 8 kernel.raw         raw Gen8 instruction bytes
 
-exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, sim.time_limit_ns reached);
-2 bad command line, configuration or host file; 130/143 stopped by SIGINT/SIGTERM (summary, statistics and trace
-are still written)
+exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, a TBX protocol error,
+sim.time_limit_ns reached); 2 bad command line, configuration or host file; 130/143 stopped by SIGINT/SIGTERM
+(summary, statistics and trace are still written); exec: the program's status when it is not 0
 )";
 
 // `gpuvp --set k=v ...` means `gpuvp run --set k=v ...`: an option first (other than help and version) starts the
@@ -52,21 +55,31 @@ int gpuvp_main(int argc, char** argv) {
 
   gpuvp::platform::RunOptions run;
   run.default_workload = gpuvp::demo::demo_script;
-  auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script or --qtest)");
-  run_cmd->add_option("--config", run.config_files, "platform configuration (YAML); several are applied in order")
-      ->check(CLI::ExistingFile);
-  run_cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value");
+  auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script, --qtest or --tbx)");
+  auto* exec_cmd = app.add_subcommand(
+      "exec", "run PROGRAM (an OpenCL program) on the model: Intel's OpenCL runtime in TBX mode talks to it");
+  // The options `run` and `exec` share: the platform, statistics and trace, and the summary.
+  for (CLI::App* cmd : {run_cmd, exec_cmd}) {
+    // One value per --config and --set under exec: a vector option would take the "--" before PROGRAM for the end of
+    // its own values and leave PROGRAM's options to be parsed as gpuvp's.
+    cmd->add_option("--config", run.config_files, "platform configuration (YAML); several are applied in order")
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(cmd != exec_cmd);
+    cmd->add_option("--set", run.overrides, "override a configuration key: --set path.to.key=value")
+        ->allow_extra_args(cmd != exec_cmd);
+    cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file (- for stdout)");
+    cmd->add_option("--stats-interval", run.stats_interval_ns,
+                    "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
+    cmd->add_flag("--quiet", run.quiet, "no summary");
+    cmd->add_flag("--verbose", run.verbose, "report lines name the source file, line and process");
+  }
   run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
-  run_cmd->add_option("--stats", run.stats_file, "write statistics as JSON to this file (- for stdout)");
-  run_cmd
-      ->add_option("--stats-interval", run.stats_interval_ns,
-                   "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
+  run_cmd->add_option("--tbx", run.tbx, "serve the TBX protocol of Intel's OpenCL runtime (NEO) on tcp:HOST:PORT");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
-  run_cmd->add_flag("--quiet", run.quiet, "no summary");
-  run_cmd->add_flag("--verbose", run.verbose, "report lines name the source file, line and process");
+  exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
 
   std::vector<std::string> info_configs;
   std::vector<std::string> info_overrides;

@@ -93,15 +93,20 @@ struct Vc4Params {
   }
 };
 
-// The host CPU that runs scripts and the qtest server.
+// The host CPU that runs scripts, the qtest server and the TBX server.
 struct HostParams {
   std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs;
+  std::uint64_t tbx_read_wait_ns = 1'000'000;
 
   void visit(core::ParamVisitor& v) {
     v.param("poll_interval_ns", poll_interval_ns,
             "start-to-start time between the reads of a poll command (pollb/pollw/polll/pollq), as a driver's busy "
             "loop; 0 = back to back",
             0, 1'000'000'000);
+    v.param("tbx_read_wait_ns", tbx_read_wait_ns,
+            "TBX server (run --tbx, exec): before answering a read it lets the model run for poll_interval_ns, then "
+            "on in such steps while any engine is busy, up to this long",
+            0, 1'000'000'000'000ULL);
   }
 };
 

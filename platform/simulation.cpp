@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include "firmware/tools/guc_image.h"
+#include "platform/child_process.h"
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
 #include "platform/script_runner.h"
 #include "platform/stop_signal.h"
+#include "platform/tbx_server.h"
+#include "tlm/core/format_hex.h"
 #include "tlm/core/report.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/timeline.h"
@@ -163,13 +166,80 @@ nlohmann::json stats_document(const RunOptions& options, PlatformParams& params,
   return doc;
 }
 
+// What the simulation ran: a script (file, demo or qtest peer) or a TBX session, seen alike by the summary.
+struct Workload {
+  std::unique_ptr<ScriptRunner> script;
+  std::unique_ptr<TbxServer> tbx;
+  std::unique_ptr<ChildProcess> program;  // gpuvp exec
+
+  bool finished() const { return script ? script->finished() : tbx->finished(); }
+  bool failed() const { return script ? script->failed() : tbx->failed(); }
+  const std::string& failure() const { return script ? script->failure() : tbx->failure(); }
+  std::string count() const {
+    return script ? std::to_string(script->commands()) + " commands" : std::to_string(tbx->requests()) + " requests";
+  }
+  nlohmann::json regions(core::Picoseconds end) const {
+    return script ? script->interpreter().regions(end) : nlohmann::json::array();
+  }
+};
+
 }  // namespace
 
+namespace {
+// Where NEO's TBX mode puts things in physical memory (compute-runtime 22.43): pages from 0x1000 upwards, never
+// reused (shared/source/memory_manager/physical_address_allocator.h); the 4-level PPGTT's tables at fixed addresses
+// indexed by the virtual address: PML4 at 512 MiB, PDPs from 1 GiB, PDs from 2 GiB, PTs from 4 GiB up to 4 GiB +
+// 512 GiB (shared/source/aub_mem_dump/aub_mem_dump.cpp PageTableTraits<48>).
+constexpr std::uint64_t kNeoPml4Base = 1ULL << 29;
+constexpr std::uint64_t kNeoPdBase = 1ULL << 31;
+constexpr std::uint64_t kNeoPtEnd = (1ULL << 32) + (1ULL << 39);
+}  // namespace
+
+std::string neo_memory_note(const PlatformParams& params) {
+  const MemoryMap map = plan_memory_map(params);
+  if (map.find(kNeoPdBase) && map.dram.back().end() >= kNeoPtEnd) return {};
+  return "note: NEO keeps its GPU page tables at fixed physical addresses up to " + core::format_hex(kNeoPtEnd) +
+         "; DRAM ends at " + core::format_hex(map.dram.back().end()) +
+         ", so a program that runs kernels faults (--set dram.size=520GiB --set gen.gtt.physical_address_bits=40 "
+         "covers them)";
+}
+
+std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformParams& params, int port) {
+  if (!params.gen.enabled) throw std::runtime_error("exec: the platform has no Gen GPU (gen.enabled is false)");
+  // NEO's pages start at 0x1000 and must stay clear of its PML4 at 512 MiB: the device memory it may use is the DRAM
+  // contiguous from 0, below the GGTT entries and below 512 MiB.
+  const MemoryMap map = plan_memory_map(params);
+  const DramRange* low = map.find(0);
+  if (!low) throw std::runtime_error("exec: NEO places memory from physical address 0 up: dram.base must be 0");
+  std::uint64_t usable = std::min(low->end(), kNeoPml4Base);
+  if (map.gsm_base >= low->base && map.gsm_base < usable) usable = map.gsm_base;
+  // Without a GPU driver NEO's memory manager reports 16 GiB of system memory (OsAgnosticMemoryManager::
+  // getSystemSharedMemory); CL_DEVICE_GLOBAL_MEM_SIZE is that times ClDeviceGlobalMemSizeAvailablePercent.
+  constexpr std::uint64_t kNeoSystemMemory = 16ULL << 30;
+  const std::uint64_t percent = std::min<std::uint64_t>(usable * 100 / kNeoSystemMemory, 100);
+  if (percent == 0) {
+    throw std::runtime_error("exec: dram.size leaves " + std::to_string(usable >> 20) +
+                             " MiB from 0 up for NEO's pages; it needs at least 1% of 16 GiB (164 MiB)");
+  }
+  return {{"NEOReadDebugKeys", "1"},
+          {"SetCommandStreamReceiver", "2"},  // TBX
+          {"TbxServer", "127.0.0.1"},
+          {"TbxPort", std::to_string(port)},
+          {"ProductFamilyOverride", params.gen.gpu.generation == 8 ? "bdw" : "skl"},
+          // GT2: 1 slice, 3 subslices, 8 EUs each (NEO shared/source/gen9/hw_info_skl.cpp).
+          {"HardwareInfoOverride", "1x3x8"},
+          {"ClDeviceGlobalMemSizeAvailablePercent", std::to_string(percent)}};
+}
+
 int run_simulation(const RunOptions& options, std::ostream& out) {
-  if (!options.script.empty() && !options.qtest.empty()) {
-    throw std::runtime_error("--script and --qtest cannot be used together");
+  const bool exec = !options.exec_command.empty();
+  if ((!options.script.empty()) + (!options.qtest.empty()) + (!options.tbx.empty()) + exec > 1) {
+    throw std::runtime_error("--script, --qtest and --tbx cannot be used together");
   }
   const bool stats_to_stdout = options.stats_file == "-";
+  if (stats_to_stdout && exec) {
+    throw std::runtime_error("--stats - and the program both write to stdout: give --stats a file name");
+  }
   if (options.stats_interval_ns != 0 && options.stats_file.empty()) {
     throw std::runtime_error("--stats-interval needs --stats FILE (the time series goes into the statistics)");
   }
@@ -194,6 +264,8 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     socket->accept_peer();
     channel = std::move(socket);
     workload = "qtest " + options.qtest;
+  } else if (!options.tbx.empty() || exec) {
+    // The TBX server needs the platform: it starts listening below.
   } else {
     if (!options.default_workload) throw std::runtime_error("no workload: give --script FILE or --qtest ADDRESS");
     channel = StreamChannel::from_text(options.default_workload(params), "demo", false);
@@ -202,7 +274,26 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   if (!options.trace_file.empty()) core::timeline().open(options.trace_file);
 
   Platform platform("gpuvp", params);
-  ScriptRunner runner("host_cpu", platform, std::move(channel), base_dir);
+  Workload runner;
+  if (channel) {
+    runner.script = std::make_unique<ScriptRunner>("host_cpu", platform, std::move(channel), base_dir);
+  } else {
+    runner.tbx = std::make_unique<TbxServer>("tbx", platform, exec ? "tcp:127.0.0.1:0" : options.tbx);
+    const std::string address = "tcp:127.0.0.1:" + std::to_string(runner.tbx->port());
+    if (exec) {
+      const auto environment = neo_environment(params, runner.tbx->port());
+      const std::string note = neo_memory_note(params);
+      if (!note.empty() && !options.quiet) std::cerr << "gpuvp: exec: " << note << std::endl;
+      runner.program = std::make_unique<ChildProcess>(options.exec_command, environment);
+      runner.tbx->set_client_exited([&runner] { return runner.program->exited(); });
+      workload = "exec " + options.exec_command.front() + " (TBX server " + address + ")";
+    } else {
+      workload = "tbx " + options.tbx;
+      // The port to give NEO (TbxPort), which port 0 chose.
+      std::cerr << "gpuvp: tbx server listening on " << options.tbx << " (port " << runner.tbx->port() << ")"
+                << std::endl;
+    }
+  }
   // Checks for a stop signal at every quantum boundary (every microsecond without a quantum).
   const core::Picoseconds check_interval =
       params.sim.quantum_ns ? params.sim.quantum_ns * core::kPsPerNs : core::kPsPerUs;
@@ -229,6 +320,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   monitor.finish();
+  if (runner.program) {
+    // A program still running (the run stopped early: a signal, the time limit) gets the signal that stopped the run
+    // or SIGTERM (with its connections closed NEO retries for ever), then 10 s to end.
+    if (!runner.tbx->finished()) runner.program->signal(stop_signal() != 0 ? stop_signal() : SIGTERM);
+    runner.tbx->close_connections();
+    runner.program->wait(10'000);
+  }
   const core::Picoseconds sim_ps = core::now_ps();
   core::stats().finish_run(sim_ps);
   core::timeline().close();
@@ -271,8 +369,15 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     record.result = "failed";
     record.outcome = "completed with model errors";
   }
+  if (runner.program) {
+    // gpuvp exec exits with the program's status, or the model's when the program succeeded or the model ended the
+    // run first (a signal, the time limit).
+    const int program_status = runner.program->exit_code();
+    record.outcome += "; " + runner.program->program() + " exited with status " + std::to_string(program_status);
+    if (program_status != 0 && runner.finished()) record.exit_code = program_status;
+  }
   const int status = record.exit_code;
-  const nlohmann::json regions = runner.interpreter().regions(sim_ps);
+  const nlohmann::json regions = runner.regions(sim_ps);
   const std::string& outcome = record.outcome;
 
   if (stats_to_stdout) {
@@ -288,10 +393,10 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
 
   // stdout holds one kind of output: the script's answers, the statistics, or else the summary.
-  std::ostream& summary = stats_to_stdout || !options.script.empty() ? std::cerr : out;
+  std::ostream& summary = stats_to_stdout || !options.script.empty() || exec ? std::cerr : out;
   if (!options.quiet) {
     summary << "gpuvp run summary\n"
-            << "  workload:       " << workload << " (" << runner.commands() << " commands)\n"
+            << "  workload:       " << workload << " (" << runner.count() << ")\n"
             << "  outcome:        " << outcome << '\n'
             << "  simulated time: " << human_time(sim_ps) << '\n';
     char buf[128];

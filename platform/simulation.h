@@ -5,6 +5,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuvp::platform {
@@ -19,6 +20,8 @@ struct RunOptions {
   std::vector<std::string> overrides;     // "a.b.c=value", applied after the files
   std::string script;                     // host script file; empty = default_workload (unless qtest)
   std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
+  std::string tbx;                        // TBX server for NEO: "tcp:HOST:PORT"
+  std::vector<std::string> exec_command;  // gpuvp exec: PROGRAM ARGS, run against a TBX server on a free port
   std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;
   std::uint64_t stats_interval_ns = 0;    // > 0: the stats file gets a time series sampled this often
@@ -42,6 +45,13 @@ constexpr int kExitSignalBase = 128;
 // so that stdout holds one kind of output). Host-input problems throw std::runtime_error (core::ConfigError
 // included) with a one-line message; the caller turns them into exit code 2.
 int run_simulation(const RunOptions& options, std::ostream& out);
+
+// The environment that points NEO at a TBX server on 127.0.0.1:port and describes the platform's GPU to it (product,
+// GT configuration, a device memory size that fits the DRAM NEO may use). Throws std::runtime_error when the
+// platform cannot host NEO (no Gen GPU, DRAM not at 0 or too small).
+std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformParams& params, int port);
+// Empty, or a one-line note when the DRAM does not cover the physical addresses NEO's page tables use.
+std::string neo_memory_note(const PlatformParams& params);
 
 // Prints the platform (memory map, blocks, registers, interrupts, configuration) as text or JSON.
 int print_platform_info(const std::vector<std::string>& config_files, const std::vector<std::string>& overrides,

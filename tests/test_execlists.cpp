@@ -80,6 +80,16 @@ TEST(ContextImage, GarbageIsRejectedNamingTheDword) {
             "MI_LOAD_REGISTER_IMM running past the page at register-state dword 0x1 (0x11000003)");
 }
 
+TEST(ContextImage, NoopsWithAnIdentificationNumberAreNoops) {
+  // NEO's image: unused dwords hold 0x00000001 (an MI_NOOP with identification number 1), the first one included.
+  std::uint32_t page[8] = {0x00000001, 0x11001001, 0x2244, 0x00010001, 0x00000001, 0x00400001, 0x00000001, 0x1};
+  const auto image = gen::parse_context_image(page, 8);
+  ASSERT_TRUE(image.error.empty()) << image.error;
+  ASSERT_EQ(image.slots.size(), 1u);
+  EXPECT_EQ(image.slots[0].offset, 0x2244u);
+  EXPECT_EQ(image.slots[0].dword, 3u);
+}
+
 TEST_F(ExeclistTest, DriverImageMatchesTheListingLayout) {
   test::run_thread([&] {
     auto& ctx = driver_.create_context(gen::Engine::kRcs, 16 * 1024, 3, {0x2'2284'4000ULL, 0, 0, 0});

@@ -2,6 +2,7 @@
 // The commands are read from README.md itself, so a command changed there is tested as changed.
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "platform/tbx_protocol.h"
 #include "tests/support/run_gpuvp.h"
 
 namespace {
@@ -67,7 +69,8 @@ int free_tcp_port() {
   return port;
 }
 
-// Connects to 127.0.0.1:port once the server listens, sends the lines and returns what came back until it closed.
+// Connects to 127.0.0.1:port once the server listens, sends the lines (or bytes), closes its sending side and returns
+// what came back until the server closed.
 std::string talk_tcp(int port, const std::string& lines) {
   for (int attempt = 0; attempt < 400; ++attempt) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -91,6 +94,27 @@ std::string talk_tcp(int port, const std::string& lines) {
   return {};
 }
 
+// As NEO at start-up: CONTROL, then an MMIO read of GEN8_GT_IMR(0) (0x44304); returns the value answered, or 0 when
+// the answer is wrong. The connection's end (talk_tcp closes its side after sending) ends the server's session.
+std::uint32_t tbx_read_imr(int port) {
+  namespace tbx = gpuvp::platform::tbx;
+  std::string out;
+  auto put = [&out](const auto& a) { out.append(a.begin(), a.end()); };
+  put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kControlReq), 0, 4}));
+  put(tbx::encode_control({tbx::kControlHas, tbx::kControlHas}));
+  put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 1, 12}));
+  tbx::MmioRequest read;
+  read.offset = 0x44304;
+  put(tbx::encode_mmio(read));
+  const std::string answer = talk_tcp(port, out);
+  std::uint32_t value = 0;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(answer.data());
+  if (answer.size() == tbx::kMmioResponseBytes && tbx::decode_header(bytes).trans_id == 1) {
+    std::memcpy(&value, bytes + tbx::kHeaderBytes, 4);
+  }
+  return value;
+}
+
 class ReadmeRunning : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -105,7 +129,7 @@ class ReadmeRunning : public ::testing::Test {
 
 TEST_F(ReadmeRunning, TheSectionListsTheCommandsThisTestKnows) {
   // Every line is a gpuvp command; a new line in the README needs its check here.
-  ASSERT_EQ(commands_.size(), 11u);
+  ASSERT_EQ(commands_.size(), 13u);
   for (const auto& c : commands_) EXPECT_EQ(c.rfind("gpuvp", 0), 0u) << c;
 }
 
@@ -129,6 +153,30 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
       const auto r = server.get();
       EXPECT_EQ(r.exit_code, 0) << r.err;
       EXPECT_EQ(answers, "OK 1000\nOK 0x0000000000000000\n");  // qtest answers reads in 64-bit hex
+      ++checked;
+      continue;
+    }
+    if (args.find("--tbx tcp:127.0.0.1:4321") != std::string::npos) {
+      const int port = free_tcp_port();
+      ASSERT_NE(port, 0);
+      args.replace(args.find("4321"), 4, std::to_string(port));
+      auto server = std::async(std::launch::async, [&] { return run_gpuvp_split(args); });
+      EXPECT_EQ(tbx_read_imr(port), 0xFFFFFFFFu);  // the interrupt mask's reset value
+      const auto r = server.get();
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.err.find("gpuvp: tbx server listening on tcp:127.0.0.1:" + std::to_string(port)), std::string::npos)
+          << r.err;
+      ++checked;
+      continue;
+    }
+    if (args.find("exec -- clinfo") != std::string::npos) {
+      const auto r = run_gpuvp_split(args);
+      if (r.exit_code == 2 && r.err.find("cannot run 'clinfo'") != std::string::npos) {
+        GTEST_SKIP() << "clinfo is not installed (Debian package clinfo; ./dev.sh installs it)";
+      }
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.out.find("Intel(R) Graphics [0x1902]"), std::string::npos) << r.out;
+      EXPECT_NE(r.err.find("gpuvp run summary"), std::string::npos) << r.err;
       ++checked;
       continue;
     }
@@ -183,7 +231,7 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 11u);
+  EXPECT_EQ(checked, 13u);
 }
 
 }  // namespace

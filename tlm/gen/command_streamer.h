@@ -109,6 +109,9 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   bool interrupts_steered_to_guc() const;
   // Context ID of the running context, if any.
   std::optional<std::uint32_t> running_context() const { return contexts_.running_context(); }
+  // Executing, or work is waiting that it will start without help (ring or batch commands, an execlist submission):
+  // what a host waiting for the GPU to go idle looks at. Not busy when stopped, in error or hung.
+  bool busy() const { return state() == State::kRunning || has_work() || (!engine_.halted() && contexts_.pending()); }
 
  private:
   void run();

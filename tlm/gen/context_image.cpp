@@ -18,7 +18,9 @@ ContextImage parse_context_image(const std::uint32_t* page, std::size_t dwords) 
   };
   for (std::size_t i = 0; i < dwords;) {
     const std::uint32_t dw = page[i];
-    if (dw == 0) {  // MI_NOOP
+    // MI_NOOP whatever its identification number (bits 21:0): NEO fills the unused dwords of its context images with
+    // 0x00000001 (compute-runtime shared/source/aub_mem_dump/aub_mem_dump.cpp LrcaHelper::initialize).
+    if (mi::type_of(dw) == mi::kTypeMi && mi::opcode_of(dw) == mi::kNoop) {
       ++i;
       continue;
     }

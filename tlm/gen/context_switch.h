@@ -80,6 +80,8 @@ class ContextSwitch {
   Execlists& execlists() { return execlists_; }
   // A context is loaded on the engine.
   bool running() const { return running_; }
+  // A submission waits to be loaded (or to preempt the running context).
+  bool pending() const { return pending_.has_value(); }
   std::optional<std::uint32_t> running_context() const;
   // Before each fetch: completes a context whose work is done, starts a pending submission on an idle engine.
   void schedule();

@@ -1,0 +1,83 @@
+#include "platform/child_process.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace gpuvp::platform {
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::pair<std::string, std::string>>& env)
+    : program_(argv.empty() ? std::string() : argv.front()) {
+  if (argv.empty()) throw std::runtime_error("exec: no program given (gpuvp exec [options] -- PROGRAM ARGS...)");
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e; ++e) {
+    const std::string s = *e;
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    vars[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  for (const auto& [name, value] : env) vars[name] = value;
+  std::vector<std::string> env_strings;
+  env_strings.reserve(vars.size());
+  for (const auto& [name, value] : vars) env_strings.push_back(name + "=" + value);
+  // posix_spawnp takes NULL-terminated arrays of (non-const) C strings.
+  auto pointers = [](std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    out.reserve(strings.size() + 1);
+    for (auto& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+  };
+  std::vector<char*> envp = pointers(env_strings);
+  std::vector<std::string> args = argv;
+  std::vector<char*> argp = pointers(args);
+  const int rc = ::posix_spawnp(&pid_, argp[0], nullptr, nullptr, argp.data(), envp.data());
+  if (rc != 0) throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGKILL);
+    reap(true);
+  }
+}
+
+bool ChildProcess::reap(bool block) {
+  if (exited_) return true;
+  int status = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r != pid_) return false;
+  exited_ = true;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return true;
+}
+
+bool ChildProcess::exited() { return reap(false); }
+
+void ChildProcess::signal(int sig) {
+  if (pid_ > 0 && !reap(false)) ::kill(pid_, sig);
+}
+
+int ChildProcess::wait(int timeout_ms) {
+  constexpr int kStepMs = 10;
+  for (int waited = 0; !reap(false); waited += kStepMs) {
+    if (waited >= timeout_ms && waited < timeout_ms + kStepMs) ::kill(pid_, SIGTERM);
+    if (waited >= timeout_ms + 1000 && waited < timeout_ms + 1000 + kStepMs) ::kill(pid_, SIGKILL);
+    ::usleep(kStepMs * 1000);
+  }
+  return exit_code_;
+}
+
+}  // namespace gpuvp::platform
