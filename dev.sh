@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           googletest libgtest-dev libgmock-dev libbenchmark-dev
           verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb clang-format clang-tidy
-          libigc-tools intel-opencl-icd clinfo)
+          libigc-tools intel-opencl-icd clinfo ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
 JOBS=$(nproc)
 
 install_missing() {

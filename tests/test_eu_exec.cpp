@@ -350,6 +350,19 @@ TEST(EuExec, DivergentControlFlowSimd16WithPartialDispatch) {
   EXPECT_EQ(t.ud(28, 0), 0x0FFFU);  // ce after the final halt: every dispatched channel joined again
 }
 
+TEST(EuExec, ChannelsThatSkippedAThenBlockJoinAtItsEndifWhenTheBlockFallsThrough) {
+  Thread t;
+  t.set<std::int32_t>(2, {0, 5, 2, 7, 3, 9, 1, 4});
+  t.run("endif_join");
+  for (unsigned c = 0; c < 8; ++c) {
+    const std::int32_t x = t.d(2, c);
+    EXPECT_EQ(t.d(10, c), x < 4 ? 100 : 0) << c;
+    EXPECT_EQ(t.d(11, c), 1) << c;  // every channel ran the code after the endif
+  }
+  EXPECT_EQ(t.d(12, 0), 1);  // once: the skipped channels did not run it again later
+  EXPECT_EQ(t.state.active, 0xFFu);
+}
+
 TEST(EuExec, FlagsPredicationAndMasks) {
   Thread t;
   t.set<float>(2, {2.0F, 0.5F, 3.0F, 1.0F, kNaN, 5.0F, 0.0F, 1.5F});

@@ -1195,7 +1195,12 @@ std::optional<StopReason> Step::control_flow() {
       return std::nullopt;
     case kEndif:
     case kJoin:
-      t_.ip = next;  // the channels waiting here joined when the thread reached this instruction
+      // The channels waiting here join the ones that reached it (by a branch, or falling through a then-block).
+      for (std::uint32_t m = t_.scope & ~t_.active; m != 0; m &= m - 1) {
+        const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+        if (t_.channel_ip[c] == x_.pc) t_.active |= 1U << c;
+      }
+      t_.ip = next;
       return std::nullopt;
     case kWhile:  // channels whose predicate holds loop back to JIP
       branch(exec & pred, jip, (exec & pred) != 0);

@@ -15,6 +15,16 @@ constexpr std::uint8_t kSfidDc1 = 0xC;
 constexpr std::uint32_t kGatewayBarrier = 4;
 }  // namespace
 
+// Where each thread is (kernel offsets), for reports of groups that do not end.
+std::string ThreadGroup::where(const std::vector<ThreadState>& threads) const {
+  std::string s = " threads at";
+  for (std::size_t i = 0; i < threads.size() && i < 16; ++i) {
+    s += " " + std::to_string(i) + ":" + (threads[i].ended ? std::string("ended") : core::format_hex(threads[i].ip));
+    if (!threads[i].ended && at_barrier_[i]) s += "(barrier)";
+  }
+  return s;
+}
+
 ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit) {
   ThreadGroupResult result;
   threads_ = &threads;
@@ -44,8 +54,10 @@ ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint6
       }
       if (result.instructions > instruction_limit) {
         result.ok = false;
-        result.error = "the thread group ran " + std::to_string(result.instructions) +
-                       " instructions without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends";
+        result.error =
+            "the thread group ran " + std::to_string(result.instructions) +
+            " instructions without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends;" +
+            where(threads);
         threads_ = nullptr;
         return result;
       }
@@ -57,7 +69,7 @@ ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint6
       result.ok = false;
       result.error = "thread group deadlock: " + std::to_string(running) + " of " + std::to_string(threads.size()) +
                      " threads wait (" + std::to_string(waiting) +
-                     " at a barrier that threads which ended or never arrive do not complete)";
+                     " at a barrier that threads which ended or never arrive do not complete);" + where(threads);
       threads_ = nullptr;
       return result;
     }

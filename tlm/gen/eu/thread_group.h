@@ -41,6 +41,7 @@ class ThreadGroup final : public SharedFunctions {
 
  private:
   MessageResult gateway(const Message& message, ThreadState& thread);
+  std::string where(const std::vector<ThreadState>& threads) const;
 
   Executor executor_;
   DataPort& data_port_;
