@@ -86,7 +86,7 @@ void GpgpuDriver::dispatch(I915Driver::Ring& ring, const GpgpuKernel& k) {
 
   // Indirect data: the cross-thread block, then each thread's block.
   std::vector<std::uint8_t> payload(cross_grfs * 32, 0);
-  std::memcpy(payload.data(), k.cross_thread.data(), k.cross_thread.size());
+  if (!k.cross_thread.empty()) std::memcpy(payload.data(), k.cross_thread.data(), k.cross_thread.size());
   payload.insert(payload.end(), ids.begin(), ids.end());
   driver_.upload(heap, kIndirectOffset, to_dwords(payload));
 

@@ -241,9 +241,14 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
           th.grf_write<std::uint32_t>(6 * 4, y);
           th.grf_write<std::uint32_t>(7 * 4, z);
           // r1..: this thread's block of the per-thread data, then the cross-thread data.
-          std::memcpy(th.grf.data() + 32, indirect.data() + cross_thread_bytes + t * per_thread_bytes,
-                      per_thread_bytes);
-          std::memcpy(th.grf.data() + 32 + per_thread_bytes, indirect.data(), cross_thread_bytes);
+          // (A payload may be empty: no copy from an empty buffer.)
+          if (per_thread_bytes > 0) {
+            std::memcpy(th.grf.data() + 32, indirect.data() + cross_thread_bytes + t * per_thread_bytes,
+                        per_thread_bytes);
+          }
+          if (cross_thread_bytes > 0) {
+            std::memcpy(th.grf.data() + 32 + per_thread_bytes, indirect.data(), cross_thread_bytes);
+          }
           th.cr0[0] = rounding << eu::cr0::kRoundingModeShift;
           std::uint32_t mask = simd_mask;
           // The last thread of a row takes the right execution mask, the last row the bottom mask.
