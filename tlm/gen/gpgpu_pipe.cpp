@@ -83,12 +83,9 @@ Outcome GpgpuPipe::execute(EngineContext& engine, const Command& cmd) {
     case kPipelineSelect:
       // Gen9: bits 15:8 mask the bits they name (only the selection, 1:0, is acted on); Gen8 has no mask bits.
       if (engine.generation() < 9 || (cmd.dw[0] & 0x300U) != 0) state_.pipeline = cmd.dw[0] & 3U;
-      if (state_.pipeline == 0 || state_.pipeline == 3) {
-        // The 3D pipeline is not modelled; selecting it is fine until a 3D command arrives (the table has none).
-      }
       return Outcome::kNext;
     case kStateBaseAddress:
-      return state_base_address(engine, cmd);
+      return state_base_address(cmd);
     case kStateSip:
       state_.sip = address48(cmd.dw[1] & ~0xFU, cmd.dw[2]);
       return Outcome::kNext;
@@ -128,7 +125,7 @@ Outcome GpgpuPipe::execute(EngineContext& engine, const Command& cmd) {
   }
 }
 
-Outcome GpgpuPipe::state_base_address(EngineContext& engine, const Command& cmd) {
+Outcome GpgpuPipe::state_base_address(const Command& cmd) {
   // Each base is a qword with bit 0 = modify enable (Mesa gen9.xml STATE_BASE_ADDRESS): DW1-2 general state,
   // DW4-5 surface state, DW6-7 dynamic state, DW8-9 indirect object, DW10-11 instruction.
   const auto update = [&](unsigned dw, std::uint64_t& base) {
@@ -142,7 +139,6 @@ Outcome GpgpuPipe::state_base_address(EngineContext& engine, const Command& cmd)
   update(10, state_.instruction_base);
   // A new instruction base makes cached kernels stale (the hardware requires software to expect that).
   if (state_.instruction_base != old_instruction_base) decode_cache_->invalidate();
-  (void)engine;
   return Outcome::kNext;
 }
 

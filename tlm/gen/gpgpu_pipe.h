@@ -77,7 +77,7 @@ class GpgpuPipe final : public PipeUnit {
 
  private:
   class Memory;
-  Outcome state_base_address(EngineContext& engine, const Command& cmd);
+  Outcome state_base_address(const Command& cmd);
   Outcome walker(EngineContext& engine, const Command& cmd);
 
   void update_data_port_stats();
