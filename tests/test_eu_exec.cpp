@@ -363,6 +363,48 @@ TEST(EuExec, ChannelsThatSkippedAThenBlockJoinAtItsEndifWhenTheBlockFallsThrough
   EXPECT_EQ(t.state.active, 0xFFu);
 }
 
+// Forms IGC emits for 64-bit integers, doubles and switch-like control flow (each was wrong before the OpenCL corpus
+// ran IGC's code: tests/eu/exec/igc_idioms.asm says what each line checks).
+TEST(EuExec, IgcSixtyFourBitIntegerDoubleAndGotoIdioms) {
+  Thread t;
+  const std::vector<std::int64_t> q{0x0123456789ABCDEF, -5, -0x7000000000000000, 42};
+  const std::vector<std::uint64_t> uq{0x8000000000000001ULL, 3, 0xFFFFFFFFFFFFFFFFULL, 41};
+  const std::vector<std::int32_t> d{1, -2, 0x7FFFFFFF, std::numeric_limits<std::int32_t>::min()};
+  float snan;
+  const std::uint32_t snan_bits = 0x7FA00000U;  // a signalling NaN
+  std::memcpy(&snan, &snan_bits, 4);
+  const std::vector<float> f{snan, kNaN, -3.0F, 2.0F};
+  t.set<std::int64_t>(2, q);
+  t.set<std::uint64_t>(3, uq);
+  t.set<std::int32_t>(4, d);
+  t.set<float>(5, f);
+  t.run("igc_idioms");
+  std::uint16_t less = 0;
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.get<std::int64_t>(10, c),
+              static_cast<std::int64_t>(static_cast<std::uint64_t>(std::int64_t{d[c]}) << 32))
+        << c;
+    EXPECT_EQ(t.get<std::uint64_t>(11, c), static_cast<std::uint64_t>(q[c]) & 0xFFFFFFFFE0000000ULL) << c;
+    if (uq[c] < static_cast<std::uint64_t>(q[c])) less |= static_cast<std::uint16_t>(1U << c);
+    EXPECT_EQ(t.get<double>(13, c), static_cast<double>(uq[c])) << c;
+    EXPECT_EQ(t.get<std::int64_t>(14, c), q[c] < 0 ? 2 * q[c] : 0) << c;
+  }
+  EXPECT_EQ(less, 0xA);  // 3 is below -5 seen unsigned, 41 below 42; 2^63 + 1 and all ones are below nothing here
+  EXPECT_EQ(t.get<std::uint16_t>(12, 0), less);
+  const std::array<float, 4> min{1.5F, 1.5F, -3.0F, 1.5F}, max{1.5F, 1.5F, 1.5F, 2.0F};
+  for (unsigned c = 0; c < 4; ++c) {
+    EXPECT_EQ(t.f(15, c), min[c]) << c;
+    EXPECT_EQ(t.f(16, c), max[c]) << c;
+  }
+  for (unsigned c = 0; c < 8; ++c) {
+    // r4 as :d over 8 channels: channels 4..7 read r4's upper half (zero: r4 holds four dwords).
+    const std::int32_t x = c < 4 ? d[c] : 0;
+    EXPECT_EQ(t.d(17, c), x > 0 ? 7 : 0) << c;  // the predicate-true channels stayed and ran the block
+    EXPECT_EQ(t.d(18, c), 0) << c;              // the all-zero flag sent every channel past the block
+  }
+  EXPECT_EQ(t.state.active, 0xFFu);
+}
+
 TEST(EuExec, FlagsPredicationAndMasks) {
   Thread t;
   t.set<float>(2, {2.0F, 0.5F, 3.0F, 1.0F, kNaN, 5.0F, 0.0F, 1.5F});

@@ -47,6 +47,8 @@ class EngineContext {
   // Time: engine cycles on the engine's local time, the configured cost of one register access, the local time
   // and the CS timestamp (12.5 MHz on Gen8, 12 MHz on Gen9) at it.
   virtual void cycles(std::uint64_t n) = 0;
+  // A long command finished a unit of its work (a walker its thread groups): progress for the hang watchdog.
+  virtual void progress() = 0;
   virtual std::uint32_t register_cycles() const = 0;
   virtual core::Picoseconds local_time() const = 0;
   virtual std::uint64_t timestamp_ticks() const = 0;

@@ -270,6 +270,8 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   }
   // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly.
   engine.cycles((instructions * params_.instruction_cycles + params_.eu_count - 1) / params_.eu_count);
+  // However long the walker took, it ended: no hang (a thread that never ends meets the instruction limit instead).
+  engine.progress();
   return Outcome::kNext;
 }
 

@@ -31,8 +31,9 @@ and (16|M0)     (nz)f1.0      null<1>:d         r20.0<8;8,1>:d    r6.0<8;8,1>:d
 add (16|M0)     r22.0<1>:d    r22.0<8;8,1>:d    r20.0<8;8,1>:d
 WHILE2:
 while (16|M0)   LOOP2
-// goto/join: channels with x < 4 skip to the join; r24-r25 = 5 for the others.
-cmp (16|M0)     (lt)f0.0      null<1>:d         r2.0<8;8,1>:d     4:d
+// goto/join: channels with x < 4 skip to the join; r24-r25 = 5 for the others. A forward goto on Gen9 sends the
+// channels whose predicate is false (IGC CFGStructurizer::generateGotoJoin flips its predicate for BDW/SKL).
+cmp (16|M0)     (ge)f0.0      null<1>:d         r2.0<8;8,1>:d     4:d
 (f0.0) goto (16|M0)           JOIN3             JOIN3
 mov (16|M0)     r24.0<1>:d    5:d
 JOIN3:

@@ -93,6 +93,11 @@ T atomic_op(std::uint32_t op, T old, T src0, T src1) {
 }
 
 // Operands an atomic op takes from the payload (Mesa brw_fs_nir: INC/DEC/PREDEC none, CMPWR two).
+// Shared local memory takes an address modulo the 64 KiB a Gen9 subslice holds: IGC 1.0.12504 sets bit 28 in the
+// addresses of __local pointers (its Gen9 code ORs 0x10000000 into every SLM message address of a kernel with a
+// __local argument), which the hardware must ignore for that code to work.
+std::uint64_t slm_offset(std::uint64_t address) { return address & 0xFFFFU; }
+
 unsigned atomic_operands(std::uint32_t op) {
   if (op == 5 || op == 6 || op == 15) return 0;
   return op == 14 ? 2 : 1;
@@ -156,6 +161,7 @@ class DataPort::Access {
         return true;
       case Surface::Kind::kSlm: {
         std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
+        offset = slm_offset(offset);
         for (unsigned i = 0; i < bytes; ++i) p[i] = offset + i < slm.size() ? slm[offset + i] : 0;
         if (offset + bytes > slm.size()) ++port_.stats_.out_of_bounds;
         return true;
@@ -181,6 +187,7 @@ class DataPort::Access {
         return true;
       case Surface::Kind::kSlm: {
         std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
+        offset = slm_offset(offset);
         for (unsigned i = 0; i < bytes; ++i) {
           if (offset + i < slm.size()) slm[offset + i] = p[i];
         }

@@ -266,6 +266,7 @@ class Step {
   template <typename T>
   T float_math(T a, T b) const;
   std::int64_t int_math(std::int64_t a, std::int64_t b, unsigned fn) const;
+  bool int_compare(Cond cond, std::int64_t a, std::int64_t b, unsigned first_source, unsigned sources) const;
 
   void branch(std::uint32_t taken, std::uint32_t target, bool thread_jumps);
   void resume_lowest(std::uint32_t fallback);
@@ -490,12 +491,14 @@ Lane Step::load(const Operand& o, unsigned channel, Kind kind, bool ternary, boo
   const bool flush32 = (t_.cr0[0] & cr0::kFp32DenormPreserve) == 0 && !fp_.flushes();
   const bool flush64 = (t_.cr0[0] & cr0::kFp64DenormPreserve) == 0 && !fp_.flushes();
   if (logic || !is_float_type(type)) {
-    // Integer view (logic instructions read float registers as bits).
+    // Integer view (logic instructions read float registers as bits). A signed integer source sign-extends in logic
+    // instructions too: IGC masks a QWord with "and (8) dst:q src:q -536870912:d" and means 0xFFFFFFFF_E0000000.
     const unsigned bits = type_bits(type);
     std::int64_t value = static_cast<std::int64_t>(bits == 64 ? raw : raw & ((std::uint64_t{1} << bits) - 1));
-    if (!logic) value = wrap(value, type);
-    if (o.negate) value = logic ? ~value : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(value));
+    if (!is_float_type(type)) value = wrap(value, type);
+    // -(abs)x is -|x|: the absolute value first, then the negation (IGC subtracts |b| with "add r r -(abs)b:q").
     if (o.abs && !logic && value < 0) value = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(value));
+    if (o.negate) value = logic ? ~value : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(value));
     if (kind == Kind::kInt) {
       v.i = value;
     } else if (kind == Kind::kFloat) {
@@ -556,10 +559,15 @@ void Step::store(const Operand& o, unsigned channel, Kind kind, Lane v) {
   if (o.file == RegFile::kArf && (o.reg & 0xF0U) == arf::kNull) return;
   std::uint8_t* p = element(o, channel, true, d_.op->op_class == OpClass::kTernary);
   const Rounding rounding = fp_.rounding();
+  // An integer result converts to a real by its source's type: a UQ above 2^63 is a large positive number.
+  const bool unsigned_64 = kind == Kind::kInt && d_.sources > 0 && d_.src[0].type == DataType::kUq;
   std::uint64_t raw = 0;
   switch (o.type) {
     case DataType::kF: {
-      float f = kind == Kind::kFloat ? v.f : kind == Kind::kDouble ? static_cast<float>(v.d) : static_cast<float>(v.i);
+      float f = kind == Kind::kFloat    ? v.f
+                : kind == Kind::kDouble ? static_cast<float>(v.d)
+                : unsigned_64           ? static_cast<float>(static_cast<std::uint64_t>(v.i))
+                                        : static_cast<float>(v.i);
       if ((t_.cr0[0] & cr0::kFp32DenormPreserve) == 0) f = flush_denormal(f);
       std::memcpy(&raw, &f, 4);
       break;
@@ -574,7 +582,10 @@ void Step::store(const Operand& o, unsigned channel, Kind kind, Lane v) {
       break;
     }
     case DataType::kDf: {
-      double d = kind == Kind::kDouble ? v.d : kind == Kind::kFloat ? v.f : static_cast<double>(v.i);
+      double d = kind == Kind::kDouble  ? v.d
+                 : kind == Kind::kFloat ? v.f
+                 : unsigned_64          ? static_cast<double>(static_cast<std::uint64_t>(v.i))
+                                        : static_cast<double>(v.i);
       if ((t_.cr0[0] & cr0::kFp64DenormPreserve) == 0) d = flush_denormal(d);
       std::memcpy(&raw, &d, 8);
       break;
@@ -596,7 +607,12 @@ void Step::store(const Operand& o, unsigned channel, Kind kind, Lane v) {
 
 bool Step::condition(Kind kind, Lane v) const {
   const auto cond = static_cast<Cond>(d_.cond_mod);
-  if (kind == Kind::kInt) return cond == kO || cond == kU ? false : compare<std::int64_t>(cond, v.i, 0);
+  if (kind == Kind::kInt) {
+    if (cond == kO || cond == kU) return false;
+    // The result as the destination holds it: an unsigned 64-bit one above 2^63 is positive.
+    if (d_.dst.type == DataType::kUq) return compare<std::uint64_t>(cond, static_cast<std::uint64_t>(v.i), 0);
+    return compare<std::int64_t>(cond, v.i, 0);
+  }
   const double value = kind == Kind::kFloat ? v.f : v.d;
   if (cond == kU) return std::isnan(value);
   if (cond == kO) return std::isinf(value);
@@ -692,10 +708,12 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
       r = a;
       break;
     case kSel:
-      if (d_.cond_mod == kL) {
-        r = std::fmin(a, b);  // NaN sources lose, as IEEE minNum
-      } else if (d_.cond_mod == kGe) {
-        r = std::fmax(a, b);
+      if (d_.cond_mod == kL || d_.cond_mod == kGe) {
+        // min/max: a NaN source loses to the other, signalling or quiet (IEEE minNum as OpenCL's fmin/fmax want;
+        // not the host library's, which may return a quiet NaN for a signalling one); -0 is below +0.
+        const bool less = a < b || (a == b && std::signbit(a) && !std::signbit(b));
+        const bool greater = a > b || (a == b && !std::signbit(a) && std::signbit(b));
+        r = std::isnan(a) ? b : std::isnan(b) ? a : (d_.cond_mod == kL ? less : greater || a == b) ? a : b;
       } else if (d_.cond_mod != kNone) {
         r = compare(static_cast<Cond>(d_.cond_mod), a, b) ? a : b;
       } else {
@@ -753,7 +771,29 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
   return make_lane(r);
 }
 
-unsigned shift_mask(DataType t) { return type_bits(t) == 64 ? 63U : 31U; }
+// The shift count's low 5 bits, or 6 for a 64-bit operation: a QWord destination makes one even from DWord sources
+// (IGC builds 64-bit values with "shl (8) dst:q src:d 32" and relies on it).
+unsigned shift_mask(DataType source, DataType destination) {
+  return type_bits(source) == 64 || type_bits(destination) == 64 ? 63U : 31U;
+}
+
+// Integers compare in the widest source type, unsigned when that type is (a UQ value above 2^63 is positive; a UD
+// register equals an immediate -1:d). Lanes hold each source already wrapped to its own type.
+bool Step::int_compare(Cond cond, std::int64_t a, std::int64_t b, unsigned first_source, unsigned sources) const {
+  unsigned bits = 0;
+  bool is_unsigned = false;
+  for (unsigned i = first_source; i < first_source + sources; ++i) {
+    const unsigned b_i = type_bits(d_.src[i].type);
+    if (b_i > bits) {
+      bits = b_i;
+      is_unsigned = false;
+    }
+    if (b_i == bits && !is_signed_type(d_.src[i].type)) is_unsigned = true;
+  }
+  if (!is_unsigned) return compare(cond, a, b);
+  const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  return compare(cond, static_cast<std::uint64_t>(a) & mask, static_cast<std::uint64_t>(b) & mask);
+}
 
 Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
   Lane r{};
@@ -768,7 +808,7 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
       break;
     case kSel:
       if (d_.cond_mod != kNone) {
-        r.i = compare(static_cast<Cond>(d_.cond_mod), a, b) ? a : b;
+        r.i = int_compare(static_cast<Cond>(d_.cond_mod), a, b, 0, 2) ? a : b;
       } else {
         r.i = predicate_bit ? a : b;
       }
@@ -786,17 +826,17 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
       r.i = a ^ b;
       break;
     case kShl:
-      r.i = static_cast<std::int64_t>(ua << (ub & shift_mask(d_.src[0].type)));
+      r.i = static_cast<std::int64_t>(ua << (ub & shift_mask(d_.src[0].type, d_.dst.type)));
       break;
     case kShr: {
       // Logical: the source's bits as unsigned.
       const unsigned bits = type_bits(d_.src[0].type);
       const std::uint64_t value = bits == 64 ? ua : ua & ((std::uint64_t{1} << bits) - 1);
-      r.i = static_cast<std::int64_t>(value >> (ub & shift_mask(d_.src[0].type)));
+      r.i = static_cast<std::int64_t>(value >> (ub & shift_mask(d_.src[0].type, d_.dst.type)));
       break;
     }
     case kAsr:
-      r.i = a >> (ub & shift_mask(d_.src[0].type));
+      r.i = a >> (ub & shift_mask(d_.src[0].type, d_.dst.type));
       break;
     case kAdd:
       r.i = static_cast<std::int64_t>(ua + ub);
@@ -889,7 +929,7 @@ Lane Step::int_op(const Lane* s, unsigned channel, bool predicate_bit) {
       r.i = (s[0].i & s[1].i) | (~s[0].i & s[2].i);
       break;
     case kCsel:
-      r.i = compare(static_cast<Cond>(d_.cond_mod), s[2].i, std::int64_t{0}) ? a : b;
+      r.i = int_compare(static_cast<Cond>(d_.cond_mod), s[2].i, std::int64_t{0}, 2, 1) ? a : b;
       break;
     case kMad:
       r.i = static_cast<std::int64_t>(static_cast<std::uint64_t>(s[0].i) +
@@ -1023,7 +1063,7 @@ void Step::alu() {
     if (is_cmp) {
       bool r;
       if (kind == Kind::kInt) {
-        r = compare(static_cast<Cond>(d_.cond_mod), s[0].i, s[1].i);
+        r = int_compare(static_cast<Cond>(d_.cond_mod), s[0].i, s[1].i, 0, 2);
       } else {
         const double a = kind == Kind::kFloat ? s[0].f : s[0].d;
         const double b = kind == Kind::kFloat ? s[1].f : s[1].d;
@@ -1216,9 +1256,16 @@ std::optional<StopReason> Step::control_flow() {
       return std::nullopt;
     }
     case kHalt:  // to UIP, the program's final halt
-    case kGoto:  // predicated channels to UIP, where a join re-enables them
       branch(exec & pred, uip, all(exec & pred));
       return std::nullopt;
+    case kGoto: {
+      // To UIP, where a join re-enables them. On Gen8/9 a forward goto sends the channels whose predicate is FALSE
+      // (IGC vISA CFGStructurizer::generateGotoJoin: "For BDW/SKL, need to flip goto's pred as false condition will
+      // jump", and an unconditional forward goto gets an all-zero flag); a backward goto those whose predicate holds.
+      const std::uint32_t taken = uip > x_.pc ? exec & ~pred : exec & pred;
+      branch(taken, uip, all(taken));
+      return std::nullopt;
+    }
     default:
       fault(std::string(d_.op->name) + " is not modelled");
   }
