@@ -5,8 +5,10 @@
 namespace gpuvp::platform {
 
 PlatformParams load_platform_params(const std::vector<std::string>& config_files,
-                                    const std::vector<std::string>& overrides) {
+                                    const std::vector<std::string>& overrides,
+                                    const std::vector<std::string>& defaults) {
   core::ConfigTree tree;
+  for (const auto& d : defaults) tree.apply_override(d);
   for (const auto& file : config_files) tree.load_file(file);
   for (const auto& o : overrides) tree.apply_override(o);
   PlatformParams params;

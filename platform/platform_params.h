@@ -130,8 +130,10 @@ struct PlatformParams {
 
 // Loads the configuration: defaults, then each file in order (later files override earlier ones key by key), then
 // each --set in order. Throws core::ConfigError.
+// `defaults` (KEY=VALUE) come first: a mode's own defaults, which config files and overrides still change.
 PlatformParams load_platform_params(const std::vector<std::string>& config_files,
-                                    const std::vector<std::string>& overrides);
+                                    const std::vector<std::string>& overrides,
+                                    const std::vector<std::string>& defaults = {});
 // The same with at most one file (none when empty).
 PlatformParams load_platform_params(const std::string& config_file, const std::vector<std::string>& overrides);
 

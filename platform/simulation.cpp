@@ -248,7 +248,11 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   // First, so that a signal while waiting for a qtest peer ends the run as cleanly as one later.
   install_stop_signals();
-  PlatformParams params = load_platform_params(options.config_files, options.overrides);
+  // exec's platform reaches NEO's page tables (up to 516 GiB; the DRAM is sparse, so only touched pages cost host
+  // memory) unless the configuration says otherwise.
+  const std::vector<std::string> exec_defaults{"dram.size=520GiB", "gen.gtt.physical_address_bits=40"};
+  PlatformParams params =
+      load_platform_params(options.config_files, options.overrides, exec ? exec_defaults : std::vector<std::string>{});
   if (!options.dump_demo.empty()) return dump_demo(options, params, out);
   prepare_kernel(options.verbose);
 

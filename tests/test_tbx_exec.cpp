@@ -36,7 +36,16 @@ TEST(TbxExec, ClinfoListsTheGen9Device) {
       << r.out;
   EXPECT_NE(r.err.find("gpuvp run summary"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("outcome:        completed; clinfo exited with status 0"), std::string::npos) << r.err;
-  // The default 2 GiB of DRAM do not hold NEO's page tables (enough for clinfo, which submits nothing).
+  // exec's own platform default reaches NEO's page tables: no note.
+  EXPECT_EQ(r.err.find("note: NEO keeps"), std::string::npos) << r.err;
+}
+
+// A configuration that shrinks the DRAM below NEO's page tables gets a note (enough for clinfo, which submits
+// nothing).
+TEST(TbxExec, DramBelowNeosPageTablesIsNoted) {
+  if (!on_path("clinfo")) GTEST_SKIP() << "clinfo is not installed (Debian package clinfo; ./dev.sh installs it)";
+  const auto r = run_gpuvp_split("exec --set dram.size=2GiB -- clinfo -l");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("gpuvp: exec: note: NEO keeps its GPU page tables at fixed physical addresses up to "
                        "0x8100000000; DRAM ends at 0x80000000"),
             std::string::npos)
