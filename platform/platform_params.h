@@ -97,6 +97,8 @@ struct Vc4Params {
 struct HostParams {
   std::uint64_t poll_interval_ns = core::kDefaultPollIntervalNs;
   std::uint64_t tbx_read_wait_ns = 1'000'000;
+  // NEO in TBX mode cannot learn of a GPU hang (no kernel driver tells it): it polls its tag for ever.
+  std::uint64_t tbx_stall_timeout_ns = 20'000'000;
 
   void visit(core::ParamVisitor& v) {
     v.param("poll_interval_ns", poll_interval_ns,
@@ -106,6 +108,10 @@ struct HostParams {
     v.param("tbx_read_wait_ns", tbx_read_wait_ns,
             "TBX server (run --tbx, exec): before answering a read it lets the model run for poll_interval_ns, then "
             "on in such steps while any engine is busy, up to this long",
+            0, 1'000'000'000'000ULL);
+    v.param("tbx_stall_timeout_ns", tbx_stall_timeout_ns,
+            "TBX server: once an engine has stopped on an error or hang, a session whose GPU then stays idle this long "
+            "while the client still reads ends as failed (the client waits for work that cannot complete); 0 = never",
             0, 1'000'000'000'000ULL);
   }
 };

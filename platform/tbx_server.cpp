@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hw/gen/engines.h"
 #include "hw/gen/gtt_regs.h"
 #include "platform/progress_monitor.h"
 #include "platform/stop_signal.h"
@@ -48,6 +49,7 @@ TbxServer::TbxServer(sc_core::sc_module_name name, Platform& platform, const std
       listen_(listen_on(spec, "tbx", false)),
       poll_interval_(platform.params().host.poll_interval_ns * core::kPsPerNs),
       read_wait_(platform.params().host.tbx_read_wait_ns * core::kPsPerNs),
+      stall_timeout_(platform.params().host.tbx_stall_timeout_ns * core::kPsPerNs),
       stats_(this->name()),
       requests_(stats_.counter("requests", "messages", "TBX messages served")),
       connections_accepted_(stats_.counter("connections", "connections", "TBX client connections accepted")),
@@ -61,7 +63,9 @@ TbxServer::TbxServer(sc_core::sc_module_name name, Platform& platform, const std
       bytes_written_(stats_.counter("bytes_written", "bytes", "bytes written by WRITE_DATA_REQ")),
       protocol_errors_(stats_.counter("protocol_errors", "events", "malformed or unknown TBX messages")),
       settle_ps_(stats_.counter("settle_ps", "ps",
-                                "simulated time spent before answering reads, waiting for the GPU to go idle")) {
+                                "simulated time spent before answering reads, waiting for the GPU to go idle")),
+      drain_ps_(stats_.counter("drain_ps", "ps",
+                               "simulated time the GPU went on with work the clients left when the session ended")) {
   SC_HAS_PROCESS(TbxServer);
   SC_THREAD(run);
 }
@@ -77,7 +81,18 @@ void TbxServer::close_connections() {
 
 void TbxServer::run() {
   while (Connection* c = next_ready()) serve(*c);
-  finished_ = true;
+  // A stalled session did not finish: exec ends the program.
+  finished_ = !stalled_;
+  // Work the clients submitted and did not wait for (a program that flushes and exits) runs to its end, as on a GPU
+  // whose driver outlives the program, so that statistics and traces cover it. Bounded: engine watchdogs stop what
+  // never ends, sim.time_limit_ns and a stop signal end the run.
+  if (finished_) {
+    const core::Picoseconds step = poll_interval_ ? poll_interval_ : core::kPsPerNs;
+    while (stop_signal() == 0 && gpu_busy()) {
+      sc_core::wait(core::to_sc_time(step));
+      drain_ps_ += step;
+    }
+  }
   sc_core::sc_stop();
 }
 
@@ -105,7 +120,7 @@ void TbxServer::accept_pending() {
 
 TbxServer::Connection* TbxServer::next_ready() {
   for (;;) {
-    if (stop_signal() != 0) return nullptr;
+    if (stop_signal() != 0 || stalled_) return nullptr;
     // Messages already received come first, the oldest connection's first: NEO sends each message whole before the
     // next, so what is buffered was sent before what is not.
     for (auto& c : connections_) {
@@ -429,6 +444,37 @@ void TbxServer::settle() {
     waited += step;
   } while (waited < read_wait_ && gpu_busy());
   settle_ps_ += waited;
+  check_stall();
+}
+
+bool TbxServer::check_stall() {
+  gen::GenGpu* gpu = platform_.gen();
+  if (!gpu || stall_timeout_ == 0 || stalled_) return stalled_;
+  const core::Picoseconds now = core::now_ps();
+  std::size_t incidents = 0;
+  std::string stopped;  // the engines with incidents
+  for (int e = 0; e < gen::kEngineCount; ++e) {
+    const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
+    if (!cs || cs->incidents().empty()) continue;
+    incidents += cs->incidents().size();
+    stopped += std::string(stopped.empty() ? "" : ", ") + gen::engine_info(static_cast<gen::Engine>(e)).name;
+  }
+  if (incidents != incidents_seen_ || gpu_busy()) {
+    incidents_seen_ = incidents;
+    quiet_since_ = now;
+    return false;
+  }
+  if (incidents == 0 || now - quiet_since_ < stall_timeout_) return false;
+  stalled_ = true;
+  const std::string text = "the GPU stopped on an error or hang (" + stopped +
+                           ": see the incidents) and has been idle for " +
+                           std::to_string((now - quiet_since_) / core::kPsPerUs) +
+                           " us while the client still reads: it waits for work that cannot complete (NEO in TBX mode "
+                           "learns of no hang; host.tbx_stall_timeout_ns), so the session ends";
+  ProgressMonitor::clear_line();
+  std::cerr << "gpuvp: tbx: " << text << std::endl;
+  if (failure_.empty()) failure_ = "tbx: " + text;
+  return true;
 }
 
 }  // namespace gpuvp::platform

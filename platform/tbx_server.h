@@ -9,7 +9,9 @@
 // requests and frontdoor data requests are timed host bus transactions, after which the host synchronises with the
 // kernel; backdoor data requests (NEO's default) take no time. Before answering a read (MMIO, GTT or READ_DATA) the
 // server lets the model run for host.poll_interval_ns (a turn of the client's polling loop), then on in such steps
-// while any engine is busy, until host.tbx_read_wait_ns have passed.
+// while any engine is busy, until host.tbx_read_wait_ns have passed. A GPU that stopped on an error or hang and stays
+// idle for host.tbx_stall_timeout_ns while the client reads ends the session as failed: NEO in TBX mode has no kernel
+// driver to tell it of a hang and would poll for ever.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +79,9 @@ class TbxServer : public sc_core::sc_module {
   // Runs the model until the GPU is idle, at most the read wait: what happens before every answer.
   void settle();
   bool gpu_busy();
+  // After settling: whether an engine has stopped on an error or hang and the GPU has been idle since for the stall
+  // timeout; if so the session fails with a text naming the engine's first incident.
+  bool check_stall();
   // [address, address + size) lies in one DRAM window.
   bool in_dram(std::uint64_t address, std::uint64_t size) const;
 
@@ -88,6 +93,10 @@ class TbxServer : public sc_core::sc_module {
   std::function<bool()> client_exited_;
   core::Picoseconds poll_interval_;
   core::Picoseconds read_wait_;
+  core::Picoseconds stall_timeout_;
+  std::size_t incidents_seen_ = 0;     // incidents of every engine, as last counted
+  core::Picoseconds quiet_since_ = 0;  // the last time the GPU was busy or an engine reported an incident
+  bool stalled_ = false;
   bool finished_ = false;
   std::string failure_;
 
@@ -104,6 +113,7 @@ class TbxServer : public sc_core::sc_module {
   core::Counter& bytes_written_;
   core::Counter& protocol_errors_;
   core::Counter& settle_ps_;
+  core::Counter& drain_ps_;
 };
 
 }  // namespace gpuvp::platform

@@ -1266,3 +1266,23 @@ TEST_F(CommandStreamerHangTest, ALongLinearBatchIsProgressNotAHang) {
   });
   EXPECT_TRUE(gpu_.incidents().empty());
 }
+
+// Gen9's MOCS tables (i915 intel_mocs.c: GEN9_GFX_MOCS(i) at 0xC800, the other engines' and LNCFCMOCS) and the render
+// engine's CS_DEBUG_MODE2 (0x20D8, masked) are storage NEO programs at start-up: they read back what was written.
+TEST_F(CommandStreamerTest, MocsTablesAndCsDebugMode2ReadBackWhatWasWritten) {
+  test::run_thread([&] {
+    for (const std::uint32_t offset : {0xC800u, 0xC8FCu, 0xC900u, 0xCA00u, 0xCB00u, 0xCCFCu, 0xB020u, 0xB09Cu}) {
+      mmio_write(offset, 0x0030'0000u | offset);
+      EXPECT_EQ(mmio(offset), 0x0030'0000u | offset) << std::hex << offset;
+    }
+    mmio_write(0x20D8, 0x0020'0020u);  // masked: set bit 5
+    mmio_write(0x20D8, 0x0002'0000u);  // masked: clear bit 1 (already clear)
+    EXPECT_EQ(mmio(0x20D8), 0x20u);
+  });
+}
+
+// Broadwell has no MOCS registers (i915 sets them up from Gen9): 0xC800 is an unmapped register there.
+TEST_F(CommandStreamerGen8Test, HasNoMocsTables) {
+  test::run_thread([&] { EXPECT_EQ(mmio(0xC800), 0u); });
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "read of unmapped register offset 0xc800").size(), 1u);
+}

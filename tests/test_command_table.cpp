@@ -287,6 +287,7 @@ class RecordingEngine final : public EngineContext {
   unsigned generation() const override { return generation_; }
   void cycles(std::uint64_t n) override { cycles_ += n; }
   void progress() override {}
+  bool pause_point() override { return true; }
   std::uint32_t register_cycles() const override { return 4; }
   core::Picoseconds local_time() const override { return 0; }
   std::uint64_t timestamp_ticks() const override { return 0x1234'5678'9ABCull; }

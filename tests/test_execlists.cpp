@@ -441,3 +441,19 @@ TEST_F(ExeclistTest, BadSubmissionsStopTheEngineWithAnErrorTheDriverCanSee) {
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "ELSP submission with element 0 not valid").size(), 1u);
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "(0xdeadbeef)").size(), 1u);
 }
+
+// A context image is the hardware's own save format: its restore loads registers MMIO cannot write, such as NOP ID,
+// which NEO's images list (compute-runtime aub_mem_dump.cpp), without the warning an LRI to them gets.
+TEST_F(ExeclistTest, ContextRestoreLoadsAReadOnlyRegisterFromTheImage) {
+  test::run_thread([&] {
+    driver_.enable_execlists(gen::Engine::kRcs);
+    auto& ctx = driver_.create_context(gen::Engine::kRcs);
+    // The three MI_NOOPs before the image's second register list become LRI(1) NOPID = 0x1234.
+    ASSERT_EQ(dram32(ctx.state.phys + 4096 + 0x1E * 4), 0u);
+    driver_.upload(ctx.state, 4096 + 0x1E * 4, {0x11001001, 0x2094, 0x1234});
+    const auto seqno = driver_.emit_breadcrumb(ctx);
+    driver_.submit(ctx);
+    EXPECT_TRUE(driver_.wait_seqno(ctx, seqno, 50'000));
+    EXPECT_EQ(driver_.mmio_read(0x2094), 0x1234u);
+  });
+}

@@ -1,6 +1,7 @@
 // The GPGPU pipe end to end, driven as a driver would: the project's host driver models (I915Driver, GpgpuDriver)
-// lay out heaps and emit NEO's Gen9 command sequence into the render ring; kernels in IGA assembly
-// (tests/eu/exec/gpgpu_*.asm, assembled by iga64 at build time) run on the functional EU through the data port.
+// lay out heaps and emit NEO's Gen9 command sequence into the render ring; kernels in IGA assembly (the driver's own,
+// tb/host/kernels, and tests/eu/exec/gpgpu_*.asm, assembled by iga64 at build time) run on the functional EU through
+// the data port.
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -11,6 +12,7 @@
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
 #include "tb/host/gpgpu_driver.h"
+#include "tb/host/gpgpu_kernels.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/stats.h"
@@ -99,7 +101,7 @@ TEST(GpgpuPipe, SaxpyKernelRunsFromTheRenderRingWithUntypedSurfaceMessages) {
     d.upload(b, 0, bv);
     d.fill(out, 0xEE);
     host::GpgpuKernel k;
-    k.instructions = kernel("gpgpu_saxpy");
+    k.instructions = host::saxpy_kernel();
     k.simd = 16;
     k.local_size = {16, 1, 1};
     k.groups = {4, 1, 1};
@@ -130,7 +132,7 @@ TEST(GpgpuPipe, ThePartialThreadTakesTheRightExecutionMaskAndOutOfBoundsAccesses
     d.upload(b, 0, ones);
     d.fill(out, 0xEE);
     host::GpgpuKernel k;
-    k.instructions = kernel("gpgpu_saxpy");
+    k.instructions = host::saxpy_kernel();
     k.local_size = {12, 1, 1};  // lanes 12-15 of every thread are off (right mask 0xFFF)
     k.groups = {4, 1, 1};
     const float s = 2.0f;
@@ -162,7 +164,7 @@ TEST(GpgpuPipe, SharedLocalMemoryBarrierAndA64AtomicsAcrossTwoThreadsPerGroup) {
     d.fill(out, 0);
     d.upload(count, 0, {5});
     host::GpgpuKernel k;
-    k.instructions = kernel("gpgpu_slm_barrier");
+    k.instructions = host::slm_reverse_count_kernel();
     k.local_size = {32, 1, 1};
     k.groups = {3, 1, 1};
     k.slm_bytes = 1024;
@@ -212,6 +214,60 @@ TEST(GpgpuPipe, AKernelThatNeverEndsIsStoppedAtTheInstructionLimitAndTheModelSta
   });
   EXPECT_FALSE(ok);
   EXPECT_NE(rig.incidents().find("without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends"),
+            std::string::npos)
+      << rig.incidents();
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
+// A walker of 16 M thread groups (each trivial) is guest input that must not stall the model: the groups are charged
+// as they end (with one dispatch cycle each), the engine yields to the rest of the model between them, and the host
+// driver's wait runs out in simulated time while the walker is still going.
+TEST(GpgpuPipe, AWalkerOfVeryManyGroupsLetsTheRestOfTheModelRun) {
+  Rig rig;
+  bool ok = true;
+  std::uint64_t groups_at_timeout = 0;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto a = d.alloc(4096), b = d.alloc(4096), out = d.alloc(4096);
+    host::GpgpuKernel k;
+    k.instructions = host::saxpy_kernel();
+    k.groups = {1U << 24, 1, 1};
+    const float s = 1.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    ok = run_dispatch(rig, k, 200'000);
+    groups_at_timeout = core::stats().counter_value("gpuvp.gen.rcs.gpgpu.thread_groups");
+  });
+  EXPECT_FALSE(ok);
+  // 200 us at 1 GHz: about 4 k groups of about 46 cycles (10 instructions shared by 24 EUs, a dispatch cycle, and the
+  // data port's accesses of 48 lanes).
+  EXPECT_GT(groups_at_timeout, 1'000u);
+  EXPECT_LT(groups_at_timeout, 1U << 24);
+  EXPECT_TRUE(rig.incidents().empty()) << rig.incidents();
+}
+
+// Shared local memory lives in the L3: a kernel with some, dispatched while L3CNTLREG allocates none (its reset value),
+// stops the engine with the error naming the register; the driver model programs NEO's SLM partition otherwise.
+TEST(GpgpuPipe, SharedLocalMemoryWithoutAnSlmPartitionInL3CntlregStopsTheEngine) {
+  Rig rig;
+  bool ok = true;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto out = d.alloc(4096), count = d.alloc(4096);
+    host::GpgpuKernel k;
+    k.instructions = host::slm_reverse_count_kernel();
+    k.local_size = {32, 1, 1};
+    k.slm_bytes = 1024;
+    k.barrier = true;
+    const std::uint64_t address = count.gfx;
+    k.cross_thread = bytes_of(&address, 8);
+    k.surfaces = {out};
+    k.program_l3 = false;
+    ok = run_dispatch(rig, k, 200'000);
+  });
+  EXPECT_FALSE(ok);
+  EXPECT_NE(rig.incidents().find("kernel with 1024 bytes of shared local memory while L3CNTLREG (0x7034) allocates "
+                                 "none (SLM Enable, bit 0, is clear: 0x0)"),
             std::string::npos)
       << rig.incidents();
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);

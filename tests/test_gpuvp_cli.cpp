@@ -408,10 +408,12 @@ TEST(GpuvpCli, DemoSimulatedTimeIsTheWorkItWaitsFor) {
   // Before polling, the demo stepped fixed budgets (5.6 ms in all, most of it the GuC's: 2 ms each for the firmware
   // DMA and READY, 200 us per mailbox action). Now it ends when the work does. The largest piece is the boot ROM's
   // RSA check (gen.guc.rsa_verify_cycles: 200000 GuC cycles at 400 MHz = 500 us); the rest (host uploads, the vc4
-  // frame, the Gen batches and contexts, the firmware's start and the GuC submissions) is about 270 us.
+  // frame, the Gen batches and contexts, the firmware's start and the GuC submissions) is about 270 us, and the GPGPU
+  // step about 250 us (the host's writes of its buffers and heaps, and the data port's accesses, one lane at a time
+  // until the EU timing model).
   const std::uint64_t t = demo_time_ps("");
   EXPECT_GT(t, 500 * kPsPerUs);
-  EXPECT_LT(t, 1000 * kPsPerUs);
+  EXPECT_LT(t, 1200 * kPsPerUs);
   // The host waits exactly as long as the GPU works: 500 us more RSA check, 500 us more demo, to within the polls
   // that wait for it (one poll interval, 100 ns, each way).
   const std::uint64_t longer = demo_time_ps("--set gen.guc.rsa_verify_cycles=400000");

@@ -118,6 +118,27 @@ TEST(SparseStore, PagesAreAllocatedOnlyOnWrite) {
   EXPECT_EQ(s.page_base(0x5000), 0x5000u);
 }
 
+TEST(SparseStore, ZerosWrittenToUntouchedPagesAllocateNothingButOverwriteWrittenData) {
+  SparseStore s(1 * kMiB, 4 * kKiB);
+  const std::vector<unsigned char> zeros(3 * 4096, 0);
+  s.write(0x2000, zeros.data(), zeros.size());  // pages 2-4, untouched: nothing changes
+  EXPECT_EQ(s.pages_allocated(), 0u);
+  const unsigned char v[4] = {1, 2, 3, 4};
+  s.write(0x3FFE, v, 4);  // across pages 3 and 4
+  EXPECT_EQ(s.pages_allocated(), 2u);
+  s.write(0x2000, zeros.data(), zeros.size());  // now zeros overwrite what was written; page 2 stays untouched
+  EXPECT_EQ(s.pages_allocated(), 2u);
+  unsigned char back[4] = {9, 9, 9, 9};
+  s.read(0x3FFE, back, 4);
+  EXPECT_EQ(back[0] | back[1] | back[2] | back[3], 0);
+  // A write that is partly non-zero allocates the page it touches.
+  const unsigned char mixed[8] = {0, 0, 0, 0, 0, 0, 0, 7};
+  s.write(0x6000, mixed, 8);
+  EXPECT_EQ(s.pages_allocated(), 3u);
+  s.read(0x6004, back, 4);
+  EXPECT_EQ(back[3], 7);
+}
+
 TEST(SparseStore, ZeroFillOfUntouchedPagesAllocatesNothingButOtherFillsDo) {
   SparseStore s(1 * kMiB, 4 * kKiB);
   s.fill(0, 0, 1 * kMiB);  // whole store, all untouched

@@ -34,7 +34,13 @@ constexpr std::uint32_t kBbAddrUdw = 0x168;
 constexpr std::uint32_t kBbPerCtxPtr = 0x1C0;
 constexpr std::uint32_t kIndirectCtx = 0x1C4;
 constexpr std::uint32_t kIndirectCtxOffset = 0x1C8;
+// CS_DEBUG_MODE2 (masked): in the render context on Gen9 (GVT-g's gen9 in-context MMIO list has RCS 0x20D8; i915
+// names it GEN12_CS_DEBUG_MODE2); NEO's context images and its preamble write it (compute-runtime aub_mem_dump.cpp).
+constexpr std::uint32_t kCsDebugMode2 = 0x0D8;
 constexpr std::uint32_t kContextControl = 0x244;
+// CS_CHICKEN1 (masked; render engine): preemption granularity, bits 2:1 (i915 GEN8_CS_CHICKEN1,
+// GEN9_PREEMPT_GPGPU_LEVEL; NEO programs mid-thread 0, thread-group bit 1, command level bit 2).
+constexpr std::uint32_t kCsChicken1 = 0x580;
 constexpr std::uint32_t kCtxTimestamp = 0x3A8;
 constexpr std::uint32_t kPdp0Ldw = 0x270;  // + 8n; UDW at + 4
 constexpr std::uint32_t kGfxMode = 0x29C;
@@ -80,6 +86,18 @@ struct RingRegisterFields {
   // RING_CTL for a ring of `bytes` (4 KiB .. 2 MiB, a multiple of 4 KiB): i915 RING_CTL_SIZE(size) | RING_VALID.
   static constexpr std::uint32_t ctl_for(std::uint32_t bytes) { return ((bytes - 4096) & kCtlSizeMask) | kCtlEnable; }
 };
+
+// Gen9 memory object control state (MOCS) tables: 64 dwords of cache attributes per engine, indexed by the MOCS
+// field of surface states and commands, and 32 dwords of L3 attributes, two 16-bit entries each (i915
+// gt/intel_mocs.c: GEN9_GFX_MOCS, GEN9_MFX0/MFX1/VEBOX/BLT_MOCS, GEN9_LNCFCMOCS). Gen8 has none.
+constexpr std::uint32_t kMocsRcs = 0xC800;
+constexpr std::uint32_t kMocsVcs0 = 0xC900;
+constexpr std::uint32_t kMocsVcs1 = 0xCA00;
+constexpr std::uint32_t kMocsVecs = 0xCB00;
+constexpr std::uint32_t kMocsBcs = 0xCC00;
+constexpr std::uint32_t kMocsEntries = 64;
+constexpr std::uint32_t kLncfMocs = 0xB020;
+constexpr std::uint32_t kLncfMocsRegisters = 32;
 
 // GEN6_GDRST: software sets domain bits to reset engines; the hardware clears them when done.
 constexpr std::uint32_t kGdrst = 0x941C;

@@ -23,6 +23,17 @@ constexpr std::uint32_t kSurfaceTypeBuffer = 4;
 constexpr std::uint32_t kSurfaceTypeNull = 7;
 constexpr std::uint32_t kSurfaceFormatRaw = 0x1FF;
 
+// Registers the GPGPU set-up programs (NEO's Gen9 preamble, compute-runtime shared/source/gen9/reg_configs.h and
+// preemption.inl; Mesa genxml L3CNTLREG; i915 GEN8_CS_CHICKEN1).
+// L3CNTLREG: the L3's partition; bit 0 allocates shared local memory, which kernels with __local data need.
+constexpr std::uint32_t kL3Cntlreg = 0x7034;
+constexpr std::uint32_t kL3CntlregSlmEnable = 1U << 0;
+constexpr std::uint32_t kL3CntlregWithSlm = 0x60000321;     // NEO's Gen9 value for kernels with SLM
+constexpr std::uint32_t kL3CntlregWithoutSlm = 0x80000340;  // and without
+// DEBUG_CONTROL_REG2 (NEO's name): EU thread arbitration, 0x100 round robin, 0 age-based (oldest first).
+constexpr std::uint32_t kDebugControlReg2 = 0xE404;
+constexpr std::uint32_t kThreadArbitrationRoundRobin = 0x100;
+
 constexpr std::uint32_t header(std::uint32_t opcode, unsigned total_dwords) {
   return opcode << 16 | (total_dwords - 2);
 }

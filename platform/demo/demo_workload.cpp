@@ -1,5 +1,6 @@
 #include "platform/demo/demo_workload.h"
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,8 @@
 #include "hw/gen/mi_commands.h"
 #include "hw/vc4/packets.h"
 #include "hw/vc4/v3d_regs.h"
+#include "tb/host/gpgpu_driver.h"
+#include "tb/host/gpgpu_kernels.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tb/host/vc4_driver.h"
@@ -31,6 +34,69 @@ constexpr std::uint64_t kBudgetNs = 10'000'000;
 // A deterministic pattern so that every read-back has one right answer.
 std::uint32_t pattern(gen::Engine e, std::uint32_t i) {
   return 0x9E3779B9u * (i + 1) ^ (static_cast<std::uint32_t>(e) + 1) << 24;
+}
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// The GPGPU part (on the render engine's legacy ring, before it switches to execlists): two OpenCL-style dispatches
+// that the project's GPGPU driver model lays out and emits as NEO does on Gen9 (heaps, binding table, interface
+// descriptor, thread payload; PIPELINE_SELECT .. GPGPU_WALKER), each kernel running on the EU through the data port.
+void gpgpu_demo(host::I915Driver& driver, host::ScriptHostPort& port, host::I915Driver::Ring& ring) {
+  port.comment(
+      "rcs: GPGPU, saxpy over 1024 work items (64 work-groups of 16), then 4 work-groups of 32 that reverse "
+      "their IDs through shared local memory across a barrier and count themselves with a global atomic");
+  host::GpgpuDriver gpgpu(driver);
+  constexpr std::uint32_t kItems = 1024;
+  constexpr float kScale = 1.5f;
+  const auto a = driver.alloc(kItems * 4), b = driver.alloc(kItems * 4), c = driver.alloc(kItems * 4);
+  std::vector<std::uint32_t> av(kItems), bv(kItems);
+  for (std::uint32_t i = 0; i < kItems; ++i) {
+    av[i] = float_bits(static_cast<float>(i) * 0.25f);
+    bv[i] = float_bits(1000.0f - static_cast<float>(i));
+  }
+  driver.upload(a, 0, av);
+  driver.upload(b, 0, bv);
+  host::GpgpuKernel saxpy;
+  saxpy.instructions = host::saxpy_kernel();
+  saxpy.local_size = {16, 1, 1};
+  saxpy.groups = {kItems / 16, 1, 1};
+  saxpy.cross_thread.resize(4);
+  std::memcpy(saxpy.cross_thread.data(), &kScale, 4);
+  saxpy.surfaces = {a, b, c};
+  gpgpu.dispatch(ring, saxpy);
+
+  constexpr std::uint32_t kGroups = 4;
+  const auto reversed = driver.alloc(kGroups * 32 * 4), counter = driver.alloc(4096);
+  driver.upload(counter, 0, {0});
+  host::GpgpuKernel reverse;
+  reverse.instructions = host::slm_reverse_count_kernel();
+  reverse.local_size = {32, 1, 1};
+  reverse.groups = {kGroups, 1, 1};
+  reverse.slm_bytes = 1024;
+  reverse.barrier = true;
+  reverse.cross_thread.resize(8);
+  std::memcpy(reverse.cross_thread.data(), &counter.gfx, 8);
+  reverse.surfaces = {reversed};
+  gpgpu.dispatch(ring, reverse);
+
+  const std::uint32_t seqno = driver.emit_breadcrumb(ring);
+  driver.submit(ring);
+  driver.wait_seqno(ring, seqno, kBudgetNs);
+  port.comment("rcs: check saxpy's results (the multiply and the add round separately) and the reversal and count");
+  const auto expected = [&](std::uint32_t i) {
+    // Two statements: no contraction into a fused multiply-add, as the kernel does not fuse them.
+    const float product = kScale * (static_cast<float>(i) * 0.25f);
+    const float sum = product + (1000.0f - static_cast<float>(i));
+    return float_bits(sum);
+  };
+  for (std::uint32_t i = 0; i < kItems; i += 73) port.expect32(c.phys + 4 * i, expected(i));
+  port.expect32(c.phys + 4 * (kItems - 1), expected(kItems - 1));
+  for (std::uint32_t i = 0; i < kGroups * 32; i += 13) port.expect32(reversed.phys + 4 * i, 31 - i % 32);
+  port.expect32(counter.phys, kGroups * 32);
 }
 
 // The GuC part (after the execlists part, on the render engine): the i915 GuC load sequence with the built firmware,
@@ -142,6 +208,9 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
     for (std::uint32_t d = 0; d < kDwords; d += 9) port.expect32(job.results.phys + 4 * d, pattern(job.engine, d));
     if (gen::engine_info(job.engine).render) port.expect32(job.results.phys + 4 * kDwords, 1234);
     port.expect32(job.results.phys + 4 * kDwords + 8, 0x600DF00D);
+  }
+  for (auto& job : jobs) {
+    if (job.engine == gen::Engine::kRcs) gpgpu_demo(driver, port, *job.ring);
   }
   if (engines.rcs) {
     // Execlists: three logical ring contexts share the render engine; contexts 1 and 2 go in one ELSP pair,

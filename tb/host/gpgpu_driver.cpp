@@ -103,6 +103,11 @@ void GpgpuDriver::dispatch(I915Driver::Ring& ring, const GpgpuKernel& k) {
   w.right_mask = rest == 0 ? 0xFFFFFFFF : (1U << rest) - 1;
 
   driver_.emit(ring, gp::pipeline_select(gp::kPipelineGpgpu));
+  // The L3 partition NEO programs on Gen9: with shared local memory when the kernel has some.
+  if (k.program_l3) {
+    driver_.emit(ring, gen::mi::load_register_imm(
+                           {{gp::kL3Cntlreg, k.slm_bytes > 0 ? gp::kL3CntlregWithSlm : gp::kL3CntlregWithoutSlm}}));
+  }
   // General State Base 0: stateless (BTI 255) addresses are graphics addresses.
   driver_.emit(ring, gp::state_base_address(0, heap.gfx + kSurfaceOffset, heap.gfx + kDynamicOffset,
                                             heap.gfx + kIndirectOffset, heap.gfx + kInstructionOffset));

@@ -25,6 +25,7 @@ struct GpgpuKernel {
   std::uint32_t slm_bytes = 0;
   bool barrier = false;
   std::uint32_t per_thread_scratch = 0;  // MEDIA_VFE_STATE code (1 KiB << n), with a scratch buffer if used
+  bool program_l3 = true;                // LRI L3CNTLREG as NEO does (false leaves it as it is: error tests)
 };
 
 class GpgpuDriver {

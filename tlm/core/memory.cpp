@@ -50,7 +50,12 @@ void SparseStore::write_pages(std::uint64_t offset, const unsigned char* in, std
   while (len) {
     std::uint64_t in_page = offset & (page_size_ - 1);
     std::uint64_t chunk = std::min(len, page_size_ - in_page);
-    std::memcpy(page_for(offset) + in_page, in, chunk);
+    // Zeros written to an untouched page change nothing it reads: keep it unallocated (a runtime that uploads a
+    // large fresh buffer, as NEO does over TBX, costs the host only what is not zero).
+    const bool untouched = !pages_[static_cast<std::size_t>(offset >> page_shift_)];
+    if (!untouched || std::any_of(in, in + chunk, [](unsigned char b) { return b != 0; })) {
+      std::memcpy(page_for(offset) + in_page, in, chunk);
+    }
     in += chunk;
     offset += chunk;
     len -= chunk;
@@ -93,6 +98,10 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
   if ((params_.bytes_per_cycle & (params_.bytes_per_cycle - 1)) == 0) {
     width_shift_ = __builtin_ctz(params_.bytes_per_cycle);
   }
+  // The sparse store's pages: what the memory costs the host (a 520 GiB DRAM of which a program touches a few pages
+  // holds a few pages).
+  stats_.formula("host_bytes", "bytes", "host memory the sparse store holds (pages written so far)",
+                 [this](Picoseconds) { return static_cast<double>(store_.pages_allocated() * store_.page_size()); });
   socket.bind(*this);
 }
 

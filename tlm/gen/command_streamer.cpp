@@ -133,6 +133,11 @@ CommandStreamer::CommandStreamer(sc_core::sc_module_name name, const EngineInfo&
     update_ppgtt_root();
     kick();
   });
+  add("CS_DEBUG_MODE2", er::kCsDebugMode2, Access::kMasked, "debug controls (in the context image); stored, no effect");
+  if (info_.render) {
+    add("CS_CHICKEN1", er::kCsChicken1, Access::kMasked,
+        "preemption granularity (2:1); stored: commands and thread groups run whole in the model");
+  }
   add("BB_PER_CTX_PTR", er::kBbPerCtxPtr, Access::kReadWrite, "per-context batch pointer");
   add("INDIRECT_CTX", er::kIndirectCtx, Access::kReadWrite, "indirect context pointer");
   add("INDIRECT_CTX_OFFSET", er::kIndirectCtxOffset, Access::kReadWrite, "indirect context offset");
@@ -553,6 +558,12 @@ bool CommandStreamer::reg_write(std::uint32_t offset, std::uint32_t value, std::
     }
   }
   return true;
+}
+
+bool CommandStreamer::pause_point() {
+  const std::uint64_t resets = resets_;
+  engine_.time().sync_if_needed();
+  return resets == resets_;
 }
 
 bool CommandStreamer::sync_for_effect() {

@@ -143,6 +143,7 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   unsigned generation() const override { return services_.generation; }
   void cycles(std::uint64_t n) override { engine_.cycles(n); }
   void progress() override { engine_.progress(); }
+  bool pause_point() override;
   std::uint32_t register_cycles() const override { return params_.register_cycles; }
   core::Picoseconds local_time() const override { return engine_.now(); }
   std::uint64_t timestamp_ticks() const override;

@@ -16,6 +16,7 @@ ContextSwitch::ContextSwitch(ContextSwitchEngine& engine, const EngineInfo& info
                              const std::string& reg_prefix, core::StatsGroup stats)
     : engine_(engine),
       info_(info),
+      bar_(bar),
       interrupts_(interrupts),
       restore_cycles_(restore_cycles),
       save_cycles_(save_cycles),
@@ -120,6 +121,13 @@ bool ContextSwitch::restore_context(const ContextDescriptor& desc) {
   engine_.end_batch_spans();
   engine_.drop_batches();
   for (const auto& slot : image_layout_.slots) {
+    // A context image is the hardware's own save format: its restore also loads registers that MMIO cannot write
+    // (NEO's images fill a register list with NOP ID, 0x2094: compute-runtime aub_mem_dump.cpp).
+    core::Register* reg = bar_.find(slot.offset);
+    if (reg && reg->def().access == core::Access::kReadOnly && reg->size_bytes() == 4 && slot.byte_disables == 0) {
+      reg->set(image_[slot.dword]);
+      continue;
+    }
     if (!engine_.reg_write(slot.offset, image_[slot.dword], ~slot.byte_disables & 0xF)) return false;
   }
   // The descriptor's addressing mode selects the PPGTT layout; the PDPs came from the image.

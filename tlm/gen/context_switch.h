@@ -109,6 +109,7 @@ class ContextSwitch {
 
   ContextSwitchEngine& engine_;
   const EngineInfo& info_;
+  core::RegisterBank& bar_;
   GtInterrupts& interrupts_;
   std::uint32_t restore_cycles_;
   std::uint32_t save_cycles_;

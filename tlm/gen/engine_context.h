@@ -49,6 +49,9 @@ class EngineContext {
   virtual void cycles(std::uint64_t n) = 0;
   // A long command finished a unit of its work (a walker its thread groups): progress for the hang watchdog.
   virtual void progress() = 0;
+  // A long command between units of its work lets the rest of the model run once its local time has used up the
+  // quantum (temporal decoupling); false when a reset came first: the command must end (kStopped).
+  virtual bool pause_point() = 0;
   virtual std::uint32_t register_cycles() const = 0;
   virtual core::Picoseconds local_time() const = 0;
   virtual std::uint64_t timestamp_ticks() const = 0;

@@ -1,6 +1,7 @@
 #include "tlm/gen/gen_gpu.h"
 
 #include "hw/gen/engine_regs.h"
+#include "hw/gen/gpgpu_commands.h"
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/guc_regs.h"
 
@@ -65,6 +66,49 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         if (guc_ && (written & (kGdrstFull | kGdrstGuc))) guc_->reset();
         r.set(0);
       });
+  // The GPGPU set-up's GT registers (hw/gen/gpgpu_commands.h). L3CNTLREG's SLM enable is checked by the walker of a
+  // kernel with shared local memory; the thread arbitration policy is kept for the EU timing model (issue 19).
+  regs().add({"L3CNTLREG",
+              gpgpu::kL3Cntlreg,
+              32,
+              0,
+              core::Access::kReadWrite,
+              "L3 partition: bit 0 SLM enable, 7:1 URB, 17:11 RO, 24:18 DC, 31:25 all (Mesa genxml)",
+              {{"SLM_ENABLE", 0, 1, ""}, {"URB", 1, 7, ""}, {"RO", 11, 7, ""}, {"DC", 18, 7, ""}, {"ALL", 25, 7, ""}}});
+  if (params_.generation >= 9) {
+    add_mocs_tables();
+    regs().add({"DEBUG_CONTROL_REG2",
+                gpgpu::kDebugControlReg2,
+                32,
+                0,
+                core::Access::kReadWrite,
+                "EU thread arbitration: 0x100 round robin, 0 age-based (NEO gen9 reg_configs.h)",
+                {}});
+  }
+}
+
+void GenGpu::add_mocs_tables() {
+  // Storage only: cache and L3 attributes change no result of the functional model (their timing belongs to the
+  // memory hierarchy model), but drivers program and read them back (NEO writes the render table at start-up).
+  struct Table {
+    const char* name;
+    std::uint32_t base;
+    std::uint32_t count;
+  };
+  const Table tables[] = {{"GFX_MOCS", kMocsRcs, kMocsEntries},   {"MFX0_MOCS", kMocsVcs0, kMocsEntries},
+                          {"MFX1_MOCS", kMocsVcs1, kMocsEntries}, {"VEBOX_MOCS", kMocsVecs, kMocsEntries},
+                          {"BLT_MOCS", kMocsBcs, kMocsEntries},   {"LNCFCMOCS", kLncfMocs, kLncfMocsRegisters}};
+  for (const Table& t : tables) {
+    for (std::uint32_t i = 0; i < t.count; ++i) {
+      regs().add({std::string(t.name) + std::to_string(i),
+                  t.base + 4 * i,
+                  32,
+                  0,
+                  core::Access::kReadWrite,
+                  "memory object control state (cache attributes); stored, no effect on results",
+                  {}});
+    }
+  }
 }
 
 std::vector<std::string> GenGpu::incidents() const {

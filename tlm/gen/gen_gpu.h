@@ -99,6 +99,8 @@ class GenGpu : public core::RegisterBlock {
   bool forward_access(tlm::tlm_generic_payload& trans, sc_core::sc_time* delay) override;
 
  private:
+  // Gen9: the MOCS tables of every engine and the L3 one (storage).
+  void add_mocs_tables();
   GenGpuParams params_;
   Gtt gtt_;
   core::InterruptLine irq_;

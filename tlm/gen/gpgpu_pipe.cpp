@@ -171,6 +171,17 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   if (slm_code > 7)
     return engine.fail(&cmd, "interface descriptor SLM size " + std::to_string(slm_code) + " is reserved");
   const std::size_t slm_bytes = slm_code == 0 ? 0 : std::size_t{1024} << (slm_code - 1);
+  if (slm_bytes > 0) {
+    // Shared local memory lives in the L3: L3CNTLREG must allocate it (NEO programs its SLM configuration first).
+    std::uint32_t l3 = 0;
+    if (!engine.reg_read(gpgpu::kL3Cntlreg, l3)) return Outcome::kStopped;
+    if ((l3 & gpgpu::kL3CntlregSlmEnable) == 0) {
+      return engine.fail(&cmd, "kernel with " + std::to_string(slm_bytes) +
+                                   " bytes of shared local memory while L3CNTLREG (0x7034) allocates none (SLM Enable, "
+                                   "bit 0, is clear: " +
+                                   core::format_hex(l3) + ")");
+    }
+  }
   if (1 + per_thread_grfs + cross_thread_grfs > eu::ThreadState::kGrfCount) {
     return engine.fail(&cmd, "interface descriptor payload of " +
                                  std::to_string(1 + per_thread_grfs + cross_thread_grfs) +
@@ -221,6 +232,8 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   const std::uint32_t simd_mask = simd == 32 ? ~0U : (1U << simd) - 1;
 
   std::uint64_t instructions = 0;
+  std::uint64_t groups = 0;   // thread groups run so far
+  std::uint64_t charged = 0;  // engine cycles charged so far
   std::vector<eu::ThreadState> threads(threads_per_group);
   ++walkers_.value;
   for (std::uint32_t z = z0; z < z_end; ++z) {
@@ -255,6 +268,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
         slm.assign(slm_bytes, 0);
         const eu::ThreadGroupResult r = group.run(threads, params_.thread_group_instruction_limit);
         instructions += r.instructions;
+        ++groups;
         instructions_.value += r.instructions;
         barriers_.value += r.barriers;
         ++thread_groups_.value;
@@ -265,13 +279,19 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
           return engine.fail(&cmd, "kernel at " + core::format_hex(kernel) + ", thread group (" + std::to_string(x) +
                                        ", " + std::to_string(y) + ", " + std::to_string(z) + "): " + r.error);
         }
+        // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly, and the
+        // thread dispatcher takes an engine cycle per group (so that no walker is free, whatever the
+        // configuration). Charged as the groups end, so that a walker of very many groups lets the rest of the
+        // model run (and stop signals and time limits reach it) between them; a group that ended is progress.
+        const std::uint64_t due =
+            groups + (instructions * params_.instruction_cycles + params_.eu_count - 1) / params_.eu_count;
+        engine.cycles(due - charged);
+        charged = due;
+        engine.progress();
+        if (!engine.pause_point()) return Outcome::kStopped;
       }
     }
   }
-  // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly.
-  engine.cycles((instructions * params_.instruction_cycles + params_.eu_count - 1) / params_.eu_count);
-  // However long the walker took, it ended: no hang (a thread that never ends meets the instruction limit instead).
-  engine.progress();
   return Outcome::kNext;
 }
 

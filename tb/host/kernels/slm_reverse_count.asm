@@ -1,6 +1,7 @@
-// GPGPU dispatch test (test_gpgpu.cpp): work-groups of 32 items as two SIMD16 threads. Each item stores its local ID
-// to shared local memory, the group meets at a barrier, then item i writes SLM[31 - i] to out[group * 32 + i] (BTI 0)
-// and atomically adds 1 to a counter at the 64-bit address in r4.0:uq (A64 untyped atomic ADD, SIMD8 halves).
+// For the GPGPU host driver (the demo's GPGPU step, test_gpgpu): work-groups of 32 items as two SIMD16 threads. Each
+// item stores its local ID to shared local memory, the group meets at a barrier, then item i writes SLM[31 - i] to
+// out[group * 32 + i] (BTI 0) and atomically adds 1 to a counter at the 64-bit address in r4.0:uq (A64 untyped atomic
+// ADD, SIMD8 halves).
 mov (16|M0)     r30.0<1>:ud   r1.0<16;16,1>:uw
 shl (16|M0)     r20.0<1>:ud   r30.0<8;8,1>:ud   2:ud
 mov (16|M0)     r22.0<1>:ud   r30.0<8;8,1>:ud

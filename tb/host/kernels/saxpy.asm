@@ -1,4 +1,5 @@
-// GPGPU dispatch test (test_gpgpu.cpp): c[gid] = s * a[gid] + b[gid], SIMD16, one thread per work-group of 16.
+// saxpy for the GPGPU host driver (the demo's GPGPU step, test_gpgpu): c[gid] = s * a[gid] + b[gid], SIMD16, one
+// thread per work-group of 16 (the multiply and the add round separately: no mad).
 // Payload as IGC lays it out on Gen9: r0 header (r0.1 = group ID X), r1..r3 per-thread local IDs X/Y/Z (16 uw each),
 // r4 cross-thread data (r4.0 = s). Buffers: BTI 0 = a, 1 = b, 2 = c (untyped surface messages, DC1).
 mul (1|M0)      r5.0<1>:ud    r0.1<0;1,0>:ud    16:ud

@@ -1,0 +1,195 @@
+/* OpenCL runtime scenarios (issue 18): what an OpenCL program sees of the model beyond its buffers, for
+ * test_opencl_runtime. Runs on the first OpenCL platform the ICD loader gives (OCL_ICD_VENDORS selects NEO under
+ * `gpuvp exec`). Usage: cl_scenarios SCENARIO [ARG]
+ *   profile ITERATIONS  one kernel of 1024 work items, each ITERATIONS turns of a dependent integer loop, on a
+ *                       profiling queue; prints "profile.start_end_ns: N" (CL_PROFILING_COMMAND_END - _START) and
+ *                       "profile.checksum: X" (the result, checked here)
+ *   forever             a kernel that never ends (it spins on a flag nobody sets); prints "forever: submitted" and
+ *                       waits for it with clFinish, which never returns on a model that cannot finish it
+ *   abandon             submits a long kernel, prints "abandon: submitted" and exits without waiting for it: a client
+ *                       that disconnects while the GPU works
+ *   sparse [MIB]        one buffer of MIB MiB (default: the device's largest allocation); a kernel writes its first
+ *                       and last dwords;
+ *                       prints "sparse.bytes: N", "sparse.first: 0xX" and "sparse.last: 0xX" as read back
+ * Exit status: 0 on success, 1 on a wrong result, 2 on an OpenCL error. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cl_context ctx;
+static cl_device_id dev;
+
+static void check(cl_int err, const char* what) {
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "cl_scenarios: %s failed: %d\n", what, err);
+    exit(2);
+  }
+}
+
+static cl_kernel build(const char* source, const char* name) {
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+  check(err, "clCreateProgramWithSource");
+  check(clBuildProgram(program, 1, &dev, "", NULL, NULL), "clBuildProgram");
+  cl_kernel kernel = clCreateKernel(program, name, &err);
+  check(err, "clCreateKernel");
+  clReleaseProgram(program);
+  return kernel;
+}
+
+static cl_mem buffer(size_t bytes, const void* init) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void*)init, &err);
+  check(err, "clCreateBuffer");
+  return m;
+}
+
+static const char* const kLoop =
+    "__kernel void loop(__global uint* o, uint n) {"
+    "  uint x = get_global_id(0);"
+    "  for (uint i = 0; i < n; ++i) x = x * 1103515245u + 12345u;"
+    "  o[get_global_id(0)] = x; }";
+
+enum { kItems = 1024 };
+
+/* The loop's result for work item `id`, computed here. */
+static uint32_t loop_reference(uint32_t id, uint32_t n) {
+  uint32_t x = id;
+  for (uint32_t i = 0; i < n; ++i) x = x * 1103515245u + 12345u;
+  return x;
+}
+
+static int profile(cl_uint iterations) {
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+  check(err, "clCreateCommandQueue");
+  cl_kernel k = build(kLoop, "loop");
+  cl_mem out = buffer(kItems * 4, NULL);
+  check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof iterations, &iterations), "clSetKernelArg");
+  const size_t global = kItems, local = 64;
+  cl_event event;
+  check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, &event), "clEnqueueNDRangeKernel");
+  check(clFinish(queue), "clFinish");
+  cl_ulong start = 0, end = 0;
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL), "START");
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), "END");
+  static uint32_t result[kItems];
+  check(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof result, result, 0, NULL, NULL), "clEnqueueReadBuffer");
+  uint32_t checksum = 0;
+  int wrong = 0;
+  for (uint32_t i = 0; i < kItems; ++i) {
+    wrong |= result[i] != loop_reference(i, iterations);
+    checksum ^= result[i] + i;
+  }
+  printf("profile.start_end_ns: %llu\n", (unsigned long long)(end - start));
+  printf("profile.checksum: 0x%08x\n", checksum);
+  if (end <= start)
+    fprintf(stderr, "cl_scenarios: profile: END %llu is not after START %llu\n", (unsigned long long)end,
+            (unsigned long long)start);
+  if (wrong) fprintf(stderr, "cl_scenarios: profile: wrong results\n");
+  clReleaseEvent(event);
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseCommandQueue(queue);
+  return wrong || end <= start;
+}
+
+static int forever(void) {
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
+  check(err, "clCreateCommandQueue");
+  /* The flag is read from memory every turn (volatile): the compiler cannot prove the loop ends. */
+  cl_kernel k = build(
+      "__kernel void spin(__global volatile uint* flag, __global uint* o) {"
+      "  uint turns = 0;"
+      "  while (flag[0] == 0) ++turns;"
+      "  o[get_global_id(0)] = turns; }",
+      "spin");
+  const uint32_t zero = 0;
+  cl_mem flag = buffer(4, &zero), out = buffer(64 * 4, NULL);
+  check(clSetKernelArg(k, 0, sizeof flag, &flag), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof out, &out), "clSetKernelArg");
+  const size_t global = 64, local = 64;
+  check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+  check(clFlush(queue), "clFlush");
+  printf("forever: submitted\n");
+  fflush(stdout);
+  err = clFinish(queue);
+  printf("forever: clFinish returned %d\n", err);
+  return err == CL_SUCCESS ? 1 : 0;
+}
+
+static int abandon(void) {
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
+  check(err, "clCreateCommandQueue");
+  cl_kernel k = build(kLoop, "loop");
+  cl_mem out = buffer(kItems * 4, NULL);
+  const cl_uint iterations = 20000;
+  check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof iterations, &iterations), "clSetKernelArg");
+  const size_t global = kItems, local = 64;
+  check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+  check(clFlush(queue), "clFlush");
+  printf("abandon: submitted\n");
+  fflush(stdout);
+  /* Gone without waiting: the runtime's connections close while the GPU still works. */
+  _Exit(0);
+}
+
+static int sparse(size_t mib) {
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
+  check(err, "clCreateCommandQueue");
+  cl_ulong max_alloc = 0;
+  check(clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL), "clGetDeviceInfo");
+  const size_t bytes = mib != 0 && (cl_ulong)mib << 20 <= max_alloc ? mib << 20 : (size_t)max_alloc & ~(size_t)4095;
+  cl_mem big = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  check(err, "clCreateBuffer");
+  cl_kernel k =
+      build("__kernel void ends(__global uint* b, uint last) { b[0] = 0x600DF00Du; b[last] = 0xFEEDFACEu; }", "ends");
+  const cl_uint last = (cl_uint)(bytes / 4 - 1);
+  check(clSetKernelArg(k, 0, sizeof big, &big), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof last, &last), "clSetKernelArg");
+  const size_t global = 1;
+  check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+  uint32_t first_value = 0, last_value = 0;
+  check(clEnqueueReadBuffer(queue, big, CL_TRUE, 0, 4, &first_value, 0, NULL, NULL), "clEnqueueReadBuffer");
+  check(clEnqueueReadBuffer(queue, big, CL_TRUE, bytes - 4, 4, &last_value, 0, NULL, NULL), "clEnqueueReadBuffer");
+  printf("sparse.bytes: %zu\nsparse.first: 0x%08x\nsparse.last: 0x%08x\n", bytes, first_value, last_value);
+  clReleaseMemObject(big);
+  clReleaseKernel(k);
+  clReleaseCommandQueue(queue);
+  return first_value != 0x600DF00Du || last_value != 0xFEEDFACEu;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: cl_scenarios profile ITERATIONS | forever | abandon | sparse [MIB]\n");
+    return 2;
+  }
+  cl_platform_id platform;
+  check(clGetPlatformIDs(1, &platform, NULL), "clGetPlatformIDs");
+  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &dev, NULL), "clGetDeviceIDs");
+  cl_int err;
+  ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  check(err, "clCreateContext");
+  int status = 2;
+  if (strcmp(argv[1], "profile") == 0 && argc == 3) {
+    status = profile((cl_uint)strtoul(argv[2], NULL, 0));
+  } else if (strcmp(argv[1], "forever") == 0) {
+    status = forever();
+  } else if (strcmp(argv[1], "abandon") == 0) {
+    status = abandon();
+  } else if (strcmp(argv[1], "sparse") == 0) {
+    status = sparse(argc == 3 ? (size_t)strtoul(argv[2], NULL, 0) : 0);
+  } else {
+    fprintf(stderr, "cl_scenarios: unknown scenario '%s'\n", argv[1]);
+  }
+  clReleaseContext(ctx);
+  return status;
+}

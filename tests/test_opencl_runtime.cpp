@@ -1,0 +1,137 @@
+// What an OpenCL program sees of the model beyond its buffers, through Intel's real runtime (NEO over TBX under
+// `gpuvp exec`) running the project's tests/opencl/cl_scenarios.c: profiling events report simulated time, a kernel
+// that never ends is stopped by the model (which stays up) and the waiting program is ended with a diagnostic, and a
+// program that leaves while its kernel runs ends the session cleanly.
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_gpuvp.h"
+
+namespace {
+
+using gpuvp::test::run_gpuvp_split;
+using gpuvp::test::SplitResult;
+
+std::string scenario(const std::string& args) {
+  return std::string("env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD " " GPUVP_CL_SCENARIOS " ") + args;
+}
+
+// The number after "KEY: " in the program's output; -1 when absent.
+long long printed(const std::string& out, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(key + ": ([0-9]+)"))) return -1;
+  return std::stoll(m[1]);
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+std::string temp_path(const std::string& name) { return gpuvp::test::write_temp_file(name, ""); }
+
+}  // namespace
+
+// NEO takes a kernel's profiling START and END from the timestamps the GPU writes around its walker (PIPE_CONTROL
+// timestamp post-syncs of the CS TIMESTAMP, 12 MHz on Gen9): under the model they are simulated time. The interval is
+// whole 83.3 ns ticks, lies inside the render engine's busy time and takes most of it (the rest is NEO's state
+// commands and flushes), and two kernels that differ only in their loop's length differ by the time the model gives
+// the extra EU instructions: instructions x gen.gpgpu.instruction_cycles / gen.gpgpu.eu_count engine cycles
+// (docs/gen-gpgpu.md), to within a tick at each end.
+TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
+  struct Run {
+    long long ns;
+    double busy_ns;
+    double instructions;
+    double ns_per_instruction;
+  };
+  const auto profile = [](const std::string& iterations) {
+    const std::string stats = temp_path("profile" + iterations + ".json");
+    const SplitResult r = run_gpuvp_split("exec --stats " + stats + " -- " + scenario("profile " + iterations));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    const nlohmann::json json = read_json(stats);
+    Run run{printed(r.out, "profile.start_end_ns"), 0, 0, 0};
+    if (json.is_discarded()) return run;
+    const auto& rcs = json["stats"]["gpuvp"]["gen"]["rcs"];
+    run.busy_ns = rcs["busy"]["busy_ps"].get<double>() / 1000.0;
+    run.instructions = rcs["gpgpu"]["eu_instructions"].get<double>();
+    const auto& gen = json["config"]["gen"];
+    run.ns_per_instruction = gen["gpgpu"]["instruction_cycles"].get<double>() / gen["gpgpu"]["eu_count"].get<double>() *
+                             1e9 / gen["clock_hz"].get<double>();
+    return run;
+  };
+  const Run shorter = profile("200"), longer = profile("1600");
+  for (const Run& run : {shorter, longer}) {
+    ASSERT_GT(run.ns, 0);
+    EXPECT_LE(static_cast<double>(run.ns), run.busy_ns + 84);
+    EXPECT_GE(static_cast<double>(run.ns), 0.8 * run.busy_ns);
+    // Whole ticks of the 12 MHz timestamp (NEO converts at its 83.333 ns resolution and truncates).
+    const double ticks = static_cast<double>(run.ns) * 12.0 / 1000.0;
+    EXPECT_NEAR(ticks, std::round(ticks), 0.02) << run.ns;
+  }
+  ASSERT_GT(longer.instructions, 7 * shorter.instructions);
+  const double expected = (longer.instructions - shorter.instructions) * shorter.ns_per_instruction;
+  EXPECT_NEAR(static_cast<double>(longer.ns - shorter.ns), expected, 2 * 83.34)
+      << shorter.ns << " ns, " << longer.ns << " ns";
+}
+
+// A kernel that never ends: the EU stops the thread group at gen.gpgpu.thread_group_instruction_limit and the render
+// engine stops with the error; NEO, which no kernel driver tells of a hang in TBX mode, would poll its tag for ever,
+// so the TBX server ends the session once the stopped GPU has stayed idle for host.tbx_stall_timeout_ns: the program
+// is ended, the summary names the error, gpuvp exits 1.
+TEST(OpenClRuntime, AKernelThatNeverEndsIsStoppedAndTheWaitingProgramIsEnded) {
+  const SplitResult r = run_gpuvp_split(
+      "exec --set gen.gpgpu.thread_group_instruction_limit=200000 --set host.tbx_stall_timeout_ns=2000000 -- " +
+      scenario("forever"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("forever: submitted"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("clFinish returned"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("a kernel that never ends"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gpuvp: tbx: the GPU stopped on an error or hang (rcs: see the incidents) and has been idle "
+                       "for 2000 us while the client still reads"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("outcome:        FAILED: tbx: the GPU stopped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with status 143"), std::string::npos) << r.err;  // ended with SIGTERM
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+// A program that exits while its kernel runs: its connections close mid-kernel, the GPU finishes the work it was
+// given (the statistics cover the whole kernel), the model reports no error and gpuvp exits with the program's status.
+TEST(OpenClRuntime, AProgramThatLeavesWhileItsKernelRunsEndsTheSessionCleanly) {
+  const std::string stats = temp_path("abandon.json");
+  const SplitResult r = run_gpuvp_split("exec --stats " + stats + " -- " + scenario("abandon"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("abandon: submitted"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("outcome:        completed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reports:        0 errors"), std::string::npos) << r.err;
+  const nlohmann::json json = read_json(stats);
+  ASSERT_FALSE(json.is_discarded());
+  const auto& gpgpu = json["stats"]["gpuvp"]["gen"]["rcs"]["gpgpu"];
+  EXPECT_EQ(gpgpu["walkers"], 1);
+  EXPECT_EQ(gpgpu["thread_groups"], 16);  // 1024 items in groups of 64: the whole kernel ran
+  EXPECT_GT(json["stats"]["tbx"]["drain_ps"].get<double>(), 0.0);
+}
+
+// Device memory is sparse on the host: a 64 MiB buffer of which a kernel writes two dwords, 64 MiB apart, costs the
+// model's DRAM a few pages (NEO's own writes of the buffer are zeros, which allocate nothing), in a DRAM of 520 GiB.
+TEST(OpenClRuntime, ABigBufferCostsTheHostOnlyThePagesWritten) {
+  const std::string stats = temp_path("sparse.json");
+  const SplitResult r = run_gpuvp_split("exec --stats " + stats + " -- " + scenario("sparse 64"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(printed(r.out, "sparse.bytes"), 64 << 20) << r.out;
+  EXPECT_NE(r.out.find("sparse.first: 0x600df00d"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sparse.last: 0xfeedface"), std::string::npos) << r.out;
+  const nlohmann::json json = read_json(stats);
+  ASSERT_FALSE(json.is_discarded());
+  const double host_bytes = json["stats"]["gpuvp"]["dram"]["host_bytes"].get<double>();
+  EXPECT_GT(host_bytes, 0.0);
+  EXPECT_LT(host_bytes, 8.0 * (1 << 20)) << "the buffer's untouched pages cost host memory";
+}
