@@ -105,6 +105,8 @@ std::string address_space_name(std::uint32_t space) {
 
 std::string sub_opcode_name(std::uint32_t opcode, std::uint32_t sub_opcode) {
   if (opcode == kOpcodeLegacy && sub_opcode == kSubOpContextCreate) return "PPGTT context create";
+  if (opcode == kOpcodeLegacy && sub_opcode == kSubOpBinaryDump) return "binary dump";
+  if (opcode == kOpcodeLegacy && sub_opcode == kSubOpBitmapDump) return "bitmap dump";
   if (opcode != kOpcodeMemtrace) return "opcode " + hex(opcode) + " sub-opcode " + hex(sub_opcode);
   switch (static_cast<SubOp>(sub_opcode)) {
     case SubOp::kRegisterCompare:
@@ -214,6 +216,19 @@ void AubReader::decode(Record& r) const {
     r.data.assign(b.begin() + static_cast<std::ptrdiff_t>(first_dword * 4),
                   b.begin() + static_cast<std::ptrdiff_t>(first_dword * 4 + size));
   };
+  if (r.opcode == kOpcodeLegacy && r.sub_opcode == kSubOpBinaryDump) {
+    // AubCaptureBinaryDumpHD (aub_header.h): base (u64), width, height, pitch (u64 each), {surface type 3:0, GTT type
+    // 5:4}, directory handle, two reserved dwords, output file name (4 bytes); NEO aub_alloc_dump.inl
+    // dumpBufferInBinFormat writes it with height 1 and GTT type 1.
+    need(14);
+    r.kind = Record::Kind::kBinaryDump;
+    r.address = qword_at(b, 1);
+    r.dump_width = qword_at(b, 3);
+    r.dump_height = qword_at(b, 5);
+    r.dump_pitch = qword_at(b, 7);
+    r.dump_gtt = dword_at(b, 9) >> 4 & 3;
+    return;
+  }
   if (r.opcode == kOpcodeLegacy) {
     if (r.sub_opcode != kSubOpContextCreate) return;  // framed, not decoded
     need(11);                                         // header, handle, flags, four 64-bit root pointers
@@ -383,6 +398,18 @@ std::vector<std::uint8_t> encode_memory_compare(std::uint64_t address, std::uint
   put_dword(b, static_cast<std::uint32_t>(data.size()));
   put_data(b, data);
   set_count(b);
+  return b;
+}
+
+std::vector<std::uint8_t> encode_binary_dump(std::uint64_t address, std::uint64_t size, std::uint32_t gtt) {
+  std::vector<std::uint8_t> b;
+  put_dword(b, make_header(kOpcodeLegacy, kSubOpBinaryDump, 12));  // 14 dwords, count = dwords - 2
+  for (std::uint64_t v : {address, size, std::uint64_t{1}, size}) {
+    put_dword(b, static_cast<std::uint32_t>(v));
+    put_dword(b, static_cast<std::uint32_t>(v >> 32));
+  }
+  put_dword(b, (gtt & 3) << 4);
+  for (int i = 0; i < 4; ++i) put_dword(b, 0);  // directory handle, reserved, file name
   return b;
 }
 

@@ -46,6 +46,8 @@ enum class SubOp : std::uint32_t {
   kDumpCompress = 0x10,
 };
 constexpr std::uint32_t kSubOpContextCreate = 0x14;  // opcode 1
+constexpr std::uint32_t kSubOpBinaryDump = 0x15;     // opcode 1: AubCaptureBinaryDumpHD
+constexpr std::uint32_t kSubOpBitmapDump = 0x44;     // opcode 1: AubCmdDumpBmpHd
 
 // Address spaces of memory records (CmdServicesMemTraceMemoryWrite::AddressSpaceValues).
 enum class AddressSpace : std::uint32_t {
@@ -80,6 +82,7 @@ struct Record {
     kMemoryPoll,       // address, address_space, size (1, 2, 4, 8), mask, value, not_equal, timeout_ignore
     kMemoryCompare,    // address, address_space, data, compare_not_equal, no_read_expect
     kContextCreate,    // opcode 1: a PPGTT context's handle and root (the model reads the root from the context)
+    kBinaryDump,       // opcode 1: dump address, size (width x height, pitch) and GTT (NEO AUBDumpBufferFormat=BIN)
     kOther,            // framed but not decoded (sub_opcode/opcode say which); replay skips it
   };
   Kind kind = Kind::kOther;
@@ -111,6 +114,12 @@ struct Record {
   std::uint32_t stepping = 0;
   // Comment text, or the version record's command line.
   std::string text;
+
+  // Binary dump: a request to the simulator to write memory to a file at this point of the trace.
+  std::uint64_t dump_width = 0;  // bytes per row
+  std::uint64_t dump_height = 0;
+  std::uint64_t dump_pitch = 0;
+  std::uint32_t dump_gtt = 0;  // GttType: 1 PPGTT (NEO's buffers), 0 GGTT
 
   // Context create.
   std::uint32_t context_handle = 0;
@@ -160,6 +169,7 @@ std::vector<std::uint8_t> encode_memory_write(std::uint64_t address, std::uint32
                                               const std::vector<std::uint8_t>& data);
 std::vector<std::uint8_t> encode_memory_compare(std::uint64_t address, std::uint32_t address_space,
                                                 const std::vector<std::uint8_t>& data, bool not_equal);
+std::vector<std::uint8_t> encode_binary_dump(std::uint64_t address, std::uint64_t size, std::uint32_t gtt);
 std::vector<std::uint8_t> encode_memory_poll(std::uint64_t address, std::uint32_t address_space,
                                              std::uint32_t size_bytes, std::uint64_t mask, std::uint64_t value,
                                              bool not_equal);

@@ -119,6 +119,7 @@ AubReplay::AubReplay(sc_core::sc_module_name name, Platform& platform, const std
       compares_(stats_.counter("compares", "records", "register and memory compares")),
       compares_failed_(stats_.counter("compares_failed", "records", "compares that found other values")),
       skipped_(stats_.counter("skipped", "records", "records replay does not act on (reported)")),
+      dumps_(stats_.counter("dumps", "records", "binary dump records (written with --aub-dump-dir)")),
       wait_ps_(stats_.counter("wait_ps", "ps", "simulated time spent in polls and waiting for the GPU at the end")) {
   if (!file_) throw std::runtime_error("cannot open AUB file '" + path + "'");
   SC_HAS_PROCESS(AubReplay);
@@ -138,7 +139,7 @@ std::string AubReplay::count() const {
 void AubReplay::run() {
   aub::Record r;
   try {
-    while (stop_signal() == 0 && reader_.next(r)) {
+    while (stop_signal() == 0 && failure_.empty() && reader_.next(r)) {
       ++records_;
       replay(r);
     }
@@ -192,6 +193,9 @@ void AubReplay::replay(const aub::Record& r) {
       return;
     case Kind::kContextCreate:
       // The model takes a context's page-table root from its context image (PDP0 in the LRC), as hardware does.
+      return;
+    case Kind::kBinaryDump:
+      binary_dump(r);
       return;
     case Kind::kOther:
       skip(r, "not replayed (" + std::to_string(r.length) + " bytes skipped)");
@@ -504,28 +508,66 @@ void AubReplay::memory_compare(const aub::Record& r) {
                                        hex(*mismatch.second));
 }
 
-std::string AubReplay::write_dump(const AubDump& dump) {
-  std::ofstream out(dump.file, std::ios::binary);
-  if (!out) return "--aub-dump '" + dump.spec + "': cannot write '" + dump.file + "'";
-  const std::uint32_t space =
-      dump.space == AubDump::Space::kPhysical ? static_cast<std::uint32_t>(aub::AddressSpace::kPhysical)
-      : dump.space == AubDump::Space::kGgtt   ? static_cast<std::uint32_t>(aub::AddressSpace::kGttGfx)
-                                              : static_cast<std::uint32_t>(aub::AddressSpace::kPpgttGfx);
-  std::vector<std::uint8_t> chunk(static_cast<std::size_t>(std::min(dump.size, kChunkBytes)));
-  for (std::uint64_t done = 0; done < dump.size;) {
-    const std::uint64_t n = std::min(dump.size - done, kChunkBytes);
+std::string AubReplay::dump_memory(std::uint32_t space, std::uint64_t address, std::uint64_t size,
+                                   const std::string& file, bool& unmapped) {
+  unmapped = false;
+  std::ofstream out(file, std::ios::binary);
+  if (!out) return "cannot write '" + file + "'";
+  std::vector<std::uint8_t> chunk(static_cast<std::size_t>(std::min(size, kChunkBytes)));
+  for (std::uint64_t done = 0; done < size;) {
+    const std::uint64_t n = std::min(size - done, kChunkBytes);
     std::string why;
-    if (!access_memory(space, dump.address + done, chunk.data(), n, false, why)) {
-      return "--aub-dump '" + dump.spec + "': " + why;
+    if (!access_memory(space, address + done, chunk.data(), n, false, why)) {
+      unmapped = true;
+      return why;
     }
     if (!out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(n))) {
-      return "--aub-dump '" + dump.spec + "': cannot write '" + dump.file + "'";
+      return "cannot write '" + file + "'";
     }
     done += n;
   }
   out.flush();
-  if (!out) return "--aub-dump '" + dump.spec + "': cannot write '" + dump.file + "'";
+  if (!out) return "cannot write '" + file + "'";
   return {};
+}
+
+std::string AubReplay::write_dump(const AubDump& dump) {
+  const std::uint32_t space =
+      dump.space == AubDump::Space::kPhysical ? static_cast<std::uint32_t>(aub::AddressSpace::kPhysical)
+      : dump.space == AubDump::Space::kGgtt   ? static_cast<std::uint32_t>(aub::AddressSpace::kGttGfx)
+                                              : static_cast<std::uint32_t>(aub::AddressSpace::kPpgttGfx);
+  bool unmapped = false;
+  const std::string error = dump_memory(space, dump.address, dump.size, dump.file, unmapped);
+  return error.empty() ? error : "--aub-dump '" + dump.spec + "': " + error;
+}
+
+void AubReplay::binary_dump(const aub::Record& r) {
+  ++dumps_;
+  if (dump_directory_.empty()) return;
+  // A buffer is one row (NEO: height 1, pitch = width); an image's rows are pitch apart.
+  const std::uint64_t rows = r.dump_height;
+  const std::uint64_t size = rows == 0 ? 0 : (rows - 1) * r.dump_pitch + r.dump_width;
+  constexpr std::uint64_t kMaxDump = 4ULL << 30;
+  if (rows != 0 && (r.dump_pitch > kMaxDump || rows > kMaxDump || size > kMaxDump || r.dump_width > r.dump_pitch)) {
+    core::report_guest_error(name(), record_name(r) + ": width " + hex(r.dump_width) + ", height " + hex(rows) +
+                                         ", pitch " + hex(r.dump_pitch) + ": not a dump of at most 4 GiB; ignored");
+    return;
+  }
+  platform_.host().sync();
+  const std::string file =
+      dump_directory_ + "/aub-dump-" + std::to_string(dumps_.value) + "-" + hex(r.address) + ".bin";
+  bool unmapped = false;
+  // Rows are contiguous for a buffer; the rare image dump with a larger pitch keeps the gaps (the file is pitch x
+  // rows).
+  const std::string error = dump_memory(
+      static_cast<std::uint32_t>(r.dump_gtt == 1 ? aub::AddressSpace::kPpgttGfx : aub::AddressSpace::kGttGfx),
+      r.address, size, file, unmapped);
+  if (error.empty()) return;
+  if (unmapped) {
+    core::report_guest_error(name(), record_name(r) + ": " + error);
+  } else if (failure_.empty()) {
+    failure_ = "--aub-dump-dir: " + error;
+  }
 }
 
 }  // namespace gpuvp::platform

@@ -59,6 +59,9 @@ class AubReplay : public sc_core::sc_module {
 
   // After the run: writes each dump's memory to its file. Returns an empty string, or a one-line error.
   std::string write_dump(const AubDump& dump);
+  // Binary dump records (NEO AUBDumpBufferFormat=BIN) write their memory to DIR/aub-dump-N-ADDRESS.bin, N counting
+  // from 1 in trace order; without a directory they are only counted.
+  void set_dump_directory(const std::string& directory) { dump_directory_ = directory; }
 
  private:
   void run();
@@ -69,7 +72,12 @@ class AubReplay : public sc_core::sc_module {
   void memory_write(const aub::Record& r);
   void memory_poll(const aub::Record& r);
   void memory_compare(const aub::Record& r);
+  void binary_dump(const aub::Record& r);
   void skip(const aub::Record& r, const std::string& why);
+  // Writes size bytes of an address space to file; an empty string or a one-line reason (`unmapped` says whether the
+  // reason is the guest's: memory that does not translate).
+  std::string dump_memory(std::uint32_t space, std::uint64_t address, std::uint64_t size, const std::string& file,
+                          bool& unmapped);
 
   // Runs the model in host.poll_interval_ns steps until done() returns true or no engine is busy (after at least one
   // step, so that work just submitted starts). Returns done()'s last answer.
@@ -101,6 +109,7 @@ class AubReplay : public sc_core::sc_module {
   ElspPort elsp_[gen::kEngineCount];
   std::uint64_t last_descriptor_ = 0;  // the last context submitted (element 0); 0 = none yet
   core::Picoseconds poll_interval_;
+  std::string dump_directory_;
 
   core::StatsGroup stats_;
   core::Counter& records_;
@@ -114,6 +123,7 @@ class AubReplay : public sc_core::sc_module {
   core::Counter& compares_;
   core::Counter& compares_failed_;
   core::Counter& skipped_;
+  core::Counter& dumps_;
   core::Counter& wait_ps_;
 };
 

@@ -86,6 +86,8 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--aub-dump", run.aub_dumps,
                       "after an AUB replay write memory to FILE: [phys:|ggtt:]ADDRESS:SIZE:FILE (ADDRESS without a "
                       "prefix: a GPU virtual address of the trace's context)");
+  run_cmd->add_option("--aub-dump-dir", run.aub_dump_dir,
+                      "directory for the AUB's own dump records (NEO AUBDumpBufferFormat=BIN): aub-dump-N-ADDRESS.bin");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
   exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
 

@@ -241,7 +241,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       1) {
     throw std::runtime_error("--script, --qtest, --tbx and --aub cannot be used together");
   }
-  if (!options.aub_dumps.empty() && options.aub.empty()) throw std::runtime_error("--aub-dump needs --aub FILE");
+  if ((!options.aub_dumps.empty() || !options.aub_dump_dir.empty()) && options.aub.empty()) {
+    throw std::runtime_error(std::string(options.aub_dumps.empty() ? "--aub-dump-dir" : "--aub-dump") +
+                             " needs --aub FILE");
+  }
+  if (!options.aub_dump_dir.empty() && !std::filesystem::is_directory(options.aub_dump_dir)) {
+    throw std::runtime_error("--aub-dump-dir '" + options.aub_dump_dir + "' is not a directory");
+  }
   const bool stats_to_stdout = options.stats_file == "-";
   if (stats_to_stdout && exec) {
     throw std::runtime_error("--stats - and the program both write to stdout: give --stats a file name");
@@ -296,6 +302,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   Workload runner;
   if (!options.aub.empty()) {
     runner.aub = std::make_unique<AubReplay>("aub", platform, options.aub);
+    runner.aub->set_dump_directory(options.aub_dump_dir);
   } else if (channel) {
     runner.script = std::make_unique<ScriptRunner>("host_cpu", platform, std::move(channel), base_dir);
   } else {

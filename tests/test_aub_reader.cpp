@@ -176,6 +176,25 @@ TEST(AubReader, ContextCreateUsesTheCommandLengthConvention) {
   EXPECT_EQ(records[1].text, "after");
 }
 
+TEST(AubReader, BinaryDumpRequest) {
+  // AubCaptureBinaryDumpHD (aub_header.h), as NEO writes it with AUBDumpBufferFormat=BIN (aub_alloc_dump.inl
+  // dumpBufferInBinFormat): type 7, opcode 1, sub-opcode 0x15, DwordLength 12 (14 dwords); base, width, height 1,
+  // pitch (u64 each); GTT type 1 (PPGTT) in bits 5:4; handle, two reserved dwords, file name.
+  const Bytes expected = dwords(
+      {7u << 29 | 1u << 23 | 0x15u << 16 | 12, 0x97EA0000, 0x5638, 0x10000, 0, 1, 0, 0x10000, 0, 0x10, 0, 0, 0, 0});
+  EXPECT_EQ(aub::encode_binary_dump(0x563897EA0000, 0x10000, 1), expected);
+  const auto records = read_all(concat({expected, aub::encode_comment("after")}));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].kind, Record::Kind::kBinaryDump);
+  EXPECT_EQ(records[0].address, 0x563897EA0000u);
+  EXPECT_EQ(records[0].dump_width, 0x10000u);
+  EXPECT_EQ(records[0].dump_height, 1u);
+  EXPECT_EQ(records[0].dump_pitch, 0x10000u);
+  EXPECT_EQ(records[0].dump_gtt, 1u);
+  EXPECT_EQ(records[0].length, 56u);
+  EXPECT_EQ(records[1].offset, 56u);
+}
+
 TEST(AubReader, UnknownSubOpcodeIsFramedAndKept) {
   // Sub-opcode 0x7F is no record NEO knows: framed by its count and returned as kOther for replay to skip.
   const Bytes unknown = dwords({header(0x7F, 2), 0xDEAD, 0xBEEF});

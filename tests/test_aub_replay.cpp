@@ -85,6 +85,27 @@ TEST(AubReplay, GgttEntryThenGgttDump) {
   EXPECT_EQ(doc["stats"]["aub"]["records"], 3);
 }
 
+TEST(AubReplay, BinaryDumpRecordWritesIntoTheDumpDirectory) {
+  // GGTT page 0x3000 -> physical 0x50000; the trace writes 4 bytes, asks for a dump of them (GTT type 0: GGTT), then
+  // overwrites them: the dump holds the values at the record's point in the trace.
+  const std::uint64_t entry = 0x50000 | 1;
+  Bytes entry_bytes(8);
+  std::memcpy(entry_bytes.data(), &entry, 8);
+  const std::string dir = temp_path("dumpdir");
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir " + dir).c_str()), 0);
+  write_file(temp_path("bin.aub"), concat({aub::encode_memory_write(24, 4, 0, entry_bytes),
+                                           aub::encode_memory_write(0x50020, kPhysical, 0, Bytes{1, 2, 3, 4}),
+                                           aub::encode_binary_dump(0x3020, 4, 0),
+                                           aub::encode_memory_write(0x50020, kPhysical, 0, Bytes{0, 0, 0, 0})}));
+  const auto r = gpuvp::test::run_gpuvp_split("run --aub " + temp_path("bin.aub") + " --aub-dump-dir " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir + "/aub-dump-1-0x3020.bin"), (Bytes{1, 2, 3, 4}));
+  // Without the directory the record is only counted.
+  const auto quiet = gpuvp::test::run_gpuvp_split("run --aub " + temp_path("bin.aub") + " --stats -");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(nlohmann::json::parse(quiet.out)["stats"]["aub"]["dumps"], 1);
+}
+
 TEST(AubReplay, MemoryCompareMismatchIsAGuestError) {
   write_file(temp_path("cmp.aub"), concat({aub::encode_memory_write(0x20000, kPhysical, 0, Bytes{1, 2, 3, 4}),
                                            aub::encode_memory_compare(0x20000, kPhysical, Bytes{1, 2, 3, 4}, false),
@@ -164,6 +185,8 @@ TEST(AubReplayErrors, BadDumpSpecs) {
   expect_one_line_error("run --aub " + temp_path("ok.aub") + " --aub-dump 0x1000:lots:x.bin",
                         "size 'lots' is not a number");
   expect_one_line_error("run --aub-dump phys:0:4:x.bin", "--aub-dump needs --aub FILE");
+  expect_one_line_error("run --aub " + temp_path("ok.aub") + " --aub-dump-dir " + temp_path("ok.aub"),
+                        "--aub-dump-dir '" + temp_path("ok.aub") + "' is not a directory");
   // No context was submitted: a GPU virtual address has no PPGTT to go through (found after the run: --quiet drops
   // the summary).
   expect_one_line_error("run --quiet --aub " + temp_path("ok.aub") + " --aub-dump 0x1000:4:" + temp_path("x.bin"),
@@ -286,6 +309,37 @@ TEST(AubReplayNeo, SaxpyTraceReplaysToTheKernelsResult) {
     return doc["sim_time_ps"].dump() + doc["stats"].dump();
   };
   EXPECT_EQ(stats_of(dir + "/stats1.json"), stats_of(dir + "/stats2.json"));
+}
+
+TEST(AubReplayNeo, NeosOwnDumpOfTheReadBackBufferHoldsTheResult) {
+  // With AUBDumpBufferFormat=BIN and AUBDumpAllocsOnEnqueueReadOnly=1 (debug_variables_base.inl) NEO follows the
+  // completion poll with a binary dump record of the buffer clEnqueueReadBuffer reads: saxpy's y. The replay writes it
+  // to the dump directory, where it must hold y = 3x + y.
+  const std::string dir = temp_path("neo_saxpy_bin");
+  ASSERT_EQ(run_shell("rm -rf " + dir + " && mkdir -p " + dir + "/dumps").status, 0);
+  const Output capture =
+      run_shell("cd " + dir +
+                " && env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD
+                " NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=skl "
+                "HardwareInfoOverride=1x3x8 AUBDumpBufferFormat=BIN AUBDumpAllocsOnEnqueueReadOnly=1 "
+                " " GPUVP_CL_CORPUS " saxpy 2>&1");
+  const std::string trace = dir + "/skl_1x3x8_0_ocl.aub";
+  if (read_file(trace).empty()) GTEST_SKIP() << "NEO wrote no AUB file: " << capture.out.substr(0, 400);
+  std::vector<float> result(kSaxpyN);
+  for (int i = 0; i < kSaxpyN; ++i)
+    result[i] = 3.0f * (static_cast<float>(i) * 0.25f) + (1000.0f - static_cast<float>(i));
+  const Bytes expected = floats_as_bytes(result);
+
+  const auto replay = gpuvp::test::run_gpuvp_split("run --aub " + trace + " --aub-dump-dir " + dir + "/dumps");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const Output listing = run_shell("ls " + dir + "/dumps");
+  ASSERT_EQ(count_lines(listing.out), 1) << listing.out;  // one read-back, one dump
+  const std::string name = listing.out.substr(0, listing.out.size() - 1);
+  EXPECT_EQ(name.rfind("aub-dump-1-0x", 0), 0u) << name;
+  Bytes dumped = read_file(dir + "/dumps/" + name);
+  ASSERT_GE(dumped.size(), expected.size());  // the whole allocation (NEO rounds buffers up to 64 KiB)
+  dumped.resize(expected.size());
+  EXPECT_EQ(dumped, expected);
 }
 
 }  // namespace
