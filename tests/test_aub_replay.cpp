@@ -342,4 +342,55 @@ TEST(AubReplayNeo, NeosOwnDumpOfTheReadBackBufferHoldsTheResult) {
   EXPECT_EQ(dumped, expected);
 }
 
+// More corpus cases (several kernels, buffers and read-backs, local memory, atomics, doubles, private memory): every
+// buffer the case prints under `gpuvp exec` (the live TBX run) is the prefix of the replay's dump of it. cl_corpus
+// reads its buffers back in the order it prints them, so the N-th dump is the N-th printed line.
+class AubReplayCorpus : public testing::TestWithParam<std::string> {};
+
+TEST_P(AubReplayCorpus, DumpsMatchTheLiveRun) {
+  const std::string name = GetParam();
+  const std::string dir = temp_path("corpus_" + name);
+  ASSERT_EQ(run_shell("rm -rf " + dir + " && mkdir -p " + dir + "/dumps").status, 0);
+  run_shell("cd " + dir +
+            " && env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD
+            " NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=skl HardwareInfoOverride=1x3x8 "
+            "AUBDumpBufferFormat=BIN AUBDumpAllocsOnEnqueueReadOnly=1 " GPUVP_CL_CORPUS " " +
+            name + " >/dev/null 2>&1");
+  const std::string trace = dir + "/skl_1x3x8_0_ocl.aub";
+  if (read_file(trace).empty()) GTEST_SKIP() << "NEO wrote no AUB file";
+  const auto replay = gpuvp::test::run_gpuvp_split("run --aub " + trace + " --aub-dump-dir " + dir + "/dumps");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_NE(replay.out.find("outcome:        completed\n"), std::string::npos) << replay.out;
+  const auto live = gpuvp::test::run_gpuvp_split(
+      "exec --quiet --set sim.time_limit_ns=2000000000 -- env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD " " GPUVP_CL_CORPUS
+      " " +
+      name);
+  ASSERT_EQ(live.exit_code, 0) << live.err;
+  std::istringstream lines(live.out);
+  int buffers = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const auto c1 = line.find(':'), c2 = line.find(':', c1 + 1), c3 = line.find(':', c2 + 1);
+    if (c3 == std::string::npos) continue;
+    ++buffers;
+    Bytes printed;
+    for (std::size_t i = c3 + 1; i + 1 < line.size(); i += 2) {
+      printed.push_back(static_cast<std::uint8_t>(std::stoul(line.substr(i, 2), nullptr, 16)));
+    }
+    const Output found = run_shell("ls " + dir + "/dumps/aub-dump-" + std::to_string(buffers) + "-*.bin");
+    ASSERT_EQ(count_lines(found.out), 1) << line.substr(0, c1) << ": no dump " << buffers;
+    Bytes dumped = read_file(found.out.substr(0, found.out.size() - 1));
+    ASSERT_GE(dumped.size(), printed.size()) << line.substr(0, c1);
+    dumped.resize(printed.size());
+    EXPECT_EQ(dumped, printed) << line.substr(0, c1);
+  }
+  EXPECT_GT(buffers, 0) << live.out;
+  // No dump beyond the printed buffers.
+  EXPECT_EQ(count_lines(run_shell("ls " + dir + "/dumps").out), buffers);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, AubReplayCorpus,
+                         testing::Values("integer", "two_kernels", "reduce", "global_atomics", "matmul_tiled",
+                                         "double"),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
 }  // namespace
