@@ -435,8 +435,9 @@ void AubReplay::memory_write(const aub::Record& r) {
       core::report_guest_error(name(), access + ": this platform has no Gen GPU; dropped");
       return;
     }
-    if (r.address % 8 != 0 || r.data.size() % 8 != 0 ||
-        r.address + r.data.size() > gen.gpu.gtt.ggtt_size / kPage * gen::kGgttPteBytes) {
+    const std::uint64_t table_bytes = gen.gpu.gtt.ggtt_size / kPage * gen::kGgttPteBytes;
+    if (r.address % 8 != 0 || r.data.size() % 8 != 0 || r.address > table_bytes ||
+        r.data.size() > table_bytes - r.address) {
       core::report_guest_error(name(), access + ": not whole entries of the GGTT (gen.gtt.ggtt_size " +
                                            hex(gen.gpu.gtt.ggtt_size) + "); dropped");
       return;
