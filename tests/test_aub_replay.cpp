@@ -106,6 +106,34 @@ TEST(AubReplay, BinaryDumpRecordWritesIntoTheDumpDirectory) {
   EXPECT_EQ(nlohmann::json::parse(quiet.out)["stats"]["aub"]["dumps"], 1);
 }
 
+TEST(AubReplay, RegistersAndPolls) {
+  // HWS_PGA (0x2080, the render engine's status page address) is a plain read/write register: written, compared
+  // (equal, then different: one guest error), polled for a value it holds (satisfied) and for one it does not
+  // (unsatisfied when the idle GPU has nothing to do); a memory poll for a value written earlier is satisfied.
+  write_file(
+      temp_path("regs.aub"),
+      concat({aub::encode_register_write(0x2080, 0x1000), aub::encode_register_compare(0x2080, 0x1000),
+              aub::encode_register_compare(0x2080, 0x2000), aub::encode_register_poll(0x2080, ~0u, 0x1000, false),
+              aub::encode_register_poll(0x2080, ~0u, 0x1000, true),
+              aub::encode_memory_write(0x40000, kPhysical, 0, Bytes{0x78, 0x56, 0x34, 0x12}),
+              aub::encode_memory_poll(0x40000, kPhysical, 4, 0xFFFF, 0x5678, false)}));
+  const auto r =
+      gpuvp::test::run_gpuvp_split("run --aub " + temp_path("regs.aub") + " --stats " + temp_path("regs.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the failed compare
+  EXPECT_NE(r.err.find("register compare at offset 0x30: register 0x2080 reads 0x1000, the trace expects 0x2000"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("(7 records, 1 poll not satisfied when the GPU went idle, 1 compares failed)"),
+            std::string::npos)
+      << r.out;
+  std::ifstream stats(temp_path("regs.json"));
+  const nlohmann::json doc = nlohmann::json::parse(stats);
+  EXPECT_EQ(doc["stats"]["aub"]["polls"], 3);
+  EXPECT_EQ(doc["stats"]["aub"]["polls_unsatisfied"], 1);
+  EXPECT_EQ(doc["stats"]["aub"]["compares"], 2);
+  EXPECT_EQ(doc["stats"]["aub"]["register_writes"], 1);
+}
+
 TEST(AubReplay, MemoryCompareMismatchIsAGuestError) {
   write_file(temp_path("cmp.aub"), concat({aub::encode_memory_write(0x20000, kPhysical, 0, Bytes{1, 2, 3, 4}),
                                            aub::encode_memory_compare(0x20000, kPhysical, Bytes{1, 2, 3, 4}, false),
