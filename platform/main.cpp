@@ -22,6 +22,8 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
   gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
   gpuvp run --tbx tcp:127.0.0.1:4321      serve Intel's OpenCL runtime (NEO) in TBX mode
+  gpuvp run --aub skl_1x3x8_0_ocl.aub --aub-dump 0x7f0000000000:4096:out.bin
+                                          replay an AUB file NEO wrote, then write GPU memory to out.bin
   gpuvp exec -- clinfo                    run an OpenCL program on the model (NEO in TBX mode), then the summary
   gpuvp run --config base.yaml --config fast.yaml --set gen.clock_hz=1.2GHz
   gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
@@ -31,7 +33,7 @@ constexpr const char* kExamples = R"(examples:
   gpuvp disasm --gen 8 kernel.raw         raw Gen8 instruction bytes
 
 exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, a TBX protocol error,
-sim.time_limit_ns reached); 2 bad command line, configuration or host file; 130/143 stopped by SIGINT/SIGTERM
+sim.time_limit_ns reached); 2 bad command line, configuration or host file (a malformed AUB file included); 130/143 stopped by SIGINT/SIGTERM
 (summary, statistics and trace are still written); exec: the program's status when it is not 0
 )";
 
@@ -55,7 +57,8 @@ int gpuvp_main(int argc, char** argv) {
 
   gpuvp::platform::RunOptions run;
   run.default_workload = gpuvp::demo::demo_script;
-  auto* run_cmd = app.add_subcommand("run", "run a workload (the embedded demo unless --script, --qtest or --tbx)");
+  auto* run_cmd =
+      app.add_subcommand("run", "run a workload (the embedded demo unless --script, --qtest, --tbx or --aub)");
   auto* exec_cmd = app.add_subcommand(
       "exec", "run PROGRAM (an OpenCL program) on the model: Intel's OpenCL runtime in TBX mode talks to it");
   // The options `run` and `exec` share: the platform, statistics and trace, and the summary.
@@ -78,6 +81,13 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
   run_cmd->add_option("--tbx", run.tbx, "serve the TBX protocol of Intel's OpenCL runtime (NEO) on tcp:HOST:PORT");
+  run_cmd->add_option("--aub", run.aub, "replay an AUB file (Intel's OpenCL runtime NEO in AUB mode writes them)")
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--aub-dump", run.aub_dumps,
+                      "after an AUB replay write memory to FILE: [phys:|ggtt:]ADDRESS:SIZE:FILE (ADDRESS without a "
+                      "prefix: a GPU virtual address of the trace's context)");
+  run_cmd->add_option("--aub-dump-dir", run.aub_dump_dir,
+                      "directory for the AUB's own dump records (NEO AUBDumpBufferFormat=BIN): aub-dump-N-ADDRESS.bin");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
   exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "firmware/tools/guc_image.h"
+#include "platform/aub_replay.h"
 #include "platform/child_process.h"
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
@@ -171,12 +172,15 @@ struct Workload {
   std::unique_ptr<ScriptRunner> script;
   std::unique_ptr<TbxServer> tbx;
   std::unique_ptr<ChildProcess> program;  // gpuvp exec
+  std::unique_ptr<AubReplay> aub;
 
-  bool finished() const { return script ? script->finished() : tbx->finished(); }
-  bool failed() const { return script ? script->failed() : tbx->failed(); }
-  const std::string& failure() const { return script ? script->failure() : tbx->failure(); }
+  bool finished() const { return script ? script->finished() : aub ? aub->finished() : tbx->finished(); }
+  bool failed() const { return script ? script->failed() : aub ? aub->failed() : tbx->failed(); }
+  const std::string& failure() const { return script ? script->failure() : aub ? aub->failure() : tbx->failure(); }
   std::string count() const {
-    return script ? std::to_string(script->commands()) + " commands" : std::to_string(tbx->requests()) + " requests";
+    if (script) return std::to_string(script->commands()) + " commands";
+    if (aub) return aub->count();
+    return std::to_string(tbx->requests()) + " requests";
   }
   nlohmann::json regions(core::Picoseconds end) const {
     return script ? script->interpreter().regions(end) : nlohmann::json::array();
@@ -233,8 +237,16 @@ std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformP
 
 int run_simulation(const RunOptions& options, std::ostream& out) {
   const bool exec = !options.exec_command.empty();
-  if ((!options.script.empty()) + (!options.qtest.empty()) + (!options.tbx.empty()) + exec > 1) {
-    throw std::runtime_error("--script, --qtest and --tbx cannot be used together");
+  if ((!options.script.empty()) + (!options.qtest.empty()) + (!options.tbx.empty()) + (!options.aub.empty()) + exec >
+      1) {
+    throw std::runtime_error("--script, --qtest, --tbx and --aub cannot be used together");
+  }
+  if ((!options.aub_dumps.empty() || !options.aub_dump_dir.empty()) && options.aub.empty()) {
+    throw std::runtime_error(std::string(options.aub_dumps.empty() ? "--aub-dump-dir" : "--aub-dump") +
+                             " needs --aub FILE");
+  }
+  if (!options.aub_dump_dir.empty() && !std::filesystem::is_directory(options.aub_dump_dir)) {
+    throw std::runtime_error("--aub-dump-dir '" + options.aub_dump_dir + "' is not a directory");
   }
   const bool stats_to_stdout = options.stats_file == "-";
   if (stats_to_stdout && exec) {
@@ -248,11 +260,12 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   // First, so that a signal while waiting for a qtest peer ends the run as cleanly as one later.
   install_stop_signals();
-  // exec's platform reaches NEO's page tables (up to 516 GiB; the DRAM is sparse, so only touched pages cost host
-  // memory) unless the configuration says otherwise.
-  const std::vector<std::string> exec_defaults{"dram.size=520GiB", "gen.gtt.physical_address_bits=40"};
+  // exec's and an AUB replay's platform reaches NEO's page tables (up to 516 GiB; the DRAM is sparse, so only touched
+  // pages cost host memory) unless the configuration says otherwise.
+  const std::vector<std::string> neo_defaults{"dram.size=520GiB", "gen.gtt.physical_address_bits=40"};
+  const bool neo = exec || !options.aub.empty();
   PlatformParams params =
-      load_platform_params(options.config_files, options.overrides, exec ? exec_defaults : std::vector<std::string>{});
+      load_platform_params(options.config_files, options.overrides, neo ? neo_defaults : std::vector<std::string>{});
   if (!options.dump_demo.empty()) return dump_demo(options, params, out);
   prepare_kernel(options.verbose);
 
@@ -270,6 +283,11 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     workload = "qtest " + options.qtest;
   } else if (!options.tbx.empty() || exec) {
     // The TBX server needs the platform: it starts listening below.
+  } else if (!options.aub.empty()) {
+    // The whole file is checked first: a malformed one stops here, before anything runs (exit code 2).
+    const AubSummary summary = check_aub_file(options.aub);
+    workload = "aub " + options.aub;
+    if (summary.device != 0) workload += " (AUB device " + std::to_string(summary.device) + ")";
   } else {
     if (!options.default_workload) throw std::runtime_error("no workload: give --script FILE or --qtest ADDRESS");
     channel = StreamChannel::from_text(options.default_workload(params), "demo", false);
@@ -277,9 +295,15 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   if (!options.trace_file.empty()) core::timeline().open(options.trace_file);
 
+  std::vector<AubDump> aub_dumps;
+  for (const auto& spec : options.aub_dumps) aub_dumps.push_back(parse_aub_dump(spec));
+
   Platform platform("gpuvp", params);
   Workload runner;
-  if (channel) {
+  if (!options.aub.empty()) {
+    runner.aub = std::make_unique<AubReplay>("aub", platform, options.aub);
+    runner.aub->set_dump_directory(options.aub_dump_dir);
+  } else if (channel) {
     runner.script = std::make_unique<ScriptRunner>("host_cpu", platform, std::move(channel), base_dir);
   } else {
     runner.tbx = std::make_unique<TbxServer>("tbx", platform, exec ? "tcp:127.0.0.1:0" : options.tbx);
@@ -330,6 +354,14 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     if (!runner.tbx->finished()) runner.program->signal(stop_signal() != 0 ? stop_signal() : SIGTERM);
     runner.tbx->close_connections();
     runner.program->wait(10'000);
+  }
+  // After an AUB replay: the memory the user asked for (host debug reads: no simulated time).
+  std::string dump_error;
+  if (runner.aub && !runner.aub->failed()) {
+    for (const auto& dump : aub_dumps) {
+      dump_error = runner.aub->write_dump(dump);
+      if (!dump_error.empty()) break;
+    }
   }
   const core::Picoseconds sim_ps = core::now_ps();
   core::stats().finish_run(sim_ps);
@@ -434,6 +466,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   summary.flush();
   if (stop != 0) {
     std::cerr << "gpuvp: interrupted by " << signal_name(stop) << " at " << human_time(sim_ps) << '\n';
+  } else if (runner.aub && runner.aub->failed()) {
+    // The file changed or became unreadable after it was checked: host input, as a malformed file is.
+    std::cerr << "gpuvp: error: " << runner.failure() << '\n';
+    return kExitBadInput;
+  } else if (!dump_error.empty()) {
+    std::cerr << "gpuvp: error: " << dump_error << '\n';
+    return kExitBadInput;
   } else if (runner.failed()) {
     std::cerr << "gpuvp: " << runner.failure() << '\n';
   }

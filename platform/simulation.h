@@ -21,6 +21,9 @@ struct RunOptions {
   std::string script;                     // host script file; empty = default_workload (unless qtest)
   std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
   std::string tbx;                        // TBX server for NEO: "tcp:HOST:PORT"
+  std::string aub;                        // AUB file to replay (NEO's AUB mode output)
+  std::vector<std::string> aub_dumps;     // --aub-dump [phys:|ggtt:]ADDRESS:SIZE:FILE, written after an AUB replay
+  std::string aub_dump_dir;               // where the AUB's binary dump records write (NEO AUBDumpBufferFormat=BIN)
   std::vector<std::string> exec_command;  // gpuvp exec: PROGRAM ARGS, run against a TBX server on a free port
   std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;

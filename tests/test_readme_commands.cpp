@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "platform/aub_reader.h"
 #include "platform/tbx_protocol.h"
 #include "tests/support/run_gpuvp.h"
 
@@ -129,7 +130,7 @@ class ReadmeRunning : public ::testing::Test {
 
 TEST_F(ReadmeRunning, TheSectionListsTheCommandsThisTestKnows) {
   // Every line is a gpuvp command; a new line in the README needs its check here.
-  ASSERT_EQ(commands_.size(), 13u);
+  ASSERT_EQ(commands_.size(), 14u);
   for (const auto& c : commands_) EXPECT_EQ(c.rfind("gpuvp", 0), 0u) << c;
 }
 
@@ -143,6 +144,23 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     SCOPED_TRACE(command);
     std::string args = command.substr(std::string("gpuvp").size());
     if (!args.empty() && args[0] == ' ') args.erase(0, 1);
+    if (const auto aub = args.find("--aub FILE"); aub != std::string::npos) {
+      // An AUB file of two records: the version (SKL) and a physical memory write, dumped back after the run.
+      namespace aub_records = gpuvp::platform::aub;
+      std::ofstream trace("trace.aub", std::ios::binary);
+      for (const auto& record : {aub_records::encode_version(12, 0),
+                                 aub_records::encode_memory_write(0x8000, 2, 0, {0xC0, 0xFF, 0xEE, 0x00})}) {
+        trace.write(reinterpret_cast<const char*>(record.data()), static_cast<std::streamsize>(record.size()));
+      }
+      trace.close();
+      args.replace(aub, 10, "--aub trace.aub --aub-dump phys:0x8000:4:dump.bin");
+      const auto r = run_gpuvp_split(args);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.out.find("workload:       aub trace.aub (AUB device 12) (2 records)"), std::string::npos) << r.out;
+      EXPECT_EQ(slurp("dump.bin"), std::string("\xC0\xFF\xEE\x00", 4));
+      ++checked;
+      continue;
+    }
     if (const auto file = args.find(" FILE"); file != std::string::npos) args.replace(file, 5, " demo.gpuvp");
     if (args.find("--qtest tcp:127.0.0.1:4000") != std::string::npos) {
       const int port = free_tcp_port();
@@ -231,7 +249,7 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 13u);
+  EXPECT_EQ(checked, 14u);
 }
 
 }  // namespace

@@ -106,5 +106,5 @@ TEST(TbxExec, TbxAddressMustBeTcp) {
   EXPECT_EQ(r.out, "gpuvp: error: tbx 'unix:/tmp/x': expected tcp:HOST:PORT\n");
   const auto both = run_gpuvp("run --tbx tcp:127.0.0.1:0 --qtest tcp:127.0.0.1:0");
   EXPECT_EQ(both.exit_code, 2);
-  EXPECT_EQ(both.out, "gpuvp: error: --script, --qtest and --tbx cannot be used together\n");
+  EXPECT_EQ(both.out, "gpuvp: error: --script, --qtest, --tbx and --aub cannot be used together\n");
 }
