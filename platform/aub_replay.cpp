@@ -288,8 +288,9 @@ void AubReplay::register_poll(const aub::Record& r) {
     host.debug_read(address, &value, r.access_size);
     return ((value & r.mask) == (r.value & r.mask)) != r.not_equal;
   });
-  // NEO's completion poll (EXECLIST_STATUS & 0x100, aub_command_stream_receiver_hw_base.inl pollForCompletionImpl)
-  // asks for a bit the model's EXECLIST_STATUS does not set: counted and shown in the summary, not a guest error.
+  // A poll still unsatisfied once the GPU is idle would wait for ever on hardware: counted and shown in the summary.
+  // (NEO's completion poll, EXECLIST_STATUS & 0x100 from aub_command_stream_receiver_hw_base.inl
+  // pollForCompletionImpl, waits for the last switch's active-to-idle reason, which the model sets.)
   if (!held) ++polls_unsatisfied_;
 }
 

@@ -46,7 +46,22 @@ std::unique_ptr<StreamChannel> StreamChannel::from_text(const std::string& text,
 }
 
 bool StreamChannel::next(std::string& line) {
-  if (!std::getline(*in_, line)) return false;
+  line.clear();
+  overlong_ = false;
+  std::streambuf* in = in_->rdbuf();
+  bool any = false;
+  for (int c = in->sbumpc(); c != std::char_traits<char>::eof(); c = in->sbumpc()) {
+    any = true;
+    if (c == '\n') break;
+    if (line.size() == kMaxLineBytes) {
+      // A script ends at its first ERR: no need to read on (a file such as /dev/zero has no end).
+      overlong_ = true;
+      line.clear();
+      break;
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  if (!any) return false;
   ++line_number_;
   return true;
 }
@@ -89,9 +104,19 @@ void SocketChannel::accept_peer() {
 }
 
 bool SocketChannel::next(std::string& line) {
+  overlong_ = false;
   for (;;) {
     const std::size_t nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
+    if (discarding_) {
+      // The rest of a line already answered as overlong: dropped up to its newline; what follows is the next line.
+      if (nl == std::string::npos) {
+        buffer_.clear();
+      } else {
+        buffer_.erase(0, nl + 1);
+        discarding_ = false;
+        continue;
+      }
+    } else if (nl != std::string::npos) {
       line = buffer_.substr(0, nl);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       buffer_.erase(0, nl + 1);
@@ -113,11 +138,19 @@ bool SocketChannel::next(std::string& line) {
       ++line_number_;
       return true;
     }
+    const std::size_t before = buffer_.size();
     buffer_.append(chunk, static_cast<std::size_t>(n));
-    // Guard against a peer that never sends a newline.
-    if (buffer_.size() > (4u << 20)) {
-      buffer_.clear();
-      line = "overlong_line_rejected";
+    // A line longer than the protocol allows is answered at once (the peer may be waiting for that answer); the rest
+    // of it, up to its newline, is dropped, and the lines after it are served as usual.
+    const std::size_t nl_in_chunk = buffer_.find('\n', before);
+    const std::size_t line_end = nl_in_chunk == std::string::npos ? buffer_.size() : nl_in_chunk;
+    if (!discarding_ && line_end > kMaxLineBytes) {
+      buffer_.erase(0, line_end);  // keeps the newline (if it came), which ends the dropped line
+      discarding_ = nl_in_chunk == std::string::npos;
+      if (!discarding_) buffer_.erase(0, 1);
+      ++line_number_;
+      line.clear();
+      overlong_ = true;
       return true;
     }
   }

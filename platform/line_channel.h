@@ -1,6 +1,7 @@
 // Where script commands come from and where answers go: a script file, an embedded text, or a qtest socket.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <istream>
 #include <memory>
@@ -11,9 +12,14 @@ namespace gpuvp::platform {
 
 class LineChannel {
  public:
+  // The protocol's longest line: a longer one is rejected (one ERR answer), so that no input grows host memory
+  // without a bound.
+  static constexpr std::size_t kMaxLineBytes = 4u << 20;
+
   virtual ~LineChannel() = default;
-  // Next command line; false at the end of input.
+  // Next command line; false at the end of input. A line over kMaxLineBytes comes back empty with overlong() true.
   virtual bool next(std::string& line) = 0;
+  bool overlong() const { return overlong_; }
   virtual void answer(const std::string& text) = 0;
   // An asynchronous line between answers ("IRQ raise 0"), written as a whole line the way answers are.
   virtual void notice(const std::string& text) { answer(text); }
@@ -21,6 +27,9 @@ class LineChannel {
   virtual std::string where() const = 0;
   // A script ends at the first ERR; an interactive peer decides itself what to do with an ERR.
   virtual bool stop_on_error() const = 0;
+
+ protected:
+  bool overlong_ = false;
 };
 
 // Lines from a stream (a file or embedded text); answers printed to stdout unless quiet.
@@ -68,6 +77,7 @@ class SocketChannel : public LineChannel {
   int peer_fd_ = -1;
   int bound_port_ = 0;
   std::string buffer_;
+  bool discarding_ = false;  // the rest of an overlong line is dropped up to its newline
   std::uint64_t line_number_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -211,6 +212,10 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     if (!parse_number(w[1], addr)) return err("bad address '" + w[1] + "'");
     if (!parse_number(w[2], size)) return err("bad size '" + w[2] + "'");
     if (!parse_number(w[3], byte) || byte > 0xFF) return err("bad byte '" + w[3] + "'");
+    if (size > kMaxMemsetBytes) {
+      return err("memset of " + w[2] + " bytes: more than the protocol's " + std::to_string(kMaxMemsetBytes >> 30) +
+                 " GiB per command");
+    }
     // Chunked into page-sized bursts as a CPU's copy loop would issue them.
     std::vector<unsigned char> chunk(4096, static_cast<unsigned char>(byte));
     for (std::uint64_t done = 0; done < size;) {
@@ -228,6 +233,10 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
     if (!parse_number(w[1], addr)) return err("bad address '" + w[1] + "'");
     std::string path = w[2];
     if (!base_dir_.empty() && path[0] != '/') path = base_dir_ + "/" + path;
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+      return err("file '" + path + "' is not a regular file");  // a directory, a device such as /dev/zero
+    }
     std::ifstream file(path, std::ios::binary);
     if (!file) return err("cannot read file '" + path + "'");
     std::vector<unsigned char> chunk(4096);
@@ -250,6 +259,12 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
       std::uint64_t ns;
       if (!parse_number(w[1], ns) || ns > (~0ULL) / core::kPsPerNs) return err("bad time '" + w[1] + "'");
       step = ns * core::kPsPerNs;
+      // SystemC's time ends at 2^64 - 1 ps (about 213 days at its 1 ps resolution): a step past it would not move.
+      const core::Picoseconds now = core::now_ps();
+      if (step > core::to_ps(sc_core::sc_max_time()) - now) {
+        return err("clock_step of " + w[1] + " ns goes past the end of simulated time (2^64 - 1 ps, at " +
+                   ns_text(now) + " ns now)");
+      }
     } else {
       // Without an argument: to the next scheduled activity of the model, or one quantum if nothing is scheduled.
       step = sc_core::sc_pending_activity_at_future_time() ? core::to_ps(sc_core::sc_time_to_pending_activity())

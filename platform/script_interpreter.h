@@ -52,6 +52,8 @@ class ScriptInterpreter {
 
   // Largest SIZE accepted by read/write (answers must stay a sensible line length).
   static constexpr std::uint64_t kMaxTransferBytes = 1 << 20;
+  // memset's largest size per command (a bound on the work and host memory one line can ask for).
+  static constexpr std::uint64_t kMaxMemsetBytes = 1ULL << 30;
 
  private:
   ScriptAnswer run(const std::vector<std::string>& words);

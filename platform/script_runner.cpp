@@ -17,7 +17,11 @@ void ScriptRunner::run() {
   std::string line;
   while (channel_->next(line)) {
     const core::Picoseconds started = core::now_ps();
-    ScriptAnswer answer = interpreter_.execute(line);
+    ScriptAnswer answer =
+        channel_->overlong() ? ScriptAnswer{"ERR line longer than " + std::to_string(LineChannel::kMaxLineBytes >> 20) +
+                                                " MiB (the protocol's limit): rejected",
+                                            true}
+                             : interpreter_.execute(line);
     if (answer.text.empty()) continue;
     if (core::timeline().enabled()) {
       const std::string command = line.substr(0, line.find_first_of(" \t#"));
@@ -27,7 +31,11 @@ void ScriptRunner::run() {
     if (answer.error) {
       ++errors_answered_;
       if (channel_->stop_on_error()) {
-        failure_ = channel_->where() + ": " + answer.text.substr(4) + " (command: " + line + ")";
+        // The command as given, cut short: a failure line stays one readable line.
+        constexpr std::size_t kShown = 120;
+        const std::string command = line.size() > kShown ? line.substr(0, kShown) + "..." : line;
+        failure_ = channel_->where() + ": " + answer.text.substr(4) +
+                   (command.empty() ? std::string() : " (command: " + command + ")");
         break;
       }
     }

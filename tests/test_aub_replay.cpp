@@ -305,6 +305,8 @@ TEST(AubReplayNeo, SaxpyTraceReplaysToTheKernelsResult) {
   const auto replay = gpuvp::test::run_gpuvp_split("run --aub " + trace + dumps + " --stats " + dir + "/stats1.json");
   ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("walkers"), std::string::npos) << replay.out;  // the kernel ran on the model's EUs
+  // NEO's completion poll (EXECLIST_STATUS & 0x100: the last switch was active-to-idle) is satisfied.
+  EXPECT_EQ(replay.out.find("not satisfied"), std::string::npos) << replay.out;
   int holding_result = 0;
   Bytes unchanged_x = floats_as_bytes(x);
   int holding_x = 0;

@@ -125,6 +125,9 @@ TEST_F(ExeclistTest, OneContextOnAnIdleEngineGivesIdleToActiveThenCompleteActive
     // Both raised the context-switch interrupt: GEN8_GT_IIR(0) bit 8 (it is latched even though IER has only user
     // and CS error: IMR masks latching, and the driver unmasked 0 and 3 only) -- so check the registers directly.
     EXPECT_EQ(driver_.mmio_read(0x2000 + Execlists::kCsbPointer) & 7, 1u);  // write pointer: entries 0 and 1
+    // EXECLIST_STATUS 13:5, the last switch's reason: complete | active-to-idle (GVT-g execlist_status_format; NEO's
+    // AUB completion poll waits for bit 8).
+    EXPECT_EQ(driver_.mmio_read(0x2234) >> 5 & 0x1FF, 0x18u);
     // The engine saved HEAD into the image: it equals TAIL.
     EXPECT_EQ(dram32(ctx.state.phys + 4096 + gen::lrc::value(gen::lrc::kRingHead) * 4), ctx.tail);
   });

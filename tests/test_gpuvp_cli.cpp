@@ -117,6 +117,14 @@ const BadHostInput kBadHostInput[] = {
      "0x21effffff]"},
     {"StolenMemoryDoesNotFit", "info --set dram.size=4MiB", nullptr,
      "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+    // Host files and values that would cost unbounded memory or output (issue 23).
+    {"ConfigIsADevice", "run --config /dev/zero", nullptr, "config file '/dev/zero': not a regular file"},
+    {"HugeValueIsCutShort",
+     "run --set "
+     "sim.quantum_ns=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     nullptr,
+     "config key 'sim.quantum_ns': expected an unsigned integer, got "
+     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (89 bytes)'"},
 };
 
 }  // namespace
@@ -1022,4 +1030,15 @@ TEST(GpuvpStatsFile, RegionMistakesAreErrAnswers) {
   EXPECT_NE(name.out.find("ERR bad region name 'a/b' (letters, digits, _ - .)"), std::string::npos) << name.out;
   // Without regions the statistics have no "regions" key (the demo's statistics do not change).
   EXPECT_FALSE(stats_on_stdout("--quiet").contains("regions"));
+}
+
+// A script that never ends its first line (/dev/zero) is rejected at the protocol's 4 MiB line limit: one answer, one
+// line naming the place, exit 1, and host memory bounded.
+TEST(GpuvpCli, AScriptLineLongerThanTheLimitEndsTheRun) {
+  Result r = run("run --quiet --script /dev/zero");
+  EXPECT_EQ(r.exit_code, 1) << r.out.substr(0, 500);
+  EXPECT_NE(r.out.find("ERR line longer than 4 MiB (the protocol's limit): rejected"), std::string::npos)
+      << r.out.substr(0, 500);
+  EXPECT_NE(r.out.find("/dev/zero:1: line longer than 4 MiB"), std::string::npos) << r.out.substr(0, 500);
+  EXPECT_LT(r.out.size(), 2000u);
 }

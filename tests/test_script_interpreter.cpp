@@ -88,6 +88,15 @@ TEST_F(ScriptTest, ClockStepAdvancesSimulatedTimeAndAnswersIt) {
   EXPECT_EQ(a[2].text, "OK 2250");
 }
 
+// SystemC's time ends at 2^64 - 1 ps: a step past it is an error, not an OK while time stands still.
+TEST_F(ScriptTest, ClockStepPastTheEndOfSimulatedTimeIsAnError) {
+  const auto a = run({"clock_step 1", "clock_step 18446744073709551"});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].text, "OK 1");
+  EXPECT_EQ(a[1].text,
+            "ERR clock_step of 18446744073709551 ns goes past the end of simulated time (2^64 - 1 ps, at 1 ns now)");
+}
+
 TEST_F(ScriptTest, CommentsAndBlankLinesAreNotAnswered) {
   auto a = run({"", "   ", "# a comment", "readl 0x0 # trailing comment"});
   EXPECT_EQ(a[0].text, "");
@@ -141,7 +150,12 @@ INSTANTIATE_TEST_SUITE_P(
                       MalformedCase{"polll 0x0 one 10", "ERR bad value 'one'"},
                       MalformedCase{"polll 0x0 1 -1", "ERR bad timeout '-1'"},
                       MalformedCase{"pollx 0x0 1 10", "ERR unknown command 'pollx'"},
-                      MalformedCase{"irq_intercept_in /machine/ioapic", "ERR usage: irq_intercept_in"}),
+                      MalformedCase{"irq_intercept_in /machine/ioapic", "ERR usage: irq_intercept_in"},
+                      // Bounds on what one line may ask of the host (issue 23).
+                      MalformedCase{"memset 0x0 0x40000001 0x5a",
+                                    "ERR memset of 0x40000001 bytes: more than the protocol's 1 GiB per command"},
+                      MalformedCase{"load 0x0 /tmp", "ERR file '/tmp' is not a regular file"},
+                      MalformedCase{"load 0x0 /dev/zero", "ERR file '/dev/zero' is not a regular file"}),
     [](const ::testing::TestParamInfo<MalformedCase>& info) {
       // "readl zz" -> "Case2_readl": gtest names are alphanumeric.
       std::string name = "Case" + std::to_string(info.index) + "_";
@@ -203,10 +217,17 @@ TEST_F(ScriptTest, IrqWaitReturnsWhenTheLineRisesAndTimesOutOtherwise) {
   EXPECT_EQ(a[4].text, "OK 820");
 }
 
-TEST(SocketChannel, ServesLinesOverTcpAndAnswersThem) {
-  platform::SocketChannel channel("tcp:127.0.0.1:0");
-  ASSERT_GT(channel.bound_port(), 0);
+namespace {
+// A qtest peer on a loopback TCP channel: sends `text` whole, then reads every answer until the channel closes. The
+// channel's side answers each line it reads "OK N" (an overlong line shows as "(overlong)" in `lines`).
+struct SocketSession {
+  std::vector<std::string> lines;
   std::string received;
+};
+SocketSession serve_lines(const std::string& text) {
+  platform::SocketChannel channel("tcp:127.0.0.1:0");
+  EXPECT_GT(channel.bound_port(), 0);
+  SocketSession session;
   std::thread client([&] {
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
@@ -214,25 +235,59 @@ TEST(SocketChannel, ServesLinesOverTcpAndAnswersThem) {
     addr.sin_port = htons(static_cast<std::uint16_t>(channel.bound_port()));
     inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
     ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    const std::string lines = "readl 0x0\r\nclock_step 5\nlast-without-newline";
-    ::send(fd, lines.data(), lines.size(), 0);
+    for (std::size_t sent = 0; sent < text.size();) {
+      const ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, 0);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
     ::shutdown(fd, SHUT_WR);
     char buf[256];
     ssize_t n;
-    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) received.append(buf, static_cast<std::size_t>(n));
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) session.received.append(buf, static_cast<std::size_t>(n));
     ::close(fd);
   });
   channel.accept_peer();
-  std::vector<std::string> lines;
   std::string line;
   while (channel.next(line)) {
-    lines.push_back(line);
-    channel.answer("OK " + std::to_string(lines.size()));
+    session.lines.push_back(channel.overlong() ? "(overlong)" : line);
+    channel.answer("OK " + std::to_string(session.lines.size()));
   }
   channel.close_peer();  // lets the client's recv loop end
   client.join();
-  EXPECT_EQ(lines, (std::vector<std::string>{"readl 0x0", "clock_step 5", "last-without-newline"}));
-  EXPECT_EQ(received, "OK 1\nOK 2\nOK 3\n");
+  return session;
+}
+}  // namespace
+
+TEST(SocketChannel, ServesLinesOverTcpAndAnswersThem) {
+  const SocketSession s = serve_lines("readl 0x0\r\nclock_step 5\nlast-without-newline");
+  EXPECT_EQ(s.lines, (std::vector<std::string>{"readl 0x0", "clock_step 5", "last-without-newline"}));
+  EXPECT_EQ(s.received, "OK 1\nOK 2\nOK 3\n");
+}
+
+// A line longer than the protocol's 4 MiB is answered at once as rejected; the rest of it is dropped up to its
+// newline, and the commands after it in the same transfer are served and answered.
+TEST(SocketChannel, AnOverlongLineIsAnsweredAndTheLinesAfterItAreServed) {
+  const SocketSession s = serve_lines("readl 0x0\n" + std::string(platform::LineChannel::kMaxLineBytes + 100, 'x') +
+                                      "\nreadl 0x4\nclock_step 5\n");
+  EXPECT_EQ(s.lines, (std::vector<std::string>{"readl 0x0", "(overlong)", "readl 0x4", "clock_step 5"}));
+  EXPECT_EQ(s.received, "OK 1\nOK 2\nOK 3\nOK 4\n");
+}
+
+// A script stream that never ends a line (/dev/zero) is read up to the limit, not to the end of host memory.
+TEST(StreamChannel, ALineLongerThanTheLimitIsRejectedWithoutReadingOn) {
+  const std::string text = "readl 0x0\n" + std::string(platform::LineChannel::kMaxLineBytes, 'y') + "\n" +
+                           std::string(platform::LineChannel::kMaxLineBytes + 1, 'z') + "\nreadl 0x4\n";
+  auto channel = platform::StreamChannel::from_text(text, "t", false);
+  std::string line;
+  ASSERT_TRUE(channel->next(line));
+  EXPECT_EQ(line, "readl 0x0");
+  ASSERT_TRUE(channel->next(line));  // exactly the limit: accepted
+  EXPECT_FALSE(channel->overlong());
+  EXPECT_EQ(line.size(), platform::LineChannel::kMaxLineBytes);
+  ASSERT_TRUE(channel->next(line));
+  EXPECT_TRUE(channel->overlong());
+  EXPECT_TRUE(line.empty());
+  EXPECT_EQ(channel->where(), "t:3");
 }
 
 class BadSocketSpecs : public ::testing::TestWithParam<const char*> {};

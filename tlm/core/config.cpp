@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -137,6 +138,16 @@ YamlBinder::YamlBinder(const YAML::Node& root) : root_(root) {
   stack_.push_back({root_, "", {}});
 }
 
+namespace {
+// A value as an error message shows it: cut short, so that a one-line error stays one readable line whatever the
+// input (a 50 MB value is not echoed).
+std::string shown(const std::string& value) {
+  constexpr std::size_t kShown = 64;
+  if (value.size() <= kShown) return value;
+  return value.substr(0, kShown) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+}  // namespace
+
 std::string YamlBinder::path_of(const char* key) const {
   const std::string& prefix = stack_.back().path;
   return prefix.empty() ? std::string(key) : prefix + "." + key;
@@ -169,12 +180,13 @@ void YamlBinder::param(const char* key, std::uint64_t& value, const char*, std::
                       node.Scalar() + "'");
   }
   if (!frequency && !parse_u64(node.Scalar(), v)) {
-    throw ConfigError("config key '" + path_of(key) + "': expected an unsigned integer, got '" + node.Scalar() + "'");
+    throw ConfigError("config key '" + path_of(key) + "': expected an unsigned integer, got '" + shown(node.Scalar()) +
+                      "'");
   }
   if (v < min || v > max) {
     const std::string range = frequency ? "[" + format_frequency(min) + ", " + format_frequency(max) + "]"
                                         : "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
-    throw ConfigError("config key '" + path_of(key) + "': value " + node.Scalar() + " is out of range " + range);
+    throw ConfigError("config key '" + path_of(key) + "': value " + shown(node.Scalar()) + " is out of range " + range);
   }
   value = v;
 }
@@ -189,7 +201,7 @@ void YamlBinder::param(const char* key, bool& value, const char*) {
   } else if (s == "false" || s == "no" || s == "off" || s == "0") {
     value = false;
   } else {
-    throw ConfigError("config key '" + path_of(key) + "': expected true or false, got '" + node.Scalar() + "'");
+    throw ConfigError("config key '" + path_of(key) + "': expected true or false, got '" + shown(node.Scalar()) + "'");
   }
 }
 
@@ -200,11 +212,12 @@ void YamlBinder::param(const char* key, double& value, const char*, double min, 
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
-    throw ConfigError("config key '" + path_of(key) + "': expected a number, got '" + s + "'");
+    throw ConfigError("config key '" + path_of(key) + "': expected a number, got '" + shown(s) + "'");
   }
   if (v < min || v > max) {
     std::ostringstream msg;
-    msg << "config key '" << path_of(key) << "': value " << s << " is out of range [" << min << ", " << max << "]";
+    msg << "config key '" << path_of(key) << "': value " << shown(s) << " is out of range [" << min << ", " << max
+        << "]";
     throw ConfigError(msg.str());
   }
   value = v;
@@ -217,7 +230,7 @@ void YamlBinder::param(const char* key, std::string& value, const char*, const s
   if (!choices.empty() && std::find(choices.begin(), choices.end(), s) == choices.end()) {
     std::string list;
     for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-    throw ConfigError("config key '" + path_of(key) + "': '" + s + "' is not one of: " + list);
+    throw ConfigError("config key '" + path_of(key) + "': '" + shown(s) + "' is not one of: " + list);
   }
   value = s;
 }
@@ -441,8 +454,20 @@ void ConfigTree::merge(YAML::Node target, const YAML::Node& source) {
 }
 
 void ConfigTree::load_file(const std::string& path) {
+  // A configuration is a small regular file: a device (/dev/zero) or a huge file is refused before it is read.
+  constexpr std::uintmax_t kMaxConfigBytes = 16u << 20;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw ConfigError("config file '" + path + "': not a regular file");
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError("config file '" + path + "': cannot be read");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxConfigBytes) {
+    throw ConfigError("config file '" + path + "': " + std::to_string(size) +
+                      " bytes, more than the 16 MiB a "
+                      "configuration may have");
+  }
   std::stringstream buf;
   buf << in.rdbuf();
   load_text(buf.str(), path);
@@ -451,17 +476,17 @@ void ConfigTree::load_file(const std::string& path) {
 void ConfigTree::apply_override(const std::string& assignment) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw ConfigError("--set '" + assignment + "': expected key.path=value");
+    throw ConfigError("--set '" + shown(assignment) + "': expected key.path=value");
   }
   const std::string key = assignment.substr(0, eq);
   const std::string value = assignment.substr(eq + 1);
   std::vector<std::string> parts;
   std::stringstream ss(key);
   for (std::string part; std::getline(ss, part, '.');) {
-    if (part.empty()) throw ConfigError("--set '" + assignment + "': empty component in key path");
+    if (part.empty()) throw ConfigError("--set '" + shown(assignment) + "': empty component in key path");
     parts.push_back(part);
   }
-  if (key.back() == '.') throw ConfigError("--set '" + assignment + "': empty component in key path");
+  if (key.back() == '.') throw ConfigError("--set '" + shown(assignment) + "': empty component in key path");
   YAML::Node cur = root_;
   std::string path;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {

@@ -38,6 +38,7 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const s
                            {"QUEUE_FULL", 2, 1, ""},
                            {"EL1_VALID", 3, 1, ""},
                            {"EL0_VALID", 4, 1, ""},
+                           {"LAST_CTX_SWITCH_REASON", 5, 9, ""},
                            {"ARBITRATION_ENABLE", 16, 1, ""},
                            {"EL1_ACTIVE", 17, 1, ""},
                            {"EL0_ACTIVE", 18, 1, ""}}});
@@ -82,6 +83,11 @@ Execlists::Execlists(core::RegisterBank& bar, std::uint32_t engine_base, const s
 }
 
 void Execlists::write_status(std::uint32_t status, std::uint32_t context_id) {
+  // EXECLIST_STATUS 13:5 keeps the reason of the last switch, the CSB status's low nine bits (GVT-g
+  // execlist_status_format last_ctx_switch_reason); NEO's AUB completion poll waits for its active-to-idle bit.
+  last_switch_reason_ = status & kLastSwitchReasonMask;
+  status_lo_->set((status_lo_->value() & ~(kLastSwitchReasonMask << kLastSwitchReasonShift)) |
+                  last_switch_reason_ << kLastSwitchReasonShift);
   const std::uint32_t next = csb_ptr_.advance();
   csb_[2 * next]->set(status);
   csb_[2 * next + 1]->set(context_id);
@@ -98,12 +104,13 @@ void Execlists::write_status(std::uint32_t status, std::uint32_t context_id) {
 void Execlists::set_status(bool el0_valid, bool el1_valid, bool el0_active, bool el1_active,
                            std::uint32_t current_context_id) {
   status_lo_->set((el1_valid ? 1u << 3 : 0) | (el0_valid ? 1u << 4 : 0) | (el1_active ? 1u << 17 : 0) |
-                  (el0_active ? 1u << 18 : 0) | (el1_active ? 1u : 0));
+                  (el0_active ? 1u << 18 : 0) | (el1_active ? 1u : 0) | last_switch_reason_ << kLastSwitchReasonShift);
   status_hi_->set(current_context_id);
 }
 
 void Execlists::reset() {
   elsp_index_ = 0;
+  last_switch_reason_ = 0;
   status_lo_->reset();
   status_hi_->reset();
   for (auto* r : csb_) r->reset();

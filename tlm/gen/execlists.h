@@ -50,6 +50,9 @@ class Execlists : public ExeclistRegs {
   Hooks hooks_;
   std::array<std::uint32_t, 4> elsp_data_{};
   unsigned elsp_index_ = 0;
+  static constexpr std::uint32_t kLastSwitchReasonShift = 5;
+  static constexpr std::uint32_t kLastSwitchReasonMask = 0x1FF;
+  std::uint32_t last_switch_reason_ = 0;
   core::Register* status_lo_;
   core::Register* status_hi_;
   std::array<core::Register*, 2 * kCsbEntries> csb_{};
