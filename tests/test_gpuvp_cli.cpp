@@ -1042,3 +1042,25 @@ TEST(GpuvpCli, AScriptLineLongerThanTheLimitEndsTheRun) {
   EXPECT_NE(r.out.find("/dev/zero:1: line longer than 4 MiB"), std::string::npos) << r.out.substr(0, 500);
   EXPECT_LT(r.out.size(), 2000u);
 }
+
+// Deterministic (issue 23): the demo, which drives every engine through rings, the GPGPU pipe and the EU, execlists,
+// GuC submission and vc4 binning and rendering, run twice gives byte-identical statistics (with interval series) and
+// traces; only the wall time and the command line (the file names) differ.
+TEST(GpuvpCli, TheDemoRunTwiceGivesIdenticalStatisticsAndTraces) {
+  std::string stats[2], traces[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string s = write_temp("det" + std::to_string(i) + ".json", "");
+    const std::string t = write_temp("det" + std::to_string(i) + ".trace.json", "");
+    Result r = run("run --quiet --stats " + s + " --trace " + t + " --stats-interval 10000");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    nlohmann::json doc = nlohmann::json::parse(slurp(s));
+    ASSERT_TRUE(doc.contains("wall_time_s") && doc.contains("command_line") && doc.contains("series"));
+    doc.erase("wall_time_s");
+    doc.erase("command_line");
+    stats[i] = doc.dump();
+    traces[i] = slurp(t);
+  }
+  EXPECT_EQ(stats[0], stats[1]);
+  EXPECT_FALSE(traces[0].empty());
+  EXPECT_EQ(traces[0], traces[1]);
+}
