@@ -203,14 +203,9 @@ void AubReplay::replay(const aub::Record& r) {
   }
 }
 
-bool AubReplay::gpu_busy() {
-  gen::GenGpu* gpu = platform_.gen();
-  if (!gpu) return false;
-  for (int e = 0; e < gen::kEngineCount; ++e) {
-    const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
-    if (cs && cs->busy()) return true;
-  }
-  return false;
+bool AubReplay::gpu_busy() const {
+  const gen::GenGpu* gpu = platform_.gen();
+  return gpu && gpu->busy();
 }
 
 template <typename Done>

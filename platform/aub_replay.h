@@ -83,7 +83,7 @@ class AubReplay : public sc_core::sc_module {
   // step, so that work just submitted starts). Returns done()'s last answer.
   template <typename Done>
   bool wait_until(Done done);
-  bool gpu_busy();
+  bool gpu_busy() const;
   bool in_dram(std::uint64_t address, std::uint64_t size) const;
 
   // Physical address of a byte in a record's address space, or nullopt with the reason in `why`.

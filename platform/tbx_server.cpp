@@ -421,14 +421,9 @@ void TbxServer::serve_read(Connection& c, const tbx::Header& h, const tbx::DataR
   if (r.frontdoor) host.sync();
 }
 
-bool TbxServer::gpu_busy() {
-  gen::GenGpu* gpu = platform_.gen();
-  if (!gpu) return false;
-  for (int e = 0; e < gen::kEngineCount; ++e) {
-    const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
-    if (cs && cs->busy()) return true;
-  }
-  return false;
+bool TbxServer::gpu_busy() const {
+  const gen::GenGpu* gpu = platform_.gen();
+  return gpu && gpu->busy();
 }
 
 void TbxServer::settle() {

@@ -78,7 +78,7 @@ class TbxServer : public sc_core::sc_module {
   void serve_read(Connection& c, const tbx::Header& h, const tbx::DataRequest& r);
   // Runs the model until the GPU is idle, at most the read wait: what happens before every answer.
   void settle();
-  bool gpu_busy();
+  bool gpu_busy() const;
   // After settling: whether an engine has stopped on an error or hang and the GPU has been idle since for the stall
   // timeout; if so the session fails with a text naming the engine's first incident.
   bool check_stall();

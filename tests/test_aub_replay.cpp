@@ -13,10 +13,10 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "platform/aub_reader.h"
 #include "tests/support/run_gpuvp.h"
+#include "tests/support/shell_command.h"
 
 namespace {
 
@@ -223,22 +223,8 @@ TEST(AubReplayErrors, BadDumpSpecs) {
 
 // ---- A trace NEO writes ------------------------------------------------------------------------------------------
 
-struct Output {
-  int status;
-  std::string out;
-};
-
-Output run_shell(const std::string& command) {
-  Output o{-1, {}};
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return o;
-  char buf[65536];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.out.append(buf, n);
-  const int status = pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using gpuvp::test::run_shell;
+using Output = gpuvp::test::ShellResult;
 
 // NEO names each allocation it writes in a comment (aub_command_stream_receiver_hw_base.inl writeMemory):
 // "ppgtt: 0x<gpu address> end address: 0x<end> cpu address: 0x<host> size: <bytes>".

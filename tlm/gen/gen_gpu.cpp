@@ -111,6 +111,13 @@ void GenGpu::add_mocs_tables() {
   }
 }
 
+bool GenGpu::busy() const {
+  for (const auto& engine : engines_) {
+    if (engine && engine->busy()) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> GenGpu::incidents() const {
   std::vector<std::string> all;
   for (const auto& engine : engines_) {

@@ -91,6 +91,8 @@ class GenGpu : public core::RegisterBlock {
   Guc* guc() { return guc_.get(); }
   // Errors and hangs of every engine so far, for the run summary.
   std::vector<std::string> incidents() const;
+  // Some engine is running, or has ring, batch or execlist work it will start (what front doors wait out).
+  bool busy() const;
   // The GPU's interrupt to the host.
   core::InterruptLine& irq() { return irq_; }
   const GenGpuParams& params() const { return params_; }
