@@ -33,9 +33,20 @@ constexpr const char* kExamples = R"(examples:
   gpuvp disasm --gen 8 kernel.raw         raw Gen8 instruction bytes
 
 exit codes: 0 success; 1 the run failed (a check or ERR in a script, model errors, a TBX protocol error,
-sim.time_limit_ns reached); 2 bad command line, configuration or host file (a malformed AUB file included); 130/143 stopped by SIGINT/SIGTERM
-(summary, statistics and trace are still written); exec: the program's status when it is not 0
+sim.time_limit_ns, --max-sim-time or --max-wall-time reached); 2 bad command line, configuration or host file
+(a malformed AUB file included); 130/143 stopped by SIGINT/SIGTERM; summary, statistics and trace are written
+whenever the run stops; exec: the program's status when it is not 0
 )";
+
+// A check of a duration after its unit transform (CLI11 hands over the number in the base unit).
+CLI::Validator at_least(double minimum, const std::string& shown) {
+  return CLI::Validator(
+      [minimum, shown](std::string& value) -> std::string {
+        const double v = std::strtod(value.c_str(), nullptr);
+        return v >= minimum && v <= 1e18 ? std::string() : "must be at least " + shown;
+      },
+      "");
+}
 
 // `gpuvp --set k=v ...` means `gpuvp run --set k=v ...`: an option first (other than help and version) starts the
 // run subcommand.
@@ -56,6 +67,7 @@ int gpuvp_main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   gpuvp::platform::RunOptions run;
+  double max_sim_time_ns = 0;
   run.default_workload = gpuvp::demo::demo_script;
   auto* run_cmd =
       app.add_subcommand("run", "run a workload (the embedded demo unless --script, --qtest, --tbx or --aub)");
@@ -75,6 +87,21 @@ int gpuvp_main(int argc, char** argv) {
                     "add a time series of every counter and busy time to --stats, sampled every NS of simulated time")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--trace", run.trace_file, "write a Chrome-trace/Perfetto timeline to this file");
+    // Durations with a unit (CLI11's unit transform): the number may be fractional.
+    cmd->add_option("--max-sim-time", max_sim_time_ns,
+                    "end the run after this much simulated time (e.g. 500us, 2ms), with its summary and statistics")
+        ->transform(
+            CLI::AsNumberWithUnit(std::map<std::string, double>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}},
+                                  CLI::AsNumberWithUnit::UNIT_REQUIRED, "TIME"))
+        ->check(at_least(1.0, "1 ns"))
+        ->type_name("TIME");
+    cmd->add_option("--max-wall-time", run.max_wall_time_s,
+                    "end the run after this much host time (e.g. 90s, 10min, 2h), with its summary and statistics")
+        ->transform(
+            CLI::AsNumberWithUnit(std::map<std::string, double>{{"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}},
+                                  CLI::AsNumberWithUnit::UNIT_REQUIRED, "TIME"))
+        ->check(at_least(1e-3, "1 ms"))
+        ->type_name("TIME");
     cmd->add_flag("--quiet", run.quiet, "no summary");
     cmd->add_flag("--verbose", run.verbose, "report lines name the source file, line and process");
   }
@@ -129,6 +156,7 @@ int gpuvp_main(int argc, char** argv) {
   try {
     if (*disasm_cmd) return gpuvp::platform::run_disasm(disasm_file, disasm_gen, std::cout);
     if (*info_cmd) return gpuvp::platform::print_platform_info(info_configs, info_overrides, info_json, std::cout);
+    run.max_sim_time_ns = static_cast<std::uint64_t>(max_sim_time_ns);
     return gpuvp::platform::run_simulation(run, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "gpuvp: error: " << e.what() << '\n';

@@ -137,8 +137,9 @@ struct RunRecord {
   core::Picoseconds sim_ps = 0;
   double wall_s = 0;
   int exit_code = 0;
-  std::string result;   // completed | failed | time_limit | stalled | interrupted
-  std::string outcome;  // the summary's outcome line
+  std::string result;                  // completed | failed | time_limit | wall_time_limit | stalled | interrupted
+  std::string outcome;                 // the summary's outcome line
+  std::vector<std::string> incidents;  // hangs and errors the blocks recorded (the summary's incidents)
 };
 
 nlohmann::json stats_document(const RunOptions& options, PlatformParams& params, const RunRecord& run,
@@ -152,6 +153,7 @@ nlohmann::json stats_document(const RunOptions& options, PlatformParams& params,
   doc["command_line"] = options.command_line;
   doc["config"] = config.json();
   doc["outcome"] = {{"result", run.result}, {"exit_code", run.exit_code}, {"detail", run.outcome}};
+  if (!run.incidents.empty()) doc["outcome"]["incidents"] = run.incidents;
   doc["sim_time_ps"] = run.sim_ps;
   doc["wall_time_s"] = run.wall_s;
   doc["stats"] = core::stats().to_json(run.sim_ps);
@@ -252,6 +254,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   if (stats_to_stdout && exec) {
     throw std::runtime_error("--stats - and the program both write to stdout: give --stats a file name");
   }
+  if (!(options.max_wall_time_s >= 0) || options.max_wall_time_s > 1e9) {
+    throw std::runtime_error("--max-wall-time must be a positive duration of at most 1e9 s");
+  }
   if (options.stats_interval_ns != 0 && options.stats_file.empty()) {
     throw std::runtime_error("--stats-interval needs --stats FILE (the time series goes into the statistics)");
   }
@@ -260,6 +265,8 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   // First, so that a signal while waiting for a qtest peer ends the run as cleanly as one later.
   install_stop_signals();
+  // The host time of the whole run counts, a wait for a qtest peer included.
+  if (options.max_wall_time_s > 0) arm_wall_time_limit(options.max_wall_time_s);
   // exec's and an AUB replay's platform reaches NEO's page tables (up to 516 GiB; the DRAM is sparse, so only touched
   // pages cost host memory) unless the configuration says otherwise.
   const std::vector<std::string> neo_defaults{"dram.size=520GiB", "gen.gtt.physical_address_bits=40"};
@@ -334,10 +341,16 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
                          [&series](core::Picoseconds at) { series.sample(core::stats(), at); });
   }
 
+  // The simulated-time limit: sim.time_limit_ns or --max-sim-time, whichever comes first.
+  std::uint64_t time_limit_ns = params.sim.time_limit_ns;
+  const bool cli_time_limit =
+      options.max_sim_time_ns != 0 && (time_limit_ns == 0 || options.max_sim_time_ns < time_limit_ns);
+  if (cli_time_limit) time_limit_ns = options.max_sim_time_ns;
+
   const auto wall_start = std::chrono::steady_clock::now();
   try {
-    if (params.sim.time_limit_ns) {
-      sc_core::sc_start(core::to_sc_time(params.sim.time_limit_ns * core::kPsPerNs));
+    if (time_limit_ns) {
+      sc_core::sc_start(core::to_sc_time(time_limit_ns * core::kPsPerNs));
     } else {
       sc_core::sc_start();
     }
@@ -351,7 +364,8 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   if (runner.program) {
     // A program still running (the run stopped early: a signal, the time limit) gets the signal that stopped the run
     // or SIGTERM (with its connections closed NEO retries for ever), then 10 s to end.
-    if (!runner.tbx->finished()) runner.program->signal(stop_signal() != 0 ? stop_signal() : SIGTERM);
+    const int stop = stop_signal();
+    if (!runner.tbx->finished()) runner.program->signal(stop == SIGINT || stop == SIGTERM ? stop : SIGTERM);
     runner.tbx->close_connections();
     runner.program->wait(10'000);
   }
@@ -382,7 +396,14 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   record.result = "completed";
   record.outcome = "completed";
   const int stop = stop_signal();
-  if (stop != 0) {
+  if (stop == SIGALRM) {
+    record.exit_code = kExitRunFailed;
+    record.result = "wall_time_limit";
+    char limit[48];
+    std::snprintf(limit, sizeof limit, "%g", options.max_wall_time_s);
+    record.outcome = std::string("stopped at the wall-time limit (--max-wall-time ") + limit +
+                     " s of host time), workload unfinished (results up to the stop)";
+  } else if (stop != 0) {
     record.exit_code = kExitSignalBase + stop;
     record.result = "interrupted";
     record.outcome = std::string("interrupted by ") + signal_name(stop) + " (results up to the stop)";
@@ -390,11 +411,13 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     record.exit_code = kExitRunFailed;
     record.result = "failed";
     record.outcome = "FAILED: " + runner.failure();
-  } else if (!runner.finished() && params.sim.time_limit_ns && sim_ps >= params.sim.time_limit_ns * core::kPsPerNs) {
+  } else if (!runner.finished() && time_limit_ns && sim_ps >= time_limit_ns * core::kPsPerNs) {
     // The workload did not get to its end (its remaining checks never ran): not a success.
     record.exit_code = kExitRunFailed;
     record.result = "time_limit";
-    record.outcome = "stopped at the time limit (sim.time_limit_ns = " + std::to_string(params.sim.time_limit_ns) +
+    record.outcome = "stopped at the time limit (" +
+                     (cli_time_limit ? "--max-sim-time " + human_time(time_limit_ns * core::kPsPerNs)
+                                     : "sim.time_limit_ns = " + std::to_string(time_limit_ns)) +
                      "), workload unfinished";
   } else if (!runner.finished()) {
     record.exit_code = kExitRunFailed;
@@ -411,6 +434,11 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     const int program_status = runner.program->exit_code();
     record.outcome += "; " + runner.program->program() + " exited with status " + std::to_string(program_status);
     if (program_status != 0 && runner.finished()) record.exit_code = program_status;
+  }
+  if (platform.gen()) record.incidents = platform.gen()->incidents();
+  if (platform.v3d()) {
+    const auto v3d = platform.v3d()->incidents();
+    record.incidents.insert(record.incidents.end(), v3d.begin(), v3d.end());
   }
   const int status = record.exit_code;
   const nlohmann::json regions = runner.regions(sim_ps);
@@ -442,15 +470,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
                   wall_s > 0 ? static_cast<double>(sim_ps) / 1e6 / wall_s : 0.0);
     summary << "  speed:          " << buf << '\n';
     print_activity(summary, platform.name(), sim_ps);
-    std::vector<std::string> incidents;
-    if (platform.gen()) incidents = platform.gen()->incidents();
-    if (platform.v3d()) {
-      const auto v3d = platform.v3d()->incidents();
-      incidents.insert(incidents.end(), v3d.begin(), v3d.end());
-    }
-    if (!incidents.empty()) {
+    if (!record.incidents.empty()) {
       summary << "  incidents:\n";
-      for (const auto& i : incidents) summary << "    " << i << '\n';
+      for (const auto& i : record.incidents) summary << "    " << i << '\n';
     }
     summary << "  reports:        " << errors << " errors, " << warnings << " warnings";
     if (suppressed) summary << " (" << suppressed << " not shown, past sim.guest_report_limit)";
@@ -464,7 +486,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   }
   out.flush();
   summary.flush();
-  if (stop != 0) {
+  if (stop == SIGALRM) {
+    std::cerr << "gpuvp: stopped at the wall-time limit at " << human_time(sim_ps) << " of simulated time\n";
+  } else if (stop != 0) {
     std::cerr << "gpuvp: interrupted by " << signal_name(stop) << " at " << human_time(sim_ps) << '\n';
   } else if (runner.aub && runner.aub->failed()) {
     // The file changed or became unreadable after it was checked: host input, as a malformed file is.

@@ -28,6 +28,8 @@ struct RunOptions {
   std::string stats_file;                 // "-" = stdout (the summary then goes to stderr)
   std::string trace_file;
   std::uint64_t stats_interval_ns = 0;    // > 0: the stats file gets a time series sampled this often
+  std::uint64_t max_sim_time_ns = 0;      // --max-sim-time: > 0 ends the run there (as sim.time_limit_ns does)
+  double max_wall_time_s = 0;             // --max-wall-time: > 0 ends the run after this much host time
   std::vector<std::string> command_line;  // as typed, recorded in the stats file
   std::string dump_demo;                  // write the demo script for this configuration here instead of running
   // The embedded demo (run without --script or --qtest, and what --dump-demo writes). The gpuvp executable sets it
@@ -39,8 +41,9 @@ struct RunOptions {
 
 // Exit codes of the gpuvp executable.
 constexpr int kExitOk = 0;
-constexpr int kExitRunFailed = 1;  // a script check failed, the model reported errors, the time limit was reached
-constexpr int kExitBadInput = 2;   // bad command line, configuration or host file
+// A script check failed, the model reported errors, a time limit (simulated or wall) was reached.
+constexpr int kExitRunFailed = 1;
+constexpr int kExitBadInput = 2;  // bad command line, configuration or host file
 // A run stopped by SIGINT or SIGTERM exits 128 + the signal number (130, 143), as a shell reports such a process.
 constexpr int kExitSignalBase = 128;
 

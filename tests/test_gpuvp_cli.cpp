@@ -119,6 +119,13 @@ const BadHostInput kBadHostInput[] = {
      "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
     // Host files and values that would cost unbounded memory or output (issue 23).
     {"ConfigIsADevice", "run --config /dev/zero", nullptr, "config file '/dev/zero': not a regular file"},
+    // Run limits take a duration with its unit.
+    {"MaxSimTimeWithoutAUnit", "run --max-sim-time 30", nullptr,
+     "--max-sim-time: Missing mandatory unit (see gpuvp --help)"},
+    {"MaxSimTimeOfNothing", "run --max-sim-time 0.2ns", nullptr,
+     "--max-sim-time: must be at least 1 ns (see gpuvp --help)"},
+    {"MaxWallTimeInAnUnknownUnit", "run --max-wall-time 3fortnights", nullptr,
+     "--max-wall-time: fortnights unit not recognized. Allowed values: {h,min,ms,s} (see gpuvp --help)"},
     {"HugeValueIsCutShort",
      "run --set "
      "sim.quantum_ns=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
@@ -1063,4 +1070,86 @@ TEST(GpuvpCli, TheDemoRunTwiceGivesIdenticalStatisticsAndTraces) {
   EXPECT_EQ(stats[0], stats[1]);
   EXPECT_FALSE(traces[0].empty());
   EXPECT_EQ(traces[0], traces[1]);
+}
+
+// ---- run limits: --max-sim-time, --max-wall-time; a run a watchdog stopped (issue 23) ----
+
+TEST(GpuvpCliLimits, MaxSimTimeEndsTheRunWithItsSummaryAndStatistics) {
+  const std::string path = ::testing::TempDir() + "max-sim-time.json";
+  Split r = run_split("run --max-sim-time 30us --stats " + path);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("  outcome:        stopped at the time limit (--max-sim-time 30.000 us), workload unfinished\n"),
+            std::string::npos)
+      << r.out;
+  auto d = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(d["outcome"]["result"], "time_limit");
+  EXPECT_EQ(d["sim_time_ps"], 30'000'000);
+  // The earlier of sim.time_limit_ns and --max-sim-time applies, and the outcome names it.
+  r = run_split("run --set sim.time_limit_ns=20000 --max-sim-time 0.03ms");
+  EXPECT_NE(r.out.find("stopped at the time limit (sim.time_limit_ns = 20000)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  simulated time: 20.000 us\n"), std::string::npos) << r.out;
+  r = run_split("run --set sim.time_limit_ns=40000 --max-sim-time 25000ns");
+  EXPECT_NE(r.out.find("  simulated time: 25.000 us\n"), std::string::npos) << r.out;
+  // A limit the workload does not reach changes nothing.
+  EXPECT_EQ(run("run --quiet --max-sim-time 1s").exit_code, 0);
+  ::unlink(path.c_str());
+}
+
+// A run whose workload asks for far more simulated time than the host gives it: the wall-time limit stops it where
+// it is, and the statistics and trace are complete documents.
+TEST(GpuvpCliLimits, MaxWallTimeStopsALongRunAndKeepsStatisticsAndTrace) {
+  const std::string script = write_temp("long.gpuvp", "clock_step 100000000000000\n");  // 100 s of simulated time
+  const std::string stats = ::testing::TempDir() + "max-wall-time.json";
+  const std::string trace = ::testing::TempDir() + "max-wall-time.trace.json";
+  Split r = run_split("run --script " + script + " --max-wall-time 300ms --stats " + stats + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("  outcome:        stopped at the wall-time limit (--max-wall-time 0.3 s of host time), workload "
+                 "unfinished (results up to the stop)\n"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpuvp: stopped at the wall-time limit at "), std::string::npos) << r.err;
+  const auto d = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(d["outcome"]["result"], "wall_time_limit");
+  EXPECT_EQ(d["outcome"]["exit_code"], 1);
+  EXPECT_GT(d["sim_time_ps"].get<std::uint64_t>(), 0u);
+  EXPECT_LT(d["sim_time_ps"].get<std::uint64_t>(), 100'000'000'000'000ULL);
+  EXPECT_TRUE(nlohmann::json::accept(slurp(trace)));  // a closed JSON document
+  ::unlink(stats.c_str());
+  ::unlink(trace.c_str());
+}
+
+// A qtest server whose peer never comes: the wall-time limit ends the wait as a stop signal does.
+TEST(GpuvpCliLimits, MaxWallTimeEndsAWaitForAQtestPeer) {
+  const std::string path = ::testing::TempDir() + "gpuvp-qtest-wall-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  Child child({"run", "--qtest", "unix:" + path, "--max-wall-time", "500ms"});
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 1);
+  EXPECT_NE(child.out().find("  outcome:        stopped at the wall-time limit"), std::string::npos) << child.out();
+  ::unlink(path.c_str());
+}
+
+// An engine's watchdog declares a hang: the run goes on to its end, fails, and its statistics name the hang.
+TEST(GpuvpCliLimits, ARunWithAHangWritesStatisticsNamingIt) {
+  const std::string script = write_temp("hang.gpuvp",
+                                        "write 0x10000 5 0x1000000100     # BRANCH 0x10000\n"
+                                        "writel 0xe1000110 0x10000        # CT0CA\n"
+                                        "writel 0xe1000108 0x10005        # CT0EA: starts CT0\n"
+                                        "clock_step 3000000\n");
+  const std::string stats = ::testing::TempDir() + "hang.json";
+  EXPECT_EQ(
+      run("run --quiet --script " + script + " --set vc4.v3d.cle.hang_timeout_ns=1000000 --stats " + stats).exit_code,
+      1);
+  const auto d = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(d["outcome"]["result"], "failed");
+  EXPECT_EQ(d["outcome"]["detail"], "completed with model errors");
+  ASSERT_EQ(d["outcome"]["incidents"].size(), 1u) << d["outcome"];
+  EXPECT_NE(d["outcome"]["incidents"][0].get<std::string>().find("CT0 (binning) hung: no progress for 1000000 ns"),
+            std::string::npos)
+      << d["outcome"];
+  EXPECT_EQ(d["sim_time_ps"], 3'000'082'000ULL);  // the script's own 3 ms plus its register accesses
+  // A run without incidents has no such key.
+  EXPECT_EQ(run("run --quiet --stats " + stats).exit_code, 0);
+  EXPECT_FALSE(nlohmann::json::parse(slurp(stats))["outcome"].contains("incidents"));
+  ::unlink(stats.c_str());
 }
