@@ -620,6 +620,58 @@ TEST(GpuvpCliOutput, GuestReportsOfOneKindAreShownUpToTheLimitThenCounted) {
   EXPECT_EQ(count_lines(all.err), 37u) << all.err;
 }
 
+// The same through memory: a batch looping over MI_LOAD_REGISTER_MEM from a PPGTT page that maps the Gen BAR's
+// unmodelled register 0xb000 (the GPU reading its own MMIO over the bus; 90 ns a round). 20 ms give 222217 reads of
+// that register: 10 warnings shown, one notice, the rest counted, and the register loaded reads 0.
+TEST(GpuvpCliOutput, GuestReportsFromALoadRegisterMemLoopThroughThePpgttAreCounted) {
+  const std::string script = write_temp(
+      "lrm_loop.gpuvp",
+      "writeq 0xe0800800 0x1000001       # GGTT 0x100000 -> 0x1000000 (status page)\n"
+      "writeq 0xe0800808 0x1001001       # GGTT 0x101000 -> 0x1001000 (ring)\n"
+      "writeq 0xe0800838 0x1007001       # GGTT 0x107000 -> 0x1007000 (batch)\n"
+      "writel 0xe0101008 0x1             # GFX_FLSH_CNTL\n"
+      "# 4-level PPGTT: PML4 0x1010000 -> PDP -> PD -> PT; VA 0x1000 -> 0xe000b000 (the BAR, register 0xb000)\n"
+      "writeq 0x1010000 0x1011003\n"
+      "writeq 0x1011000 0x1012003\n"
+      "writeq 0x1012000 0x1013003\n"
+      "writeq 0x1013008 0xe000b003\n"
+      "writel 0xe0002270 0x1010000       # RCS PDP0: the PML4\n"
+      "writel 0xe0002274 0x0\n"
+      "writel 0xe000229c 0x2800280       # GFX_MODE: PPGTT enable | 48-bit, masked\n"
+      "# batch: MI_LOAD_REGISTER_MEM CS_GPR0 <- PPGTT 0x1000, MI_BATCH_BUFFER_START 0x107000 (itself, GGTT)\n"
+      "write 0x1007000 28 0x02008014002600000010000000000000010080180070100000000000\n"
+      "write 0x1001000 16 0x01008018007010000000000000000000   # ring: MI_BATCH_BUFFER_START 0x107000\n"
+      "writel 0xe000203c 0x0\n"
+      "writel 0xe0002034 0x0\n"
+      "writel 0xe0002030 0x0\n"
+      "writel 0xe0002038 0x101000        # RING_START\n"
+      "writel 0xe0002080 0x100000        # HWS_PGA\n"
+      "writel 0xe000203c 0x3001          # RING_CTL: 4 pages, enabled\n"
+      "writel 0xe0002030 0x10            # RING_TAIL: run\n"
+      "clock_step 20000000\n"
+      "expectl 0xe0002600 0x0            # CS_GPR0: what the unmodelled register read\n");
+  const std::string stats = ::testing::TempDir() + "lrm_loop_stats.json";
+  Split r = run_split("run --script " + script + " --stats " + stats + " --set gen.cs.hang_timeout_ns=1000000000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string notice =
+      "warning at 1918 ns: gpuvp.gen: further reports like this one are suppressed after 10 (sim.guest_report_limit; "
+      "the run summary counts them): read of unmapped register offset 0xb000 (4 bytes): returns 0\n";
+  const std::string warnings = r.err.substr(0, r.err.find("gpuvp run summary"));
+  EXPECT_EQ(count_lines(warnings), 11u) << warnings;
+  EXPECT_EQ(warnings.rfind(
+                "warning at 1018 ns: gpuvp.gen: read of unmapped register offset 0xb000 (4 bytes): returns 0\n", 0),
+            0u)
+      << warnings;
+  EXPECT_EQ(warnings.substr(warnings.size() - notice.size()), notice);
+  EXPECT_NE(r.err.find("  reports:        0 errors, 222217 warnings (222206 not shown, past sim.guest_report_limit)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.err.size(), 4096u);
+  const auto s = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(s["stats"]["gpuvp"]["reports"]["guest_suppressed"].get<std::uint64_t>(), 222206u);
+  EXPECT_EQ(s["stats"]["gpuvp"]["gen"]["unmapped_accesses"].get<std::uint64_t>(), 222217u);
+}
+
 namespace {
 // Runs gpuvp with stdout and stderr on one pseudo-terminal, as in an interactive shell, and returns what the terminal
 // received.
