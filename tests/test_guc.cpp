@@ -166,6 +166,7 @@ TEST_F(GucTest, DmaFromBelowWopcmTopFails) {
 
 class GucMailboxTest : public GucTest {
  protected:
+  explicit GucMailboxTest(const platform::PlatformParams& params = {}) : GucTest(params) {}
   void boot() {
     const auto r = guc_.load(firmware());
     ASSERT_TRUE(r.ok) << r.error;
@@ -356,6 +357,202 @@ TEST_F(GucMailboxTest, LogFlushRaisesTheHostInterrupt) {
   });
 }
 
+// ---- Addresses the host gives (issue 23) ----
+// Below the WOPCM top the GuC's addresses are its own SRAM (i915 intel_guc_ggtt_offset asserts that a GGTT offset
+// handed to the GuC is not below GUC_WOPCM_TOP); from GUC_GGTT_TOP up its local and register windows. The firmware
+// refuses an address there in its reply and its log, and writes nothing through it.
+constexpr std::uint32_t kWopcmTop = 0x80000;  // the driver's GUC_WOPCM_SIZE (i915 GUC_WOPCM_SIZE_VALUE)
+
+class GucHostAddressTest : public GucMailboxTest {
+ protected:
+  explicit GucHostAddressTest(const platform::PlatformParams& params = {}) : GucMailboxTest(params) {}
+  // Boots and keeps a copy of the loaded image (CSS header and uCode) as WOPCM holds it.
+  void boot_and_keep_image() {
+    boot();
+    loaded_ = loaded_image();
+  }
+  std::vector<std::uint8_t> loaded_image() {
+    firmware::ImageLayout layout;
+    const auto image = firmware();
+    EXPECT_EQ(firmware::check_image(image, layout), "");
+    const auto begin = model().wopcm().begin() + GUC_WOPCM_LOAD_ADDRESS;
+    return {begin, begin + static_cast<std::ptrdiff_t>(layout.ucode_offset + layout.ucode_size)};
+  }
+  // The firmware's code and data are as loaded, it took no fault and still answers the mailbox.
+  void expect_intact() {
+    EXPECT_TRUE(loaded_image() == loaded_) << "the loaded image in WOPCM changed";
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.faults"), 0u);
+    EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 1}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(ukernel_of(guc_.status()), GUC_UKERNEL_READY);
+  }
+  void expect_logged(const std::string& line) {
+    const std::string log = guc_.read_log();
+    EXPECT_NE(log.find(line + "\n"), std::string::npos) << line << "\nnot in the log:\n" << log;
+  }
+  std::vector<std::uint8_t> loaded_;
+};
+
+// The issue's reproducer: ENTER_S_STATE with the shared page on the firmware's own code overwrote it (the next
+// request faulted). Now refused, and so are a page straddling the WOPCM top, one past the GGTT top (on the GuC's
+// register window), a misaligned one, and EXIT_S_STATE with such a page.
+TEST_F(GucHostAddressTest, SleepStateSharedPageInsideWopcmOrPastTheGgttTopIsRefused) {
+  test::run_thread([&] {
+    boot_and_keep_image();
+    for (const std::uint32_t shared : {GUC_UCODE_ENTRY, 0x1000u, kWopcmTop - 16, kWopcmTop - 8}) {
+      EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, shared}), GUC_REPLY_GENERIC_FAIL) << core::format_hex(shared);
+    }
+    expect_logged("S state shared page 0x00002080 refused: inside WOPCM (the GuC's own memory)");
+    expect_logged("S state shared page 0x0007fff8 refused: inside WOPCM (the GuC's own memory)");
+    for (const std::uint32_t shared : {GUC_GGTT_TOP - 8, GUC_MMIO_BASE + GUC_REG_SOFT_SCRATCH(0), 0xFFFFFFF0u}) {
+      EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, shared}), GUC_REPLY_GENERIC_FAIL) << core::format_hex(shared);
+    }
+    expect_logged("S state shared page 0xfedffff8 refused: past the GGTT top");
+    expect_logged("S state shared page 0xff00c180 refused: past the GGTT top");
+    const auto page = i915_.alloc(4096);
+    i915_.fill(page, 0);
+    const auto gfx = static_cast<std::uint32_t>(page.gfx);
+    EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, gfx + 2}), GUC_REPLY_GENERIC_FAIL);
+    expect_logged("S state shared page " + core::format_hex(gfx + 2, 8) + " refused: not dword aligned");
+    EXPECT_EQ(port_.read32(page.phys), 0u);
+    expect_intact();
+    // A good page is still accepted; EXIT_S_STATE checks its page the same way.
+    ASSERT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, gfx}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, GUC_UCODE_ENTRY}), GUC_REPLY_GENERIC_FAIL);
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, GUC_GGTT_TOP}), GUC_REPLY_GENERIC_FAIL);
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, gfx}), GUC_REPLY_SUCCESS);
+    expect_intact();
+  });
+}
+
+TEST_F(GucHostAddressTest, CommandTransportInsideWopcmOrPastTheGgttTopIsRefused) {
+  test::run_thread([&] {
+    boot_and_keep_image();
+    const auto do_register = [&](std::uint32_t desc) {
+      return guc_.send({GUC_ACTION_REGISTER_COMMAND_TRANSPORT_BUFFER, desc, GUC_CTB_DESC_BYTES, GUC_CTB_TYPE_RECV});
+    };
+    // The descriptor itself: inside WOPCM, straddling its top, reaching past the GGTT top, on the local registers.
+    for (const std::uint32_t desc : {0x3000u, kWopcmTop - 32, GUC_GGTT_TOP - 32, GUC_LAPIC_BASE}) {
+      EXPECT_EQ(do_register(desc), GUC_REPLY_GENERIC_FAIL) << core::format_hex(desc);
+    }
+    expect_logged("CT descriptor 0x00003000 refused: inside WOPCM (the GuC's own memory)");
+    expect_logged("CT descriptor 0x0007ffe0 refused: inside WOPCM (the GuC's own memory)");
+    expect_logged("CT descriptor 0xfedfffe0 refused: past the GGTT top");
+    expect_logged("CT descriptor 0xfee00000 refused: past the GGTT top");
+    // A descriptor in graphics memory naming a buffer inside WOPCM, or one that runs past the GGTT top.
+    const auto page = i915_.alloc(4096);
+    i915_.fill(page, 0);
+    port_.write32(page.phys + GUC_CTB_DESC_SIZE, 1024);
+    port_.write32(page.phys + GUC_CTB_DESC_ADDR, GUC_WOPCM_LOAD_ADDRESS);
+    EXPECT_EQ(do_register(static_cast<std::uint32_t>(page.gfx)), GUC_REPLY_GENERIC_FAIL);
+    expect_logged("CT buffer 0x00002000 refused: inside WOPCM (the GuC's own memory)");
+    port_.write32(page.phys + GUC_CTB_DESC_ADDR, GUC_GGTT_TOP - 512);
+    EXPECT_EQ(do_register(static_cast<std::uint32_t>(page.gfx)), GUC_REPLY_GENERIC_FAIL);
+    expect_logged("CT buffer 0xfedffe00 refused: past the GGTT top");
+    expect_intact();
+
+    // Registered channels whose descriptors the host later points into WOPCM: the firmware checks the buffer at every
+    // use, flags the channel in error and writes nothing there.
+    ASSERT_TRUE(guc_.ct_enable());
+    port_.write32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_ADDR, GUC_WOPCM_LOAD_ADDRESS);
+    EXPECT_EQ(guc_.ct_send({GUC_ACTION_SAMPLE_FORCEWAKE, 2}, /*g2h_status=*/true), GUC_REPLY_SUCCESS);
+    EXPECT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_RECV) + GUC_CTB_DESC_IS_IN_ERROR, 1, ~0u, 50'000));
+    port_.write32(guc_.ct_descriptor(GUC_CTB_TYPE_SEND) + GUC_CTB_DESC_ADDR, GUC_UCODE_ENTRY);
+    guc_.ct_send_raw({GUC_ACTION_SAMPLE_FORCEWAKE << 16 | 1, 99});
+    EXPECT_TRUE(port_.wait_for32(guc_.ct_descriptor(GUC_CTB_TYPE_SEND) + GUC_CTB_DESC_IS_IN_ERROR, 1, ~0u, 50'000));
+    expect_intact();
+    expect_logged("CT error: receive buffer moved inside WOPCM or past the GGTT top");
+    expect_logged("CT error: send buffer moved inside WOPCM or past the GGTT top");
+  });
+}
+
+TEST_F(GucHostAddressTest, ProcessDescriptorWorkQueueAndContextInsideWopcmAreRefused) {
+  test::run_thread([&] {
+    boot_and_keep_image();
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 1, 2, 0x4000}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
+    expect_logged("process descriptor 0x00004000 refused: inside WOPCM (the GuC's own memory)");
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 1, 2, GUC_GGTT_TOP - 16}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
+    expect_logged("process descriptor 0xfedffff0 refused: past the GGTT top");
+    EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(2)) & GUC_DRB_VALID, 0u);
+
+    // A client whose work queue the host moves into WOPCM: a work-queue error, nothing written.
+    host::GucDriver::Client moved;
+    ASSERT_EQ(guc_.create_client(moved, 1, 2), GUC_REPLY_SUCCESS);
+    port_.write64(moved.desc() + GUC_PD_WQ_BASE, 0x3000);
+    const std::uint32_t in_order = GUC_WQ_TYPE_INORDER | (GUC_WQ_ITEM_BYTES / 4 - 1) << GUC_WQ_LEN_SHIFT;
+    ASSERT_TRUE(guc_.submit_raw(moved, {in_order, 0x3000u | GUC_LRC_DESC_VALID, 0, 1}));
+    EXPECT_TRUE(port_.wait_for32(moved.desc() + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_CMD_ERROR, ~0u, 50'000));
+    expect_logged("work queue error: work queue geometry, tail 0x00000010 at offset 0x00000000");
+
+    // A work item whose context (LRCA) lies in WOPCM: the firmware would write the ring tail into its own memory.
+    host::GucDriver::Client client;
+    ASSERT_EQ(guc_.create_client(client, 3, 4), GUC_REPLY_SUCCESS);
+    const std::uint32_t context_desc =
+        0x3000u | GUC_LRC_DESC_VALID | GUC_LRC_DESC_PRIVILEGE | GUC_LRC_LEGACY_64B << GUC_LRC_DESC_ADDRESSING_SHIFT;
+    ASSERT_TRUE(guc_.submit_raw(client, {in_order | GUC_RENDER_ENGINE << GUC_WQ_TARGET_SHIFT, context_desc, 0, 1}));
+    EXPECT_TRUE(port_.wait_for32(client.desc() + GUC_PD_WQ_STATUS, GUC_WQ_STATUS_CMD_ERROR, ~0u, 50'000));
+    expect_logged("work queue error: bad context descriptor " + core::format_hex(context_desc, 8) +
+                  " at offset 0x00000000");
+    expect_intact();
+  });
+}
+
+// A log buffer the firmware may not write: it runs without a log (the flush request answers the failure) and WOPCM
+// keeps the image as loaded.
+TEST_F(GucHostAddressTest, LogBufferInsideWopcmOrPastTheGgttTopIsRefused) {
+  test::run_thread([&] {
+    for (const std::uint32_t base : {0x3000u, GUC_GGTT_TOP - 0x1000}) {
+      SCOPED_TRACE(core::format_hex(base, 8));
+      host::GucDriver::LoadOptions options;
+      options.log_params = base | 3u << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID;  // 4 pages
+      ASSERT_TRUE(guc_.load(firmware(), options).ok);
+      loaded_ = loaded_image();
+      EXPECT_EQ(guc_.send({GUC_ACTION_FORCE_LOG_BUFFER_FLUSH}), GUC_REPLY_GENERIC_FAIL);
+      EXPECT_EQ(guc_.read_log(), "");  // the driver's own buffer was not named: untouched
+      EXPECT_TRUE(loaded_image() == loaded_);
+      EXPECT_EQ(core::stats().counter_value("gpuvp.gen.guc.faults"), 0u);
+      EXPECT_EQ(guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 1}), GUC_REPLY_SUCCESS);
+      ASSERT_TRUE(guc_.reset());
+    }
+  });
+}
+
+// The boundary: with a 1 MiB WOPCM the driver's first graphics buffer sits exactly at the WOPCM top. The firmware
+// takes the top from the size it was loaded with (not a constant): the page at the top is accepted, the dwords just
+// below it are refused.
+platform::PlatformParams with_wopcm_1mib() {
+  platform::PlatformParams p;
+  p.gen.gpu.guc.wopcm_size = 0x100000;
+  return p;
+}
+
+class GucWopcmTopTest : public GucHostAddressTest {
+ protected:
+  GucWopcmTopTest() : GucHostAddressTest(with_wopcm_1mib()) {}
+};
+
+TEST_F(GucWopcmTopTest, AnAddressAtTheWopcmTopIsAcceptedAndOneBelowRefused) {
+  test::run_thread([&] {
+    constexpr std::uint32_t kTop = 0x100000;
+    const auto at_top = i915_.alloc(4096);
+    ASSERT_EQ(at_top.gfx, kTop);
+    i915_.fill(at_top, 0);
+    host::GucDriver::LoadOptions options;
+    options.wopcm_size = kTop;
+    ASSERT_TRUE(guc_.load(firmware(), options).ok);
+    loaded_ = loaded_image();
+    EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, kTop - 4}), GUC_REPLY_GENERIC_FAIL);
+    expect_logged("S state shared page 0x000ffffc refused: inside WOPCM (the GuC's own memory)");
+    EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 1, 2, kTop - GUC_PD_BYTES}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
+    // 512 KiB (the default top) is WOPCM here too.
+    EXPECT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, kWopcmTop}), GUC_REPLY_GENERIC_FAIL);
+    ASSERT_EQ(guc_.send({GUC_ACTION_ENTER_S_STATE, 2, kTop}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(port_.read32(at_top.phys), 0x50454C53u);  // the suspend record, "SLEP"
+    EXPECT_EQ(guc_.send({GUC_ACTION_EXIT_S_STATE, 1, kTop}), GUC_REPLY_SUCCESS);
+    EXPECT_EQ(port_.read32(at_top.phys), 0u);
+    expect_intact();
+  });
+}
+
 TEST_F(GucTest, InvalidOpcodeStopsTheCoreWithAnException) {
   test::run_thread([&] {
     // nop; nop; ud2
@@ -533,5 +730,42 @@ TEST_P(GucCpiTest, EachInstructionTakesCyclesPerInstructionCycles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fractional, GucCpiTest, ::testing::Values(1.0, 1.5, 2.25));
+
+// sim.quantum_ns=0 (issue 23): firmware running into zero-filled WOPCM executes straight-line code; the core started
+// Unicorn for every instruction (0.5 ms of host time each). It now runs gen.guc.min_slice_instructions per start, and
+// the modelled time stays one instruction time per instruction: the watchdog (0.5 ms here, before the run reaches the
+// WOPCM top) stops it at the same instruction as at any quantum.
+platform::PlatformParams with_quantum_0() {
+  platform::PlatformParams params;
+  params.sim.quantum_ns = 0;
+  params.gen.gpu.guc.hang_timeout_ns = 500'000;
+  return params;
+}
+
+class GucQuantumZeroTest : public GucTest {
+ protected:
+  GucQuantumZeroTest() : GucTest(with_quantum_0()) {}
+};
+
+TEST_F(GucQuantumZeroTest, StraightLineCodeRunsInSlicesNotInstructionByInstruction) {
+  core::Picoseconds fault_at = 0;
+  soc_.gen()->irq().on_change([&](bool level) {
+    if (level && fault_at == 0) fault_at = core::now_ps();
+  });
+  test::run_thread([&] {
+    // jmp 0x3000, into zeroed WOPCM: "add [eax], al", two bytes at a time.
+    const std::uint32_t rel = 0x3000 - (GUC_UCODE_ENTRY + 5);
+    guc_.load(image_of({0xE9, static_cast<std::uint8_t>(rel), static_cast<std::uint8_t>(rel >> 8), 0, 0}), {});
+    EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "firmware fault: hung").size(), 1u);
+  });
+  // 0.5 ms at 400 MHz and one cycle an instruction: the jump and 199,999 adds, then the one at which the watchdog
+  // expires.
+  constexpr std::uint64_t kInstructions = 200'001;
+  EXPECT_EQ(model().instructions(), kInstructions);
+  const std::uint64_t starts = core::stats().counter_value("gpuvp.gen.guc.emulation_starts");
+  const std::uint64_t min_slice = gen::GucParams{}.min_slice_instructions;
+  EXPECT_LE(starts, kInstructions / min_slice + 2) << "Unicorn started " << starts << " times";
+  EXPECT_EQ(fault_at - model().started_ps(), kInstructions * 2500);  // 400 MHz, one cycle per instruction
+}
 
 }  // namespace

@@ -13,7 +13,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "firmware/guc/guc_abi.h"
+#include "firmware/tools/guc_image.h"
 #include "hw/gen/mi_commands.h"
+#include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/run_gpuvp.h"
 #include "tlm/gen/command_streamer.h"
@@ -262,6 +265,31 @@ TEST(QuantumInvariance, DemoBusyTimes) {
           << path << ": " << runs[i].busy_ps.at(path) << " ps vs " << busy << " ps at quantum 0";
     }
     for (const auto& [path, u] : runs[i].utilisation) EXPECT_LE(u, 1.0) << path;
+  }
+}
+
+// The GuC core (issue 23): an image of 100,000 straight-line NOPs that then reports READY and halts, loaded the way
+// i915 loads it. The core's busy time (its own instruction times, from the jump to HLT) is exactly the same at every
+// quantum, and the driver sees READY at the same time; at quantum 0 the core runs gen.guc.min_slice_instructions per
+// Unicorn start (it used to start Unicorn per instruction, minutes of host time for this script).
+TEST(QuantumInvariance, GucStraightLineFirmware) {
+  constexpr std::size_t kNops = 100'000;
+  std::vector<std::uint8_t> code(kNops, 0x90);
+  // mov dword [GUC_LAPIC_BASE + GUC_LAPIC_UKERNEL_STATUS], GUC_UKERNEL_READY; hlt; jmp back to the hlt
+  const std::uint32_t status_reg = GUC_LAPIC_BASE + GUC_LAPIC_UKERNEL_STATUS;
+  code.insert(code.end(), {0xC7, 0x05});
+  for (int shift = 0; shift < 32; shift += 8) code.push_back(static_cast<std::uint8_t>(status_reg >> shift));
+  code.insert(code.end(), {GUC_UKERNEL_READY, 0, 0, 0, 0xF4, 0xEB, 0xFD});
+  Recorder rec;
+  host::GucDriver guc(rec.driver());
+  guc.load(firmware::pack_image(code, firmware::test_key_path(), 0x090100));
+  rec.line("expectl " + hex(kBar + GUC_REG_STATUS) + " " + hex(GUC_STATUS_MIA_HALT_REQUESTED) + " " +
+           hex(GUC_STATUS_MIA_HALT_REQUESTED));
+  const auto runs = expect_invariant(save("qinv_guc.gpuvp", rec.script()));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ASSERT_TRUE(runs[i].busy_ps.count("gpuvp.gen.guc.busy"));
+    // The NOPs, the status write and the HLT at 2.5 ns each (400 MHz, one cycle an instruction).
+    EXPECT_EQ(runs[i].busy_ps.at("gpuvp.gen.guc.busy"), (kNops + 2) * 2500.0) << "quantum " << kQuanta[i];
   }
 }
 

@@ -75,11 +75,14 @@
 #define GUC_FIRMWARE_VERSION_MINOR 1u
 
 /* ---- The GuC's own address space (model's choice) ----
- *   0x00000000 .. WOPCM size        WOPCM SRAM (code, data, stack below 0x2000)
- *   WOPCM size .. GUC_GGTT_TOP      graphics memory through the GGTT (i915: GuC addresses below WOPCM_TOP are its
+ *   0x00000000 .. WOPCM top         WOPCM SRAM (code, data, stack below 0x2000)
+ *   WOPCM top .. GUC_GGTT_TOP       graphics memory through the GGTT (i915: GuC addresses below WOPCM_TOP are its
  *                                   SRAM, so i915 never hands the GuC GGTT objects below it; GUC_GGTT_TOP 0xFEE00000)
  *   0xFEE00000 .. +4 KiB            local APIC-style registers of the GuC core
- *   0xFF000000 .. +8 MiB            window onto the GPU registers (GTTMMADR offsets 0 .. 8 MiB) */
+ *   0xFF000000 .. +8 MiB            window onto the GPU registers (GTTMMADR offsets 0 .. 8 MiB)
+ * The WOPCM top is the GUC_WOPCM_SIZE the boot ROM loaded the image with (i915 intel_guc_ggtt_offset: a GGTT offset
+ * the GuC is given must not be below it); the firmware reads it in GUC_LAPIC_WOPCM_TOP and refuses any address the
+ * host gives it below that top or reaching past GUC_GGTT_TOP, so that the host can never make it overwrite itself. */
 #define GUC_GGTT_TOP 0xFEE00000u
 #define GUC_LAPIC_BASE 0xFEE00000u
 #define GUC_LAPIC_SIZE 0x1000u
@@ -93,6 +96,7 @@
 #define GUC_LAPIC_TIMESTAMP 0x808u        /* read: GuC clock cycles since reset, low 32 bits */
 #define GUC_LAPIC_DOORBELL_PENDING 0x80Cu /* read: lowest rung doorbell id (cleared by the read) or NONE */
 #define GUC_DOORBELL_NONE 0xFFFFFFFFu
+#define GUC_LAPIC_WOPCM_TOP 0x820u /* read: the first GuC address that reaches the GGTT (see the map above) */
 
 /* Interrupt vectors delivered through the firmware's IDT. */
 #define GUC_VECTOR_HOST2GUC 0x30u /* GUC_SEND_INTERRUPT written by the host */

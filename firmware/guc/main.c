@@ -35,6 +35,7 @@ static u32 forcewake_policy;
 static u32 sleep_state;                       /* 0 awake (D0), else the GUC_POWER_* state the host asked for */
 static u32 doorbell_owner[GUC_NUM_DOORBELLS]; /* stage id + 1, 0 = free */
 static u32 requests;
+static u32 wopcm_top; /* GUC_LAPIC_WOPCM_TOP: below it the GuC's addresses are its own SRAM, not the GGTT */
 
 /* GuC submission: the process descriptor of each doorbell's client (0 = none) and whether it rang since its work
  * queue was last drained. */
@@ -98,13 +99,48 @@ static void log_hex(u32 v) {
   log_publish();
 }
 
+/* ---- addresses the host gives ----
+ * Every GGTT address that comes from the host (mailbox parameters, boot parameters, descriptors and work items in
+ * graphics memory, which the host may rewrite at any time) is checked before the firmware reads or writes through it:
+ * dword aligned, at or above the WOPCM top (below it the GuC's addresses are its own code, data and stack; i915
+ * intel_guc_ggtt_offset asserts that a GGTT offset handed to the GuC is not below GUC_WOPCM_TOP) and below
+ * GUC_GGTT_TOP (the local and register windows start there). */
+enum range_verdict { RANGE_OK, RANGE_MISALIGNED, RANGE_IN_WOPCM, RANGE_PAST_GGTT_TOP };
+
+static enum range_verdict ggtt_range_check(u32 addr, u32 size) {
+  if (addr & 3) return RANGE_MISALIGNED;
+  if (addr < wopcm_top) return RANGE_IN_WOPCM;
+  if (addr >= GUC_GGTT_TOP || size > GUC_GGTT_TOP - addr) return RANGE_PAST_GGTT_TOP;
+  return RANGE_OK;
+}
+
+static int ggtt_range_ok(u32 addr, u32 size) { return ggtt_range_check(addr, size) == RANGE_OK; }
+
+/* The check, and on refusal a log line naming what was refused and why (at every verbosity). */
+static int host_range_ok(const char* what, u32 addr, u32 size) {
+  static const char* const why[] = {"", "not dword aligned", "inside WOPCM (the GuC's own memory)",
+                                    "past the GGTT top"};
+  const enum range_verdict verdict = ggtt_range_check(addr, size);
+  if (verdict == RANGE_OK) return 1;
+  log_puts(what);
+  log_putc(' ');
+  log_hex(addr);
+  log_puts(" refused: ");
+  log_puts(why[verdict]);
+  log_putc('\n');
+  return 0;
+}
+
+/* A log buffer the firmware may not write (inside WOPCM, past the GGTT top) is refused: the firmware runs without a
+ * log, and FORCE_LOG_BUFFER_FLUSH answers GENERIC_FAIL. */
 static void log_setup(u32 params, u32 debug) {
   if (!(params & GUC_LOG_VALID) || (debug & GUC_LOG_DISABLED)) return;
   log_verbosity = debug & GUC_LOG_VERBOSITY_MASK;
   const u32 base = params & ~0xFFFu;
-  if (base < GUC_MMIO_BASE && base != 0) {
+  const u32 bytes = (((params & GUC_LOG_PAGES_MASK) >> GUC_LOG_PAGES_SHIFT) + 1) * 4096u;
+  if (ggtt_range_ok(base, bytes)) {
     log_base = base;
-    log_text_size = (((params & GUC_LOG_PAGES_MASK) >> GUC_LOG_PAGES_SHIFT) + 1) * 4096u - GUC_LOG_HEADER_BYTES;
+    log_text_size = bytes - GUC_LOG_HEADER_BYTES;
     mem_write(log_base + 0, GUC_LOG_MAGIC);
     mem_write(log_base + 4, 0);
     log_offset = 0;
@@ -116,11 +152,9 @@ static void log_setup(u32 params, u32 debug) {
 /* ---- mailbox actions ---- */
 static u32 scratch(u32 n) { return mmio_read(GUC_REG_SOFT_SCRATCH(n)); }
 
-static int ggtt_range_ok(u32 addr, u32 size);
-
 static u32 allocate_doorbell(u32 stage_id, u32 doorbell, u32 process_desc) {
   if (doorbell >= GUC_NUM_DOORBELLS || stage_id >= 1024 || doorbell_owner[doorbell] ||
-      (process_desc != 0 && !ggtt_range_ok(process_desc, GUC_PD_BYTES))) {
+      (process_desc != 0 && !host_range_ok("process descriptor", process_desc, GUC_PD_BYTES))) {
     log_puts("doorbell allocation refused: ");
     log_hex(doorbell);
     log_putc('\n');
@@ -170,9 +204,10 @@ static u32 deallocate_doorbell(u32 stage_id, u32 doorbell) {
 
 /* Suspend record the firmware leaves in the host's shared page (ENTER_S_STATE) and checks on resume. */
 #define SLEEP_RECORD_MAGIC 0x50454C53u /* bytes "SLEP" */
+#define SLEEP_RECORD_BYTES 16u
 
 static u32 enter_s_state(u32 state, u32 shared) {
-  if (sleep_state != 0 || state < 2 || state > 4 || shared < 0x1000u || shared >= GUC_GGTT_TOP - 16) {
+  if (sleep_state != 0 || state < 2 || state > 4 || !host_range_ok("S state shared page", shared, SLEEP_RECORD_BYTES)) {
     return GUC_REPLY_GENERIC_FAIL;
   }
   u32 allocated = 0;
@@ -191,7 +226,7 @@ static u32 enter_s_state(u32 state, u32 shared) {
 }
 
 static u32 exit_s_state(u32 state, u32 shared) {
-  if (sleep_state == 0 || state != 1 || shared < 0x1000u || shared >= GUC_GGTT_TOP - 16 ||
+  if (sleep_state == 0 || state != 1 || !host_range_ok("S state shared page", shared, SLEEP_RECORD_BYTES) ||
       mem_read(shared) != SLEEP_RECORD_MAGIC) {
     return GUC_REPLY_GENERIC_FAIL;
   }
@@ -248,18 +283,15 @@ static u32 dispatch(u32 action, const u32* p) {
 }
 
 /* ---- command transport ---- */
-static int ggtt_range_ok(u32 addr, u32 size) {
-  return addr >= 0x1000u && (addr & 3) == 0 && size <= GUC_GGTT_TOP && addr <= GUC_GGTT_TOP - size;
-}
-
 static u32 register_ct(u32 desc, u32 desc_size, u32 type) {
-  if (type > GUC_CTB_TYPE_RECV || desc_size != GUC_CTB_DESC_BYTES || !ggtt_range_ok(desc, GUC_CTB_DESC_BYTES)) {
+  if (type > GUC_CTB_TYPE_RECV || desc_size != GUC_CTB_DESC_BYTES ||
+      !host_range_ok("CT descriptor", desc, GUC_CTB_DESC_BYTES)) {
     log_puts("CT registration refused\n");
     return GUC_REPLY_GENERIC_FAIL;
   }
   const u32 addr = mem_read(desc + GUC_CTB_DESC_ADDR);
   const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
-  if (size == 0 || (size & 3) || !ggtt_range_ok(addr, size)) {
+  if (size == 0 || (size & 3) || !host_range_ok("CT buffer", addr, size)) {
     log_puts("CT buffer refused: ");
     log_hex(addr);
     log_putc(' ');
@@ -297,6 +329,10 @@ static int ct_post(const u32* message, u32 dwords) {
   const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
   const u32 head = mem_read(desc + GUC_CTB_DESC_HEAD);
   u32 tail = mem_read(desc + GUC_CTB_DESC_TAIL);
+  if (size == 0 || (size & 3) || !ggtt_range_ok(addr, size)) {
+    ct_error(desc, "receive buffer moved inside WOPCM or past the GGTT top");
+    return 0;
+  }
   if (head >= size || tail >= size || (tail & 3)) {
     ct_error(desc, "receive buffer offsets");
     return 0;
@@ -356,6 +392,10 @@ static void ct_process(void) {
   const u32 size = mem_read(desc + GUC_CTB_DESC_SIZE);
   u32 head = mem_read(desc + GUC_CTB_DESC_HEAD);
   const u32 tail = mem_read(desc + GUC_CTB_DESC_TAIL);
+  if (size == 0 || (size & 3) || !ggtt_range_ok(addr, size)) {
+    ct_error(desc, "send buffer moved inside WOPCM or past the GGTT top");
+    return;
+  }
   if (head >= size || tail >= size || ((head | tail) & 3)) {
     ct_error(desc, "send buffer offsets");
     return;
@@ -705,6 +745,7 @@ void guc_main(void) {
   lapic_write(GUC_LAPIC_EOI, 0);
   set_ukernel_status(GUC_UKERNEL_LAPIC_DONE);
 
+  wopcm_top = lapic_read(GUC_LAPIC_WOPCM_TOP);
   log_setup(scratch(1 + GUC_CTL_LOG_PARAMS), scratch(1 + GUC_CTL_DEBUG));
   engines_present = lapic_read(GUC_LAPIC_ENGINES);
   for (u32 id = 0; id < GUC_MAX_ENGINES_NUM; ++id) engines[id].csb_read = GUC_CSB_ENTRIES;

@@ -45,8 +45,8 @@ GucDriver::LoadResult GucDriver::load(const std::vector<std::uint8_t>& image, co
   if (log_.size == 0) log_ = i915_.alloc(kLogPages * 4096);
   i915_.fill(log_, 0);
   std::uint32_t params[kParams] = {};
-  params[GUC_CTL_LOG_PARAMS] =
-      static_cast<std::uint32_t>(log_.gfx) | (kLogPages - 1) << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID;
+  params[GUC_CTL_LOG_PARAMS] = options.log_params.value_or(static_cast<std::uint32_t>(log_.gfx) |
+                                                           (kLogPages - 1) << GUC_LOG_PAGES_SHIFT | GUC_LOG_VALID);
   params[GUC_CTL_DEBUG] =
       options.log_level < 0 ? GUC_LOG_DISABLED : static_cast<std::uint32_t>(options.log_level) & GUC_LOG_VERBOSITY_MASK;
 

@@ -29,7 +29,9 @@ class GucDriver {
     std::optional<std::uint32_t> copy_size;   // DMA_COPY_SIZE (default: header + uCode)
     std::optional<std::uint64_t> source;      // DMA_ADDR_0 (default: the image's GGTT address)
     std::optional<std::uint32_t> wopcm_size;  // GUC_WOPCM_SIZE (default 512 KiB, i915 GUC_WOPCM_SIZE_VALUE)
-    std::uint64_t timeout_ns = 2'000'000;     // i915 polls for 100 ms; the model boots in well under 1 ms
+    // GUC_CTL_LOG_PARAMS (default: the driver's log buffer of kLogPages pages, valid).
+    std::optional<std::uint32_t> log_params;
+    std::uint64_t timeout_ns = 2'000'000;  // i915 polls for 100 ms; the model boots in well under 1 ms
     // Changes the bytes put into graphics memory after the driver parsed and accepted the image (what the boot ROM
     // sees differs from what the driver checked: a corrupted copy).
     std::function<void(std::vector<std::uint8_t>&)> corrupt;

@@ -50,6 +50,9 @@ Guc::Guc(sc_core::sc_module_name name, const GucParams& params, core::RegisterBa
       boots_(stats_.counter("boots", "events", "boot ROM runs (DMA_CTRL start), rejected images included")),
       boot_failures_(stats_.counter("boot_failures", "events", "images the boot ROM rejected")),
       faults_(stats_.counter("faults", "events", "firmware faults (the core stopped)")),
+      emulation_starts_(
+          stats_.counter("emulation_starts", "events",
+                         "slices the core ran (Unicorn starts); instructions / starts is the average slice")),
       busy_(stats_.busy_time("busy", "the core executing, not halted")) {
   if (params_.wopcm_size % 4096 != 0 || params_.wopcm_size <= GUC_UCODE_ENTRY) {
     throw std::invalid_argument("gen.guc.wopcm_size must be a multiple of 4 KiB above the load address");
@@ -382,6 +385,8 @@ bool Guc::boot_rom() {
   }
   status_->set((status_->value() & ~std::uint64_t{GUC_STATUS_BOOTROM_MASK}) |
                (GUC_BOOTROM_JUMP_PASSED << GUC_STATUS_BOOTROM_SHIFT) | GUC_STATUS_AUTH_GOOD);
+  // The core's map splits at the size the image was checked against: below it the GuC sees its SRAM, above the GGTT.
+  wopcm_top_ = static_cast<std::uint32_t>(wopcm_reg);
   return true;
 }
 
@@ -431,9 +436,9 @@ void Guc::open_core() {
   }
   uc_hook hook;
   bool ok =
-      uc_mem_map_ptr(uc_, 0, sram_.size(), UC_PROT_ALL, sram_.data()) == UC_ERR_OK &&
-      uc_mmio_map(uc_, sram_.size(), GUC_GGTT_TOP - sram_.size(), &Guc::ggtt_read_cb, this, &Guc::ggtt_write_cb,
-                  this) == UC_ERR_OK &&
+      uc_mem_map_ptr(uc_, 0, wopcm_top_, UC_PROT_ALL, sram_.data()) == UC_ERR_OK &&
+      uc_mmio_map(uc_, wopcm_top_, GUC_GGTT_TOP - wopcm_top_, &Guc::ggtt_read_cb, this, &Guc::ggtt_write_cb, this) ==
+          UC_ERR_OK &&
       uc_mmio_map(uc_, GUC_LAPIC_BASE, GUC_LAPIC_SIZE, &Guc::lapic_read_cb, this, &Guc::lapic_write_cb, this) ==
           UC_ERR_OK &&
       uc_mmio_map(uc_, GUC_MMIO_BASE, GUC_MMIO_SIZE, &Guc::mmio_read_cb, this, &Guc::mmio_write_cb, this) ==
@@ -494,9 +499,13 @@ void Guc::execute() {
       if (generation != generation_) return;
       continue;
     }
+    // The slice runs to the end of the quantum, and at least min_slice_instructions: each Unicorn start costs host
+    // time (a quantum of 0 would start it per instruction), and running ahead of the kernel changes no modelled time,
+    // since register accesses synchronise (mmio_access) and memory writes carry their time, as under any quantum.
     const core::Picoseconds left =
-        local_.quantum_ps() > local_.offset_ps() ? local_.quantum_ps() - local_.offset_ps() : instruction_ps;
-    std::size_t budget = gdb_step_ ? 1 : std::max<core::Picoseconds>(1, left / instruction_ps);
+        local_.quantum_ps() > local_.offset_ps() ? local_.quantum_ps() - local_.offset_ps() : 0;
+    const std::size_t min_slice = std::max<std::uint32_t>(1, params_.min_slice_instructions);
+    std::size_t budget = gdb_step_ ? 1 : std::max<std::size_t>(min_slice, left / instruction_ps);
     if (busy_.open) {
       // The slice ends where the watchdog would expire, so that it expires at the same instruction whatever the
       // quantum.
@@ -513,6 +522,7 @@ void Guc::execute() {
     hlt_seen_ = false;
     resume_address_ = eip;
     emulating_ = true;
+    ++emulation_starts_;
     // "until" beyond the 32-bit address space: Unicorn stops when the PC reaches it, and address 0 is WOPCM.
     const uc_err err = uc_emu_start(uc_, eip, kNoStopAddress, 0, budget);
     emulating_ = false;
@@ -538,7 +548,7 @@ void Guc::execute() {
     if (hlt_seen_) {
       uc_reg_read(uc_, UC_X86_REG_EIP, &eip);
       std::uint8_t previous = 0;
-      if (eip >= 1 && eip - 1 < sram_.size()) previous = sram_[eip - 1];
+      if (eip >= 1 && eip - 1 < wopcm_top_) previous = sram_[eip - 1];
       if (previous == 0xF4) {
         halted_ = true;
         running_span_.end(local_.now());
@@ -588,7 +598,7 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
   uc_reg_read(uc_, UC_X86_REG_ESP, &esp);
   uc_reg_read(uc_, UC_X86_REG_CS, &cs);
   const std::uint64_t gate_addr = idtr.base + 8ULL * vector;
-  if (8ULL * vector + 7 > idtr.limit || gate_addr + 8 > sram_.size()) {
+  if (8ULL * vector + 7 > idtr.limit || gate_addr + 8 > wopcm_top_) {
     fault("interrupt vector " + core::format_hex(vector, 8) + " beyond the IDT (base " +
           core::format_hex(idtr.base, 8) + ", limit " + core::format_hex(idtr.limit, 8) +
           ") or the IDT outside WOPCM: triple fault");
@@ -602,7 +612,7 @@ bool Guc::deliver_interrupt(std::uint32_t vector) {
           " (CS " + core::format_hex(cs, 8) + "): triple fault");
     return false;
   }
-  if (esp < 12 || esp > sram_.size()) {
+  if (esp < 12 || esp > wopcm_top_) {
     fault("interrupt with the stack pointer " + core::format_hex(esp, 8) + " outside WOPCM: triple fault");
     return false;
   }
@@ -676,9 +686,9 @@ std::string Guc::register_dump() {
   }
   csh handle;
   if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle) != CS_ERR_OK) return out.str();
-  if (eip < sram_.size()) {
+  if (eip < wopcm_top_) {
     cs_insn* insn = nullptr;
-    const std::size_t avail = std::min<std::size_t>(16, sram_.size() - eip);
+    const std::size_t avail = std::min<std::size_t>(16, wopcm_top_ - eip);
     if (cs_disasm(handle, sram_.data() + eip, avail, eip, 1, &insn) == 1) {
       out << "  faulting instruction: " << core::format_hex(eip, 8) << ": " << insn[0].mnemonic << " "
           << insn[0].op_str;
@@ -758,6 +768,7 @@ std::uint64_t Guc::lapic_read_cb(uc_struct*, std::uint64_t offset, unsigned, voi
   }
   if (offset == GUC_LAPIC_DOORBELL_PENDING) return guc->next_rung_doorbell();
   if (offset == GUC_LAPIC_ENGINES) return guc->engines_present_;
+  if (offset == GUC_LAPIC_WOPCM_TOP) return guc->wopcm_top_;
   for (unsigned n = 0; n < GUC_IER_COUNT; ++n) {
     if (offset == GUC_LAPIC_ENGINE_IIR(n)) return guc->engine_iir_[n];
   }
@@ -778,6 +789,9 @@ void Guc::lapic_write_cb(uc_struct*, std::uint64_t offset, unsigned, std::uint64
       guc->set_mia(GUC_STATUS_MIA_ISR_ENTRY, false);
       break;
     case GUC_LAPIC_UKERNEL_STATUS:
+      // GUC_STATUS is host-visible: it changes at the instruction's time, not at the start of a slice run ahead.
+      guc->catch_up_local_time();
+      guc->local_.sync();
       guc->set_ukernel(static_cast<std::uint32_t>(value));
       break;
     case GUC_LAPIC_HOST_INTERRUPT:
@@ -808,12 +822,12 @@ void Guc::mmio_write_cb(uc_struct*, std::uint64_t offset, unsigned size, std::ui
 
 std::uint64_t Guc::ggtt_read_cb(uc_struct*, std::uint64_t offset, unsigned size, void* self) {
   auto* guc = static_cast<Guc*>(self);
-  return guc->ggtt_access(false, static_cast<std::uint32_t>(offset + guc->sram_.size()), size, 0);
+  return guc->ggtt_access(false, static_cast<std::uint32_t>(offset + guc->wopcm_top_), size, 0);
 }
 
 void Guc::ggtt_write_cb(uc_struct*, std::uint64_t offset, unsigned size, std::uint64_t value, void* self) {
   auto* guc = static_cast<Guc*>(self);
-  guc->ggtt_access(true, static_cast<std::uint32_t>(offset + guc->sram_.size()), size, value);
+  guc->ggtt_access(true, static_cast<std::uint32_t>(offset + guc->wopcm_top_), size, value);
 }
 
 void Guc::code_cb(uc_struct* uc, std::uint64_t address, std::uint32_t, void* self) {
@@ -825,7 +839,7 @@ void Guc::code_cb(uc_struct* uc, std::uint64_t address, std::uint32_t, void* sel
     uc_emu_stop(uc);  // Unicorn checks for a stop right after the code hook: the instruction does not execute
     return;
   }
-  if (address < guc->sram_.size() && guc->sram_[address] == 0xF4) guc->hlt_seen_ = true;
+  if (address < guc->wopcm_top_ && guc->sram_[address] == 0xF4) guc->hlt_seen_ = true;
 }
 
 bool Guc::invalid_cb(uc_struct*, int type, std::uint64_t address, int size, std::int64_t, void* self) {

@@ -1,9 +1,10 @@
 // Guc: the GPU's x86 microcontroller (Gen9 GuC). A 32-bit x86 core emulated with Unicorn runs the firmware built from
-// firmware/guc/ in its own SC_THREAD and clock domain, in slices up to the quantum, and sleeps on HLT until an
-// interrupt arrives. The boot ROM (modelled in C++) DMAs the signed image from the GGTT into WOPCM, checks the CSS
-// header and the RSA-2048 signature and jumps to it. Facts: docs/gen-guc.md; i915
-// gt/uc/intel_guc_reg.h, intel_guc_fw.c, intel_uc_fw.c, abi/guc_errors_abi.h. The GuC's own memory map and local
-// registers are this model's choice (firmware/guc/guc_abi.h).
+// firmware/guc/ in its own SC_THREAD and clock domain, in slices up to the quantum (at least
+// gen.guc.min_slice_instructions, so that a quantum of 0 does not start Unicorn per instruction), and sleeps on HLT
+// until an interrupt arrives. The boot ROM (modelled in C++) DMAs the signed image from the GGTT into WOPCM, checks the
+// CSS header and the RSA-2048 signature and jumps to it. Facts: docs/gen-guc.md; i915 gt/uc/intel_guc_reg.h,
+// intel_guc_fw.c, intel_uc_fw.c, abi/guc_errors_abi.h. The GuC's own memory map and local registers are this model's
+// choice (firmware/guc/guc_abi.h).
 //
 // Host side: the GuC registers (GUC_STATUS, SOFT_SCRATCH, UOS_RSA_SCRATCH, DMA_*, GUC_WOPCM_SIZE, SHIM_CONTROL,
 // GUC_SEND_INTERRUPT, the doorbell registers) live in the GPU BAR's register table. Firmware side: WOPCM SRAM, the GPU
@@ -52,6 +53,7 @@ struct GucParams {
   std::uint32_t rsa_verify_cycles = 200'000;
   std::uint32_t gdb_port = 0;  // 0 = no GDB stub
   std::uint64_t hang_timeout_ns = 100'000'000;
+  std::uint32_t min_slice_instructions = 256;
 
   void visit(core::ParamVisitor& v) {
     v.param("enabled", enabled, "model the GuC microcontroller");
@@ -70,6 +72,10 @@ struct GucParams {
     v.param("hang_timeout_ns", hang_timeout_ns,
             "simulated time the core may run without halting (HLT) before the watchdog stops it as hung", 1000,
             1'000'000'000'000ULL);
+    v.param("min_slice_instructions", min_slice_instructions,
+            "instructions the core may run ahead of the kernel per emulation start even when the quantum is used up "
+            "(sim.quantum_ns=0): register accesses still synchronise; host speed only, modelled times do not change",
+            1, 1'000'000);
   }
 };
 
@@ -104,6 +110,8 @@ class Guc : public sc_core::sc_module {
   // Boot failures and firmware faults so far, for the run summary.
   const std::vector<std::string>& incidents() const { return incidents_; }
   const core::ClockDomain& clock() const { return clock_; }
+  // The GuC's SRAM (tests check that nothing the host does reaches it).
+  const std::vector<std::uint8_t>& wopcm() const { return sram_; }
 
  private:
   enum class State { kReset, kBooting, kRunning, kFaulted };
@@ -166,6 +174,8 @@ class Guc : public sc_core::sc_module {
   }
 
   std::vector<std::uint8_t> sram_;
+  // The first GuC address that reaches the GGTT: the GUC_WOPCM_SIZE the boot ROM accepted (<= gen.guc.wopcm_size).
+  std::uint32_t wopcm_top_ = 0;
   uc_struct* uc_ = nullptr;
   State state_ = State::kReset;
   std::uint64_t generation_ = 0;  // bumped by reset(); a thread that sees it change abandons what it was doing
@@ -212,6 +222,7 @@ class Guc : public sc_core::sc_module {
   core::Counter& boots_;
   core::Counter& boot_failures_;
   core::Counter& faults_;
+  core::Counter& emulation_starts_;
   core::BusyTime& busy_;  // the core executing (from the jump or an interrupt to HLT, a fault or a reset)
 };
 
