@@ -8,6 +8,7 @@
 #include "tb/host/execlist_scheduler.h"
 #include "tb/host/i915_driver.h"
 #include "tests/support/driver_test.h"
+#include "tests/support/model_footprint.h"
 #include "tests/support/sc_test.h"
 #include "tlm/gen/execlists.h"
 
@@ -137,4 +138,32 @@ TEST_F(SchedulerTest, AContextOfAnotherEngineIsRefused) {
     auto& other = driver_.create_context(gen::Engine::kBcs);
     EXPECT_THROW(sched.add_request(other, 0), std::invalid_argument);
   });
+}
+
+// The soak's fact at small scale (issue 23; tb/bench/bench_soak runs 10^6): requests alternating between two contexts
+// with 4 KiB rings, so every ring has wrapped by request 200; after 2000 the model holds no more than after 200.
+TEST_F(SchedulerTest, TwoThousandRequestsLeaveTheModelNoLargerThanTwoHundred) {
+  constexpr std::uint32_t kWarm = 200, kTotal = 2000;
+  test::ModelFootprint warm, end;
+  test::run_thread([&] {
+    host::ExeclistScheduler sched(driver_, gen::Engine::kRcs);
+    const auto out = driver_.alloc(4096);
+    host::I915Driver::Context* ctx[2] = {&driver_.create_context(gen::Engine::kRcs, 4096),
+                                         &driver_.create_context(gen::Engine::kRcs, 4096)};
+    for (std::uint32_t i = 0; i < kTotal; ++i) {
+      const std::uint32_t slot = 4 * (i % 1024);
+      driver_.emit(*ctx[i & 1], mi::store_data_imm(out.gfx + slot, 0xC0DE0000 + i));
+      const std::uint32_t seqno = sched.add_request(*ctx[i & 1], 0);
+      ASSERT_TRUE(sched.run_until_idle(100'000)) << i;
+      ASSERT_EQ(sched.retired_seqnos(), std::vector<std::uint32_t>{seqno}) << i;
+      ASSERT_EQ(dram32(out.phys + slot), 0xC0DE0000 + i) << i;
+      sched.clear_history();
+      if (i + 1 == kWarm) warm = test::footprint(soc_);
+    }
+    end = test::footprint(soc_);
+    EXPECT_EQ(sched.counts().retired, kTotal);
+    EXPECT_EQ(sched.counts().elsp_writes, kTotal);  // one submission per request: each a context switch
+  });
+  EXPECT_GT(warm.dram_pages, 0u);
+  EXPECT_EQ(end, warm);
 }

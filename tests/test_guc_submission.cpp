@@ -20,6 +20,7 @@
 #include "platform/platform.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
+#include "tests/support/model_footprint.h"
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/sc_test.h"
 
@@ -706,4 +707,54 @@ TEST_F(GucSubmissionTest, ProcessDescriptorOutsideGraphicsMemoryIsRefused) {
     EXPECT_EQ(guc_.send({GUC_ACTION_ALLOCATE_DOORBELL, 1, 1, 0xFFFFFFF0u}), GUC_REPLY_ALLOCATE_DOORBELL_FAIL);
     EXPECT_EQ(i915_.mmio_read(GUC_REG_DRBREGL(1)) & GUC_DRB_VALID, 0u);
   });
+}
+
+// The soak's fact at small scale (issue 23; tb/bench/bench_soak runs 10^6): one client, one render context with a
+// 4 KiB ring, the firmware log at HIGH (a line per doorbell, submission and completion). By work item 600 the ring,
+// the work queue (512 items), the log and the CT buffers have all wrapped; after 2400 the model holds no more than
+// after 600, and every item completed, in order, with its store done.
+TEST_F(GucSubmissionTest, ThousandsOfWorkItemsLeaveTheModelNoLargerThanAfterEveryBufferWrapped) {
+  constexpr std::uint32_t kWarm = 600, kTotal = 2400;
+  test::ModelFootprint warm, end;
+  test::run_thread([&] {
+    boot();
+    ASSERT_TRUE(guc_.ct_enable());
+    const auto out = i915_.alloc(4096);
+    host::GucDriver::Client client;
+    ASSERT_EQ(guc_.create_client(client, 1, 1), GUC_REPLY_SUCCESS);
+    auto& ctx = i915_.create_context(gen::Engine::kRcs, 4096);
+    std::uint32_t next_fence = ctx.seqno + 1;
+    std::uint32_t log_offset = 0;
+    bool log_wrapped_in_warm_up = false;
+    const auto take_completions = [&] {
+      for (const auto& done : work_done()) {
+        EXPECT_FALSE(done.failed) << done.fence;
+        EXPECT_EQ(done.fence, next_fence);
+        next_fence = done.fence + 1;
+      }
+    };
+    for (std::uint32_t i = 0; i < kTotal; ++i) {
+      const std::uint32_t slot = 4 * (i % 1024);
+      i915_.emit(ctx, mi::store_data_imm(out.gfx + slot, 0x6C0C0000 + i));
+      const std::uint32_t seqno = i915_.emit_breadcrumb(ctx);
+      ASSERT_TRUE(guc_.submit(client, ctx)) << i;
+      ASSERT_TRUE(i915_.wait_seqno(ctx, seqno, 1'000'000)) << i;
+      ASSERT_EQ(read32(out.phys + slot), 0x6C0C0000 + i) << i;
+      take_completions();
+      const std::uint32_t offset = read32(guc_.log_buffer().phys + 4);  // the log header's write offset
+      if (i < kWarm && offset < log_offset) log_wrapped_in_warm_up = true;
+      log_offset = offset;
+      if (i + 1 == kWarm) warm = test::footprint(soc_);
+    }
+    EXPECT_TRUE(log_wrapped_in_warm_up);
+    for (int polls = 0; next_fence != ctx.seqno + 1 && polls < 100; ++polls) {
+      soc_.host().sync();
+      sc_core::wait(1, sc_core::SC_US);
+      take_completions();
+    }
+    EXPECT_EQ(next_fence, ctx.seqno + 1) << "a completion event is missing";
+    end = test::footprint(soc_);
+  });
+  EXPECT_GT(warm.dram_pages, 0u);
+  EXPECT_EQ(end, warm);
 }

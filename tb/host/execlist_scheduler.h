@@ -58,6 +58,12 @@ class ExeclistScheduler {
   const std::vector<std::uint32_t>& retired_seqnos() const { return retired_; }
   // The CSB entries the handler processed, in order.
   const std::vector<I915Driver::CsbEntry>& csb_log() const { return csb_log_; }
+  // Forgets both records (the counts stay): they grow by a few words per request, so a long-running user reads and
+  // then clears them.
+  void clear_history() {
+    retired_.clear();
+    csb_log_.clear();
+  }
 
  private:
   // Fills the ports (idle engine), preempts (higher priority queued) or appends to the running context.

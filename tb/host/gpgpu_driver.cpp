@@ -23,7 +23,6 @@ constexpr std::uint64_t kInstructionOffset = 0;
 constexpr std::uint64_t kDynamicOffset = 0x10000;
 constexpr std::uint64_t kSurfaceOffset = 0x11000;
 constexpr std::uint64_t kIndirectOffset = 0x12000;
-constexpr std::uint64_t kHeapBytes = 0x40000;
 }  // namespace
 
 GpgpuDriver::GpgpuDriver(I915Driver& driver) : driver_(driver) {}
@@ -54,8 +53,12 @@ std::vector<std::uint8_t> GpgpuDriver::local_ids(unsigned simd, const std::array
 }
 
 void GpgpuDriver::dispatch(I915Driver::Ring& ring, const GpgpuKernel& k) {
+  dispatch(ring, k, driver_.alloc(kHeapBytes));
+}
+
+void GpgpuDriver::dispatch(I915Driver::Ring& ring, const GpgpuKernel& k, const I915Driver::Buffer& heap) {
   if (k.instructions.size() > kDynamicOffset) throw std::invalid_argument("kernel larger than the instruction heap");
-  const I915Driver::Buffer heap = driver_.alloc(kHeapBytes);
+  if (heap.size < kHeapBytes) throw std::invalid_argument("GPGPU heap smaller than GpgpuDriver::kHeapBytes");
   driver_.upload(heap, kInstructionOffset, to_dwords(k.instructions));
 
   const unsigned threads = threads_per_group(k.simd, k.local_size);

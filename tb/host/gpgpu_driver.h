@@ -32,8 +32,15 @@ class GpgpuDriver {
  public:
   explicit GpgpuDriver(I915Driver& driver);
 
+  // Bytes of the one GGTT buffer that holds a dispatch's heaps (instructions, dynamic and surface state, payload).
+  static constexpr std::uint64_t kHeapBytes = 0x40000;
+
   // Lays the dispatch out in fresh heaps and emits its commands; submit and wait with the I915Driver.
   void dispatch(I915Driver::Ring& ring, const GpgpuKernel& kernel);
+  // The same in heaps the caller owns (kHeapBytes, from I915Driver::alloc), reused once the dispatch that last used
+  // them completed, as NEO recycles its heaps: the driver model never frees memory, so a long-running workload
+  // (tb/bench/bench_soak) cannot take fresh heaps per dispatch.
+  void dispatch(I915Driver::Ring& ring, const GpgpuKernel& kernel, const I915Driver::Buffer& heap);
 
   // Per-thread local ID blocks as NEO generates them: for each thread, X, Y and Z IDs as uint16 per channel, one
   // register per dimension (two for SIMD32).
