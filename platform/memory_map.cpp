@@ -111,8 +111,11 @@ MemoryMap plan_memory_map(const PlatformParams& params) {
     const DramRange& low = map.dram.front();
     map.gsm_size = gtt.ggtt_size / 4096 * 8;
     if (gtt.gsm_base == 0 && map.gsm_size > low.size) {
-      throw core::ConfigError("config key 'gen.gtt.gsm_base': the " + size_text(map.gsm_size) +
-                              " of GGTT entries do not fit in the " + size_text(low.size) + " of low DRAM");
+      // Placed automatically: the DRAM is what is too small (issue 23: blaming gsm_base misled).
+      throw core::ConfigError("config key 'dram.size': the " + size_text(low.size) +
+                              " of low DRAM cannot hold the Gen GPU's stolen memory, " + size_text(map.gsm_size) +
+                              " of GGTT entries (gen.gtt.ggtt_size " + size_text(gtt.ggtt_size) +
+                              "); give more DRAM or set gen.enabled=false");
     }
     map.gsm_base = gtt.gsm_base ? gtt.gsm_base : low.end() - map.gsm_size;
     if (map.find(map.gsm_base, map.gsm_size) == nullptr) {

@@ -770,3 +770,15 @@ TEST(YamlDocWriter, AwkwardValuesRoundTrip) {
     EXPECT_EQ(bind_text(wq.text()).name, name) << wq.text();
   }
 }
+
+// Whatever a message quotes from the input, a configuration error is one line of bounded length (found by fuzz_config).
+TEST(ConfigError, IsOneLineOfBoundedLength) {
+  const gpuvp::core::ConfigError control("config key 'a\nb\tc\x7f': unknown key");
+  EXPECT_STREQ(control.what(), "config key 'a\\x0ab\\x09c\\x7f': unknown key");
+  const gpuvp::core::ConfigError long_message(std::string(5000, 'x'));
+  const std::string what = long_message.what();
+  EXPECT_EQ(what.size(), gpuvp::core::kMaxConfigErrorBytes);
+  EXPECT_EQ(what.substr(what.size() - 3), "...");
+  // UTF-8 is left as it is: it is one line already.
+  EXPECT_STREQ(gpuvp::core::ConfigError("file 'caf\xc3\xa9.yaml'").what(), "file 'caf\xc3\xa9.yaml'");
+}

@@ -116,7 +116,16 @@ const BadHostInput kBadHostInput[] = {
      "config key 'gen.base': the Gen GTTMMADR BAR [0x100000000, 0x100ffffff] overlaps DRAM [0x100000000, "
      "0x21effffff]"},
     {"StolenMemoryDoesNotFit", "info --set dram.size=4MiB", nullptr,
-     "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+     "config key 'dram.size': the 4 MiB of low DRAM cannot hold the Gen GPU's stolen memory, 8 MiB of GGTT "
+     "entries (gen.gtt.ggtt_size 4 GiB); give more DRAM or set gen.enabled=false"},
+    // Found by fuzz_config: messages that quoted control characters from the input ran over several lines.
+    {"YamlErrorQuotingAControlCharacter", "run --config {file}", "sim:\n  quantum_ns: \"\\\x01\"\n",
+     "config file '{file}': yaml-cpp: error at line 2, column 18: unknown escape character: \\x01"},
+    {"UnknownKeyWithANewline", "run --config {file}", "sim:\n  \"quantum\\nns\": 1\n",
+     "config key 'sim.quantum\\x0ans': unknown key, did you mean 'sim.quantum_ns'?"},
+    {"DramOfOnePage", "run --set dram.size=4096", nullptr,
+     "config key 'dram.size': the 4 KiB of low DRAM cannot hold the Gen GPU's stolen memory, 8 MiB of GGTT entries "
+     "(gen.gtt.ggtt_size 4 GiB); give more DRAM or set gen.enabled=false"},
     // Host files and values that would cost unbounded memory or output (issue 23).
     {"ConfigIsADevice", "run --config /dev/zero", nullptr, "config file '/dev/zero': not a regular file"},
     // Run limits take a duration with its unit.

@@ -181,10 +181,12 @@ INSTANTIATE_TEST_SUITE_P(
                    {"dram.size=4GiB", "gen.gtt.gsm_base=0x11fc00000"},
                    "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries at 0x11fc00000 must lie inside DRAM"},
         ParamsCase{"StolenMemoryEndingAtTouud", "", {"dram.size=4GiB", "gen.gtt.gsm_base=0x11f800000"}, "no error"},
-        ParamsCase{"StolenMemoryLargerThanLowDram",
-                   "",
-                   {"dram.size=4MiB"},
-                   "config key 'gen.gtt.gsm_base': the 8 MiB of GGTT entries do not fit in the 4 MiB of low DRAM"},
+        ParamsCase{
+            "StolenMemoryLargerThanLowDram",
+            "",
+            {"dram.size=4MiB"},
+            "config key 'dram.size': the 4 MiB of low DRAM cannot hold the Gen GPU's stolen memory, 8 MiB of GGTT "
+            "entries (gen.gtt.ggtt_size 4 GiB); give more DRAM or set gen.enabled=false"},
         // DRAM cannot start inside the PCI hole.
         ParamsCase{"DramBeginningInThePciHole",
                    "",

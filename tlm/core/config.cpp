@@ -141,12 +141,32 @@ YamlBinder::YamlBinder(const YAML::Node& root) : root_(root) {
 namespace {
 // A value as an error message shows it: cut short, so that a one-line error stays one readable line whatever the
 // input (a 50 MB value is not echoed).
-std::string shown(const std::string& value) {
-  constexpr std::size_t kShown = 64;
-  if (value.size() <= kShown) return value;
-  return value.substr(0, kShown) + "... (" + std::to_string(value.size()) + " bytes)";
+std::string shown(const std::string& value, std::size_t limit = 64) {
+  if (value.size() <= limit) return value;
+  return value.substr(0, limit) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+
+// Control characters print as \xNN, so that a message stays one line (found by fuzz_config: yaml-cpp's messages quote
+// the offending character, and unknown keys are echoed as the file spells them).
+std::string one_line(const std::string& message) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < message.size() && out.size() < kMaxConfigErrorBytes; ++i) {
+    const auto c = static_cast<unsigned char>(message[i]);
+    if (c >= 0x20 && c != 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kDigits[c >> 4];
+      out += kDigits[c & 15];
+    }
+  }
+  if (out.size() >= kMaxConfigErrorBytes) out = out.substr(0, kMaxConfigErrorBytes - 3) + "...";
+  return out;
 }
 }  // namespace
+
+ConfigError::ConfigError(const std::string& message) : std::runtime_error(one_line(message)) {}
 
 std::string YamlBinder::path_of(const char* key) const {
   const std::string& prefix = stack_.back().path;
@@ -417,7 +437,7 @@ void ConfigTree::load_text(const std::string& text, const std::string& origin) {
   try {
     doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError("config file '" + origin + "': " + e.what());
+    throw ConfigError("config file '" + origin + "': " + shown(e.what(), 200));
   }
   if (doc.IsNull() || !doc.IsDefined()) return;  // an empty file changes nothing
   if (!doc.IsMap()) throw ConfigError("config file '" + origin + "': the top level must be a mapping of keys");

@@ -3,6 +3,7 @@
 // and out-of-range values), `--set a.b.c=value` overrides, the documented defaults and the echo of the values used.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -14,11 +15,14 @@
 
 namespace gpuvp::core {
 
-// Any problem with host-provided configuration; what() is one line naming the full key path.
+// Any problem with host-provided configuration; what() is one line naming the full key path. The message is made one
+// line whatever the input put in it (a key or value with control characters shows them as \xNN) and at most
+// kMaxConfigErrorBytes long.
 class ConfigError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ConfigError(const std::string& message);
 };
+inline constexpr std::size_t kMaxConfigErrorBytes = 1024;
 
 class ParamVisitor {
  public:
