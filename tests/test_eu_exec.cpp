@@ -870,12 +870,31 @@ TEST(EuExec, ChannelsOutsideANarrowBranchFollowTheThread) {
   EXPECT_EQ(t.d(11, 0), 5);
 }
 
+// Regions starting inside a register, through the fast forms: exact results (each lane computed here).
+TEST(EuExec, RegionsStartingInsideARegisterComputeEveryLane) {
+  Thread t;
+  // r2..r4 as one array of 24 dwords: a region starting at r2.1 runs on into r3.
+  std::vector<std::uint32_t> in(24);
+  for (unsigned i = 0; i < in.size(); ++i) in[i] = 1000 + 7 * i;
+  t.set<std::uint32_t>(2, in);
+  t.run("unaligned");
+  for (unsigned i = 0; i < 8; ++i) {
+    // Destinations from r10.1, r12.3 and r14.2 (index 8 and up: the next register).
+    EXPECT_EQ(t.ud(10, 1 + i), in[i] + in[8 + i]) << i;
+    EXPECT_EQ(t.ud(12, 3 + i), in[1 + i]) << i;
+    EXPECT_EQ(t.ud(14, 2 + i), in[3 + i] * in[9 + i]) << i;  // the low 32 bits
+  }
+  EXPECT_EQ(t.ud(10, 0), 0u);  // untouched around the regions
+  EXPECT_EQ(t.ud(12, 2), 0u);
+  EXPECT_EQ(t.ud(14, 10), 0u);
+}
+
 TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
   // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
   // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
-  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits", "regions", "control_flow",
-                                         "predication", "float_modes", "math", "simd32",  "uniform_loop",
-                                         "ieee_macros", "int_divide",  "calls"};
+  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits",  "regions",  "control_flow",
+                                         "predication", "float_modes", "math",  "simd32",   "uniform_loop",
+                                         "ieee_macros", "int_divide",  "calls", "unaligned"};
   eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
   eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
   EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";

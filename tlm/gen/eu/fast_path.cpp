@@ -15,8 +15,9 @@ std::atomic<bool> g_enabled{true};
 
 enum class Op : std::uint8_t { kAdd, kMul, kMad, kMov, kAnd, kOr, kXor, kShl };
 
-// Four lanes at a time in GCC/Clang vector types that may alias the GRF's bytes and need no alignment: the
-// compilers turn them into plain unaligned vector loads and stores.
+// Four lanes at a time in GCC/Clang vector types. They move to and from the GRF through memcpy, which the compilers
+// turn into plain unaligned vector loads and stores: a register region may start at any dword, and clang keeps the
+// vector type's 16-byte alignment despite aligned(4) (fuzz_eu found a misaligned store through a cast pointer).
 template <typename T>
 struct Vec;
 template <>
@@ -45,7 +46,9 @@ inline typename Vec<T>::type load(const std::uint8_t* grf, const FastOp& op, uns
     std::memcpy(&v, grf + op.src[i], sizeof v);
     return V{v, v, v, v};
   }
-  return *reinterpret_cast<const V*>(grf + op.src[i] + 16 * chunk);
+  V v;
+  std::memcpy(&v, grf + op.src[i] + 16 * chunk, sizeof v);
+  return v;
 }
 
 // All sources of the instruction are read before its destination is written (the hardware's order): a destination
@@ -79,7 +82,7 @@ void run(ThreadState& thread, const FastOp& op) {
       }
     }
   }
-  for (unsigned c = 0; c < N / 4; ++c) *reinterpret_cast<V*>(grf + op.dst + 16 * c) = result[c];
+  for (unsigned c = 0; c < N / 4; ++c) std::memcpy(grf + op.dst + 16 * c, &result[c], sizeof result[c]);
 }
 
 // cmp: all ones / zero into a dword destination (unless null) and one flag bit per channel; an unordered (NaN)
@@ -110,7 +113,7 @@ void compare(ThreadState& thread, const FastOp& op) {
     for (unsigned k = 0; k < 4; ++k) bits |= static_cast<std::uint32_t>(out[c][k] & 1) << (4 * c + k);
   }
   if (!op.dst_null) {
-    for (unsigned c = 0; c < N / 4; ++c) *reinterpret_cast<M*>(grf + op.dst + 16 * c) = out[c];
+    for (unsigned c = 0; c < N / 4; ++c) std::memcpy(grf + op.dst + 16 * c, &out[c], sizeof out[c]);
   }
   constexpr std::uint32_t kMask = N == 32 ? 0xFFFFFFFFU : (1U << N) - 1;
   std::uint32_t& flag = thread.flags[op.flag_word];
