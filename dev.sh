@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpuvp developer entry point. On a fresh Debian 12 machine:
 #   ./dev.sh demo    install what is missing, build, run the embedded demo workload
-#   ./dev.sh test    install what is missing, build, run the whole test suite (normal and ASan+UBSan builds)
+#   ./dev.sh test    install what is missing, build, run the whole test suite (normal and ASan+UBSan builds), lint,
+#                    then every libFuzzer harness for 20 s (tests/fuzz/run_fuzzers.sh)
 #   ./dev.sh bench   install what is missing, build, run the benchmarks
 #   ./dev.sh lint    install what is missing, check formatting (.clang-format) and static checks (.clang-tidy)
 set -euo pipefail
@@ -11,6 +12,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           googletest libgtest-dev libgmock-dev libbenchmark-dev
           verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb clang-format clang-tidy
+          clang libclang-rt-14-dev
           libigc-tools intel-opencl-icd clinfo ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
 JOBS=$(nproc)
 
@@ -86,6 +88,8 @@ case "${1:-}" in
     ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
       run_tests build/sanitize
     lint
+    # Each fuzz harness for a short fixed time (clang, coverage + ASan + UBSan; docs/fuzzing.md).
+    tests/fuzz/run_fuzzers.sh 20
     ;;
   lint)
     install_missing

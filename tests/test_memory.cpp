@@ -8,6 +8,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -49,7 +50,12 @@ core::MemoryParams test_memory(std::uint64_t size = 1 * kMiB) {
 class RawInitiator : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<RawInitiator> socket;
-  explicit RawInitiator(sc_core::sc_module_name name) : sc_module(name), socket("socket") {}
+  // DMI invalidations received: [start, end] in global addresses.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> invalidated;
+  explicit RawInitiator(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
+    socket.register_invalidate_direct_mem_ptr(this, &RawInitiator::invalidate);
+  }
+  void invalidate(sc_dt::uint64 start, sc_dt::uint64 end) { invalidated.emplace_back(start, end); }
 
   tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
                                   unsigned char* be, unsigned be_len, sc_time& delay) {
@@ -391,6 +397,39 @@ TEST(Memory, DmiGrantIsOnePageWithTheConfiguredLatencies) {
   });
   EXPECT_EQ(mem.store().pages_allocated(), 2u);  // granting DMI for writing allocates the page
   EXPECT_EQ(core::stats().counter_value("mem.dmi_grants"), 2u);
+}
+
+// clear() is power-on contents (the fuzz harnesses reset DRAM with it between inputs): every DMI pointer handed out is
+// invalidated first, as the pages behind them are then freed, and everything reads zero again.
+TEST(Memory, ClearInvalidatesEveryDmiPointerThenFreesEveryPage) {
+  core::Bus bus("bus");
+  RawInitiator raw("raw");
+  const auto& invalidated = raw.invalidated;
+  core::Memory mem("mem", test_memory(256 * kKiB));
+  bus.attach_initiator(raw.socket, "raw");
+  bus.attach_target(mem.socket, "mem", 0x4000'0000, 256 * kKiB, {3, 0});
+  test::run_thread([&] {
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(raw.dmi(0x4000'1000, dmi));
+    dmi.get_dmi_ptr()[0x1000] = 0x5A;
+    unsigned char data[4] = {1, 2, 3, 4};
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    ASSERT_EQ(raw.access(tlm::TLM_WRITE_COMMAND, 0x4002'0010, data, 4, nullptr, 0, delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(mem.store().pages_allocated(), 2u);
+
+    mem.clear();
+    // The whole memory, in the initiator's (global) addresses.
+    ASSERT_EQ(invalidated.size(), 1u);
+    EXPECT_LE(invalidated[0].first, 0x4000'0000u);
+    EXPECT_GE(invalidated[0].second, 0x4003'FFFFu);
+    EXPECT_EQ(mem.store().pages_allocated(), 0u);
+    unsigned char back[4] = {9, 9, 9, 9};
+    ASSERT_EQ(raw.access(tlm::TLM_READ_COMMAND, 0x4002'0010, back, 4, nullptr, 0, delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(std::vector<unsigned char>(back, back + 4), std::vector<unsigned char>(4, 0));
+    unsigned char b = 1;
+    mem.store().read(0x1000, &b, 1);
+    EXPECT_EQ(b, 0);
+  });
 }
 
 TEST(Memory, DmiIsRefusedWhenDisabled) {

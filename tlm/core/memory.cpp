@@ -74,6 +74,11 @@ void SparseStore::fill(std::uint64_t offset, unsigned char byte, std::uint64_t l
   }
 }
 
+void SparseStore::clear() {
+  for (auto& page : pages_) page.reset();
+  pages_allocated_ = 0;
+}
+
 Memory::Memory(sc_core::sc_module_name name, const MemoryParams& params)
     : sc_module(name),
       socket("socket"),
@@ -214,6 +219,11 @@ unsigned int Memory::transport_dbg(tlm::tlm_generic_payload& trans) {
 }
 
 void Memory::invalidate_dmi() { socket->invalidate_direct_mem_ptr(0, ~0ULL); }
+
+void Memory::clear() {
+  invalidate_dmi();
+  store_.clear();
+}
 
 void Memory::load_image(const std::string& path, std::uint64_t offset) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -71,6 +71,8 @@ class SparseStore {
     }
   }
   void fill(std::uint64_t offset, unsigned char byte, std::uint64_t len);
+  // Frees every page: the whole store reads zero again, as at power-on.
+  void clear();
   // The page holding offset, allocated if needed (for DMI).
   unsigned char* page_for(std::uint64_t offset);
   // Whether the page holding offset has backing store (was written).
@@ -117,6 +119,8 @@ class Memory : public sc_core::sc_module, public tlm::tlm_fw_transport_if<> {
 
   // Drops every DMI pointer handed out (e.g. before the memory is reorganised).
   void invalidate_dmi();
+  // Power-on contents: every DMI pointer dropped, then every page freed (reads zero, costs no host memory).
+  void clear();
 
  private:
   // tlm_fw_transport_if.

@@ -1,0 +1,173 @@
+// Writes the seed corpora of the fuzz harnesses, built with the project's own host drivers and encoders (the inputs
+// the tests use), so each harness starts from inputs that reach deep: `fuzz_seeds DIR` writes DIR/NAME/seed-N.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "hw/gen/engines.h"
+#include "hw/gen/mi_commands.h"
+#include "platform/aub_reader.h"
+#include "tb/host/gpgpu_kernels.h"
+#include "tb/host/host_port.h"
+#include "tb/host/i915_driver.h"
+#include "tb/host/vc4_driver.h"
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void put_dwords(Bytes& out, const std::vector<std::uint32_t>& dwords) {
+  for (const std::uint32_t d : dwords) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(d >> (8 * i)));
+  }
+}
+void put_u16(Bytes& out, std::size_t v) {
+  out.push_back(static_cast<std::uint8_t>(v));
+  out.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+
+void write_seed(const std::filesystem::path& dir, const std::string& name, int n, const Bytes& bytes) {
+  std::filesystem::create_directories(dir / name);
+  std::ofstream(dir / name / ("seed-" + std::to_string(n)), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// What the demo's batches do: stores, register loads, MI_MATH, a flush, the end.
+std::vector<std::uint32_t> demo_batch(gpuvp::gen::Engine engine) {
+  namespace mi = gpuvp::gen::mi;
+  using Alu = mi::Alu;
+  const gpuvp::gen::EngineInfo& info = gpuvp::gen::engine_info(engine);
+  std::vector<std::uint32_t> cmds;
+  constexpr std::uint64_t kOut = 0x100000;  // the first GGTT page the driver maps
+  for (std::uint32_t d = 0; d < 4; ++d) mi::emit(cmds, mi::store_data_imm(kOut + 4 * d, 0x1000 + d));
+  const std::uint32_t gpr = info.mmio_base + gpuvp::gen::engine_reg::kGpr0;
+  mi::emit(cmds, mi::load_register_imm({{gpr, 1000}, {gpr + 8, 234}}));
+  mi::emit(cmds, mi::math({Alu::encode(Alu::kLoad, Alu::kSrcA, 0), Alu::encode(Alu::kLoad, Alu::kSrcB, 1),
+                           Alu::encode(Alu::kAdd, 0, 0), Alu::encode(Alu::kStore, 2, Alu::kAccu)}));
+  mi::emit(cmds, mi::store_register_mem(gpr + 16, kOut + 64));
+  mi::emit(cmds, mi::semaphore_wait(kOut, 0x1000, mi::Compare::kEqual));
+  if (info.render) {
+    mi::emit(cmds, mi::pipe_control(mi::kPcCsStall | mi::kPcPostSyncImm | mi::kPcDestGgtt, kOut + 72, 0x600DF00Dull));
+  } else {
+    mi::emit(cmds, mi::flush_dw(kOut + 72, 0x600DF00D, true, false));
+  }
+  mi::emit(cmds, mi::batch_buffer_end());
+  return cmds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpuvp;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_seeds DIR\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  namespace mi = gen::mi;
+
+  // fuzz_gen_ring: the batch started from the ring, per engine; a ring of commands alone.
+  for (int e = 0; e < gen::kEngineCount; ++e) {
+    Bytes seed{static_cast<std::uint8_t>(0x80 | e)};
+    std::vector<std::uint32_t> ring;
+    mi::emit(ring, mi::store_data_imm(0x100040, 7));
+    put_u16(seed, ring.size() * 4);
+    put_dwords(seed, ring);
+    put_dwords(seed, demo_batch(static_cast<gen::Engine>(e)));
+    write_seed(dir, "fuzz_gen_ring", e, seed);
+  }
+
+  // fuzz_gen_execlists: the image i915 builds, and the batch's commands in the ring.
+  for (int e = 0; e < gen::kEngineCount; ++e) {
+    host::ScriptHostPort port;
+    host::I915Driver driver(port);
+    const auto& context = driver.create_context(static_cast<gen::Engine>(e));
+    Bytes image;
+    put_dwords(image, driver.context_image(context));
+    image.resize(std::min<std::size_t>(image.size(), 4096));
+    Bytes seed{static_cast<std::uint8_t>(e)};
+    put_u16(seed, image.size());
+    seed.insert(seed.end(), image.begin(), image.end());
+    std::vector<std::uint32_t> ring = demo_batch(static_cast<gen::Engine>(e));
+    ring.back() = 0;  // MI_NOOP instead of the batch end
+    put_dwords(seed, ring);
+    write_seed(dir, "fuzz_gen_execlists", e, seed);
+  }
+
+  // fuzz_vc4_cle: the demo's binning list on CT0 and a render list on CT1.
+  {
+    host::ScriptHostPort port;
+    host::Vc4Driver driver(port);
+    host::Vc4Scene scene;
+    scene.width = 64;
+    scene.height = 64;
+    scene.vertices = {{10, 10}, {50, 10}, {10, 50}};
+    scene.indices = {0, 1, 2};
+    Bytes bin = driver.build_bin_cl(scene);
+    driver.bin_setup(bin);
+    Bytes seed{0};
+    seed.insert(seed.end(), bin.begin(), bin.end());
+    write_seed(dir, "fuzz_vc4_cle", 0, seed);
+    host::Vc4RenderSetup render;
+    render.color_address = 0x0700'0000;
+    render.width = 64;
+    render.height = 64;
+    const Bytes rcl = host::Vc4Driver::build_render_cl(render);
+    seed = {1};
+    seed.insert(seed.end(), rcl.begin(), rcl.end());
+    write_seed(dir, "fuzz_vc4_cle", 1, seed);
+  }
+
+  // fuzz_guc: no operation (load and boot only); a mailbox action; a CT request.
+  write_seed(dir, "fuzz_guc", 0, Bytes{});
+  write_seed(dir, "fuzz_guc", 1, Bytes{0, 1, 0x30, 0x55, 0, 0, 0, 0, 0, 0});
+  write_seed(dir, "fuzz_guc", 2, Bytes{1, 2, 0x02, 0x10, 0, 0, 0, 0, 0, 0, 0x05, 0x55, 0, 0});
+
+  // fuzz_eu: the driver's kernels, one and four threads of SIMD16.
+  const std::vector<Bytes> kernels = {host::saxpy_kernel(), host::slm_reverse_count_kernel()};
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    Bytes seed{static_cast<std::uint8_t>(k ? 0x7 : 0x4)};
+    seed.resize(65);
+    seed.insert(seed.end(), kernels[k].begin(), kernels[k].end());
+    write_seed(dir, "fuzz_eu", static_cast<int>(k), seed);
+  }
+
+  // fuzz_aub_reader: one record of each kind NEO writes.
+  {
+    namespace aub = platform::aub;
+    Bytes trace;
+    for (const Bytes& r :
+         {aub::encode_version(9, 0), aub::encode_comment("ppgtt: 0x1000"), aub::encode_register_write(0x2030, 0x10),
+          aub::encode_register_poll(0x2034, 1, 0, false), aub::encode_register_compare(0x2030, 0x10),
+          aub::encode_memory_write(0x1000, 2, 0, {1, 2, 3, 4}),
+          aub::encode_memory_compare(0x1000, 2, {1, 2, 3, 4}, false),
+          aub::encode_memory_poll(0x1000, 2, 4, 0xFF, 1, false), aub::encode_binary_dump(0x1000, 64, 1)}) {
+      trace.insert(trace.end(), r.begin(), r.end());
+    }
+    write_seed(dir, "fuzz_aub_reader", 0, trace);
+  }
+
+  // fuzz_config: a file and overrides.
+  const std::string file = "sim:\n  quantum_ns: 100\ndram:\n  size: 1GiB\ngen:\n  clock_hz: 1.2GHz\n";
+  write_seed(dir, "fuzz_config", 0, Bytes(file.begin(), file.end()));
+  const std::string sets = "=vc4.v3d.slices=2\ndram.base=0x100000000\ngen.gtt.physical_address_bits=40\n";
+  write_seed(dir, "fuzz_config", 1, Bytes(sets.begin(), sets.end()));
+
+  // fuzz_script: a recorded driver session (rings on the render engine) and a vc4 job.
+  {
+    host::ScriptHostPort port;
+    host::I915Driver driver(port);
+    driver.enable_interrupts(gen::Engine::kRcs);
+    auto& ring = driver.create_ring(gen::Engine::kRcs);
+    driver.emit(ring, mi::store_data_imm(0x100040, 7));
+    const std::uint32_t seqno = driver.emit_breadcrumb(ring);
+    driver.submit(ring);
+    driver.wait_seqno(ring, seqno, 100'000);
+    const std::string script = port.script();
+    write_seed(dir, "fuzz_script", 0, Bytes(script.begin(), script.end()));
+  }
+  return 0;
+}
