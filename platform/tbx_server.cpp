@@ -81,8 +81,9 @@ void TbxServer::close_connections() {
 
 void TbxServer::run() {
   while (Connection* c = next_ready()) serve(*c);
-  // A stalled session did not finish: exec ends the program.
-  finished_ = !stalled_;
+  // A stalled session did not finish, nor one a stop (a signal, --max-wall-time) cut short: exec ends the program,
+  // and the run's exit code is the model's.
+  finished_ = !stalled_ && stop_signal() == 0;
   // Work the clients submitted and did not wait for (a program that flushes and exits) runs to its end, as on a GPU
   // whose driver outlives the program, so that statistics and traces cover it. Bounded: engine watchdogs stop what
   // never ends, sim.time_limit_ns and a stop signal end the run.

@@ -1,5 +1,6 @@
 // `gpuvp exec` end to end: Intel's OpenCL runtime (Debian intel-opencl-icd, NEO 22.43) in TBX mode, pointed at the
 // model by the launcher, and `gpuvp run --tbx`'s command-line errors.
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -98,6 +99,20 @@ TEST(TbxExec, ExitsWithTheProgramsStatus) {
   EXPECT_NE(missing.out.find("gpuvp: error: exec: cannot run '/nonexistent/program': No such file or directory"),
             std::string::npos)
       << missing.out;
+}
+
+// A run the wall-time limit stops ends the program at once (SIGTERM) and exits with the model's code, 1, not the
+// status the program got from that signal.
+TEST(TbxExec, AWallTimeLimitEndsTheProgramAndTheRunExitsOne) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_gpuvp_split("exec --max-wall-time 1s -- sleep 60");
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("  outcome:        stopped at the wall-time limit (--max-wall-time 1 s of host time), workload "
+                       "unfinished (results up to the stop); sleep exited with status 143"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(wall_s, 9.0);  // not the 10 s grace period of a program that was never told to end
 }
 
 TEST(TbxExec, TbxAddressMustBeTcp) {
