@@ -1,5 +1,6 @@
 #include "platform/simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -227,13 +228,31 @@ std::vector<std::pair<std::string, std::string>> neo_environment(const PlatformP
     throw std::runtime_error("exec: dram.size leaves " + std::to_string(usable >> 20) +
                              " MiB from 0 up for NEO's pages; it needs at least 1% of 16 GiB (164 MiB)");
   }
+  // NEO sets up only the organisations it has tables for (shared/source/gen9/hw_info_skl.cpp and gen8/hw_info_bdw.cpp,
+  // setup*HardwareInfoImpl); any other HardwareInfoOverride ends the program in UNRECOVERABLE_IF. Its thread count is
+  // EUs x 7 (SKL::threadsPerEu, BDW::threadsPerEu), which sizes the scratch space it gives each hardware thread.
+  const gen::GpgpuParams& org = params.gen.gpu.cs.gpgpu;
+  const std::string layout = std::to_string(org.slices) + "x" + std::to_string(org.subslices_per_slice) + "x" +
+                             std::to_string(org.eus_per_subslice);
+  const bool gen8 = params.gen.gpu.generation == 8;
+  const std::vector<std::string> layouts = gen8 ? std::vector<std::string>{"1x2x6", "1x3x6", "1x3x8", "2x3x8"}
+                                                : std::vector<std::string>{"1x2x6", "1x3x6", "1x3x8", "2x3x8", "3x3x8"};
+  if (std::find(layouts.begin(), layouts.end(), layout) == layouts.end()) {
+    std::string list;
+    for (const auto& l : layouts) list += (list.empty() ? "" : ", ") + l;
+    throw std::runtime_error("exec: NEO cannot set up a " + std::string(gen8 ? "Gen8" : "Gen9") + " EU array of " +
+                             layout + " (gen.gpgpu slices x subslices_per_slice x eus_per_subslice); it knows " + list);
+  }
+  if (org.threads_per_eu != 7) {
+    throw std::runtime_error("exec: NEO sizes scratch space for 7 threads per EU; gen.gpgpu.threads_per_eu is " +
+                             std::to_string(org.threads_per_eu));
+  }
   return {{"NEOReadDebugKeys", "1"},
           {"SetCommandStreamReceiver", "2"},  // TBX
           {"TbxServer", "127.0.0.1"},
           {"TbxPort", std::to_string(port)},
           {"ProductFamilyOverride", params.gen.gpu.generation == 8 ? "bdw" : "skl"},
-          // GT2: 1 slice, 3 subslices, 8 EUs each (NEO shared/source/gen9/hw_info_skl.cpp).
-          {"HardwareInfoOverride", "1x3x8"},
+          {"HardwareInfoOverride", layout},
           {"ClDeviceGlobalMemSizeAvailablePercent", std::to_string(percent)}};
 }
 

@@ -246,6 +246,37 @@ TEST(GpgpuPipe, AWalkerOfVeryManyGroupsLetsTheRestOfTheModelRun) {
   EXPECT_TRUE(rig.incidents().empty()) << rig.incidents();
 }
 
+// A thread group shares its barrier and shared local memory, so it runs within one subslice: a group of more threads
+// than a subslice holds (here 2 EUs x 7 threads = 14, and 128 work items in SIMD8 are 16 threads) is a modelled error
+// naming both counts; one of 14 threads runs.
+TEST(GpgpuPipe, AThreadGroupLargerThanASubsliceStopsTheEngineNamingBothCounts) {
+  platform::PlatformParams params;
+  params.gen.gpu.cs.gpgpu.eus_per_subslice = 2;
+  Rig rig(params);
+  bool big = true, fits = false;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto a = d.alloc(4096), b = d.alloc(4096), out = d.alloc(4096);
+    host::GpgpuKernel k;
+    k.instructions = host::saxpy_kernel();
+    k.simd = 8;
+    k.local_size = {112, 1, 1};
+    const float s = 1.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    fits = run_dispatch(rig, k, 1'000'000);
+    k.local_size = {128, 1, 1};
+    big = run_dispatch(rig, k, 200'000);
+  });
+  EXPECT_TRUE(fits);
+  EXPECT_FALSE(big);
+  EXPECT_NE(
+      rig.incidents().find("GPGPU_WALKER thread group of 16 threads exceeds the 14 hardware threads of a subslice"),
+      std::string::npos)
+      << rig.incidents();
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
 // Shared local memory lives in the L3: a kernel with some, dispatched while L3CNTLREG allocates none (its reset value),
 // stops the engine with the error naming the register; the driver model programs NEO's SLM partition otherwise.
 TEST(GpgpuPipe, SharedLocalMemoryWithoutAnSlmPartitionInL3CntlregStopsTheEngine) {

@@ -43,8 +43,8 @@ std::string temp_path(const std::string& name) { return gpuvp::test::write_temp_
 // timestamp post-syncs of the CS TIMESTAMP, 12 MHz on Gen9): under the model they are simulated time. The interval is
 // whole 83.3 ns ticks, lies inside the render engine's busy time and takes most of it (the rest is NEO's state
 // commands and flushes), and two kernels that differ only in their loop's length differ by the time the model gives
-// the extra EU instructions: instructions x gen.gpgpu.instruction_cycles / gen.gpgpu.eu_count engine cycles
-// (docs/gen-gpgpu.md), to within a tick at each end.
+// the extra EU instructions: instructions x gen.gpgpu.instruction_cycles / EUs (slices x subslices x EUs per subslice)
+// engine cycles (docs/gen-gpgpu.md), to within a tick at each end.
 TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
   struct Run {
     long long ns;
@@ -63,8 +63,10 @@ TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
     run.busy_ns = rcs["busy"]["busy_ps"].get<double>() / 1000.0;
     run.instructions = rcs["gpgpu"]["eu_instructions"].get<double>();
     const auto& gen = json["config"]["gen"];
-    run.ns_per_instruction = gen["gpgpu"]["instruction_cycles"].get<double>() / gen["gpgpu"]["eu_count"].get<double>() *
-                             1e9 / gen["clock_hz"].get<double>();
+    const auto& gpgpu = gen["gpgpu"];
+    const double eus = gpgpu["slices"].get<double>() * gpgpu["subslices_per_slice"].get<double>() *
+                       gpgpu["eus_per_subslice"].get<double>();
+    run.ns_per_instruction = gpgpu["instruction_cycles"].get<double>() / eus * 1e9 / gen["clock_hz"].get<double>();
     return run;
   };
   const Run shorter = profile("200"), longer = profile("1600");

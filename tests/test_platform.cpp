@@ -115,6 +115,33 @@ TEST(PlatformParams, ShippedDefaultYamlListsEveryKey) {
   }
 }
 
+// The named Gen9 configurations load and give the organisations NEO knows (shared/source/gen9/hw_info_skl.cpp), the
+// UHD 620's clock, and dual-channel DDR4-2400 (32 bytes per 1200 MHz memory clock).
+TEST(PlatformParams, NamedGen9ConfigurationsGiveTheirOrganisation) {
+  struct Named {
+    const char* file;
+    std::uint32_t slices, subslices, eus;
+  };
+  for (const Named& n : {Named{"gen9-gt1", 1, 2, 6}, Named{"gen9-gt2", 1, 3, 8}, Named{"gen9-gt3", 2, 3, 8},
+                         Named{"gen9-gt4", 3, 3, 8}}) {
+    SCOPED_TRACE(n.file);
+    const platform::PlatformParams p =
+        platform::load_platform_params(std::string(GPUVP_SOURCE_DIR) + "/platform/configs/" + n.file + ".yaml", {});
+    const gen::GpgpuParams& g = p.gen.gpu.cs.gpgpu;
+    EXPECT_EQ(g.slices, n.slices);
+    EXPECT_EQ(g.subslices_per_slice, n.subslices);
+    EXPECT_EQ(g.eus_per_subslice, n.eus);
+    EXPECT_EQ(g.threads_per_eu, 7u);
+    EXPECT_EQ(g.eu_count(), n.slices * n.subslices * n.eus);
+    EXPECT_EQ(p.gen.gpu.clock_hz, 1'150'000'000u);
+    EXPECT_EQ(p.dram.memory.clock_hz * p.dram.memory.bytes_per_cycle, 38'400'000'000u);
+    // The rest is the defaults'.
+    EXPECT_EQ(p.sim.quantum_ns, 1000u);
+    EXPECT_EQ(p.dram.memory.size, 2ULL << 30);
+  }
+  EXPECT_EQ(platform::PlatformParams{}.gen.gpu.cs.gpgpu.eu_count(), 24u);
+}
+
 TEST(PlatformParams, OverridesApplyOnTopOfTheFile) {
   const platform::PlatformParams p =
       platform::load_platform_params(kDefaultYaml, {"dram.size=4GiB", "sim.quantum_ns=100", "vc4.v3d.slices=2"});

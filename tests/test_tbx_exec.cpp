@@ -91,6 +91,31 @@ TEST(TbxExec, TheProgramGetsNeosKeysAndItsArguments) {
   EXPECT_NE(port.err.find("(0 requests)"), std::string::npos) << port.err;
 }
 
+// NEO's HardwareInfoOverride follows the configured EU array, so clinfo reports its EUs as compute units; an
+// organisation NEO has no tables for (it would end the program in UNRECOVERABLE_IF) or other than 7 threads per EU
+// (NEO sizes scratch space for 7) is refused before anything runs.
+TEST(TbxExec, NeoGetsTheConfiguredEuArray) {
+  const std::string configs = std::string(GPUVP_SOURCE_DIR) + "/platform/configs/";
+  const auto gt1 = run_gpuvp_split("exec --quiet --config " + configs + "gen9-gt1.yaml -- clinfo");
+  EXPECT_EQ(gt1.exit_code, 0) << gt1.err;
+  EXPECT_NE(gt1.out.find("Max compute units                               12"), std::string::npos) << gt1.out;
+  const auto gt4 =
+      run_gpuvp_split("exec --quiet --config " + configs + "gen9-gt4.yaml -- sh -c 'echo $HardwareInfoOverride'");
+  EXPECT_EQ(gt4.out, "3x3x8\n") << gt4.err;
+  const auto odd = run_gpuvp("exec --set gen.gpgpu.subslices_per_slice=1 --set gen.gpgpu.eus_per_subslice=4 -- true");
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_EQ(odd.out,
+            "gpuvp: error: exec: NEO cannot set up a Gen9 EU array of 1x1x4 (gen.gpgpu slices x subslices_per_slice x "
+            "eus_per_subslice); it knows 1x2x6, 1x3x6, 1x3x8, 2x3x8, 3x3x8\n");
+  const auto bdw = run_gpuvp("exec --set gen.generation=8 --set gen.gpgpu.slices=3 -- true");
+  EXPECT_EQ(bdw.exit_code, 2);
+  EXPECT_NE(bdw.out.find("Gen8 EU array of 3x3x8"), std::string::npos) << bdw.out;
+  const auto threads = run_gpuvp("exec --set gen.gpgpu.threads_per_eu=8 -- true");
+  EXPECT_EQ(threads.exit_code, 2);
+  EXPECT_EQ(threads.out,
+            "gpuvp: error: exec: NEO sizes scratch space for 7 threads per EU; gen.gpgpu.threads_per_eu is 8\n");
+}
+
 TEST(TbxExec, ExitsWithTheProgramsStatus) {
   const auto r = run_gpuvp("exec --quiet -- sh -c 'exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.out;

@@ -204,10 +204,11 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   const std::uint32_t z0 = cmd.dw[11], z_end = cmd.dw[12];
   const std::uint32_t right_mask = cmd.dw[13];
   const std::uint32_t bottom_mask = cmd.dw[14];
-  const std::uint32_t max_threads = params_.eu_count * params_.threads_per_eu;
-  if (threads_per_group > max_threads) {
+  // A group's threads share its barrier and shared local memory, which live in one subslice.
+  if (threads_per_group > params_.subslice_threads()) {
     return engine.fail(&cmd, "GPGPU_WALKER thread group of " + std::to_string(threads_per_group) +
-                                 " threads exceeds the EU array's " + std::to_string(max_threads));
+                                 " threads exceeds the " + std::to_string(params_.subslice_threads()) +
+                                 " hardware threads of a subslice");
   }
   const std::size_t per_thread_bytes = per_thread_grfs * std::size_t{32};
   const std::size_t cross_thread_bytes = cross_thread_grfs * std::size_t{32};
@@ -284,7 +285,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
         // configuration). Charged as the groups end, so that a walker of very many groups lets the rest of the
         // model run (and stop signals and time limits reach it) between them; a group that ended is progress.
         const std::uint64_t due =
-            groups + (instructions * params_.instruction_cycles + params_.eu_count - 1) / params_.eu_count;
+            groups + (instructions * params_.instruction_cycles + params_.eu_count() - 1) / params_.eu_count();
         engine.cycles(due - charged);
         charged = due;
         engine.progress();

@@ -23,16 +23,25 @@
 namespace gpuvp::gen {
 
 struct GpgpuParams {
-  // The EU array the functional timing rule divides the work by (Gen9 GT2: 1 slice x 3 subslices x 8 EUs).
-  std::uint32_t eu_count = 24;
+  // The EU array's organisation (Gen9 GT2: 1 slice x 3 subslices x 8 EUs x 7 threads; Junkins, "The Compute
+  // Architecture of Intel Processor Graphics Gen9", sections 5.3-5.6). A thread group runs within one subslice.
+  std::uint32_t slices = 1;
+  std::uint32_t subslices_per_slice = 3;
+  std::uint32_t eus_per_subslice = 8;
   std::uint32_t threads_per_eu = 7;
-  // Engine cycles per EU instruction on one EU; a walker takes instructions x this / eu_count cycles plus its
+  // Engine cycles per EU instruction on one EU; a walker takes instructions x this / EUs cycles plus its
   // memory accesses (a placeholder until the EU timing model: issue 19).
   std::uint32_t instruction_cycles = 1;
   std::uint64_t thread_group_instruction_limit = 200'000'000;
 
+  std::uint32_t eu_count() const { return slices * subslices_per_slice * eus_per_subslice; }
+  // The hardware threads of one subslice: the most one thread group may have.
+  std::uint32_t subslice_threads() const { return eus_per_subslice * threads_per_eu; }
+
   void visit(core::ParamVisitor& v) {
-    v.param("eu_count", eu_count, "execution units the walker's threads share (Gen9 GT2: 24)", 1, 1024);
+    v.param("slices", slices, "slices of the EU array (Gen9: GT1/GT2 1, GT3 2, GT4 3)", 1, 8);
+    v.param("subslices_per_slice", subslices_per_slice, "subslices per slice (Gen9: 3; GT1 2)", 1, 8);
+    v.param("eus_per_subslice", eus_per_subslice, "execution units per subslice (Gen9: 8; GT1 6)", 1, 16);
     v.param("threads_per_eu", threads_per_eu, "hardware threads per EU (Gen9: 7)", 1, 16);
     v.param("instruction_cycles", instruction_cycles, "engine cycles per EU instruction on one EU", 0, 1000);
     v.param("thread_group_instruction_limit", thread_group_instruction_limit,
