@@ -17,13 +17,21 @@ namespace {
 class HostMemory final : public GpuMemory {
  public:
   static constexpr std::uint64_t kHole = 0xDEAD'0000'0000ULL;
+  struct Request {
+    std::uint64_t address;
+    unsigned bytes;
+    bool write;
+    bool operator==(const Request& o) const { return address == o.address && bytes == o.bytes && write == o.write; }
+  };
   bool read(std::uint64_t address, void* data, unsigned bytes) override {
+    if (logging) requests.push_back({address, bytes, false});
     if (address >= kHole) return false;
     auto* p = static_cast<std::uint8_t*>(data);
     for (unsigned i = 0; i < bytes; ++i) p[i] = bytes_.count(address + i) ? bytes_[address + i] : 0;
     return true;
   }
   bool write(std::uint64_t address, const void* data, unsigned bytes) override {
+    if (logging) requests.push_back({address, bytes, true});
     if (address >= kHole) return false;
     const auto* p = static_cast<const std::uint8_t*>(data);
     for (unsigned i = 0; i < bytes; ++i) bytes_[address + i] = p[i];
@@ -38,6 +46,9 @@ class HostMemory final : public GpuMemory {
   void put_words(std::uint64_t a, const std::vector<std::uint32_t>& w) {
     for (std::size_t i = 0; i < w.size(); ++i) put32(a + 4 * i, w[i]);
   }
+  // The requests the data port made since `logging` was set (test setup does not count).
+  bool logging = false;
+  std::vector<Request> requests;
 
  private:
   std::map<std::uint64_t, std::uint8_t> bytes_;
@@ -182,6 +193,101 @@ TEST(DataPort, OwordBlockReadsUnalignedInBytesAndAlignedInOwordsAndScratchIsGene
   ASSERT_EQ(f.port.send(f.message(0xA, scratch_write, 8, 0xFF), f.t).status, MessageStatus::kDone);
   EXPECT_EQ(f.memory.get32(0x100000 + 0x800 + 96), 0x5151u);
   EXPECT_EQ(f.memory.get32(0x100000 + 0x800 + 96 + 32 + 28), 0x5252u);
+}
+
+// The data port coalesces a message's lanes into one memory request per 64-byte line (Junkins, Gen9 compute
+// architecture, section 5.4): the request covers the bytes the lanes read in that line, and a write sends back each run
+// of written bytes. Stateless (BTI 255) addresses are relative to General State Base 0x100000.
+TEST(DataPort, AMessageReachesMemoryOncePerLineItTouches) {
+  using Request = HostMemory::Request;
+  Fixture f;
+  constexpr std::uint64_t kGsb = 0x100000;
+  // SIMD16 untyped read of X (SIMD16 mode, Y/Z/W disabled), stateless: mlen 2, rlen 2.
+  const std::uint32_t read16 = 2U << 25 | 2U << 20 | 1U << 14 | (1U << 4 | 0xE) << 8 | kBtiStateless;
+  const auto requests_of = [&](std::uint32_t desc, std::uint32_t mask, auto address_of) {
+    for (unsigned lane = 0; lane < 16; ++lane) f.set32(20 + lane / 8, lane % 8, address_of(lane));
+    f.memory.requests.clear();
+    f.memory.logging = true;
+    const MessageResult r = f.port.send(f.message(0xC, desc, 16, mask), f.t);
+    f.memory.logging = false;
+    EXPECT_EQ(r.status, MessageStatus::kDone) << r.error;
+    return f.memory.requests;
+  };
+  for (unsigned i = 0; i < 16; ++i) f.memory.put32(kGsb + 0x1000 + 4 * i, 0xC0 + i);
+  // Consecutive dwords: one line, one 64-byte read.
+  EXPECT_EQ(requests_of(read16, 0xFFFF, [](unsigned lane) { return 0x1000 + 4 * lane; }),
+            (std::vector<Request>{{kGsb + 0x1000, 64, false}}));
+  EXPECT_EQ(f.reg32(40, 3), 0xC3u);
+  EXPECT_EQ(f.reg32(41, 7), 0xCFu);
+  EXPECT_EQ(f.port.stats().lines_read, 1u);
+  // A stride of 64 bytes: a line per lane, each request the lane's dword.
+  const auto strided = requests_of(read16, 0xFFFF, [](unsigned lane) { return 0x2000 + 64 * lane; });
+  ASSERT_EQ(strided.size(), 16u);
+  for (unsigned lane = 0; lane < 16; ++lane) EXPECT_EQ(strided[lane], (Request{kGsb + 0x2000 + 64 * lane, 4, false}));
+  EXPECT_EQ(f.port.stats().lines_read, 17u);
+  // Every lane at one address: one request; disabled lanes ask for nothing.
+  EXPECT_EQ(requests_of(read16, 0xFFFF, [](unsigned) { return 0x1008; }),
+            (std::vector<Request>{{kGsb + 0x1008, 4, false}}));
+  EXPECT_EQ(requests_of(read16, 0x0003, [](unsigned lane) { return 0x3000 + 64 * lane; }),
+            (std::vector<Request>{{kGsb + 0x3000, 4, false}, {kGsb + 0x3040, 4, false}}));
+
+  // SIMD16 untyped write of X with lane 5 disabled: one line, two runs of written bytes.
+  const std::uint32_t write16 = 4U << 25 | 9U << 14 | (1U << 4 | 0xE) << 8 | kBtiStateless;
+  for (unsigned lane = 0; lane < 16; ++lane) f.set32(22 + lane / 8, lane % 8, 0xD0 + lane);
+  EXPECT_EQ(requests_of(write16, 0xFFFF & ~(1U << 5), [](unsigned lane) { return 0x4000 + 4 * lane; }),
+            (std::vector<Request>{{kGsb + 0x4000, 20, true}, {kGsb + 0x4018, 40, true}}));
+  EXPECT_EQ(f.memory.get32(kGsb + 0x4010), 0xD4u);
+  EXPECT_EQ(f.memory.get32(kGsb + 0x4014), 0u);
+  EXPECT_EQ(f.memory.get32(kGsb + 0x403C), 0xDFu);
+  EXPECT_EQ(f.port.stats().lines_written, 1u);
+
+  // SIMD16 untyped atomic INC (op 5, no return) by every lane on one dword: one read, one write, sixteen increments.
+  const std::uint32_t inc16 = 2U << 25 | 2U << 14 | 5U << 8 | kBtiStateless;
+  f.memory.put32(kGsb + 0x5004, 100);
+  EXPECT_EQ(requests_of(inc16, 0xFFFF, [](unsigned) { return 0x5004; }),
+            (std::vector<Request>{{kGsb + 0x5004, 4, false}, {kGsb + 0x5004, 4, true}}));
+  EXPECT_EQ(f.memory.get32(kGsb + 0x5004), 116u);
+
+  // Lanes past a buffer's end make no request: BTI 1 is 64 bytes, lanes 8-15 read from 64 up. The first message
+  // through a binding table entry reads the entry and the surface state it points to.
+  const std::uint32_t read_buffer = (read16 & ~0xFFU) | 1;
+  EXPECT_EQ(requests_of(read_buffer, 0xFFFF, [](unsigned lane) { return 8 * lane; }),
+            (std::vector<Request>{{kSsh + 4, 4, false}, {kSsh + 0x100, 64, false}, {kBuffer, 60, false}}));
+
+  // A64 scattered qword read, SIMD16 (control: subtype 2, SIMD16 bit 4), contiguous: two lines.
+  const std::uint32_t a64_qwords = 4U << 25 | 4U << 20 | 0x10U << 14 | 0x12U << 8 | 0xFF;
+  for (unsigned lane = 0; lane < 16; ++lane) f.set64(20 + lane / 4, lane % 4, 0x9000'0000 + 8ULL * lane);
+  f.memory.requests.clear();
+  f.memory.logging = true;
+  ASSERT_EQ(f.port.send(f.message(0xC, a64_qwords, 16, 0xFFFF), f.t).status, MessageStatus::kDone);
+  f.memory.logging = false;
+  EXPECT_EQ(f.memory.requests, (std::vector<Request>{{0x9000'0000, 64, false}, {0x9000'0040, 64, false}}));
+
+  // An access across a line boundary is two requests: an unaligned OWord block read of 2 OWords at byte 56.
+  for (unsigned i = 0; i < 32; ++i) f.memory.put32(kGsb + 0x6000 + 4 * i, 0xE0 + i);
+  const std::uint32_t unaligned = 1U << 25 | 1U << 20 | 1U << 19 | 1U << 14 | 2U << 8 | kBtiStateless;
+  f.set32(20, 2, 0x6000 + 56);
+  f.memory.requests.clear();
+  f.memory.logging = true;
+  ASSERT_EQ(f.port.send(f.message(0xA, unaligned, 8, 0xFF), f.t).status, MessageStatus::kDone);
+  f.memory.logging = false;
+  EXPECT_EQ(f.memory.requests, (std::vector<Request>{{kGsb + 0x6038, 8, false}, {kGsb + 0x6040, 24, false}}));
+  EXPECT_EQ(f.reg32(40, 0), 0xE0u + 14);
+  EXPECT_EQ(f.reg32(40, 7), 0xE0u + 21);
+}
+
+// A line whose read faults ends the message as a memory fault before any lane's data is used or written.
+TEST(DataPort, ALineThatFaultsEndsTheMessageAsAMemoryFault) {
+  Fixture f;
+  const std::uint32_t a64_read = 2U << 25 | 1U << 20 | 0x10U << 14 | 0x01U << 8 | 0xFF;  // SIMD8 dword
+  f.set64(20, 0, 0x9000'0000);
+  f.set64(20, 1, HostMemory::kHole + 64);
+  f.set32(40, 0, 0x77);
+  const MessageResult r = f.port.send(f.message(0xC, a64_read, 8, 0x3), f.t);
+  EXPECT_EQ(r.status, MessageStatus::kError);
+  EXPECT_EQ(r.error, "memory fault");
+  EXPECT_TRUE(f.port.memory_faulted());
+  EXPECT_EQ(f.reg32(40, 0), 0x77u);  // no response
 }
 
 TEST(DataPort, NullSurfacesReadZeroAndBadMessagesAreErrorsNamingThemselves) {

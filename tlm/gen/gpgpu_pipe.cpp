@@ -51,6 +51,12 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       messages_(stats_.counter("data_port_messages", "messages", "data port messages (DC0/DC1)")),
       bytes_read_(stats_.counter("data_port_read_bytes", "bytes", "bytes the data port read from memory")),
       bytes_written_(stats_.counter("data_port_written_bytes", "bytes", "bytes the data port wrote to memory")),
+      lines_read_(stats_.counter("data_port_read_lines", "events",
+                                 "64-byte lines the data port read from memory (one request per distinct line of a "
+                                 "message)")),
+      lines_written_(
+          stats_.counter("data_port_written_lines", "events",
+                         "64-byte lines the data port wrote to memory (the runs of bytes a message wrote in each)")),
       atomics_(stats_.counter("atomics", "events", "atomic operations (per lane)")),
       out_of_bounds_(stats_.counter("out_of_bounds", "events",
                                     "surface accesses outside their buffer (reads return 0, writes dropped)")),
@@ -65,6 +71,8 @@ void GpgpuPipe::update_data_port_stats() {
   messages_.value = s.messages;
   bytes_read_.value = s.bytes_read;
   bytes_written_.value = s.bytes_written;
+  lines_read_.value = s.lines_read;
+  lines_written_.value = s.lines_written;
   atomics_.value = s.atomics;
   out_of_bounds_.value = s.out_of_bounds;
 }

@@ -102,6 +102,8 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& messages_;
   core::Counter& bytes_read_;
   core::Counter& bytes_written_;
+  core::Counter& lines_read_;
+  core::Counter& lines_written_;
   core::Counter& atomics_;
   core::Counter& out_of_bounds_;
   std::unique_ptr<Memory> memory_;

@@ -105,10 +105,116 @@ unsigned atomic_operands(std::uint32_t op) {
 
 }  // namespace
 
+// The 64-byte lines one message touches, in the order its lanes first touch them, with the bytes they read (one
+// range per line: what the line's read request returns) and write (a byte mask: only written bytes go back).
+class DataPort::Lines {
+ public:
+  static constexpr unsigned kLineBytes = 64;
+
+  void clear() {
+    lines_.clear();
+    last_ = 0;
+  }
+  // Planning: an access of `bytes` at `address` (it may cross a line boundary).
+  void note(std::uint64_t address, unsigned bytes, bool write) {
+    segments(address, bytes, [&](Line& l, unsigned offset, unsigned n) {
+      if (write) {
+        l.written |= mask(offset, n);
+      } else {
+        l.read_lo = std::min(l.read_lo, offset);
+        l.read_hi = std::max(l.read_hi, offset + n);
+      }
+    });
+  }
+  // Reads every line's requested bytes; false on a memory fault.
+  bool fetch(GpuMemory& memory, DataPortStats& stats) {
+    for (Line& l : lines_) {
+      if (l.read_hi <= l.read_lo) continue;
+      if (!memory.read(l.base + l.read_lo, l.data + l.read_lo, l.read_hi - l.read_lo)) return false;
+      ++stats.lines_read;
+    }
+    return true;
+  }
+  // Executing: the lanes' bytes, from and into the lines (a later lane sees an earlier lane's write, as atomics on
+  // one address need).
+  void load(std::uint64_t address, std::uint8_t* out, unsigned bytes) {
+    segments(address, bytes, [&](Line& l, unsigned offset, unsigned n) {
+      std::memcpy(out, l.data + offset, n);
+      out += n;
+    });
+  }
+  void store(std::uint64_t address, const std::uint8_t* in, unsigned bytes) {
+    segments(address, bytes, [&](Line& l, unsigned offset, unsigned n) {
+      std::memcpy(l.data + offset, in, n);
+      in += n;
+    });
+  }
+  // Writes each run of written bytes back; false on a memory fault.
+  bool flush(GpuMemory& memory, DataPortStats& stats) {
+    for (Line& l : lines_) {
+      if (l.written == 0) continue;
+      ++stats.lines_written;
+      unsigned i = 0;
+      while (i < kLineBytes) {
+        if (((l.written >> i) & 1U) == 0) {
+          ++i;
+          continue;
+        }
+        unsigned end = i;
+        while (end < kLineBytes && ((l.written >> end) & 1U) != 0) ++end;
+        if (!memory.write(l.base + i, l.data + i, end - i)) return false;
+        i = end;
+      }
+    }
+    return true;
+  }
+
+ private:
+  struct Line {
+    std::uint64_t base = 0;
+    std::uint64_t written = 0;  // bit i: byte i was written
+    unsigned read_lo = kLineBytes, read_hi = 0;
+    std::uint8_t data[kLineBytes] = {};
+  };
+  static std::uint64_t mask(unsigned offset, unsigned n) { return (n >= 64 ? ~0ULL : (1ULL << n) - 1) << offset; }
+  Line& line(std::uint64_t base) {
+    if (last_ < lines_.size() && lines_[last_].base == base) return lines_[last_];
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (lines_[i].base == base) {
+        last_ = i;
+        return lines_[i];
+      }
+    }
+    last_ = lines_.size();
+    lines_.emplace_back();
+    lines_.back().base = base;
+    return lines_.back();
+  }
+  // Calls f(line, offset in it, bytes) for each line part of [address, address + bytes), in address order (modulo
+  // 2^64, as the lanes' addresses wrap).
+  template <typename F>
+  void segments(std::uint64_t address, unsigned bytes, F f) {
+    while (bytes > 0) {
+      const auto offset = static_cast<unsigned>(address % kLineBytes);
+      const unsigned n = std::min(bytes, kLineBytes - offset);
+      f(line(address - offset), offset, n);
+      address += n;
+      bytes -= n;
+    }
+  }
+
+  std::vector<Line> lines_;
+  std::size_t last_ = 0;  // the line found last: lanes mostly touch the same line as the lane before
+};
+
 // One message: its payload and response registers, its lanes, and memory through a surface.
 class DataPort::Access {
  public:
-  Access(DataPort& port, const Message& m, ThreadState& t) : port_(port), m_(m), t_(t) {}
+  Access(DataPort& port, const Message& m, ThreadState& t, Lines& lines, bool planning)
+      : port_(port), m_(m), t_(t), lines_(lines), planning_(planning) {}
+
+  // The planning run notes the memory accesses only; the executing run counts statistics.
+  bool executing() const { return !planning_; }
 
   unsigned payload_length() const { return m_.message_length() + (m_.split ? (m_.ex_desc >> 6) & 0xFU : 0); }
   // Payload register i (0-based across both parts of a split send), or -1 past the payload.
@@ -140,11 +246,11 @@ class DataPort::Access {
            payload_dword(grf + lane / 4, lane % 4 * 2);
   }
   void respond_dword(unsigned grf, unsigned lane, std::uint32_t value) {
-    if (m_.dst_null) return;
+    if (m_.dst_null || planning_) return;
     t_.grf_write<std::uint32_t>((m_.dst_reg + grf + lane / 8) * ThreadState::kRegBytes + lane % 8 * 4, value);
   }
   void respond_bytes(unsigned byte_offset, const void* data, unsigned bytes) {
-    if (m_.dst_null) return;
+    if (m_.dst_null || planning_) return;
     std::memcpy(t_.grf.data() + m_.dst_reg * ThreadState::kRegBytes + byte_offset, data, bytes);
   }
 
@@ -152,60 +258,71 @@ class DataPort::Access {
   // Lanes of a SIMD8/16 message with the send's enabled channels.
   std::uint32_t lanes(unsigned simd) const { return m_.channel_mask & (simd >= 32 ? ~0U : (1U << simd) - 1); }
 
-  // Reads/writes `bytes` at `offset` of a surface; out-of-bounds buffer bytes read 0 and writes are dropped.
-  bool load(const Surface& s, std::uint64_t offset, void* out, unsigned bytes) {
+  // Reads/writes `bytes` at `offset` of a surface; out-of-bounds buffer bytes read 0 and writes are dropped. Memory
+  // is the message's lines (read before, written after the executing run).
+  void load(const Surface& s, std::uint64_t offset, void* out, unsigned bytes) {
     auto* p = static_cast<std::uint8_t*>(out);
     switch (s.kind) {
       case Surface::Kind::kNull:
         std::memset(p, 0, bytes);
-        return true;
+        return;
       case Surface::Kind::kSlm: {
         std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
         offset = slm_offset(offset);
         for (unsigned i = 0; i < bytes; ++i) p[i] = offset + i < slm.size() ? slm[offset + i] : 0;
-        if (offset + bytes > slm.size()) ++port_.stats_.out_of_bounds;
-        return true;
+        if (offset + bytes > slm.size()) count_out_of_bounds();
+        return;
       }
       case Surface::Kind::kBuffer:
         if (offset + bytes > s.size) {
-          ++port_.stats_.out_of_bounds;
+          count_out_of_bounds();
           std::memset(p, 0, bytes);
-          if (offset >= s.size) return true;
+          if (offset >= s.size) return;
           bytes = static_cast<unsigned>(s.size - offset);  // the part inside the buffer
         }
         break;
       case Surface::Kind::kStateless:
         break;
     }
-    port_.stats_.bytes_read += bytes;
-    return memory(s.base + offset, p, bytes, false);
+    if (planning_) {
+      lines_.note(s.base + offset, bytes, false);
+      std::memset(p, 0, bytes);
+    } else {
+      port_.stats_.bytes_read += bytes;
+      lines_.load(s.base + offset, p, bytes);
+    }
   }
-  bool store(const Surface& s, std::uint64_t offset, const void* in, unsigned bytes) {
+  void store(const Surface& s, std::uint64_t offset, const void* in, unsigned bytes) {
     const auto* p = static_cast<const std::uint8_t*>(in);
     switch (s.kind) {
       case Surface::Kind::kNull:
-        return true;
+        return;
       case Surface::Kind::kSlm: {
+        if (planning_) return;
         std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
         offset = slm_offset(offset);
         for (unsigned i = 0; i < bytes; ++i) {
           if (offset + i < slm.size()) slm[offset + i] = p[i];
         }
-        if (offset + bytes > slm.size()) ++port_.stats_.out_of_bounds;
-        return true;
+        if (offset + bytes > slm.size()) count_out_of_bounds();
+        return;
       }
       case Surface::Kind::kBuffer:
         if (offset + bytes > s.size) {
-          ++port_.stats_.out_of_bounds;
-          if (offset >= s.size) return true;
+          count_out_of_bounds();
+          if (offset >= s.size) return;
           bytes = static_cast<unsigned>(s.size - offset);
         }
         break;
       case Surface::Kind::kStateless:
         break;
     }
-    port_.stats_.bytes_written += bytes;
-    return memory(s.base + offset, const_cast<std::uint8_t*>(p), bytes, true);
+    if (planning_) {
+      lines_.note(s.base + offset, bytes, true);
+    } else {
+      port_.stats_.bytes_written += bytes;
+      lines_.store(s.base + offset, p, bytes);
+    }
   }
 
   // An OWord block of `bytes` at `address`: written from the payload after the header, or read into the response;
@@ -218,9 +335,9 @@ class DataPort::Access {
         const unsigned src = first + i;
         data[i] = t_.grf[payload_reg(1 + src / 32) * ThreadState::kRegBytes + src % 32];
       }
-      if (!store(s, address, data, bytes)) return fault_result();
+      store(s, address, data, bytes);
     } else {
-      if (!load(s, address, data, bytes)) return fault_result();
+      load(s, address, data, bytes);
       respond_bytes(first, data, bytes);
     }
     return {};
@@ -232,14 +349,19 @@ class DataPort::Access {
   }
 
  private:
-  bool memory(std::uint64_t address, std::uint8_t* data, unsigned bytes, bool write) {
-    return write ? port_.memory_.write(address, data, bytes) : port_.memory_.read(address, data, bytes);
+  void count_out_of_bounds() {
+    if (!planning_) ++port_.stats_.out_of_bounds;
   }
 
   DataPort& port_;
   const Message& m_;
   ThreadState& t_;
+  Lines& lines_;
+  bool planning_;
 };
+
+DataPort::DataPort(GpuMemory& memory) : memory_(memory), lines_(std::make_unique<Lines>()) {}
+DataPort::~DataPort() = default;
 
 void DataPort::bind(const DataPortBindings& bindings) {
   bindings_ = bindings;
@@ -307,13 +429,28 @@ bool DataPort::surface(std::uint32_t bti, Surface& out, std::string& error) {
 MessageResult DataPort::send(const Message& message, ThreadState& thread) {
   ++stats_.messages;
   memory_faulted_ = false;
-  if (message.sfid == 0xA) return dc0(message, thread);
-  if (message.sfid == 0xC) return dc1(message, thread);
-  return {MessageStatus::kError, "shared function " + std::to_string(message.sfid) + " is not the data port"};
+  if (message.sfid != 0xA && message.sfid != 0xC) {
+    return {MessageStatus::kError, "shared function " + std::to_string(message.sfid) + " is not the data port"};
+  }
+  const auto run = [&](bool planning) {
+    return message.sfid == 0xA ? dc0(message, thread, *lines_, planning) : dc1(message, thread, *lines_, planning);
+  };
+  lines_->clear();
+  MessageResult result = run(true);
+  if (result.status == MessageStatus::kError) return result;
+  const auto fault = [&] {
+    memory_faulted_ = true;
+    return MessageResult{MessageStatus::kError, "memory fault"};
+  };
+  if (!lines_->fetch(memory_, stats_)) return fault();
+  result = run(false);
+  if (result.status == MessageStatus::kError) return result;
+  if (!lines_->flush(memory_, stats_)) return fault();
+  return result;
 }
 
-MessageResult DataPort::dc0(const Message& m, ThreadState& t) {
-  Access a(*this, m, t);
+MessageResult DataPort::dc0(const Message& m, ThreadState& t, Lines& lines, bool planning) {
+  Access a(*this, m, t, lines, planning);
   std::string error;
   const std::uint32_t control = control_of(m.desc);
   // Scratch block read/write (Mesa GFX7_DATAPORT_SCRATCH_*: desc bit 18 scratch, 17 write, 13:12 registers 1/2/-/4,
@@ -333,9 +470,9 @@ MessageResult DataPort::dc0(const Message& m, ThreadState& t) {
       std::uint8_t bytes[ThreadState::kRegBytes];
       if (write) {
         std::memcpy(bytes, t.grf.data() + a.payload_reg(1 + r) * ThreadState::kRegBytes, sizeof bytes);
-        if (!a.store(s, base + r * 32ULL, bytes, sizeof bytes)) return a.fault_result();
+        a.store(s, base + r * 32ULL, bytes, sizeof bytes);
       } else {
-        if (!a.load(s, base + r * 32ULL, bytes, sizeof bytes)) return a.fault_result();
+        a.load(s, base + r * 32ULL, bytes, sizeof bytes);
         a.respond_bytes(r * ThreadState::kRegBytes, bytes, sizeof bytes);
       }
     }
@@ -408,9 +545,9 @@ MessageResult DataPort::dc0(const Message& m, ThreadState& t) {
         std::uint32_t value = 0;
         if (write) {
           value = a.lane_dword(h + regs, lane);
-          if (!a.store(s, offset, &value, size)) return a.fault_result();
+          a.store(s, offset, &value, size);
         } else {
-          if (!a.load(s, offset, &value, size)) return a.fault_result();
+          a.load(s, offset, &value, size);
           a.respond_dword(0, lane, value);
         }
       }
@@ -421,8 +558,8 @@ MessageResult DataPort::dc0(const Message& m, ThreadState& t) {
   }
 }
 
-MessageResult DataPort::dc1(const Message& m, ThreadState& t) {
-  Access a(*this, m, t);
+MessageResult DataPort::dc1(const Message& m, ThreadState& t, Lines& lines, bool planning) {
+  Access a(*this, m, t, lines, planning);
   std::string error;
   const std::uint32_t type = type_of(m.desc);
   const std::uint32_t control = control_of(m.desc);
@@ -465,9 +602,9 @@ MessageResult DataPort::dc1(const Message& m, ThreadState& t) {
           std::uint32_t value = 0;
           if (write) {
             value = a.lane_dword(h + address_regs + slot * data_regs, lane);
-            if (!a.store(s, address + 4ULL * c, &value, 4)) return a.fault_result();
+            a.store(s, address + 4ULL * c, &value, 4);
           } else {
-            if (!a.load(s, address + 4ULL * c, &value, 4)) return a.fault_result();
+            a.load(s, address + 4ULL * c, &value, 4);
             a.respond_dword(slot * data_regs, lane, value);
           }
           ++slot;
@@ -510,18 +647,18 @@ MessageResult DataPort::dc1(const Message& m, ThreadState& t) {
             std::uint64_t value = 0;
             if (write) {
               value = a.lane_qword(h + address_regs + reg, lane);
-              if (!a.store(s, address + 8ULL * e, &value, 8)) return a.fault_result();
+              a.store(s, address + 8ULL * e, &value, 8);
             } else {
-              if (!a.load(s, address + 8ULL * e, &value, 8)) return a.fault_result();
+              a.load(s, address + 8ULL * e, &value, 8);
               a.respond_bytes((reg + lane / 4) * ThreadState::kRegBytes + lane % 4 * 8, &value, 8);
             }
           } else {
             std::uint32_t value = 0;
             if (write) {
               value = a.lane_dword(h + address_regs + reg, lane);
-              if (!a.store(s, address + std::uint64_t{element} * e, &value, element)) return a.fault_result();
+              a.store(s, address + std::uint64_t{element} * e, &value, element);
             } else {
-              if (!a.load(s, address + std::uint64_t{element} * e, &value, element)) return a.fault_result();
+              a.load(s, address + std::uint64_t{element} * e, &value, element);
               a.respond_dword(reg, lane, value);
             }
           }
@@ -549,22 +686,22 @@ MessageResult DataPort::dc1(const Message& m, ThreadState& t) {
       for (unsigned lane = 0; lane < simd; ++lane) {
         if (((lanes >> lane) & 1U) == 0) continue;
         const std::uint64_t address = a64 ? a.lane_qword(h, lane) : a.lane_dword(h, lane);
-        ++stats_.atomics;
+        if (a.executing()) ++stats_.atomics;
         if (wide) {
           std::uint64_t old = 0;
-          if (!a.load(s, address, &old, 8)) return a.fault_result();
+          a.load(s, address, &old, 8);
           const std::uint64_t src0 = operands > 0 ? a.lane_qword(h + address_regs, lane) : 0;
           const std::uint64_t src1 = operands > 1 ? a.lane_qword(h + address_regs + data_regs, lane) : 0;
           const std::uint64_t value = atomic_op<std::uint64_t>(op, old, src0, src1);
-          if (!a.store(s, address, &value, 8)) return a.fault_result();
+          a.store(s, address, &value, 8);
           if (ret) a.respond_bytes((lane / 4) * ThreadState::kRegBytes + lane % 4 * 8, &old, 8);
         } else {
           std::uint32_t old = 0;
-          if (!a.load(s, address, &old, 4)) return a.fault_result();
+          a.load(s, address, &old, 4);
           const std::uint32_t src0 = operands > 0 ? a.lane_dword(h + address_regs, lane) : 0;
           const std::uint32_t src1 = operands > 1 ? a.lane_dword(h + address_regs + data_regs, lane) : 0;
           const std::uint32_t value = atomic_op<std::uint32_t>(op, old, src0, src1);
-          if (!a.store(s, address, &value, 4)) return a.fault_result();
+          a.store(s, address, &value, 4);
           if (ret) a.respond_dword(0, lane, old);
         }
       }

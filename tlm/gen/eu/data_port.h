@@ -4,12 +4,18 @@
 // (buffer surfaces: out-of-bounds reads return 0 and writes are dropped, as the hardware does), shared local memory
 // (BTI 254) and stateless access (BTI 255, A32 relative to General State Base). SystemC-free and untimed.
 //
+// Like the hardware's data port, which coalesces a SIMD message's lane accesses into 64-byte line requests (Junkins,
+// "The Compute Architecture of Intel Processor Graphics Gen9", section 5.4), a message reaches memory once per line it
+// touches: a read of the line's requested bytes before the lanes take theirs, a write of each run of written bytes
+// after. The memory behind GpuMemory gives those requests their time.
+//
 // Facts: Mesa brw_eu_defines.h / brw_eu.h (descriptor fields, message types, BRW_AOP_*), genxml gen9.xml
 // (RENDER_SURFACE_STATE), NEO hw_helper.h (SURFACE_STATE_BUFFER_LENGTH); docs/gen-gpgpu.md lists what is modelled.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,15 +48,18 @@ constexpr std::uint32_t kBtiStatelessNonCoherent = 253;
 
 struct DataPortStats {
   std::uint64_t messages = 0;
-  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_read = 0;  // bytes the lanes asked for (inside their buffers)
   std::uint64_t bytes_written = 0;
+  std::uint64_t lines_read = 0;  // 64-byte lines read from memory: one per distinct line of a message
+  std::uint64_t lines_written = 0;
   std::uint64_t atomics = 0;
   std::uint64_t out_of_bounds = 0;  // lanes of surface accesses outside their buffer (read 0 / dropped)
 };
 
 class DataPort {
  public:
-  explicit DataPort(GpuMemory& memory) : memory_(memory) {}
+  explicit DataPort(GpuMemory& memory);
+  ~DataPort();
 
   // New bindings (a new dispatch or work-group): forgets the surfaces read so far.
   void bind(const DataPortBindings& bindings);
@@ -69,17 +78,21 @@ class DataPort {
     std::uint64_t size = 0;  // bytes (buffers)
   };
   class Access;
+  class Lines;
 
   bool surface(std::uint32_t bti, Surface& out, std::string& error);
 
-  MessageResult dc0(const Message& m, ThreadState& t);
-  MessageResult dc1(const Message& m, ThreadState& t);
+  // Each message runs twice through the same code: once to plan (the lanes' memory accesses are noted, nothing is
+  // read, written or answered), then, after its lines are read, to execute against them.
+  MessageResult dc0(const Message& m, ThreadState& t, Lines& lines, bool planning);
+  MessageResult dc1(const Message& m, ThreadState& t, Lines& lines, bool planning);
 
   GpuMemory& memory_;
   DataPortBindings bindings_;
   std::map<std::uint32_t, Surface> surfaces_;
   DataPortStats stats_;
   bool memory_faulted_ = false;
+  std::unique_ptr<Lines> lines_;  // reused across messages
 };
 
 }  // namespace gpuvp::gen::eu
