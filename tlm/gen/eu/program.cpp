@@ -41,6 +41,7 @@ const ExecInstruction& Program::decode_at(std::uint32_t pc) {
       DecodeResult r = decode(bytes.data(), gen_);
       if (auto* d = std::get_if<DecodedInstruction>(&r)) {
         x.inst = *d;
+        x.timing = timing_of(x.inst);
         if (fast_paths_enabled()) x.fast = plan_fast_op(x.inst);
       } else {
         x.error = "decode error at " + core::format_hex(pc) + ": " + std::get<DecodeError>(r).reason;

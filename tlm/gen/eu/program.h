@@ -14,6 +14,7 @@
 
 #include "tlm/gen/eu/decoder.h"
 #include "tlm/gen/eu/fast_path.h"
+#include "tlm/gen/eu/timing_op.h"
 
 namespace gpuvp::gen::eu {
 
@@ -41,6 +42,7 @@ struct ExecInstruction {
   std::uint32_t pc = 0;      // byte offset in the kernel
   std::uint8_t length = 16;  // 16, or 8 for a compacted instruction
   DecodedInstruction inst;
+  TimingOp timing;    // for the EU timing model
   FastOp fast;        // a specialised executor, when the instruction has one
   std::string error;  // a decode or fetch error: executing this instruction faults with it
   bool ok() const { return error.empty(); }

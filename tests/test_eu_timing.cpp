@@ -1,0 +1,159 @@
+// The EU timing model, SystemC-free: the timing properties of each instruction class (tlm/gen/eu/timing_op), computed
+// at decode from kernels that iga64 assembled (tests/eu/timing/*.asm). Expected values are the rules of
+// docs/gen-eu-timing.md worked by hand: SIMD-4 FPU passes for 32-bit types, SIMD-8 for 16-bit, SIMD-2 on FPU0 for
+// 64-bit; Mesa's latencies; the registers each region covers.
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tlm/gen/eu/program.h"
+#include "tlm/gen/eu/timing_op.h"
+
+namespace eu = gpuvp::gen::eu;
+using eu::GrfRange;
+using eu::TimingClass;
+using eu::TimingPipe;
+
+namespace {
+
+std::vector<std::uint8_t> kernel_bytes(const std::string& name) {
+  const std::string path = std::string(GPUVP_EU_KERNEL_DIR) + "/" + name + ".bin";
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "kernel " << path << " (built by iga64 from tests/eu/timing/" << name << ".asm)";
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every instruction of a kernel through Program, as the executor fetches them.
+std::vector<eu::TimingOp> timings(const std::string& name) {
+  eu::BufferInstructionMemory memory(0x10000, kernel_bytes(name));
+  eu::Program program(memory, 0x10000, eu::Generation::kGen9);
+  std::vector<eu::TimingOp> out;
+  const std::size_t size = kernel_bytes(name).size();
+  for (std::uint32_t pc = 0; pc < size;) {
+    const eu::ExecInstruction& x = program.at(pc);
+    EXPECT_TRUE(x.ok()) << x.error;
+    if (!x.ok()) break;
+    out.push_back(x.timing);
+    pc += x.length;
+  }
+  return out;
+}
+
+struct Expected {
+  const char* text;  // the instruction, for failure messages
+  TimingPipe pipe;
+  TimingClass cls;
+  unsigned occupancy, front_end, latency;
+  std::vector<GrfRange> reads;  // in operand order; {0, 0} where a source reads no GRF
+  GrfRange writes;
+  std::uint8_t reads_arf = 0, writes_arf = 0;
+  bool indirect = false;
+  unsigned flops32 = 0;
+};
+
+void expect(const eu::TimingOp& t, const Expected& e) {
+  SCOPED_TRACE(e.text);
+  EXPECT_EQ(t.pipe, e.pipe);
+  EXPECT_EQ(t.cls, e.cls);
+  EXPECT_EQ(t.occupancy, e.occupancy);
+  EXPECT_EQ(t.front_end, e.front_end);
+  EXPECT_EQ(t.latency, e.latency);
+  for (std::size_t i = 0; i < t.reads.size(); ++i) {
+    const GrfRange want = i < e.reads.size() ? e.reads[i] : GrfRange{};
+    EXPECT_EQ(t.reads[i].first, want.first) << "source " << i;
+    EXPECT_EQ(t.reads[i].count, want.count) << "source " << i;
+  }
+  EXPECT_EQ(t.writes.first, e.writes.first);
+  EXPECT_EQ(t.writes.count, e.writes.count);
+  EXPECT_EQ(t.reads_arf, e.reads_arf);
+  EXPECT_EQ(t.writes_arf, e.writes_arf);
+  EXPECT_EQ(t.indirect, e.indirect);
+  EXPECT_EQ(t.flops32, e.flops32);
+}
+
+constexpr TimingPipe kAny = TimingPipe::kFpuAny;
+constexpr TimingPipe kFpu0 = TimingPipe::kFpu0;
+
+}  // namespace
+
+TEST(EuTiming, EachInstructionClassGetsItsUnitOccupancyLatencyAndRegisters) {
+  const std::vector<eu::TimingOp> ops = timings("timing_ops");
+  using eu::arf::kA0;
+  using eu::arf::kAcc;
+  using eu::arf::kF0;
+  using eu::arf::kF1;
+  const TimingClass fpu = TimingClass::kFpu;
+  const TimingClass em = TimingClass::kExtendedMath;
+  const std::vector<Expected> expected{
+      // SIMD16 FP32: four SIMD-4 passes on either FPU; 8 cycles to the result (Mesa); 16 flops.
+      {"add (16) f", kAny, fpu, 4, 4, 8, {{11, 2}, {13, 2}}, {10, 2}, 0, 0, false, 16},
+      {"add (8) f imm", kAny, fpu, 2, 2, 8, {{11, 1}}, {10, 1}, 0, 0, false, 8},
+      // mad: two flops per channel; the replicated scalar r8.4 is one register.
+      {"mad (16) f", kAny, fpu, 4, 4, 8, {{21, 2}, {23, 2}, {8, 1}}, {20, 2}, 0, 0, false, 32},
+      {"mov (1) imm", kAny, fpu, 1, 1, 8, {}, {30, 1}},
+      // FP64 on FPU0 only, two lanes per pass, 12 cycles (Mesa's 64-bit row).
+      {"add (8) df", kFpu0, TimingClass::kFpu0Only, 4, 4, 12, {{42, 2}, {44, 2}}, {40, 2}},
+      // 16-bit types: SIMD-8 passes.
+      {"add (16) hf", kAny, fpu, 2, 2, 8, {{51, 1}, {52, 1}}, {50, 1}},
+      // 32 x 32-bit integer multiply at half rate (Mesa models it as 64-bit: 12 cycles); D x W is full rate.
+      {"mul (16) d*d", kAny, fpu, 8, 8, 12, {{62, 2}, {64, 2}}, {60, 2}},
+      {"mul (16) d*w", kAny, fpu, 4, 4, 8, {{62, 2}, {66, 1}}, {60, 2}},
+      // Extended math on FPU0: 16 cycles (inv), 24 (fdiv, pow); integer division 26 busy, 2 front end, 28 latency,
+      // and idiv's remainder lands in the register after the quotient.
+      {"math.inv (16)", kFpu0, em, 8, 8, 16, {{72, 2}}, {70, 2}},
+      {"math.fdiv (16)", kFpu0, em, 16, 16, 24, {{72, 2}, {74, 2}}, {70, 2}},
+      {"math.idiv (8)", kFpu0, em, 26, 2, 28, {{77, 1}, {78, 1}}, {76, 2}},
+      // Flags: cmp writes f0; a predicate reads its flag; sel's condition picks min/max and writes no flag.
+      {"cmp (16) (lt)f0.0 null", kAny, fpu, 4, 4, 8, {{80, 2}}, {}, 0, kF0},
+      {"(f1.0) sel (16)", kAny, fpu, 4, 4, 8, {{83, 2}, {85, 2}}, {82, 2}, kF1, 0},
+      {"sel (16) (ge)f0.0", kAny, fpu, 4, 4, 8, {{83, 2}}, {82, 2}},
+      // An indirect source depends on a0 and on every write in flight.
+      {"mov (8) indirect", kAny, fpu, 2, 2, 8, {}, {90, 1}, kA0, 0, true},
+      // The accumulator: written as a destination, read and written by mach; mach is a D x D multiply.
+      {"mul (8) acc0 d*uw", kAny, fpu, 2, 2, 8, {{2, 1}, {6, 1}}, {}, 0, kAcc},
+      {"mach (8)", kAny, fpu, 4, 4, 12, {{2, 1}, {6, 1}}, {24, 1}, kAcc, kAcc},
+      // Regions: r21.4<4;4,1> over 8 channels ends in r22; a scalar reads one register.
+      {"mov (8) r21.4<4;4,1>", kAny, fpu, 2, 2, 8, {{21, 2}}, {20, 1}},
+      {"add (16) scalar", kAny, fpu, 4, 4, 8, {{31, 1}, {32, 2}}, {30, 2}, 0, 0, false, 16},
+      {"add (16|M16)", kAny, fpu, 4, 4, 8, {{36, 2}, {38, 2}}, {34, 2}, 0, 0, false, 16},
+      // Sends: the payload (mlen) and response (rlen) registers; split sends' second part from ex_desc 9:6;
+      // a descriptor in a0.0 leaves the lengths to the message.
+      {"send (16) read", TimingPipe::kSend, TimingClass::kSend, 1, 2, 0, {{102, 2}}, {100, 2}},
+      {"sends (16) write", TimingPipe::kSend, TimingClass::kSend, 1, 2, 0, {{110, 2}, {112, 2}}, {}},
+      {"send (8) a0.0", TimingPipe::kSend, TimingClass::kSend, 1, 2, 0, {}, {}, kA0},
+      // Control flow: the front end is busy 8 cycles (Mesa); a predicated if reads its flag.
+      {"(f0.0) if", TimingPipe::kControl, TimingClass::kControl, 1, 8, 0, {}, {}, kF0},
+      {"endif", TimingPipe::kControl, TimingClass::kControl, 1, 8, 0, {}, {}},
+      {"nop", TimingPipe::kNone, TimingClass::kOther, 0, 1, 0, {}, {}},
+      {"send EOT", TimingPipe::kSend, TimingClass::kSend, 1, 2, 0, {{127, 1}}, {}},
+  };
+  ASSERT_EQ(ops.size(), expected.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) expect(ops[i], expected[i]);
+  EXPECT_TRUE(ops[22].dynamic_descriptor);
+  EXPECT_FALSE(ops[20].dynamic_descriptor);
+  EXPECT_TRUE(ops.back().eot);
+  EXPECT_FALSE(ops[20].eot);
+  EXPECT_EQ(ops[4].flops64, 8u);   // add (8) df
+  EXPECT_EQ(ops[5].flops16, 16u);  // add (16) hf
+  EXPECT_EQ(ops[0].exec_size, 16u);
+}
+
+// The compacted encodings of the same instructions give the same timing.
+TEST(EuTiming, CompactedInstructionsTimeLikeTheirNativeForms) {
+  const std::vector<eu::TimingOp> native = timings("timing_ops");
+  const std::vector<eu::TimingOp> compacted = timings("timing_ops_compacted");
+  ASSERT_EQ(native.size(), compacted.size());
+  for (std::size_t i = 0; i < native.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(native[i].pipe, compacted[i].pipe);
+    EXPECT_EQ(native[i].occupancy, compacted[i].occupancy);
+    EXPECT_EQ(native[i].latency, compacted[i].latency);
+    EXPECT_EQ(native[i].reads, compacted[i].reads);
+    EXPECT_EQ(native[i].writes, compacted[i].writes);
+    EXPECT_EQ(native[i].reads_arf, compacted[i].reads_arf);
+    EXPECT_EQ(native[i].writes_arf, compacted[i].writes_arf);
+  }
+}
