@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tlm/gen/eu/eu_core.h"
 #include "tlm/gen/eu/program.h"
 #include "tlm/gen/eu/timing_op.h"
 
@@ -156,4 +157,158 @@ TEST(EuTiming, CompactedInstructionsTimeLikeTheirNativeForms) {
     EXPECT_EQ(native[i].reads_arf, compacted[i].reads_arf);
     EXPECT_EQ(native[i].writes_arf, compacted[i].writes_arf);
   }
+}
+
+// ---- one EU's issue model (eu::EuCore), on instruction streams built from the decoded instructions above ----
+
+namespace {
+
+// Threads of TimingOps, each ended by the end-of-thread send, all started at cycle 0 on one EU; the cycle the last
+// one ended.
+std::uint64_t run_threads(const std::vector<std::vector<eu::TimingOp>>& threads, eu::EuCoreStats* stats = nullptr) {
+  static const std::vector<eu::TimingOp> ops = timings("timing_ops");
+  eu::EuCoreParams params;
+  params.eot_cycles = 0;
+  eu::EuCore core(params);
+  std::vector<unsigned> slots;
+  for (const auto& t : threads) {
+    const unsigned slot = core.start(0);
+    for (const eu::TimingOp& op : t) core.append(slot, op);
+    core.append(slot, ops.back());  // send EOT
+    slots.push_back(slot);
+  }
+  EXPECT_FALSE(core.issue().has_value());
+  std::uint64_t end = 0;
+  for (unsigned s : slots) {
+    EXPECT_TRUE(core.ended(s));
+    end = std::max(end, core.ended_at(s));
+  }
+  if (stats) *stats = core.stats();
+  return end;
+}
+
+// n copies of `op`; with `rotate`, each writes the next of eight register pairs from r10 and reads r100 up, so that
+// none depends on another; without, each reads and writes r10-r11 (a dependent chain).
+std::vector<eu::TimingOp> stream(eu::TimingOp op, unsigned n, bool rotate) {
+  std::vector<eu::TimingOp> out(n, op);
+  for (unsigned i = 0; i < n; ++i) {
+    eu::TimingOp& o = out[i];
+    const auto width = std::max<std::uint8_t>(o.writes.count, 1);
+    o.reads = {};
+    if (rotate) {
+      o.writes = {static_cast<std::uint8_t>(10 + 2 * (i % 8)), width};
+      o.reads[0] = {100, width};
+    } else {
+      o.writes = {10, width};
+      o.reads[0] = {10, width};
+    }
+  }
+  return out;
+}
+
+// Cycles N more instructions per thread take: T(2N) - T(N), so that start and end constants cancel.
+std::uint64_t per_n(const eu::TimingOp& op, unsigned threads, unsigned n, bool rotate) {
+  const auto run = [&](unsigned count) {
+    return run_threads(std::vector<std::vector<eu::TimingOp>>(threads, stream(op, count, rotate)));
+  };
+  return run(2 * n) - run(n);
+}
+
+const eu::TimingOp& op(std::size_t i) {
+  static const std::vector<eu::TimingOp> ops = timings("timing_ops");
+  return ops.at(i);
+}
+const eu::TimingOp& add16() { return op(0); }
+const eu::TimingOp& add8() { return op(1); }
+const eu::TimingOp& mad16() { return op(2); }
+const eu::TimingOp& add8_df() { return op(4); }
+const eu::TimingOp& mul16_dd() { return op(6); }
+const eu::TimingOp& inv16() { return op(8); }
+
+}  // namespace
+
+// T1: one thread waits for its own results: a dependent SIMD16 chain takes the 8-cycle latency per instruction; an
+// independent stream is bound by the thread's front end, 4 cycles per SIMD16 instruction (four SIMD-4 passes), 2 per
+// SIMD8.
+TEST(EuCore, OneThreadIsLatencyBoundOnADependentChainAndPassBoundOtherwise) {
+  constexpr unsigned kN = 50;
+  EXPECT_EQ(per_n(add16(), 1, kN, false), 8u * kN);
+  EXPECT_EQ(per_n(add16(), 1, kN, true), 4u * kN);
+  EXPECT_EQ(per_n(add8(), 1, kN, true), 2u * kN);
+}
+
+// T2: k threads of dependent chains interleave on one EU until the two FPUs are full: N x max(8, 2k) cycles
+// (k SIMD16 instructions need 4k FPU cycles over two FPUs per round).
+TEST(EuCore, ThreadsInterleaveToHideLatencyUntilTheFpusAreFull) {
+  constexpr unsigned kN = 50;
+  for (unsigned k : {1U, 2U, 4U, 5U, 7U}) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(per_n(add16(), k, kN, false), kN * std::max(8U, 2 * k));
+  }
+  // T2b: independent streams: one thread is front-end bound (4N), two fill both FPUs (4N), three are FPU bound (6N).
+  EXPECT_EQ(per_n(add16(), 1, kN, true), 4u * kN);
+  EXPECT_EQ(per_n(add16(), 2, kN, true), 4u * kN);
+  EXPECT_EQ(per_n(add16(), 3, kN, true), 6u * kN);
+}
+
+// T3a: seven threads of independent SIMD16 mads keep both FPUs busy: 14N cycles, 16 flops per cycle.
+TEST(EuCore, AFullEuOfMadsIssuesSixteenFlopsPerCycle) {
+  constexpr unsigned kN = 100;
+  EXPECT_EQ(per_n(mad16(), 7, kN, true), 14u * kN);
+  eu::EuCoreStats stats;
+  const std::uint64_t cycles =
+      run_threads(std::vector<std::vector<eu::TimingOp>>(7, stream(mad16(), kN, true)), &stats);
+  EXPECT_EQ(stats.fpu_busy[0] + stats.fpu_busy[1], 28u * kN);
+  EXPECT_EQ(stats.flops32, 7u * kN * 32);
+  EXPECT_EQ(stats.instructions[static_cast<unsigned>(TimingClass::kFpu)], 7u * kN);
+  EXPECT_EQ(stats.threads, 7u);
+  // The FPUs are busy all but the start-up cycles.
+  EXPECT_LE(cycles, 14u * kN + 8);
+}
+
+// T7: extended math runs on FPU0 only: an inv stream alone takes 8 cycles per SIMD16 instruction, and a thread of adds
+// beside it goes to FPU1 for free; two inv streams share FPU0 (16N).
+TEST(EuCore, ExtendedMathOccupiesFpu0AndAddsUseFpu1) {
+  constexpr unsigned kN = 50;
+  const auto mixed = [&](unsigned n) { return run_threads({stream(inv16(), n, true), stream(add16(), n, true)}); };
+  EXPECT_EQ(mixed(2 * kN) - mixed(kN), 8u * kN);
+  EXPECT_EQ(per_n(inv16(), 1, kN, true), 8u * kN);
+  EXPECT_EQ(per_n(inv16(), 2, kN, true), 16u * kN);
+}
+
+// T8: 64-bit floats run on FPU0 only, two lanes per pass (a SIMD8 DF add is 4 cycles): two threads take 8N. A 32 x
+// 32-bit integer multiply is half rate on either FPU (8 cycles for SIMD16): two threads take 8N, four 16N.
+TEST(EuCore, DoublesUseFpu0AndIntegerMultipliesRunAtHalfRate) {
+  constexpr unsigned kN = 50;
+  EXPECT_EQ(per_n(add8_df(), 2, kN, true), 8u * kN);
+  EXPECT_EQ(per_n(mul16_dd(), 2, kN, true), 8u * kN);
+  EXPECT_EQ(per_n(mul16_dd(), 4, kN, true), 16u * kN);
+}
+
+// A thread's instructions arrive in runs (the functional executor runs ahead in chunks): the core stops at the first
+// thread whose next instruction is unknown and goes on when it comes, with the same times as one long trace.
+TEST(EuCore, InstructionsArrivingInRunsTimeAsOneTrace) {
+  const std::vector<eu::TimingOp> chain = stream(add16(), 40, false);
+  const std::uint64_t whole = run_threads({chain, stream(add16(), 40, true)});
+  eu::EuCoreParams params;
+  params.eot_cycles = 0;
+  eu::EuCore core(params);
+  const unsigned a = core.start(0), b = core.start(0);
+  const std::vector<eu::TimingOp> other = stream(add16(), 40, true);
+  std::size_t next_a = 0, next_b = 0;
+  const auto feed = [&](unsigned slot, std::size_t& next, const std::vector<eu::TimingOp>& ops) {
+    for (std::size_t k = 0; k < 7 && next <= ops.size(); ++k, ++next) {
+      core.append(slot, next < ops.size() ? ops[next] : op(26));  // then the end-of-thread send
+    }
+  };
+  feed(a, next_a, chain);
+  feed(b, next_b, other);
+  unsigned refills = 0;
+  while (const auto dry = core.issue()) {
+    ++refills;
+    if (*dry == a) feed(a, next_a, chain);
+    if (*dry == b) feed(b, next_b, other);
+  }
+  EXPECT_GT(refills, 8u);
+  EXPECT_EQ(std::max(core.ended_at(a), core.ended_at(b)), whole);
 }

@@ -1,0 +1,90 @@
+// EuCore: the issue timing of one EU's hardware threads (fine-grained multithreading), SystemC-free. It consumes, per
+// thread, the instructions the functional executor ran (their TimingOps, in order) and decides when each issues:
+//   - a thread issues in order; an instruction waits for the thread's front end and for every register it reads or
+//     writes that an earlier instruction of the thread has not produced yet (a per-thread scoreboard: a thread waits
+//     only for the registers it needs);
+//   - it then waits for its unit: two FPUs (an FPU-any instruction takes the one free first, FPU1 on a tie, keeping
+//     FPU0 for the 64-bit and extended math work only it does), the send unit, the branch unit;
+//   - among the threads, the EU issues the instruction that can start first; ties go round robin from the thread that
+//     issued last (NEO programs round-robin thread arbitration, DebugControlReg2 0xE404 = 0x100).
+// Up to four instructions from different threads may issue in one cycle, to different units (Junkins, "The Compute
+// Architecture of Intel Processor Graphics Gen9", 5.3.1). Times are EU cycles. docs/gen-eu-timing.md has the rules.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tlm/gen/eu/timing_op.h"
+
+namespace gpuvp::gen::eu {
+
+struct EuCoreParams {
+  unsigned threads = 7;         // hardware threads (slots)
+  unsigned eot_cycles = 2;      // from an end-of-thread send until the slot is free (Mesa: the spawner's 2)
+  unsigned send_latency = 100;  // a send's response, until the data port's timing: Mesa's data cache latency
+};
+
+struct EuCoreStats {
+  std::array<std::uint64_t, 6> instructions{};  // by TimingClass
+  std::array<std::uint64_t, 2> fpu_busy{};      // cycles FPU0 and FPU1 were occupied
+  std::uint64_t flops32 = 0;
+  std::uint64_t flops64 = 0;
+  std::uint64_t flops16 = 0;
+  std::uint64_t threads = 0;  // threads that ended
+};
+
+class EuCore {
+ public:
+  explicit EuCore(const EuCoreParams& params);
+
+  // Places a thread in a free slot; its first instruction may issue at cycle `at`. Returns the slot.
+  unsigned start(std::uint64_t at);
+  bool has_free_slot() const;
+  unsigned resident() const { return resident_; }
+
+  // The slot's thread executed `op` next (the functional executor's order).
+  void append(unsigned slot, const TimingOp& op) { slots_[slot].trace.push_back(&op); }
+
+  // Issues instructions in time order while every resident thread has its next instruction, and only those that start
+  // before `horizon`. Returns the slot whose next instruction is not known yet (append more, or the thread has not
+  // run further), or nothing when every resident thread has ended or waits past the horizon.
+  std::optional<unsigned> issue(std::uint64_t horizon = ~0ULL);
+
+  // When the slot's thread ended (its end-of-thread send plus eot_cycles); valid once it has ended.
+  std::uint64_t ended_at(unsigned slot) const { return slots_[slot].ended_at; }
+  bool ended(unsigned slot) const { return slots_[slot].ended; }
+  // The last cycle anything finished: the latest thread end or result.
+  std::uint64_t last_cycle() const { return last_cycle_; }
+  const EuCoreStats& stats() const { return stats_; }
+
+ private:
+  static constexpr unsigned kGrfs = 128;
+  struct Slot {
+    bool resident = false;
+    bool ended = false;
+    std::uint64_t ended_at = 0;
+    std::uint64_t front_end = 0;             // the thread may issue from this cycle
+    std::uint64_t latest_write = 0;          // the latest result in flight (indirect operands wait for it)
+    std::array<std::uint64_t, kGrfs> grf{};  // when each register's pending write lands
+    std::array<std::uint64_t, 4> arf{};      // f0, f1, acc, a0
+    std::vector<const TimingOp*> trace;
+    std::size_t next = 0;
+  };
+  // The earliest cycle the slot's next instruction could start, and the unit it would take.
+  std::uint64_t ready(const Slot& s, const TimingOp& op) const;
+  unsigned unit_of(const TimingOp& op, std::uint64_t ready_at) const;
+  void issue_one(unsigned slot, std::uint64_t start, unsigned unit);
+
+  EuCoreParams params_;
+  std::vector<Slot> slots_;
+  unsigned resident_ = 0;
+  unsigned last_issued_ = 0;
+  // Cycle each unit is free from: FPU0, FPU1, send, branch.
+  std::array<std::uint64_t, 4> unit_free_{};
+  std::uint64_t last_cycle_ = 0;
+  EuCoreStats stats_;
+};
+
+}  // namespace gpuvp::gen::eu
