@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tlm/gen/eu/eu_core.h"
+#include "tlm/gen/eu/executor.h"
 #include "tlm/gen/eu/program.h"
 #include "tlm/gen/eu/timing_op.h"
 
@@ -311,4 +312,72 @@ TEST(EuCore, InstructionsArrivingInRunsTimeAsOneTrace) {
   }
   EXPECT_GT(refills, 8u);
   EXPECT_EQ(std::max(core.ended_at(a), core.ended_at(b)), whole);
+}
+
+// ---- the functional executor and the issue model together ----
+
+namespace {
+
+class EndOfThread : public eu::SharedFunctions {
+ public:
+  eu::MessageResult send(const eu::Message& m, eu::ThreadState&) override {
+    return m.eot ? eu::MessageResult{} : eu::MessageResult{eu::MessageStatus::kError, "not an EOT"};
+  }
+};
+
+struct TimedRun {
+  std::uint64_t cycles = 0;
+  std::uint64_t instructions = 0;
+  float r10 = 0;  // lane 0 of the first chain
+};
+
+// `threads` threads run tests/eu/timing/mad_loop.asm for `iterations` on one EU: functionally in chunks of 64
+// instructions, each chunk's instructions handed to the issue model when it asks for them.
+TimedRun run_mad_loop(unsigned threads, unsigned iterations) {
+  eu::BufferInstructionMemory memory(0x10000, kernel_bytes("mad_loop"));
+  eu::Program program(memory, 0x10000, eu::Generation::kGen9);
+  EndOfThread shared;
+  eu::Executor executor(program, shared);
+  eu::EuCore core(eu::EuCoreParams{});
+  std::vector<eu::ThreadState> state(threads);
+  std::vector<unsigned> slot_thread(eu::EuCoreParams{}.threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    eu::ThreadState& s = state[t];
+    for (unsigned lane = 0; lane < 16; ++lane) {
+      s.grf_write<float>(60 * 32 + 4 * lane, 0.5F);
+      s.grf_write<std::uint32_t>(102 * 32 + 4 * lane, iterations);
+    }
+    s.grf_write<float>(62 * 32, 0.25F);
+    s.reset_control_flow(0, 0xFFFF);
+    slot_thread[core.start(0)] = t;
+  }
+  TimedRun run;
+  std::vector<const eu::ExecInstruction*> trace;
+  while (const auto slot = core.issue()) {
+    trace.clear();
+    const eu::RunResult r = executor.run(state[slot_thread[*slot]], 64, &trace);
+    EXPECT_TRUE(r.reason == eu::StopReason::kBudget || r.reason == eu::StopReason::kEndOfThread) << r.fault;
+    run.instructions += r.instructions;
+    for (const eu::ExecInstruction* x : trace) core.append(*slot, x->timing);
+  }
+  run.cycles = core.last_cycle();
+  run.r10 = state[0].grf_read<float>(10 * 32);
+  return run;
+}
+
+}  // namespace
+
+// A real kernel, executed by the functional executor and timed by the issue model as it runs: one thread's loop
+// iteration takes 32 cycles (see the kernel), and results are the functional executor's.
+TEST(EuCore, AKernelRunsFunctionallyAndIsTimedAsItRuns) {
+  const TimedRun a = run_mad_loop(1, 50), b = run_mad_loop(1, 100);
+  EXPECT_EQ(b.cycles - a.cycles, 32u * 50);
+  EXPECT_EQ(a.instructions, 50u * 5 + 1);
+  EXPECT_EQ(a.r10, 0.125F * 50);
+  // Seven threads: each iteration needs 4 x 4 FPU cycles (two mads, add, cmp) of the two FPUs' 2 x 32 per thread's
+  // 32-cycle iteration, so seven threads are still latency bound at 32 cycles per iteration, plus the arbitration
+  // of the branch unit and FPUs between them: at most 7 x 16 / 2 = 56 cycles.
+  const TimedRun c = run_mad_loop(7, 50), d = run_mad_loop(7, 100);
+  EXPECT_GE(d.cycles - c.cycles, 32u * 50);
+  EXPECT_LE(d.cycles - c.cycles, 56u * 50);
 }

@@ -69,6 +69,7 @@ unsigned EuCore::unit_of(const TimingOp& op, std::uint64_t ready_at) const {
 void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   Slot& s = slots_[slot];
   const TimingOp& op = *s.trace[s.next++];
+  s.next_ready_valid = false;
   if (unit != kNoUnit) unit_free_[unit] = start + op.occupancy;
   if (unit <= kFpu1) stats_.fpu_busy[unit] += op.occupancy;
   s.front_end = start + op.front_end;
@@ -105,13 +106,18 @@ std::optional<unsigned> EuCore::issue(std::uint64_t horizon) {
     std::uint64_t best_start = 0;
     unsigned best_unit = kNoUnit;
     // Round robin from the thread after the one that issued last: the first of equal starts wins.
-    for (unsigned k = 1; k <= count; ++k) {
-      const unsigned i = (last_issued_ + k) % count;
+    unsigned i = last_issued_;
+    for (unsigned k = 0; k < count; ++k) {
+      if (++i == count) i = 0;
       const Slot& s = slots_[i];
       if (!s.resident) continue;
       if (s.next >= s.trace.size()) return i;  // its next instruction is not known yet
       const TimingOp& op = *s.trace[s.next];
-      const std::uint64_t r = ready(s, op);
+      if (!s.next_ready_valid) {
+        slots_[i].next_ready = ready(s, op);
+        slots_[i].next_ready_valid = true;
+      }
+      const std::uint64_t r = s.next_ready;
       const unsigned unit = unit_of(op, r);
       const std::uint64_t start = unit == kNoUnit ? r : std::max(r, unit_free_[unit]);
       if (!any || start < best_start) {

@@ -71,6 +71,9 @@ class EuCore {
     std::array<std::uint64_t, 4> arf{};      // f0, f1, acc, a0
     std::vector<const TimingOp*> trace;
     std::size_t next = 0;
+    // ready() of the next instruction: it depends on the slot's own state only, which changes when the slot issues.
+    std::uint64_t next_ready = 0;
+    bool next_ready_valid = false;
   };
   // The earliest cycle the slot's next instruction could start, and the unit it would take.
   std::uint64_t ready(const Slot& s, const TimingOp& op) const;

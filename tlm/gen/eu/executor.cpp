@@ -1437,7 +1437,7 @@ std::optional<StopReason> Step::execute() {
 
 }  // namespace
 
-RunResult Executor::run(ThreadState& thread, std::uint64_t budget) {
+RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<const ExecInstruction*>* trace) {
   RunResult result;
   if (thread.ended) {
     result.reason = StopReason::kEndOfThread;
@@ -1457,6 +1457,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget) {
   while (executed < budget) {
     const ExecInstruction& x = program_.at(thread.ip);
     ++executed;
+    if (trace != nullptr) trace->push_back(&x);
     const FastOp& f = x.fast;
     if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) &&
         (float_fast || !f.float_arithmetic)) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tlm/gen/eu/program.h"
 #include "tlm/gen/eu/thread_state.h"
@@ -70,8 +71,9 @@ class Executor {
  public:
   Executor(Program& program, SharedFunctions& shared) : program_(program), shared_(shared) {}
 
-  // Executes at most `budget` instructions of `thread` from its current instruction pointer.
-  RunResult run(ThreadState& thread, std::uint64_t budget);
+  // Executes at most `budget` instructions of `thread` from its current instruction pointer. With `trace`, appends
+  // each instruction it executes (the one that stopped the run included), in order: what the timing model issues.
+  RunResult run(ThreadState& thread, std::uint64_t budget, std::vector<const ExecInstruction*>* trace = nullptr);
 
  private:
   Program& program_;
