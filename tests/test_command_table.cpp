@@ -298,6 +298,9 @@ class RecordingEngine final : public EngineContext {
     if (!write) std::memset(data, 0, len);
     return true;
   }
+  bool access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override {
+    return access(gva, space, data, len, write);
+  }
   std::uint64_t status_page() const override { return 0x7000; }
   void invalidate_tlb() override { ++tlb_invalidations; }
   bool reg_read(std::uint32_t offset, std::uint32_t& value) override {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tlm/gen/eu/eu_array.h"
 #include "tlm/gen/eu/eu_core.h"
 #include "tlm/gen/eu/executor.h"
 #include "tlm/gen/eu/program.h"
@@ -380,4 +381,100 @@ TEST(EuCore, AKernelRunsFunctionallyAndIsTimedAsItRuns) {
   const TimedRun c = run_mad_loop(7, 50), d = run_mad_loop(7, 100);
   EXPECT_GE(d.cycles - c.cycles, 32u * 50);
   EXPECT_LE(d.cycles - c.cycles, 56u * 50);
+}
+
+// ---- the array: dispatch to subslices, barriers, scaling ----
+
+namespace {
+
+const eu::TimingOp& barrier_send() {
+  static const std::vector<eu::TimingOp> ops = timings("barrier_ops");
+  return ops.at(0);
+}
+const eu::TimingOp& barrier_wait() {
+  static const std::vector<eu::TimingOp> ops = timings("barrier_ops");
+  return ops.at(1);
+}
+const eu::TimingOp& eot() { return op(26); }
+
+// A trace of pointers to `ops` (kept alive by the caller) and the end-of-thread send.
+eu::EuArray::Trace trace_of(const std::vector<eu::TimingOp>& ops) {
+  eu::EuArray::Trace t;
+  for (const eu::TimingOp& o : ops) t.push_back(&o);
+  t.push_back(&eot());
+  return t;
+}
+
+eu::EuArrayParams one_eu() {
+  eu::EuArrayParams p;
+  p.subslices_per_slice = 1;
+  p.eus_per_subslice = 1;
+  p.dispatch_cycles = 0;
+  p.core.eot_cycles = 0;
+  return p;
+}
+
+}  // namespace
+
+// T4: a group of two threads on one EU, each a dependent chain of N_t adds, then the barrier (message, wait), one add
+// and the end. The waits are released barrier_cycles after the later arrival: the group ends 8 x max(N0, N1) + 90 +
+// a constant; lengthening the longer chain by 50 adds 400 cycles, lengthening the shorter one adds none.
+TEST(EuArray, ABarrierReleasesTheGroupAfterItsLastArrival) {
+  const auto group_time = [](unsigned n0, unsigned n1) {
+    std::vector<std::vector<eu::TimingOp>> ops;
+    for (unsigned n : {n0, n1}) {
+      std::vector<eu::TimingOp> t = stream(add16(), n, false);
+      t.push_back(barrier_send());
+      t.push_back(barrier_wait());
+      t.push_back(add16());
+      ops.push_back(t);
+    }
+    eu::EuArray array(one_eu());
+    array.add({{trace_of(ops[0]), trace_of(ops[1])}});
+    return array.run();
+  };
+  const std::uint64_t base = group_time(100, 60);
+  EXPECT_EQ(group_time(150, 60) - base, 400u);
+  EXPECT_EQ(group_time(100, 90), base);
+  // The release is the later arrival plus 90: the chain's 100 x 8 cycles (the last add issues at 792), its barrier
+  // message when the front end allows (796), released at 886; the waits issue then, the adds 1 cycle later (the
+  // wait's front end), the ends of thread 4 cycles after the adds, one per cycle on the send unit.
+  EXPECT_EQ(base, 796u + 90 + 1 + 4 + 1);
+}
+
+// T9: twice the EUs halve an ALU-bound kernel: 1,680 threads (210 groups of 8) of 1,000 independent SIMD16 mads on
+// GT2 (24 EUs: 70 threads per EU x 2,000 FPU cycles = 140,000 cycles) and GT3 (48 EUs: 70,000), within 2 %.
+TEST(EuArray, TwiceTheEusHalveAnAluBoundKernel) {
+  const std::vector<eu::TimingOp> mads = stream(mad16(), 1000, true);
+  const auto kernel_cycles = [&](unsigned slices) {
+    eu::EuArrayParams p;
+    p.slices = slices;
+    eu::EuArray array(p);
+    for (unsigned g = 0; g < 210; ++g) array.add({std::vector<eu::EuArray::Trace>(8, trace_of(mads))});
+    return array.run();
+  };
+  const double gt2 = static_cast<double>(kernel_cycles(1));
+  const double gt3 = static_cast<double>(kernel_cycles(2));
+  EXPECT_NEAR(gt2, 140'000, 140'000 * 0.02);
+  EXPECT_NEAR(gt3, 70'000, 70'000 * 0.02);
+  EXPECT_NEAR(gt2 / gt3, 2.0, 0.04);
+}
+
+// A group never splits across subslices, and a subslice takes as many groups as its slots hold: 3 groups of 56
+// threads (a full subslice each) on GT2 run side by side; a fourth waits for one to end.
+TEST(EuArray, GroupsFillWholeSubslicesAndWaitForRoom) {
+  const std::vector<eu::TimingOp> mads = stream(mad16(), 100, true);
+  const auto cycles = [&](unsigned groups) {
+    eu::EuArray array(eu::EuArrayParams{});
+    for (unsigned g = 0; g < groups; ++g) array.add({std::vector<eu::EuArray::Trace>(56, trace_of(mads))});
+    return array.run();
+  };
+  const std::uint64_t three = cycles(3), four = cycles(4);
+  // 7 threads per EU of 100 mads: 1,400 cycles FPU bound. Each subslice launches a thread every 2 cycles, round robin
+  // over its EUs, so the last EU's first thread starts at cycle 14: 1,414, plus a tail where its last threads run
+  // alone (a thread alone issues a SIMD16 mad every 4 cycles, half what two FPUs take).
+  EXPECT_NEAR(static_cast<double>(three), 1414, 28);
+  EXPECT_GE(four, 2 * 1400u);
+  EXPECT_THROW(eu::EuArray(eu::EuArrayParams{}).add({std::vector<eu::EuArray::Trace>(57, trace_of(mads))}),
+               std::invalid_argument);
 }

@@ -19,7 +19,16 @@ ProcessResult run_command(const std::string& args, const std::string& redirectio
   std::string extra;
   const char* model = std::getenv("GPUVP_RING_MODEL");
   if (model && args.rfind("run", 0) == 0) extra = std::string(" --set gen.ring_model=") + model;
-  const std::string cmd = std::string(GPUVP_EXE) + " " + args + extra + " " + redirection;
+  // The array.* copies (GPUVP_GPGPU_TIMING=array) run walkers on the EU array's timing: the option goes right after
+  // the command, before an exec's program.
+  std::string command = args;
+  const char* timing = std::getenv("GPUVP_GPGPU_TIMING");
+  for (const char* verb : {"run ", "exec "}) {
+    if (timing && command.rfind(verb, 0) == 0) {
+      command.insert(std::string(verb).size(), std::string("--set gen.gpgpu.timing=") + timing + " ");
+    }
+  }
+  const std::string cmd = std::string(GPUVP_EXE) + " " + command + extra + " " + redirection;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string out;

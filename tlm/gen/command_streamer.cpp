@@ -497,20 +497,23 @@ void CommandStreamer::resume_batch(std::uint64_t address, AddressSpace space) {
 
 // ---- what commands do to the engine ----
 
+// Stops the engine with the page-table error a faulting translation of a memory access gives; false.
+bool CommandStreamer::gtt_fault(std::uint64_t gva, AddressSpace space, bool write, const Translation& t) {
+  fail(nullptr,
+       std::string("GTT fault on ") + (write ? "write to " : "read of ") +
+           (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(gva) + " (" + t.level + ": " +
+           to_string(t.fault) + ")",
+       er::kErrorPageTable);
+  return false;
+}
+
 bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) {
   auto* bytes = static_cast<unsigned char*>(data);
   cycles(params_.memory_cycles);
   while (len) {
     const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(len, 4096 - (gva & 4095)));
     const Translation t = services_.gtt.translate(gva, space, write, engine_.delay());
-    if (!t.ok) {
-      fail(nullptr,
-           std::string("GTT fault on ") + (write ? "write to " : "read of ") +
-               (space == AddressSpace::kGgtt ? "GGTT " : "PPGTT ") + core::format_hex(gva) + " (" + t.level + ": " +
-               to_string(t.fault) + ")",
-           er::kErrorPageTable);
-      return false;
-    }
+    if (!t.ok) return gtt_fault(gva, space, write, t);
     if (bytes == data) first_pa_ = t.pa;
     const auto status = write ? engine_.write(services_.memory, t.pa, bytes, chunk)
                               : engine_.read(services_.memory, t.pa, bytes, chunk);
@@ -522,6 +525,34 @@ bool CommandStreamer::access(std::uint64_t gva, AddressSpace space, void* data, 
       return false;
     }
     if (write) fetch_line_.written(t.pa);  // self-modifying commands
+    gva += chunk;
+    bytes += chunk;
+    len -= chunk;
+  }
+  if (write && services_.memory_waiters != 0) services_.memory_written.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+bool CommandStreamer::access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) {
+  auto* bytes = static_cast<unsigned char*>(data);
+  while (len) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(len, 4096 - (gva & 4095)));
+    sc_core::sc_time discarded = sc_core::SC_ZERO_TIME;
+    const Translation t = services_.gtt.translate(gva, space, write, discarded);
+    if (!t.ok) return gtt_fault(gva, space, write, t);
+    const unsigned done =
+        write ? services_.memory.debug_write(t.pa, bytes, chunk) : services_.memory.debug_read(t.pa, bytes, chunk);
+    if (done != chunk) {
+      fail(nullptr,
+           std::string("bus error on ") + (write ? "write to " : "read of ") + "physical " + core::format_hex(t.pa) +
+               " (graphics address " + core::format_hex(gva) + ")",
+           er::kErrorPageTable);
+      return false;
+    }
+    if (write) {
+      fetch_line_.written(t.pa);
+      core::write_clock().record(t.pa, chunk, engine_.now());
+    }
     gva += chunk;
     bytes += chunk;
     len -= chunk;

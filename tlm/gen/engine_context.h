@@ -59,6 +59,10 @@ class EngineContext {
   // Memory through the engine's GTT client; false when a GTT fault or a bus error stopped the engine (page table
   // error).
   virtual bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) = 0;
+  // The same access without its time: for work whose time another model gives (the EU array times a kernel's memory
+  // requests itself). The GTT still translates (its TLB is the engine's), faults stop the engine as access() does,
+  // and writes are stamped in the write clock at the engine's local time.
+  virtual bool access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) = 0;
   // A PPGTT is bound (execlists with a context's page tables): the pipes' memory goes through it, else the GGTT.
   virtual bool ppgtt_bound() const = 0;
   // GGTT address of the engine's hardware status page (HWS_PGA).

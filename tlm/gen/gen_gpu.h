@@ -66,7 +66,7 @@ struct GenGpuParams {
     v.group("gtt", gtt, "GTT MMU");
     v.group("engines", engines, "command streamers present");
     v.group("cs", cs, "command streamer timing and hang detection");
-    v.group("gpgpu", cs.gpgpu, "GPGPU pipeline and EU array (functional; timing: issue 19)");
+    v.group("gpgpu", cs.gpgpu, "GPGPU pipeline and EU array");
     v.group("guc", guc, "GuC microcontroller (x86 core running firmware/guc)");
     v.param("ring_model", ring_model,
             "ring pointer logic of every engine: tlm (C++), rtl (verilated RTL block, one clock cycle per register "

@@ -1,10 +1,12 @@
 #include "tlm/gen/gpgpu_pipe.h"
 
 #include <cstring>
+#include <optional>
 
 #include "hw/gen/gpgpu_commands.h"
 #include "tlm/core/format_hex.h"
 #include "tlm/gen/command_table.h"
+#include "tlm/gen/eu/eu_array.h"
 #include "tlm/gen/eu/thread_group.h"
 
 namespace gpuvp::gen {
@@ -19,25 +21,39 @@ std::uint64_t address48(std::uint32_t lo, std::uint32_t hi) {
   return (std::uint64_t{hi} << 32 | lo) & 0xFFFF'FFFF'FFFFULL;
 }
 
+std::string& default_timing() {
+  static std::string timing = "functional";
+  return timing;
+}
+
 }  // namespace
+
+const std::string& default_gpgpu_timing() { return default_timing(); }
+void set_default_gpgpu_timing(const std::string& timing) { default_timing() = timing; }
 
 // The GPU's memory as the EU and the pipe see it: the engine's address space (PPGTT when bound, else GGTT).
 class GpgpuPipe::Memory final : public eu::GpuMemory, public eu::InstructionMemory {
  public:
   void bind(EngineContext* engine) { engine_ = engine; }
-  bool read(std::uint64_t address, void* data, unsigned bytes) override {
-    return engine_ != nullptr && engine_->access(address, space(), data, bytes, false);
-  }
+  // Untimed: another model (the EU array) gives these accesses their time.
+  void set_timed(bool timed) { timed_ = timed; }
+  bool read(std::uint64_t address, void* data, unsigned bytes) override { return access(address, data, bytes, false); }
   bool write(std::uint64_t address, const void* data, unsigned bytes) override {
-    return engine_ != nullptr && engine_->access(address, space(), const_cast<void*>(data), bytes, true);
+    return access(address, const_cast<void*>(data), bytes, true);
   }
   bool read(std::uint64_t address, std::uint8_t* out, std::size_t bytes) override {
     return read(address, static_cast<void*>(out), static_cast<unsigned>(bytes));
   }
 
  private:
+  bool access(std::uint64_t address, void* data, unsigned bytes, bool write) {
+    if (engine_ == nullptr) return false;
+    return timed_ ? engine_->access(address, space(), data, bytes, write)
+                  : engine_->access_untimed(address, space(), data, bytes, write);
+  }
   AddressSpace space() const { return engine_->ppgtt_bound() ? AddressSpace::kPpgtt : AddressSpace::kGgtt; }
   EngineContext* engine_ = nullptr;
+  bool timed_ = true;
 };
 
 GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
@@ -60,9 +76,14 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       atomics_(stats_.counter("atomics", "events", "atomic operations (per lane)")),
       out_of_bounds_(stats_.counter("out_of_bounds", "events",
                                     "surface accesses outside their buffer (reads return 0, writes dropped)")),
+      array_cycles_(
+          stats_.counter("array_cycles", "cycles", "GPU cycles walkers took on the EU array (gen.gpgpu.timing=array)")),
       memory_(std::make_unique<Memory>()),
+      data_port_memory_(std::make_unique<Memory>()),
       decode_cache_(std::make_unique<eu::DecodeCache>(*memory_)),
-      data_port_(std::make_unique<eu::DataPort>(*memory_)) {}
+      data_port_(std::make_unique<eu::DataPort>(*data_port_memory_)) {
+  data_port_memory_->set_timed(params_.timing != "array");
+}
 
 GpgpuPipe::~GpgpuPipe() = default;
 
@@ -86,6 +107,7 @@ void GpgpuPipe::reset() {
 
 Outcome GpgpuPipe::execute(EngineContext& engine, const Command& cmd) {
   memory_->bind(&engine);
+  data_port_memory_->bind(&engine);
   const std::uint32_t op = cmd.dw[0] >> 16;
   switch (op) {
     case kPipelineSelect:
@@ -245,49 +267,107 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   std::uint64_t charged = 0;  // engine cycles charged so far
   std::vector<eu::ThreadState> threads(threads_per_group);
   ++walkers_.value;
+  // Runs thread group (x, y, z) functionally; with `traces`, records each thread's instructions. An error outcome when
+  // the engine stops.
+  const auto run_group = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                             std::vector<std::vector<const eu::ExecInstruction*>>* traces) -> std::optional<Outcome> {
+    for (unsigned t = 0; t < threads_per_group; ++t) {
+      eu::ThreadState& th = threads[t];
+      th = eu::ThreadState{};
+      // R0 (Gen9 GPGPU; IGC WIFuncResolution, Mesa emit_cs_work_group_id_setup): r0.1 group X, r0.6 group Y,
+      // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
+      // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
+      th.grf_write<std::uint32_t>(4, x);
+      th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + t * scratch_bytes + (t & 0x1FFU));
+      th.grf_write<std::uint32_t>(6 * 4, y);
+      th.grf_write<std::uint32_t>(7 * 4, z);
+      // r1..: this thread's block of the per-thread data, then the cross-thread data.
+      // (A payload may be empty: no copy from an empty buffer.)
+      if (per_thread_bytes > 0) {
+        std::memcpy(th.grf.data() + 32, indirect.data() + cross_thread_bytes + t * per_thread_bytes, per_thread_bytes);
+      }
+      if (cross_thread_bytes > 0) {
+        std::memcpy(th.grf.data() + 32 + per_thread_bytes, indirect.data(), cross_thread_bytes);
+      }
+      th.cr0[0] = rounding << eu::cr0::kRoundingModeShift;
+      std::uint32_t mask = simd_mask;
+      // The last thread of a row takes the right execution mask, the last row the bottom mask.
+      if (t % width == width - 1) mask &= right_mask;
+      if (height > 1 && t / width % height == height - 1) mask &= bottom_mask;
+      th.reset_control_flow(0, mask);
+    }
+    slm.assign(slm_bytes, 0);
+    const eu::ThreadGroupResult r = group.run(threads, params_.thread_group_instruction_limit, traces);
+    instructions += r.instructions;
+    ++groups;
+    instructions_.value += r.instructions;
+    barriers_.value += r.barriers;
+    ++thread_groups_.value;
+    threads_.value += threads_per_group;
+    update_data_port_stats();
+    if (!r.ok) {
+      if (r.memory_fault) return Outcome::kStopped;  // the engine stopped on the fault
+      return engine.fail(&cmd, "kernel at " + core::format_hex(kernel) + ", thread group (" + std::to_string(x) + ", " +
+                                   std::to_string(y) + ", " + std::to_string(z) + "): " + r.error);
+    }
+    return std::nullopt;
+  };
+
+  if (params_.timing == "array") {
+    // The EU array times the groups as it dispatches them; each group runs functionally when it is dispatched, and
+    // the engine's time follows the array's, so that the rest of the model runs alongside a long walker.
+    eu::EuArrayParams ap;
+    ap.slices = params_.slices;
+    ap.subslices_per_slice = params_.subslices_per_slice;
+    ap.eus_per_subslice = params_.eus_per_subslice;
+    ap.dispatch_cycles = params_.dispatch_cycles;
+    ap.barrier_cycles = params_.barrier_cycles;
+    ap.core.threads = params_.threads_per_eu;
+    ap.core.send_latency = params_.send_latency_cycles;
+    eu::EuArray array(ap);
+    std::uint32_t x = x0, y = y0, z = z0;
+    std::optional<Outcome> stopped;
+    std::vector<std::vector<const eu::ExecInstruction*>> traces;
+    const auto next = [&](eu::EuArray::Group& g) {
+      if (stopped || x0 >= x_end || y0 >= y_end || z0 >= z_end || z >= z_end) return false;
+      if (array.now() > charged) {
+        engine.cycles(array.now() - charged);
+        charged = array.now();
+        engine.progress();
+        if (!engine.pause_point()) {
+          stopped = Outcome::kStopped;
+          return false;
+        }
+      }
+      for (auto& trace : traces) trace.clear();
+      stopped = run_group(x, y, z, &traces);
+      if (stopped) return false;
+      for (const auto& trace : traces) {
+        eu::EuArray::Trace& timed = g.threads.emplace_back();
+        timed.reserve(trace.size());
+        for (const eu::ExecInstruction* i : trace) timed.push_back(&i->timing);
+      }
+      if (++x == x_end) {
+        x = x0;
+        if (++y == y_end) {
+          y = y0;
+          ++z;
+        }
+      }
+      return true;
+    };
+    const std::uint64_t end = array.run(next);
+    if (stopped) return *stopped;
+    if (end > charged) engine.cycles(end - charged);
+    array_cycles_.value += end;
+    engine.progress();
+    return Outcome::kNext;
+  }
+
   for (std::uint32_t z = z0; z < z_end; ++z) {
     for (std::uint32_t y = y0; y < y_end; ++y) {
       for (std::uint32_t x = x0; x < x_end; ++x) {
-        for (unsigned t = 0; t < threads_per_group; ++t) {
-          eu::ThreadState& th = threads[t];
-          th = eu::ThreadState{};
-          // R0 (Gen9 GPGPU; IGC WIFuncResolution, Mesa emit_cs_work_group_id_setup): r0.1 group X, r0.6 group Y,
-          // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
-          // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
-          th.grf_write<std::uint32_t>(4, x);
-          th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + t * scratch_bytes + (t & 0x1FFU));
-          th.grf_write<std::uint32_t>(6 * 4, y);
-          th.grf_write<std::uint32_t>(7 * 4, z);
-          // r1..: this thread's block of the per-thread data, then the cross-thread data.
-          // (A payload may be empty: no copy from an empty buffer.)
-          if (per_thread_bytes > 0) {
-            std::memcpy(th.grf.data() + 32, indirect.data() + cross_thread_bytes + t * per_thread_bytes,
-                        per_thread_bytes);
-          }
-          if (cross_thread_bytes > 0) {
-            std::memcpy(th.grf.data() + 32 + per_thread_bytes, indirect.data(), cross_thread_bytes);
-          }
-          th.cr0[0] = rounding << eu::cr0::kRoundingModeShift;
-          std::uint32_t mask = simd_mask;
-          // The last thread of a row takes the right execution mask, the last row the bottom mask.
-          if (t % width == width - 1) mask &= right_mask;
-          if (height > 1 && t / width % height == height - 1) mask &= bottom_mask;
-          th.reset_control_flow(0, mask);
-        }
-        slm.assign(slm_bytes, 0);
-        const eu::ThreadGroupResult r = group.run(threads, params_.thread_group_instruction_limit);
-        instructions += r.instructions;
-        ++groups;
-        instructions_.value += r.instructions;
-        barriers_.value += r.barriers;
-        ++thread_groups_.value;
-        threads_.value += threads_per_group;
-        update_data_port_stats();
-        if (!r.ok) {
-          if (r.memory_fault) return Outcome::kStopped;  // the engine stopped on the fault
-          return engine.fail(&cmd, "kernel at " + core::format_hex(kernel) + ", thread group (" + std::to_string(x) +
-                                       ", " + std::to_string(y) + ", " + std::to_string(z) + "): " + r.error);
-        }
+        if (const auto stopped = run_group(x, y, z, nullptr)) return *stopped;
         // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly, and the
         // thread dispatcher takes an engine cycle per group (so that no walker is free, whatever the
         // configuration). Charged as the groups end, so that a walker of very many groups lets the rest of the

@@ -22,6 +22,11 @@
 
 namespace gpuvp::gen {
 
+// The built-in default of gen.gpgpu.timing ("functional"); test suites run once more with "array" (CTest sets
+// GPUVP_GPGPU_TIMING for those copies).
+const std::string& default_gpgpu_timing();
+void set_default_gpgpu_timing(const std::string& timing);
+
 struct GpgpuParams {
   // The EU array's organisation (Gen9 GT2: 1 slice x 3 subslices x 8 EUs x 7 threads; Junkins, "The Compute
   // Architecture of Intel Processor Graphics Gen9", sections 5.3-5.6). A thread group runs within one subslice.
@@ -33,6 +38,12 @@ struct GpgpuParams {
   // memory accesses (a placeholder until the EU timing model: issue 19).
   std::uint32_t instruction_cycles = 1;
   std::uint64_t thread_group_instruction_limit = 200'000'000;
+  // How a walker takes time: "functional" (instructions x instruction_cycles / EUs, plus the data port's line requests
+  // one after another) or "array" (the EU array's issue model: docs/gen-eu-timing.md).
+  std::string timing = default_gpgpu_timing();
+  std::uint32_t dispatch_cycles = 2;
+  std::uint32_t barrier_cycles = 90;
+  std::uint32_t send_latency_cycles = 100;
 
   std::uint32_t eu_count() const { return slices * subslices_per_slice * eus_per_subslice; }
   // The hardware threads of one subslice: the most one thread group may have.
@@ -47,6 +58,18 @@ struct GpgpuParams {
     v.param("thread_group_instruction_limit", thread_group_instruction_limit,
             "EU instructions a thread group may run before it is declared a kernel that never ends", 1000,
             1'000'000'000'000ULL);
+    v.param("timing", timing,
+            "how a walker takes time: functional (instruction_cycles per instruction shared by the EUs, plus the data "
+            "port's line requests one after another) or array (each EU's issue model: threads, FPUs, scoreboard, "
+            "dispatch, barriers; memory requests take send_latency_cycles)",
+            {"functional", "array"});
+    v.param("dispatch_cycles", dispatch_cycles, "array timing: GPU cycles between two thread launches of a subslice", 0,
+            1000);
+    v.param("barrier_cycles", barrier_cycles,
+            "array timing: GPU cycles from a group's last barrier arrival until its threads go on", 0, 100000);
+    v.param("send_latency_cycles", send_latency_cycles,
+            "array timing: GPU cycles until a data port message's response (until the memory hierarchy's timing)", 1,
+            100000);
   }
 };
 
@@ -106,7 +129,9 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& lines_written_;
   core::Counter& atomics_;
   core::Counter& out_of_bounds_;
+  core::Counter& array_cycles_;
   std::unique_ptr<Memory> memory_;
+  std::unique_ptr<Memory> data_port_memory_;  // untimed under array timing: the array times the messages
   std::unique_ptr<eu::DecodeCache> decode_cache_;
   std::unique_ptr<eu::DataPort> data_port_;
   std::map<std::uint64_t, State> saved_;  // by LRCA: the pipeline state of contexts switched out

@@ -46,6 +46,7 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
   for_each_arf(static_cast<std::uint8_t>(op.reads_arf | op.writes_arf),
                [&](unsigned i) { at = std::max(at, s.arf[i]); });
   if (op.indirect || op.dynamic_descriptor) at = std::max(at, s.latest_write);
+  if (op.wait) at = std::max(at, s.released_at);
   return at;
 }
 
@@ -77,11 +78,13 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   for (unsigned g = op.writes.first; g < op.writes.first + op.writes.count && g < kGrfs; ++g) s.grf[g] = done;
   for_each_arf(op.writes_arf, [&](unsigned i) { s.arf[i] = done; });
   if (op.writes.count > 0 || op.writes_arf != 0) s.latest_write = std::max(s.latest_write, done);
+  if (op.barrier) arrivals_.push_back({slot, start});
+  if (op.wait) s.released_at = kNotReleased;  // consumed: the next barrier's wait waits for its own release
   ++stats_.instructions[static_cast<unsigned>(op.cls)];
   stats_.flops32 += op.flops32;
   stats_.flops64 += op.flops64;
   stats_.flops16 += op.flops16;
-  last_cycle_ = std::max(last_cycle_, std::max(start + op.occupancy, s.front_end));
+  if (!op.eot) last_cycle_ = std::max(last_cycle_, start + op.occupancy);
   last_issued_ = slot;
   if (op.eot) {
     s.ended = true;
@@ -118,6 +121,7 @@ std::optional<unsigned> EuCore::issue(std::uint64_t horizon) {
         slots_[i].next_ready_valid = true;
       }
       const std::uint64_t r = s.next_ready;
+      if (r == kNotReleased) continue;  // waits for its barrier's release
       const unsigned unit = unit_of(op, r);
       const std::uint64_t start = unit == kNoUnit ? r : std::max(r, unit_free_[unit]);
       if (!any || start < best_start) {

@@ -49,13 +49,26 @@ class EuCore {
 
   // Issues instructions in time order while every resident thread has its next instruction, and only those that start
   // before `horizon`. Returns the slot whose next instruction is not known yet (append more, or the thread has not
-  // run further), or nothing when every resident thread has ended or waits past the horizon.
+  // run further), or nothing when every resident thread has ended, waits for a barrier's release or past the
+  // horizon.
   std::optional<unsigned> issue(std::uint64_t horizon = ~0ULL);
+
+  // Barriers: each barrier message a thread issues is recorded (slot, cycle) for the caller, who releases the waits
+  // of the group's threads once all have arrived; a thread's wait does not issue before its release.
+  struct Arrival {
+    unsigned slot;
+    std::uint64_t at;
+  };
+  std::vector<Arrival>& arrivals() { return arrivals_; }
+  void release(unsigned slot, std::uint64_t at) {
+    slots_[slot].released_at = at;
+    slots_[slot].next_ready_valid = false;
+  }
 
   // When the slot's thread ended (its end-of-thread send plus eot_cycles); valid once it has ended.
   std::uint64_t ended_at(unsigned slot) const { return slots_[slot].ended_at; }
   bool ended(unsigned slot) const { return slots_[slot].ended; }
-  // The last cycle anything finished: the latest thread end or result.
+  // The last cycle anything finished: the latest thread end or unit occupancy.
   std::uint64_t last_cycle() const { return last_cycle_; }
   const EuCoreStats& stats() const { return stats_; }
 
@@ -74,7 +87,9 @@ class EuCore {
     // ready() of the next instruction: it depends on the slot's own state only, which changes when the slot issues.
     std::uint64_t next_ready = 0;
     bool next_ready_valid = false;
+    std::uint64_t released_at = kNotReleased;  // the gateway's release of the barrier the thread waits for
   };
+  static constexpr std::uint64_t kNotReleased = ~0ULL;
   // The earliest cycle the slot's next instruction could start, and the unit it would take.
   std::uint64_t ready(const Slot& s, const TimingOp& op) const;
   unsigned unit_of(const TimingOp& op, std::uint64_t ready_at) const;
@@ -88,6 +103,7 @@ class EuCore {
   std::array<std::uint64_t, 4> unit_free_{};
   std::uint64_t last_cycle_ = 0;
   EuCoreStats stats_;
+  std::vector<Arrival> arrivals_;
 };
 
 }  // namespace gpuvp::gen::eu

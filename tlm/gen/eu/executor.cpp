@@ -1468,6 +1468,8 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
     try {
       Step step(thread, x, program_, shared_, fp);
       if (const auto stop = step.execute()) {
+        // A wait that must wait runs again when the thread resumes: it issues once, then.
+        if (*stop == StopReason::kSuspended && thread.ip == x.pc && trace != nullptr) trace->pop_back();
         result.reason = *stop;
         result.instructions = executed;
         return result;

@@ -25,7 +25,9 @@ std::string ThreadGroup::where(const std::vector<ThreadState>& threads) const {
   return s;
 }
 
-ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit) {
+ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit,
+                                   std::vector<std::vector<const ExecInstruction*>>* traces) {
+  if (traces != nullptr) traces->resize(threads.size());
   ThreadGroupResult result;
   threads_ = &threads;
   at_barrier_.assign(threads.size(), false);
@@ -38,7 +40,7 @@ ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint6
     for (std::size_t i = 0; i < threads.size(); ++i) {
       ThreadState& t = threads[i];
       if (t.ended) continue;
-      const RunResult r = executor_.run(t, kSlice);
+      const RunResult r = executor_.run(t, kSlice, traces != nullptr ? &(*traces)[i] : nullptr);
       result.instructions += r.instructions;
       if (r.instructions > 0) progressed = true;
       if (r.reason == StopReason::kFault) {

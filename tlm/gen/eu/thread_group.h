@@ -34,8 +34,10 @@ class ThreadGroup final : public SharedFunctions {
   ThreadGroup(Program& program, DataPort& data_port) : executor_(program, *this), data_port_(data_port) {}
 
   // Runs `threads` (their payloads and control flow set) until every one has ended, a fault, or `instruction_limit`
-  // instructions in total (a kernel that never ends).
-  ThreadGroupResult run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit);
+  // instructions in total (a kernel that never ends). With `traces` (one per thread), appends each thread's executed
+  // instructions there in order, for the EU array's timing.
+  ThreadGroupResult run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit,
+                        std::vector<std::vector<const ExecInstruction*>>* traces = nullptr);
 
   MessageResult send(const Message& message, ThreadState& thread) override;
 

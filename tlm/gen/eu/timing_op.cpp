@@ -101,6 +101,7 @@ void send_timing(const DecodedInstruction& d, TimingOp& t) {
   t.occupancy = 1;
   t.front_end = 2;  // Mesa's send front-end occupancy
   t.eot = d.eot;
+  t.barrier = d.sfid == 3 && !d.desc_in_register && (d.desc & 7U) == 4;  // Mesa BRW_SFID_MESSAGE_GATEWAY, barrier
   if (d.desc_in_register) {
     t.dynamic_descriptor = true;
     t.reads_arf |= arf::kA0;
@@ -146,8 +147,10 @@ TimingOp timing_of(const DecodedInstruction& d) {
         t.indirect = d.src[0].indirect;
       }
       return t;
+    case OpClass::kWait:  // the front end; the thread then waits for its notification
+      t.wait = true;
+      return t;
     case OpClass::kNop:
-    case OpClass::kWait:  // the front end; a wait's thread then waits for its notification
       return t;
     default:
       break;

@@ -59,6 +59,9 @@ struct TimingOp {
   // A send whose descriptor is in a0.0: its payload and response lengths are the message's, known at execution.
   bool dynamic_descriptor = false;
   bool eot = false;
+  // A barrier message to the gateway (SFID 3, function 4), and a wait on the notification register it releases.
+  bool barrier = false;
+  bool wait = false;
   // Floating-point operations at the full execution size (mad and the like 2 per channel), by precision.
   std::uint16_t flops32 = 0;
   std::uint16_t flops64 = 0;
