@@ -226,8 +226,14 @@ bool TbxServer::send_all(Connection& c, const void* data, std::size_t n) {
   const auto* src = static_cast<const std::uint8_t*>(data);
   std::size_t sent = 0;
   while (sent < n) {
-    const ssize_t k = ::send(c.fd, src + sent, n - sent, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
+    // A client that stops reading fills the socket: wait for room in steps, as reads wait for data, so that a stop
+    // signal or --max-wall-time still ends the run (a blocking send would wait for the client for ever).
+    pollfd p{c.fd, POLLOUT, 0};
+    const int r = ::poll(&p, 1, kWaitMs);
+    if (stop_signal() != 0) return false;
+    if (r == 0 || (r < 0 && errno == EINTR)) continue;
+    const ssize_t k = ::send(c.fd, src + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (k <= 0) {
       protocol_error(c, std::string("cannot send the answer: ") + std::strerror(errno), true);
       return false;

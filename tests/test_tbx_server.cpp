@@ -1,5 +1,7 @@
 // The TBX server against a test-side TCP client that does what NEO does (NEO tbx_sockets_imp.cpp: CONTROL at
 // connect, GTT writes, physical memory writes and reads, MMIO writes and reads) and what a broken client does.
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -16,6 +18,7 @@
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
+#include "platform/stop_signal.h"
 #include "platform/tbx_protocol.h"
 #include "platform/tbx_server.h"
 #include "tests/support/sc_test.h"
@@ -344,6 +347,29 @@ TEST_F(TbxServerTest, SeveralConnectionsAsNeoOpensOnePerCommandStreamReceiver) {
   EXPECT_EQ(second, 0x5000u);
   EXPECT_EQ(stat("connections"), 2u);
   EXPECT_FALSE(server_.failed());
+}
+
+// A client that asks for a large read and stops reading fills the socket: the server's send must still see a stop
+// (here --max-wall-time's SIGALRM) and let the run end, as a blocked read does.
+TEST_F(TbxServerTest, AClientThatStopsReadingDoesNotHoldTheRunPastTheWallTimeLimit) {
+  platform::install_stop_signals();
+  platform::arm_wall_time_limit(0.5);
+  std::thread client([&] {
+    Client c(server_.port());
+    c.header(tbx::MsgType::kReadDataReq, tbx::kDataBodyBytes);
+    tbx::DataRequest r;
+    r.address = 0;
+    r.size = 256u << 20;  // far more than the socket buffers hold
+    c.send_array(tbx::encode_data(r));
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // never reads; then goes away
+  });
+  const auto start = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  client.join();
+  EXPECT_LT(took, 2.0) << "the run waited for the client to go away";
+  EXPECT_EQ(platform::stop_signal(), SIGALRM);
+  EXPECT_FALSE(server_.finished());
 }
 
 platform::PlatformParams short_gpu_wait() {
