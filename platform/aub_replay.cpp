@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sstream>
+#include <stdexcept>
 
 #include "hw/gen/context_image_layout.h"
 #include "hw/gen/engines.h"
@@ -102,10 +104,9 @@ AubSummary check_aub_file(const std::string& path) {
 AubReplay::AubReplay(sc_core::sc_module_name name, Platform& platform, const std::string& path)
     : sc_module(name),
       platform_(platform),
-      path_(path),
-      file_(path, std::ios::binary),
-      reader_(file_, "AUB file '" + path + "'"),
+      in_process_(path.empty()),
       poll_interval_(platform.params().host.poll_interval_ns * core::kPsPerNs),
+      wait_limit_(platform.params().host.gpu_wait_limit_ns * core::kPsPerNs),
       stats_(this->name()),
       records_(stats_.counter("records", "records", "AUB records replayed")),
       register_writes_(stats_.counter("register_writes", "records", "register writes (MMIO of the Gen BAR)")),
@@ -120,10 +121,28 @@ AubReplay::AubReplay(sc_core::sc_module_name name, Platform& platform, const std
       compares_failed_(stats_.counter("compares_failed", "records", "compares that found other values")),
       skipped_(stats_.counter("skipped", "records", "records replay does not act on (reported)")),
       dumps_(stats_.counter("dumps", "records", "binary dump records (written with --aub-dump-dir)")),
-      wait_ps_(stats_.counter("wait_ps", "ps", "simulated time spent in polls and waiting for the GPU at the end")) {
-  if (!file_) throw std::runtime_error("cannot open AUB file '" + path + "'");
+      wait_ps_(stats_.counter("wait_ps", "ps", "simulated time spent in polls and waiting for the GPU at the end")),
+      waits_cut_(
+          stats_.counter("waits_cut", "records",
+                         "polls and the wait at the trace's end cut at host.gpu_wait_limit_ns, the GPU still busy")) {
+  if (!in_process_) {
+    in_ = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*in_) throw std::runtime_error("cannot open AUB file '" + path + "'");
+    reader_ = std::make_unique<aub::AubReader>(*in_, "AUB file '" + path + "'");
+  }
   SC_HAS_PROCESS(AubReplay);
   SC_THREAD(run);
+}
+
+void AubReplay::start(const std::string& trace, const std::string& label) {
+  if (!in_process_ || reader_) throw std::logic_error("AubReplay::start: not in-process, or a trace is being replayed");
+  in_ = std::make_unique<std::istringstream>(trace);
+  reader_ = std::make_unique<aub::AubReader>(*in_, label);
+  finished_ = false;
+  failure_.clear();
+  for (auto& port : elsp_) port = ElspPort{};
+  last_descriptor_ = 0;
+  started_.notify(sc_core::SC_ZERO_TIME);
 }
 
 std::string AubReplay::count() const {
@@ -133,13 +152,31 @@ std::string AubReplay::count() const {
          " not satisfied when the GPU went idle";
   }
   if (compares_failed_.value != 0) s += ", " + std::to_string(compares_failed_.value) + " compares failed";
+  if (waits_cut_.value != 0) {
+    s += ", " + std::to_string(waits_cut_.value) + " wait" + (waits_cut_.value == 1 ? "" : "s") +
+         " cut at host.gpu_wait_limit_ns";
+  }
   return s;
 }
 
 void AubReplay::run() {
+  if (!in_process_) {
+    replay_trace();
+    sc_core::sc_stop();
+    return;
+  }
+  for (;;) {
+    while (!reader_) sc_core::wait(started_);
+    replay_trace();
+    reader_.reset();
+    in_.reset();
+  }
+}
+
+void AubReplay::replay_trace() {
   aub::Record r;
   try {
-    while (stop_signal() == 0 && failure_.empty() && reader_.next(r)) {
+    while (stop_signal() == 0 && failure_.empty() && reader_->next(r)) {
       ++records_;
       replay(r);
     }
@@ -147,9 +184,8 @@ void AubReplay::run() {
     failure_ = e.what();
   }
   // The trace is consumed: the model runs until no engine is busy (work a final ELSP write started included).
-  if (failure_.empty() && stop_signal() == 0) wait_until([] { return false; });
+  if (failure_.empty() && stop_signal() == 0) wait_until([] { return false; }, "the end of the trace");
   finished_ = true;
-  sc_core::sc_stop();
 }
 
 std::string AubReplay::record_name(const aub::Record& r) const {
@@ -209,14 +245,23 @@ bool AubReplay::gpu_busy() const {
 }
 
 template <typename Done>
-bool AubReplay::wait_until(Done done) {
+bool AubReplay::wait_until(Done done, const char* what) {
   platform_.host().sync();
   const core::Picoseconds step = poll_interval_ ? poll_interval_ : core::kPsPerNs;
-  for (;;) {
+  for (core::Picoseconds waited = 0;;) {
     sc_core::wait(core::to_sc_time(step));
     wait_ps_ += step;
+    waited += step;
     if (done()) return true;
     if (!gpu_busy() || stop_signal() != 0) return done();
+    // An engine waiting on a semaphore nobody signals stays busy for ever: the wait ends at the limit.
+    if (wait_limit_ != 0 && waited >= wait_limit_) {
+      ++waits_cut_;
+      core::report_guest_warning(name(), std::string(what) + ": the GPU is still busy after " +
+                                             std::to_string(waited / core::kPsPerUs) +
+                                             " us (host.gpu_wait_limit_ns); the replay goes on");
+      return false;
+    }
   }
 }
 
@@ -278,15 +323,19 @@ void AubReplay::register_poll(const aub::Record& r) {
   std::uint64_t value = 0;
   // The condition is checked with backdoor reads: a poll adds no bus traffic to the statistics (NEO's polls of a live
   // TBX session are backdoor memory reads too), only the simulated time it waits.
-  const bool held = wait_until([&] {
-    value = 0;
-    host.debug_read(address, &value, r.access_size);
-    return ((value & r.mask) == (r.value & r.mask)) != r.not_equal;
-  });
+  const std::string poll = record_name(r);
+  const std::uint64_t cut = waits_cut_.value;  // a poll cut at the limit is counted there, not as unsatisfied
+  const bool held = wait_until(
+      [&] {
+        value = 0;
+        host.debug_read(address, &value, r.access_size);
+        return ((value & r.mask) == (r.value & r.mask)) != r.not_equal;
+      },
+      poll.c_str());
   // A poll still unsatisfied once the GPU is idle would wait for ever on hardware: counted and shown in the summary.
   // (NEO's completion poll, EXECLIST_STATUS & 0x100 from aub_command_stream_receiver_hw_base.inl
   // pollForCompletionImpl, waits for the last switch's active-to-idle reason, which the model sets.)
-  if (!held) ++polls_unsatisfied_;
+  if (!held && waits_cut_.value == cut) ++polls_unsatisfied_;
 }
 
 void AubReplay::register_compare(const aub::Record& r) {
@@ -463,15 +512,19 @@ void AubReplay::memory_poll(const aub::Record& r) {
   std::string why;
   std::uint64_t value = 0;
   bool readable = true;
-  const bool held = wait_until([&] {
-    value = 0;
-    readable =
-        access_memory(r.address_space, r.address, reinterpret_cast<std::uint8_t*>(&value), r.access_size, false, why);
-    return readable && ((value & r.mask) == (r.value & r.mask)) != r.not_equal;
-  });
+  const std::string poll = record_name(r);
+  const std::uint64_t cut = waits_cut_.value;  // a poll cut at the limit is counted there, not as unsatisfied
+  const bool held = wait_until(
+      [&] {
+        value = 0;
+        readable = access_memory(r.address_space, r.address, reinterpret_cast<std::uint8_t*>(&value), r.access_size,
+                                 false, why);
+        return readable && ((value & r.mask) == (r.value & r.mask)) != r.not_equal;
+      },
+      poll.c_str());
   if (!readable) {
     core::report_guest_error(name(), record_name(r) + ": " + why);
-  } else if (!held) {
+  } else if (!held && waits_cut_.value == cut) {
     ++polls_unsatisfied_;
   }
 }

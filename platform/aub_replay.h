@@ -6,10 +6,15 @@
 //
 // Simulated time moves only through the replay (timed host accesses and the waits of polls), so the same file gives
 // the same statistics run after run.
+//
+// In-process traces (the fuzz harness, tests): a replay built without a file waits for start(), which hands it a trace
+// in memory; each trace ends without sc_stop (the model still runs until the GPU is idle), and the replay waits for
+// the next.
 #pragma once
 
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <systemc>
@@ -46,8 +51,15 @@ AubSummary check_aub_file(const std::string& path);
 
 class AubReplay : public sc_core::sc_module {
  public:
-  // Opens path (throws std::runtime_error when it cannot).
+  // Opens path (throws std::runtime_error when it cannot). An empty path: in-process traces only (start).
   AubReplay(sc_core::sc_module_name name, Platform& platform, const std::string& path);
+
+  // In-process, when no trace is being replayed: replays `trace` (AUB bytes, not checked beforehand: a malformed record
+  // fails the trace where it is, as a file that went bad during the replay); `label` names it in messages. The outcome
+  // (finished, failure) and the trace's ELSP history start afresh; statistics go on counting.
+  void start(const std::string& trace, const std::string& label);
+  // In-process: a trace is being replayed (or the GPU runs on after it).
+  bool replaying() const { return reader_ != nullptr; }
 
   bool finished() const { return finished_; }
   // The file became unreadable or malformed during the replay (it was checked before): a host-input error.
@@ -65,6 +77,8 @@ class AubReplay : public sc_core::sc_module {
 
  private:
   void run();
+  // Replays the open trace to its end, then lets the GPU go idle.
+  void replay_trace();
   void replay(const aub::Record& r);
   void register_write(const aub::Record& r);
   void register_poll(const aub::Record& r);
@@ -80,9 +94,10 @@ class AubReplay : public sc_core::sc_module {
                           bool& unmapped);
 
   // Runs the model in host.poll_interval_ns steps until done() returns true or no engine is busy (after at least one
-  // step, so that work just submitted starts). Returns done()'s last answer.
+  // step, so that work just submitted starts), at most host.gpu_wait_limit_ns (a guest warning naming `what`).
+  // Returns done()'s last answer.
   template <typename Done>
-  bool wait_until(Done done);
+  bool wait_until(Done done, const char* what);
   bool gpu_busy() const;
   bool in_dram(std::uint64_t address, std::uint64_t size) const;
 
@@ -96,9 +111,10 @@ class AubReplay : public sc_core::sc_module {
   std::string record_name(const aub::Record& r) const;
 
   Platform& platform_;
-  std::string path_;
-  std::ifstream file_;
-  aub::AubReader reader_;
+  std::unique_ptr<std::istream> in_;  // the file, or an in-process trace
+  std::unique_ptr<aub::AubReader> reader_;
+  bool in_process_ = false;
+  sc_core::sc_event started_;
   bool finished_ = false;
   std::string failure_;
   // The ELSP writes of each engine (NEO writes element 1 high, element 1 low, element 0 high, element 0 low).
@@ -109,6 +125,7 @@ class AubReplay : public sc_core::sc_module {
   ElspPort elsp_[gen::kEngineCount];
   std::uint64_t last_descriptor_ = 0;  // the last context submitted (element 0); 0 = none yet
   core::Picoseconds poll_interval_;
+  core::Picoseconds wait_limit_;  // host.gpu_wait_limit_ns
   std::string dump_directory_;
 
   core::StatsGroup stats_;
@@ -125,6 +142,7 @@ class AubReplay : public sc_core::sc_module {
   core::Counter& skipped_;
   core::Counter& dumps_;
   core::Counter& wait_ps_;
+  core::Counter& waits_cut_;
 };
 
 }  // namespace gpuvp::platform

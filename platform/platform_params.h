@@ -99,6 +99,9 @@ struct HostParams {
   std::uint64_t tbx_read_wait_ns = 1'000'000;
   // NEO in TBX mode cannot learn of a GPU hang (no kernel driver tells it): it polls its tag for ever.
   std::uint64_t tbx_stall_timeout_ns = 20'000'000;
+  // An engine waiting on a semaphore nobody will signal stays busy for ever: a wait for the GPU to finish needs a
+  // bound.
+  std::uint64_t gpu_wait_limit_ns = 100'000'000;
 
   void visit(core::ParamVisitor& v) {
     v.param("poll_interval_ns", poll_interval_ns,
@@ -113,6 +116,12 @@ struct HostParams {
             "TBX server: once an engine has stopped on an error or hang, a session whose GPU then stays idle this long "
             "while the client still reads ends as failed (the client waits for work that cannot complete); 0 = never",
             0, 1'000'000'000'000ULL);
+    v.param(
+        "gpu_wait_limit_ns", gpu_wait_limit_ns,
+        "the longest the TBX server lets the GPU finish what the clients left when the session ends, and AUB replay "
+        "waits in one poll or for the GPU at the trace's end, while an engine stays busy (one waiting on a "
+        "semaphore nobody signals does for ever); 0 = no limit",
+        0, 1'000'000'000'000ULL);
   }
 };
 

@@ -46,10 +46,11 @@ TbxServer::TbxServer(sc_core::sc_module_name name, Platform& platform, const std
     : sc_module(name),
       platform_(platform),
       spec_(spec),
-      listen_(listen_on(spec, "tbx", false)),
+      listen_(spec.empty() ? ListenSocket{} : listen_on(spec, "tbx", false)),
       poll_interval_(platform.params().host.poll_interval_ns * core::kPsPerNs),
       read_wait_(platform.params().host.tbx_read_wait_ns * core::kPsPerNs),
       stall_timeout_(platform.params().host.tbx_stall_timeout_ns * core::kPsPerNs),
+      wait_limit_(platform.params().host.gpu_wait_limit_ns * core::kPsPerNs),
       stats_(this->name()),
       requests_(stats_.counter("requests", "messages", "TBX messages served")),
       connections_accepted_(stats_.counter("connections", "connections", "TBX client connections accepted")),
@@ -66,6 +67,7 @@ TbxServer::TbxServer(sc_core::sc_module_name name, Platform& platform, const std
                                 "simulated time spent before answering reads, waiting for the GPU to go idle")),
       drain_ps_(stats_.counter("drain_ps", "ps",
                                "simulated time the GPU went on with work the clients left when the session ended")) {
+  in_process_ = spec.empty();
   SC_HAS_PROCESS(TbxServer);
   SC_THREAD(run);
 }
@@ -79,26 +81,69 @@ void TbxServer::close_connections() {
   listen_.fd = -1;
 }
 
+void TbxServer::attach(int fd) {
+  if (!in_session_) {
+    in_session_ = true;
+    finished_ = false;
+    stalled_ = false;
+    failure_.clear();
+    incidents_seen_ = 0;
+    quiet_since_ = core::now_ps();
+    attached_.notify(sc_core::SC_ZERO_TIME);
+  }
+  auto c = std::make_unique<Connection>();
+  c->fd = fd;
+  c->id = ++accepted_;
+  ++connections_accepted_;
+  connections_.push_back(std::move(c));
+}
+
 void TbxServer::run() {
+  if (!in_process_) {
+    serve_session();
+    sc_core::sc_stop();
+    return;
+  }
+  // In-process: one session per attach, the simulation going on between them.
+  for (;;) {
+    while (!in_session_) sc_core::wait(attached_);
+    serve_session();
+    // A session that ended on a stall or a stop leaves connections open: the client sees the end.
+    for (auto& c : connections_) ::close(c->fd);
+    connections_.clear();
+    in_session_ = false;
+  }
+}
+
+void TbxServer::serve_session() {
   while (Connection* c = next_ready()) serve(*c);
   // A stalled session did not finish, nor one a stop (a signal, --max-wall-time) cut short: exec ends the program,
   // and the run's exit code is the model's.
   finished_ = !stalled_ && stop_signal() == 0;
   // Work the clients submitted and did not wait for (a program that flushes and exits) runs to its end, as on a GPU
   // whose driver outlives the program, so that statistics and traces cover it. Bounded: engine watchdogs stop what
-  // never ends, sim.time_limit_ns and a stop signal end the run.
+  // hangs, host.gpu_wait_limit_ns what waits for ever (a semaphore nobody signals keeps an engine busy without a
+  // hang), sim.time_limit_ns and a stop signal end the run.
   if (finished_) {
     const core::Picoseconds step = poll_interval_ ? poll_interval_ : core::kPsPerNs;
+    core::Picoseconds drained = 0;
     while (stop_signal() == 0 && gpu_busy()) {
+      if (wait_limit_ != 0 && drained >= wait_limit_) {
+        core::report_guest_warning(name(), "the GPU is still busy " + std::to_string(drained / core::kPsPerUs) +
+                                               " us after the session ended (host.gpu_wait_limit_ns): an engine "
+                                               "waits for what no client will do; the session ends");
+        break;
+      }
       sc_core::wait(core::to_sc_time(step));
       drain_ps_ += step;
+      drained += step;
     }
   }
-  sc_core::sc_stop();
 }
 
 bool TbxServer::session_over() const {
   if (!connections_.empty()) return false;
+  if (in_process_) return true;
   return client_exited_ ? client_exited_() : accepted_ > 0;
 }
 
@@ -127,6 +172,8 @@ TbxServer::Connection* TbxServer::next_ready() {
     for (auto& c : connections_) {
       if (c->buffered()) return c.get();
     }
+    // In-process: nothing to accept, so a session without connections is over at once.
+    if (in_process_ && connections_.empty()) return nullptr;
     std::vector<pollfd> fds;
     fds.push_back({listen_.fd, POLLIN, 0});
     for (auto& c : connections_) fds.push_back({c->fd, POLLIN, 0});
@@ -179,8 +226,14 @@ bool TbxServer::send_all(Connection& c, const void* data, std::size_t n) {
   const auto* src = static_cast<const std::uint8_t*>(data);
   std::size_t sent = 0;
   while (sent < n) {
-    const ssize_t k = ::send(c.fd, src + sent, n - sent, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
+    // A client that stops reading fills the socket: wait for room in steps, as reads wait for data, so that a stop
+    // signal or --max-wall-time still ends the run (a blocking send would wait for the client for ever).
+    pollfd p{c.fd, POLLOUT, 0};
+    const int r = ::poll(&p, 1, kWaitMs);
+    if (stop_signal() != 0) return false;
+    if (r == 0 || (r < 0 && errno == EINTR)) continue;
+    const ssize_t k = ::send(c.fd, src + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (k <= 0) {
       protocol_error(c, std::string("cannot send the answer: ") + std::strerror(errno), true);
       return false;

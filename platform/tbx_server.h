@@ -12,6 +12,11 @@
 // while any engine is busy, until host.tbx_read_wait_ns have passed. A GPU that stopped on an error or hang and stays
 // idle for host.tbx_stall_timeout_ns while the client reads ends the session as failed: NEO in TBX mode has no kernel
 // driver to tell it of a hang and would poll for ever.
+//
+// In-process sessions (the fuzz harness, tests): a server built without a spec listens nowhere; attach() hands it one
+// end of a connected stream socket (socketpair) as a client connection. Such a server serves any number of sessions
+// in one simulation: a session ends when its last connection closes, without sc_stop, and the server waits for the
+// next attach().
 #pragma once
 
 #include <cstdint>
@@ -30,7 +35,8 @@ namespace gpuvp::platform {
 
 class TbxServer : public sc_core::sc_module {
  public:
-  // Listens on spec ("tcp:HOST:PORT", port 0 = a free port); throws std::runtime_error with a one-line reason.
+  // Listens on spec ("tcp:HOST:PORT", port 0 = a free port); throws std::runtime_error with a one-line reason. An
+  // empty spec: in-process sessions only (attach).
   TbxServer(sc_core::sc_module_name name, Platform& platform, const std::string& spec);
   ~TbxServer() override;
 
@@ -40,6 +46,11 @@ class TbxServer : public sc_core::sc_module {
   void set_client_exited(std::function<bool()> exited) { client_exited_ = std::move(exited); }
   // Closes every connection and stops listening (after the run: a client still connected sees the end).
   void close_connections();
+  // In-process mode: serves fd (a connected stream socket, which the server closes) as a client connection; the first
+  // attach after a session ended starts a new one, with its outcome (finished, failure) cleared.
+  void attach(int fd);
+  // In-process mode: a session is open (attached connections not all closed yet, or the GPU draining after them).
+  bool in_session() const { return in_session_; }
 
   bool finished() const { return finished_; }
   // A protocol error (a malformed message, a client gone in the middle of one): the first one's text.
@@ -57,6 +68,8 @@ class TbxServer : public sc_core::sc_module {
   };
 
   void run();
+  // Serves one session: until every connection has closed (or a stop), then lets the GPU drain.
+  void serve_session();
   // The connection whose next message is served next, or nullptr when the session is over.
   Connection* next_ready();
   bool session_over() const;
@@ -94,11 +107,15 @@ class TbxServer : public sc_core::sc_module {
   core::Picoseconds poll_interval_;
   core::Picoseconds read_wait_;
   core::Picoseconds stall_timeout_;
+  core::Picoseconds wait_limit_;       // host.gpu_wait_limit_ns: the drain at a session's end
   std::size_t incidents_seen_ = 0;     // incidents of every engine, as last counted
   core::Picoseconds quiet_since_ = 0;  // the last time the GPU was busy or an engine reported an incident
   bool stalled_ = false;
   bool finished_ = false;
   std::string failure_;
+  bool in_process_ = false;  // no listening socket: sessions come from attach()
+  bool in_session_ = false;
+  sc_core::sc_event attached_;
 
   core::StatsGroup stats_;
   core::Counter& requests_;

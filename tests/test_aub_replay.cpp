@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/aub_reader.h"
+#include "platform/aub_replay.h"
+#include "platform/platform.h"
 #include "tests/support/run_gpuvp.h"
 #include "tests/support/shell_command.h"
 
@@ -163,6 +165,68 @@ TEST(AubReplay, WriteOutsideDramIsRefused) {
   const auto r = gpuvp::test::run_gpuvp_split("run --aub " + temp_path("outside.aub"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("physical address 0xf0000000 is outside DRAM; dropped"), std::string::npos) << r.err;
+}
+
+// Found by fuzz_aub_replay: a trace that leaves the render engine waiting on a semaphore nobody will signal (busy, not
+// hung: the host may still write it) kept the replay waiting for ever, in a poll and at the trace's end. Each wait
+// ends at host.gpu_wait_limit_ns with a warning, and the summary counts them.
+TEST(AubReplay, AnEngineWaitingForEverOnASemaphoreDoesNotKeepTheReplayWaiting) {
+  constexpr std::uint32_t kGttEntry = 4;
+  Bytes entries(16, 0);
+  const std::uint64_t ring_pte = 0x100000 | 3, target_pte = 0x101000 | 3;  // present, writable
+  std::memcpy(entries.data(), &ring_pte, 8);
+  std::memcpy(entries.data() + 8, &target_pte, 8);
+  // MI_SEMAPHORE_WAIT, polling GGTT 0x11000 for 0x600D (never written), then MI_NOOPs.
+  const std::uint32_t ring_dwords[8] = {(0x1Cu << 23) | (1u << 22) | (1u << 15) | 2u, 0x600D, 0x11000, 0, 0, 0, 0, 0};
+  Bytes ring(sizeof ring_dwords);
+  std::memcpy(ring.data(), ring_dwords, ring.size());
+  write_file(
+      temp_path("semaphore.aub"),
+      concat({aub::encode_memory_write(0x10 * 8, kGttEntry, 0, entries),
+              aub::encode_memory_write(0x100000, kPhysical, 0, ring), aub::encode_register_write(0x2038, 0x10000),
+              aub::encode_register_write(0x2034, 0), aub::encode_register_write(0x203C, 1),
+              aub::encode_register_write(0x2030, static_cast<std::uint32_t>(ring.size())),
+              aub::encode_register_poll(0x2080, ~0u, 0x1234, false)}));
+  const auto r =
+      gpuvp::test::run_gpuvp_split("run --aub " + temp_path("semaphore.aub") +
+                                   " --set host.gpu_wait_limit_ns=1000000 --stats " + temp_path("semaphore.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(7 records, 2 waits cut at host.gpu_wait_limit_ns)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("register poll at offset"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the end of the trace: the GPU is still busy after 1000 us"), std::string::npos) << r.err;
+  std::ifstream stats(temp_path("semaphore.json"));
+  const nlohmann::json doc = nlohmann::json::parse(stats);
+  EXPECT_EQ(doc["stats"]["aub"]["waits_cut"], 2);
+  EXPECT_EQ(doc["stats"]["aub"]["polls_unsatisfied"], 0);
+}
+
+// In-process traces (what fuzz_aub_replay drives): an AubReplay without a file replays each trace start() hands it,
+// and the simulation goes on between them; a malformed trace fails where it stands, in one line.
+TEST(AubReplayInProcess, TracesFollowEachOtherWithoutStoppingTheSimulation) {
+  gpuvp::platform::Platform soc("gpuvp", gpuvp::platform::PlatformParams{});
+  gpuvp::platform::AubReplay replay("aub", soc, "");
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const auto play = [&](const Bytes& trace) {
+    replay.start(std::string(trace.begin(), trace.end()), "trace");
+    for (int i = 0; i < 1000 && replay.replaying(); ++i) sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_US));
+    EXPECT_FALSE(replay.replaying());
+    EXPECT_TRUE(replay.finished());
+    Bytes back(4);
+    soc.host().debug_read(0x10000, back.data(), 4);
+    return back;
+  };
+  EXPECT_EQ(play(aub::encode_memory_write(0x10000, kPhysical, 0, Bytes{1, 2, 3, 4})), (Bytes{1, 2, 3, 4}));
+  EXPECT_FALSE(replay.failed()) << replay.failure();
+  Bytes truncated = concat({aub::encode_memory_write(0x10000, kPhysical, 0, Bytes{5, 6, 7, 8}),
+                            aub::encode_memory_write(0x20000, kPhysical, 0, Bytes(64, 1))});
+  truncated.resize(truncated.size() - 10);
+  EXPECT_EQ(play(truncated), (Bytes{5, 6, 7, 8}));  // the records before the bad one were replayed
+  EXPECT_TRUE(replay.failed());
+  EXPECT_EQ(replay.failure().find('\n'), std::string::npos) << replay.failure();
+  EXPECT_EQ(replay.failure().rfind("trace", 0), 0u) << replay.failure();
+  EXPECT_EQ(play(aub::encode_memory_write(0x10000, kPhysical, 0, Bytes{9, 9, 9, 9})), (Bytes{9, 9, 9, 9}));
+  EXPECT_FALSE(replay.failed()) << replay.failure();
+  EXPECT_NE(sc_core::sc_get_status(), sc_core::SC_STOPPED);
 }
 
 // ---- Bad host input: exit code 2, one line -----------------------------------------------------------------------

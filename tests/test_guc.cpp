@@ -697,6 +697,96 @@ TEST_F(GucTest, ResetAndReloadAfterAFault) {
   });
 }
 
+// A reset reuses the core Unicorn built for the first boot (building one costs milliseconds), so the next boot must
+// see exactly what a new core shows: the x86 reset state, whatever the previous image left in the registers, and the
+// new image's code rather than blocks translated from the old one at the same addresses.
+TEST_F(GucTest, ResetThenBootAgainStartsFromTheResetStateAndRunsTheNewImage) {
+  // B reports its reset state in SOFT_SCRATCH(1..5) and halts: EAX, EBX, ESP, EFLAGS and the IDT base (sidt [0x1000]).
+  const std::vector<std::uint8_t> report = {0xA3, 0x84, 0xC1, 0x00, 0xFF,              // mov [SOFT_SCRATCH(1)], eax
+                                            0x89, 0x1D, 0x88, 0xC1, 0x00, 0xFF,        // mov [SOFT_SCRATCH(2)], ebx
+                                            0x89, 0x25, 0x8C, 0xC1, 0x00, 0xFF,        // mov [SOFT_SCRATCH(3)], esp
+                                            0x9C, 0x58,                                // pushfd; pop eax
+                                            0xA3, 0x90, 0xC1, 0x00, 0xFF,              // mov [SOFT_SCRATCH(4)], eax
+                                            0x0F, 0x01, 0x0D, 0x00, 0x10, 0x00, 0x00,  // sidt [0x1000]
+                                            0xA1, 0x02, 0x10, 0x00, 0x00,              // mov eax, [0x1002]
+                                            0xA3, 0x94, 0xC1, 0x00, 0xFF,              // mov [SOFT_SCRATCH(5)], eax
+                                            0xF4};                                     // hlt
+  // A leaves other values everywhere B looks: registers, the direction flag, an IDT.
+  const std::vector<std::uint8_t> clobber = {
+      0xB8, 0x78, 0x56, 0x34, 0x12,                                // mov eax, 0x12345678
+      0x89, 0xC3,                                                  // mov ebx, eax
+      0xC7, 0x05, 0x00, 0x10, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x30,  // mov dword [0x1000], 0x3000FFFF
+      0xC7, 0x05, 0x04, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // mov dword [0x1004], 0
+      0x0F, 0x01, 0x1D, 0x00, 0x10, 0x00, 0x00,                    // lidt [0x1000]: base 0x3000
+      0xFD,                                                        // std
+      0xF4};                                                       // hlt
+  const auto boot_and_read = [&](const std::vector<std::uint8_t>& code) {
+    const std::uint64_t before = model().instructions();
+    guc_.load(image_of(code), {});
+    std::vector<std::uint32_t> seen;
+    for (unsigned i = 1; i <= 5; ++i) seen.push_back(guc_.scratch(i));
+    seen.push_back(static_cast<std::uint32_t>(model().instructions() - before));
+    return seen;
+  };
+  test::run_thread([&] {
+    const std::vector<std::uint32_t> fresh = boot_and_read(report);
+    EXPECT_EQ(fresh[2], GUC_WOPCM_LOAD_ADDRESS) << "ESP as the boot ROM's jump sets it";
+    EXPECT_EQ(fresh[5], 10u) << "instructions up to and including hlt";
+    ASSERT_TRUE(guc_.reset());
+    boot_and_read(clobber);
+    ASSERT_TRUE(guc_.reset());
+    EXPECT_EQ(boot_and_read(report), fresh);
+  });
+}
+
+// The project's firmware booted, reset and booted again: the same boot, to the instruction, and the same answer. The
+// first load also allocates the driver's image and log buffers (GGTT writes), so host time is compared from the
+// second boot on: the same to the picosecond.
+TEST_F(GucTest, ResetThenBootAgainGivesTheSameBootAndStatistics) {
+  const auto counter = [](const char* name) {
+    return core::stats().counter_value(std::string("gpuvp.gen.guc.") + name);
+  };
+  struct Boot {
+    std::uint64_t instructions, mmio, memory, starts, interrupts;
+    core::Picoseconds took;
+    std::uint32_t status, reply;
+    bool same_work(const Boot& o) const {
+      return instructions == o.instructions && mmio == o.mmio && memory == o.memory && starts == o.starts &&
+             interrupts == o.interrupts && status == o.status && reply == o.reply;
+    }
+  };
+  const auto boot = [&] {
+    const std::uint64_t i0 = counter("instructions"), m0 = counter("mmio_accesses"), g0 = counter("memory_accesses"),
+                        s0 = counter("emulation_starts"), n0 = counter("interrupts");
+    const core::Picoseconds t0 = core::now_ps();
+    const auto r = guc_.load(firmware());
+    EXPECT_TRUE(r.ok) << r.error;
+    const std::uint32_t reply = guc_.send({GUC_ACTION_SAMPLE_FORCEWAKE, 1});
+    return Boot{counter("instructions") - i0,
+                counter("mmio_accesses") - m0,
+                counter("memory_accesses") - g0,
+                counter("emulation_starts") - s0,
+                counter("interrupts") - n0,
+                core::now_ps() - t0,
+                r.status,
+                reply};
+  };
+  test::run_thread([&] {
+    const Boot first = boot();
+    EXPECT_EQ(first.reply, GUC_REPLY_SUCCESS);
+    EXPECT_GT(first.instructions, 0u);
+    std::vector<Boot> again;
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(guc_.reset());
+      again.push_back(boot());
+      EXPECT_TRUE(again.back().same_work(first))
+          << "boot " << i + 2 << ": " << again.back().instructions << " instructions; first: " << first.instructions;
+    }
+    EXPECT_EQ(again[0].took, again[1].took);
+    EXPECT_EQ(counter("boots"), 3u);
+  });
+}
+
 // gen.guc.cycles_per_instruction is fractional: each instruction takes cpi x the 2.5 ns cycle (400 MHz), rounded to
 // whole picoseconds. 1000 NOPs then ud2: the fault interrupt comes 1001 instruction times (the NOPs and the ud2
 // that faults) after the jump to the image, whatever the quantum cut the run into.

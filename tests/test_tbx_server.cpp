@@ -1,5 +1,7 @@
 // The TBX server against a test-side TCP client that does what NEO does (NEO tbx_sockets_imp.cpp: CONTROL at
 // connect, GTT writes, physical memory writes and reads, MMIO writes and reads) and what a broken client does.
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -9,12 +11,14 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "hw/gen/engine_regs.h"
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
 #include "platform/platform.h"
+#include "platform/stop_signal.h"
 #include "platform/tbx_protocol.h"
 #include "platform/tbx_server.h"
 #include "tests/support/sc_test.h"
@@ -168,7 +172,8 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
 // ends.
 class TbxServerTest : public ::testing::Test {
  protected:
-  TbxServerTest() : platform_("gpuvp", platform::PlatformParams{}), server_("tbx", platform_, "tcp:127.0.0.1:0") {}
+  explicit TbxServerTest(const platform::PlatformParams& params = {})
+      : platform_("gpuvp", params), server_("tbx", platform_, "tcp:127.0.0.1:0") {}
 
   void run(const std::function<void(int port)>& client_body) {
     std::thread client([&] { client_body(server_.port()); });
@@ -342,4 +347,115 @@ TEST_F(TbxServerTest, SeveralConnectionsAsNeoOpensOnePerCommandStreamReceiver) {
   EXPECT_EQ(second, 0x5000u);
   EXPECT_EQ(stat("connections"), 2u);
   EXPECT_FALSE(server_.failed());
+}
+
+// A client that asks for a large read and stops reading fills the socket: the server's send must still see a stop
+// (here --max-wall-time's SIGALRM) and let the run end, as a blocked read does.
+TEST_F(TbxServerTest, AClientThatStopsReadingDoesNotHoldTheRunPastTheWallTimeLimit) {
+  platform::install_stop_signals();
+  platform::arm_wall_time_limit(0.5);
+  std::thread client([&] {
+    Client c(server_.port());
+    c.header(tbx::MsgType::kReadDataReq, tbx::kDataBodyBytes);
+    tbx::DataRequest r;
+    r.address = 0;
+    r.size = 256u << 20;  // far more than the socket buffers hold
+    c.send_array(tbx::encode_data(r));
+    std::this_thread::sleep_for(std::chrono::seconds(4));  // never reads; then goes away
+  });
+  const auto start = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  client.join();
+  EXPECT_LT(took, 2.0) << "the run waited for the client to go away";
+  EXPECT_EQ(platform::stop_signal(), SIGALRM);
+  EXPECT_FALSE(server_.finished());
+}
+
+platform::PlatformParams short_gpu_wait() {
+  platform::PlatformParams p;
+  p.host.gpu_wait_limit_ns = 1'000'000;  // 1 ms
+  return p;
+}
+
+class TbxServerShortWaitTest : public TbxServerTest {
+ protected:
+  TbxServerShortWaitTest() : TbxServerTest(short_gpu_wait()) {}
+};
+
+// Found by fuzz_tbx: a client that leaves an engine waiting on a semaphore nobody will signal and goes away kept the
+// server draining for ever (the engine is busy, not hung: the host may still write the semaphore). The drain ends at
+// host.gpu_wait_limit_ns with a warning, and the session counts as finished.
+TEST_F(TbxServerShortWaitTest, AnEngineWaitingForEverOnASemaphoreDoesNotKeepTheSessionGoing) {
+  namespace mi = gen::mi;
+  std::vector<std::uint32_t> ring = mi::semaphore_wait(0x11000, 0x600D, mi::Compare::kEqual);  // never written
+  ring.resize(8, 0);
+  std::vector<std::uint8_t> ring_bytes(ring.size() * 4);
+  std::memcpy(ring_bytes.data(), ring.data(), ring_bytes.size());
+  run([&](int port) {
+    Client c(port);
+    c.gtt_write(0x10, 0x100000 | gen::kPtePresent | gen::kPteWritable);
+    c.gtt_write(0x11, 0x101000 | gen::kPtePresent | gen::kPteWritable);
+    c.write_memory(0x100000, ring_bytes);
+    c.mmio_write(0x2000 + gen::engine_reg::kStart, 0x10000);
+    c.mmio_write(0x2000 + gen::engine_reg::kHead, 0);
+    c.mmio_write(0x2000 + gen::engine_reg::kCtl, 1);
+    c.mmio_write(0x2000 + gen::engine_reg::kTail, static_cast<std::uint32_t>(ring_bytes.size()));
+  });
+  EXPECT_FALSE(server_.failed()) << server_.failure();
+  EXPECT_TRUE(platform_.gen()->busy()) << "the engine still waits";
+  EXPECT_GE(stat("drain_ps"), 1'000'000'000u);
+  EXPECT_LT(stat("drain_ps"), 1'001'000'000u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "after the session ended (host.gpu_wait_limit_ns)").size(), 1u);
+}
+
+// In-process sessions (what fuzz_tbx drives): no listening socket; each attach() of one end of a socketpair starts a
+// session, which ends without stopping the simulation, and the next attach starts another.
+TEST(TbxServerInProcess, SessionsFollowEachOtherWithoutStoppingTheSimulation) {
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  platform::TbxServer server("tbx", soc, "");
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const auto session = [&](std::uint32_t value) {
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    server.attach(fds[1]);
+    EXPECT_TRUE(server.in_session());
+    std::vector<std::uint8_t> request;
+    const auto put = [&request](const auto& a) { request.insert(request.end(), a.begin(), a.end()); };
+    tbx::MmioRequest w;
+    w.write = true;
+    w.offset = 0x2080;  // RCS HWS_PGA
+    w.data = value;
+    put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 1, tbx::kMmioBodyBytes}));
+    put(tbx::encode_mmio(w));
+    tbx::MmioRequest r;
+    r.offset = 0x2080;
+    put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 2, tbx::kMmioBodyBytes}));
+    put(tbx::encode_mmio(r));
+    std::uint8_t answer[tbx::kMmioResponseBytes] = {};
+    std::size_t got = 0;
+    std::thread client([&] {
+      ::send(fds[0], request.data(), request.size(), MSG_NOSIGNAL);
+      ::shutdown(fds[0], SHUT_WR);
+      for (ssize_t k; got < sizeof answer && (k = ::recv(fds[0], answer + got, sizeof answer - got, 0)) > 0;) {
+        got += static_cast<std::size_t>(k);
+      }
+      std::uint8_t more;
+      EXPECT_EQ(::recv(fds[0], &more, 1, 0), 0) << "the server closes the connection at the end";
+      ::close(fds[0]);
+    });
+    for (int i = 0; i < 1000 && server.in_session(); ++i) sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_US));
+    client.join();
+    EXPECT_FALSE(server.in_session());
+    EXPECT_TRUE(server.finished());
+    EXPECT_FALSE(server.failed()) << server.failure();
+    EXPECT_EQ(got, sizeof answer);
+    std::uint32_t read = 0;
+    std::memcpy(&read, answer + tbx::kHeaderBytes, 4);
+    return read;
+  };
+  EXPECT_EQ(session(0x3000), 0x3000u);
+  EXPECT_EQ(session(0x5000), 0x5000u);
+  EXPECT_NE(sc_core::sc_get_status(), sc_core::SC_STOPPED);
+  EXPECT_EQ(core::stats().counter_value("tbx.connections"), 2u);
 }

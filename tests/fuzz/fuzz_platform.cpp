@@ -6,25 +6,36 @@
 
 #include "hw/gen/engine_regs.h"
 #include "hw/vc4/v3d_regs.h"
+#include "platform/aub_replay.h"
 #include "platform/platform.h"
 #include "platform/platform_params.h"
 #include "platform/script_interpreter.h"
+#include "platform/tbx_server.h"
 #include "tlm/core/report.h"
 
 namespace gpuvp::fuzz {
 
 namespace {
 
-// Short watchdogs: a hang an input causes is declared within the input's own time.
+// Short watchdogs: a hang an input causes is declared within the input's own time. The TBX server's read wait and
+// stall timeout and the longest wait for a busy GPU (TBX session end, AUB polls) shrink alike, so that a session of a
+// few hundred reads or a trace of many polls stays within an input's time. The GuC boot ROM's RSA check takes 1000
+// cycles instead of 200,000: the host polls for the end of the boot every 100 ns, and those 5000 polls were about a
+// fifth of fuzz_guc's time per input.
 const std::vector<std::string> kFuzzConfig = {
-    "gen.cs.hang_timeout_ns=100000",
-    "gen.guc.hang_timeout_ns=100000",
-    "vc4.v3d.cle.hang_timeout_ns=100000",
+    "gen.cs.hang_timeout_ns=100000",  "gen.guc.hang_timeout_ns=100000",   "vc4.v3d.cle.hang_timeout_ns=100000",
+    "host.tbx_read_wait_ns=100000",   "host.tbx_stall_timeout_ns=500000", "host.gpu_wait_limit_ns=1000000",
+    "gen.guc.rsa_verify_cycles=1000",
 };
 
 // The waits a command may ask for, cut to `limit`: clock_step NS, poll* ADDR VALUE [MASK] TIMEOUT, irq_wait LINE
 // TIMEOUT. Anything else is left as it is (the interpreter answers what it does not understand with ERR).
 std::string clamp_waits(const std::string& line, core::Picoseconds limit) {
+  // Only waits are rewritten: other lines (a write line carries up to a megabyte of hex) are not split into words.
+  const std::size_t start = line.find_first_not_of(" \t");
+  if (start == std::string::npos) return line;
+  const std::string first = line.substr(start, line.find_first_of(" \t#", start) - start);
+  if (first != "clock_step" && first.rfind("poll", 0) != 0 && first != "irq_wait") return line;
   std::istringstream in(line.substr(0, line.find('#')));
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
@@ -78,6 +89,8 @@ struct FuzzPlatform::Impl {
   platform::PlatformParams params = platform::load_platform_params(std::vector<std::string>{}, kFuzzConfig);
   platform::Platform platform{"gpuvp", params};
   FuzzHost host{"fuzz_host", platform};
+  platform::TbxServer tbx{"tbx", platform, ""};
+  platform::AubReplay aub{"aub", platform, ""};
 
   // Elaboration and initialisation: the host thread then waits for its first commands (an event notified before the
   // simulation started would not reach it).
@@ -135,6 +148,32 @@ void FuzzPlatform::run(const std::vector<std::string>& commands, const FuzzRunLi
   impl_->reset();
 }
 
+void FuzzPlatform::run_until(const std::function<bool()>& done, const FuzzRunLimits& limits) {
+  const core::Picoseconds step = 10 * core::kPsPerUs;
+  const core::Picoseconds deadline = core::now_ps() + limits.commands;
+  while (!done()) {
+    if (core::now_ps() >= deadline) {
+      std::fprintf(stderr, "fuzz: the input's workload did not end in %llu ns of simulated time\n",
+                   static_cast<unsigned long long>(limits.commands / core::kPsPerNs));
+      // What kept it going: the engines still busy.
+      if (gen::GenGpu* gpu = impl_->platform.gen()) {
+        for (int e = 0; e < gen::kEngineCount; ++e) {
+          const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
+          if (cs && cs->busy()) {
+            std::fprintf(stderr, "fuzz: %s busy: %llu commands executed, ring head %#x tail %#x, execlists %d\n",
+                         cs->info().name, static_cast<unsigned long long>(cs->commands_executed()),
+                         cs->ring().head_reg(), cs->ring().tail_reg(), cs->execlist_mode() ? 1 : 0);
+          }
+        }
+      }
+      std::abort();
+    }
+    sc_core::sc_start(core::to_sc_time(step));
+  }
+  sc_core::sc_start(core::to_sc_time(limits.settle));
+  impl_->reset();
+}
+
 void FuzzPlatform::run(const std::string& script, const FuzzRunLimits& limits) {
   std::vector<std::string> commands;
   std::istringstream in(script);
@@ -143,6 +182,8 @@ void FuzzPlatform::run(const std::string& script, const FuzzRunLimits& limits) {
 }
 
 platform::Platform& FuzzPlatform::platform() { return impl_->platform; }
+platform::TbxServer& FuzzPlatform::tbx() { return impl_->tbx; }
+platform::AubReplay& FuzzPlatform::aub() { return impl_->aub; }
 std::uint64_t FuzzPlatform::gen_base() const { return impl_->params.gen.base; }
 std::uint64_t FuzzPlatform::v3d_base() const { return impl_->params.vc4.base; }
 

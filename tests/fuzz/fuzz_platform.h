@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@
 
 namespace gpuvp::platform {
 class Platform;
-}
+class TbxServer;
+class AubReplay;
+}  // namespace gpuvp::platform
 
 namespace gpuvp::fuzz {
 
@@ -39,8 +42,15 @@ class FuzzPlatform {
   void run(const std::vector<std::string>& commands, const FuzzRunLimits& limits = {});
   // The same with a script's text (one command per line; what tb/host's ScriptHostPort records).
   void run(const std::string& script, const FuzzRunLimits& limits = {});
+  // Runs the simulation until `done` holds (a workload the harness started: a TBX session, an AUB trace), then
+  // `limits.settle`, then resets the platform. Not done within `limits.commands` of simulated time is a crash (a
+  // workload that never ends).
+  void run_until(const std::function<bool()>& done, const FuzzRunLimits& limits = {});
 
   platform::Platform& platform();
+  // The in-process TBX server and AUB replay (platform/tbx_server.h, aub_replay.h), idle until given input.
+  platform::TbxServer& tbx();
+  platform::AubReplay& aub();
   std::uint64_t gen_base() const;
   std::uint64_t v3d_base() const;
 

@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "hw/gen/engine_regs.h"
 #include "hw/gen/engines.h"
+#include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
 #include "platform/aub_reader.h"
+#include "platform/tbx_protocol.h"
 #include "tb/host/gpgpu_kernels.h"
 #include "tb/host/host_port.h"
 #include "tb/host/i915_driver.h"
@@ -57,6 +60,79 @@ std::vector<std::uint32_t> demo_batch(gpuvp::gen::Engine engine) {
   mi::emit(cmds, mi::batch_buffer_end());
   return cmds;
 }
+
+// A legacy ring on the render engine in one GGTT page (GGTT 0x10000 -> physical 0x100000): the demo's batch commands
+// inline (their stores go to GGTT 0x100000 -> physical 0x102000), ending in MI_STORE_DATA_IMM of 0xC0FFEE to GGTT
+// 0x11000 (-> physical 0x101000). What both the TBX and the AUB seeds submit.
+constexpr std::uint64_t kRingPage = 0x100000;
+constexpr std::uint64_t kTargetPage = 0x101000;
+constexpr std::uint64_t kOutPage = 0x102000;
+Bytes ring_bytes() {
+  namespace mi = gpuvp::gen::mi;
+  std::vector<std::uint32_t> ring = demo_batch(gpuvp::gen::Engine::kRcs);
+  ring.pop_back();  // the batch end: a ring goes on to its tail
+  mi::emit(ring, mi::store_data_imm(0x11000, 0xC0FFEE));
+  if (ring.size() % 2) ring.push_back(0);  // MI_NOOP: the tail is qword aligned
+  Bytes bytes;
+  put_dwords(bytes, ring);
+  return bytes;
+}
+// The ring's registers in the order a driver writes them: start, head, control (valid, one page), tail last.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> ring_registers(std::size_t ring_size) {
+  namespace reg = gpuvp::gen::engine_reg;
+  const std::uint32_t base = gpuvp::gen::engine_info(gpuvp::gen::Engine::kRcs).mmio_base;
+  return {{base + reg::kStart, 0x10000},
+          {base + reg::kHead, 0},
+          {base + reg::kCtl, 1},
+          {base + reg::kTail, static_cast<std::uint32_t>(ring_size)}};
+}
+
+// A TBX client's messages (NEO tbx_sockets_imp.cpp layouts).
+class TbxStream {
+ public:
+  void control() {
+    namespace tbx = gpuvp::platform::tbx;
+    header(tbx::MsgType::kControlReq, tbx::kControlBodyBytes);
+    put(tbx::encode_control({tbx::kControlHas, tbx::kControlHas | tbx::kControlTimeAdv | tbx::kControlAsync}));
+  }
+  void mmio(bool write, std::uint32_t offset, std::uint32_t value) {
+    namespace tbx = gpuvp::platform::tbx;
+    header(tbx::MsgType::kMmioReq, tbx::kMmioBodyBytes);
+    tbx::MmioRequest r;
+    r.write = write;
+    r.offset = offset;
+    r.data = value;
+    put(tbx::encode_mmio(r));
+  }
+  void gtt(bool write, std::uint32_t index, std::uint64_t entry) {
+    namespace tbx = gpuvp::platform::tbx;
+    header(tbx::MsgType::kGttReq, tbx::kGttBodyBytes);
+    put(tbx::encode_gtt({write, index, entry}));
+  }
+  void data(bool write, std::uint64_t address, const Bytes& bytes, std::uint32_t read_size = 0) {
+    namespace tbx = gpuvp::platform::tbx;
+    header(write ? tbx::MsgType::kWriteDataReq : tbx::MsgType::kReadDataReq, tbx::kDataBodyBytes);
+    tbx::DataRequest r;
+    r.write = write;
+    r.address = address;
+    r.size = write ? static_cast<std::uint32_t>(bytes.size()) : read_size;
+    put(tbx::encode_data(r));
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
+  }
+  const Bytes& bytes() const { return out_; }
+
+ private:
+  void header(gpuvp::platform::tbx::MsgType type, std::size_t size) {
+    put(gpuvp::platform::tbx::encode_header(
+        {static_cast<std::uint32_t>(type), trans_id_++, static_cast<std::uint32_t>(size)}));
+  }
+  template <std::size_t N>
+  void put(const std::array<std::uint8_t, N>& a) {
+    out_.insert(out_.end(), a.begin(), a.end());
+  }
+  Bytes out_;
+  std::uint32_t trans_id_ = 0;
+};
 
 }  // namespace
 
@@ -148,6 +224,63 @@ int main(int argc, char** argv) {
       trace.insert(trace.end(), r.begin(), r.end());
     }
     write_seed(dir, "fuzz_aub_reader", 0, trace);
+  }
+
+  // fuzz_aub_replay: the same records, and a well-formed replay: GGTT entries for a ring and its target page, the
+  // ring, its registers, a poll until the ring's store landed, a compare of it.
+  {
+    namespace aub = platform::aub;
+    const auto kPhysical = static_cast<std::uint32_t>(aub::AddressSpace::kPhysical);
+    const auto kGttEntry = static_cast<std::uint32_t>(aub::AddressSpace::kGttEntry);
+    const auto kGgtt = static_cast<std::uint32_t>(aub::AddressSpace::kGttGfx);
+    Bytes trace;
+    for (const Bytes& r :
+         {aub::encode_version(12, 0), aub::encode_register_write(0x2030, 0x10),
+          aub::encode_memory_write(0x1000, kPhysical, 0, {1, 2, 3, 4}),
+          aub::encode_memory_compare(0x1000, kPhysical, {1, 2, 3, 4}, false),
+          aub::encode_memory_poll(0x1000, kPhysical, 4, 0xFF, 1, false), aub::encode_binary_dump(0x1000, 64, 1)}) {
+      trace.insert(trace.end(), r.begin(), r.end());
+    }
+    write_seed(dir, "fuzz_aub_replay", 0, trace);
+    trace.clear();
+    const auto append = [&trace](const Bytes& r) { trace.insert(trace.end(), r.begin(), r.end()); };
+    append(aub::encode_version(12, 0));
+    append(aub::encode_comment("gpuvp fuzz seed: a legacy ring on RCS"));
+    Bytes entries;
+    put_dwords(entries, {static_cast<std::uint32_t>(kRingPage | gen::kPtePresent | gen::kPteWritable), 0,
+                         static_cast<std::uint32_t>(kTargetPage | gen::kPtePresent | gen::kPteWritable), 0});
+    append(aub::encode_memory_write(0x10 * gen::kGgttPteBytes, kGttEntry, 0, entries));
+    entries.clear();
+    put_dwords(entries, {static_cast<std::uint32_t>(kOutPage | gen::kPtePresent | gen::kPteWritable), 0});
+    append(aub::encode_memory_write(0x100 * gen::kGgttPteBytes, kGttEntry, 0, entries));
+    const Bytes ring = ring_bytes();
+    append(aub::encode_memory_write(kRingPage, kPhysical, 0, ring));
+    for (const auto& [offset, value] : ring_registers(ring.size())) append(aub::encode_register_write(offset, value));
+    append(aub::encode_memory_poll(0x11000, kGgtt, 4, ~0ULL, 0xC0FFEE, false));
+    append(aub::encode_memory_compare(kTargetPage, kPhysical, {0xEE, 0xFF, 0xC0, 0}, false));
+    append(aub::encode_register_poll(0x2034, 0x1FFFFC, static_cast<std::uint32_t>(ring.size()), false));
+    write_seed(dir, "fuzz_aub_replay", 1, trace);
+  }
+
+  // fuzz_tbx: NEO's session opening, then the same ring through GTT, memory and MMIO requests, reads of the result, a
+  // register and a GGTT entry; and a session that reads a register only.
+  {
+    TbxStream s;
+    s.control();
+    s.gtt(true, 0x10, kRingPage | gen::kPtePresent | gen::kPteWritable);
+    s.gtt(true, 0x11, kTargetPage | gen::kPtePresent | gen::kPteWritable);
+    s.gtt(true, 0x100, kOutPage | gen::kPtePresent | gen::kPteWritable);
+    const Bytes ring = ring_bytes();
+    s.data(true, kRingPage, ring);
+    for (const auto& [offset, value] : ring_registers(ring.size())) s.mmio(true, offset, value);
+    s.data(false, kTargetPage, {}, 4);
+    s.mmio(false, 0x2034, 0);
+    s.gtt(false, 0x11, 0);
+    write_seed(dir, "fuzz_tbx", 0, s.bytes());
+    TbxStream t;
+    t.control();
+    t.mmio(false, 0x44304, 0);  // GEN8_GT_IMR(0)
+    write_seed(dir, "fuzz_tbx", 1, t.bytes());
   }
 
   // fuzz_config: a file and overrides.

@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build/fuzz
-HARNESSES=(fuzz_gen_ring fuzz_gen_execlists fuzz_vc4_cle fuzz_guc fuzz_script fuzz_eu fuzz_aub_reader fuzz_config)
+HARNESSES=(fuzz_gen_ring fuzz_gen_execlists fuzz_vc4_cle fuzz_guc fuzz_script fuzz_eu fuzz_aub_reader fuzz_config fuzz_tbx
+           fuzz_aub_replay)
 # SystemC switches coroutine stacks, which ASan's stack-use-after-return detection cannot follow; the platform a
 # harness builds lives as long as the process, on purpose.
 export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0
@@ -39,7 +40,9 @@ for h in "${HARNESSES[@]}"; do
   mkdir -p "$BUILD/corpus/$h" "$BUILD/seeds/$h"
   echo "run_fuzzers: $h for $seconds s"
   # -timeout: one input taking longer is a hang; -rss_limit_mb: host memory growing past it is unbounded growth.
-  "$BUILD/tests/fuzz/$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+  # -detect_leaks=0: the platform lives as long as the process (LeakSanitizer is off, above), so libFuzzer's leak
+  # check would only run every input that allocates more than it frees a second time.
+  "$BUILD/tests/fuzz/$h" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 \
     -artifact_prefix="$BUILD/findings/$h-" "$BUILD/corpus/$h" "$BUILD/seeds/$h" 2>"$BUILD/$h.log" || {
     tail -60 "$BUILD/$h.log" >&2
     echo "run_fuzzers: $h found a crash (log: $BUILD/$h.log, input: $BUILD/findings/$h-*)" >&2
