@@ -34,7 +34,14 @@ Platform::Platform(sc_core::sc_module_name name, const PlatformParams& params)
   const core::PortTiming mmio_timing{params_.bus.hop_latency_cycles, params_.bus.mmio_port_bytes_per_cycle};
   if (params_.gen.enabled) {
     // The GGTT entries live in graphics stolen memory, by default the top of low DRAM (plan_memory_map).
-    gen_ = std::make_unique<gen::GenGpu>("gen", params_.gen.gpu, map_.gsm_base);
+    gen::GenGpuParams gpu = params_.gen.gpu;
+    gen::GpgpuParams::Dram& dram = gpu.cs.gpgpu.dram;  // what the EU array's memory hierarchy reaches
+    dram.clock_hz = params_.dram.memory.clock_hz;
+    dram.bytes_per_cycle = params_.dram.memory.bytes_per_cycle;
+    dram.channels = params_.dram.channels;
+    dram.read_latency_cycles = params_.dram.memory.read_latency_cycles;
+    dram.access_overhead_ps = params_.dram.access_overhead_ps;
+    gen_ = std::make_unique<gen::GenGpu>("gen", gpu, map_.gsm_base);
     bus_.attach_target(gen_->socket, "gen", params_.gen.base, gen::kBarSize, mmio_timing);
     bus_.attach_initiator(gen_->memory.socket, "gen");
     host_irqs_.emplace_back("gen", &gen_->irq());

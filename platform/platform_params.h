@@ -53,6 +53,11 @@ struct BusParams {
 struct DramParams {
   std::uint64_t base = 0;
   core::MemoryParams memory;
+  // For the GPU's memory hierarchy (gen.gpgpu.timing=array): lines interleave across channels, each with its share of
+  // bytes_per_cycle, and every 64-byte access costs its channel this much beyond the transfer (row activations,
+  // precharges, bus turnarounds and refresh, on average).
+  std::uint32_t channels = 1;
+  std::uint32_t access_overhead_ps = 0;
 
   void visit(core::ParamVisitor& v) {
     v.param("base", base, "physical base address");
@@ -64,7 +69,10 @@ struct DramParams {
     v.param("clock_hz", memory.clock_hz, "DRAM controller clock in Hz", 1'000'000, 10'000'000'000ULL);
     v.param("read_latency_cycles", memory.read_latency_cycles, "read latency", 0, 100000);
     v.param("write_latency_cycles", memory.write_latency_cycles, "write latency", 0, 100000);
-    v.param("bytes_per_cycle", memory.bytes_per_cycle, "sustained bandwidth", 1, 4096);
+    v.param("bytes_per_cycle", memory.bytes_per_cycle, "sustained bandwidth (all channels)", 1, 4096);
+    v.param("channels", channels, "channels the GPU's L3 misses interleave across (gen.gpgpu.timing=array)", 1, 16);
+    v.param("access_overhead_ps", access_overhead_ps,
+            "time a 64-byte GPU access costs its channel beyond the transfer (gen.gpgpu.timing=array)", 0, 1'000'000);
     v.param("dmi", memory.dmi, "grant direct memory interface pointers");
   }
 };

@@ -276,6 +276,49 @@ TEST(DataPort, AMessageReachesMemoryOncePerLineItTouches) {
   EXPECT_EQ(f.reg32(40, 7), 0xE0u + 21);
 }
 
+// With a memory log (array timing), a message notes the lines it touched after coalescing, SLM lines by their offset,
+// and its atomic lanes; without one nothing is noted.
+TEST(DataPort, AMessageLogsItsLinesForTheTimingModel) {
+  Fixture f;
+  constexpr std::uint64_t kGsb = 0x100000;
+  MemoryLog log;
+  f.t.memory_log = &log;
+  // SIMD16 untyped read, stateless, a stride of 64 bytes: a line per lane.
+  const std::uint32_t read16 = 2U << 25 | 2U << 20 | 1U << 14 | (1U << 4 | 0xE) << 8 | kBtiStateless;
+  for (unsigned lane = 0; lane < 16; ++lane) f.set32(20 + lane / 8, lane % 8, 0x2000 + 64 * lane);
+  ASSERT_EQ(f.port.send(f.message(0xC, read16, 16, 0xFFFF), f.t).status, MessageStatus::kDone);
+  ASSERT_EQ(log.lines.size(), 16u);
+  for (unsigned lane = 0; lane < 16; ++lane) {
+    EXPECT_EQ(log.lines[lane].address, kGsb + 0x2000 + 64 * lane);
+    EXPECT_EQ(log.lines[lane].flags, MemoryLine::kRead);
+  }
+  EXPECT_EQ(log.pending_atomics, 0u);
+  // SIMD16 atomic INC by every lane on one dword: one line read and written, sixteen atomic lanes.
+  log.clear();
+  const std::uint32_t inc16 = 2U << 25 | 2U << 14 | 5U << 8 | kBtiStateless;
+  for (unsigned lane = 0; lane < 16; ++lane) f.set32(20 + lane / 8, lane % 8, 0x5004);
+  ASSERT_EQ(f.port.send(f.message(0xC, inc16, 16, 0xFFFF), f.t).status, MessageStatus::kDone);
+  ASSERT_EQ(log.lines.size(), 1u);
+  EXPECT_EQ(log.lines[0].address, kGsb + 0x5000);
+  EXPECT_EQ(log.lines[0].flags, MemoryLine::kRead | MemoryLine::kWrite);
+  EXPECT_EQ(log.pending_atomics, 16u);
+  // An SLM atomic (IMAX, one lane at offset 80): SLM line 64, read and written.
+  log.clear();
+  const std::uint32_t imax = 2U << 25 | 2U << 14 | (0x10U | 10) << 8 | kBtiSlm;
+  f.set32(20, 0, 80);
+  f.set32(21, 0, 5);
+  ASSERT_EQ(f.port.send(f.message(0xC, imax, 8, 0x1), f.t).status, MessageStatus::kDone);
+  ASSERT_EQ(log.lines.size(), 1u);
+  EXPECT_EQ(log.lines[0].address, 64u);
+  EXPECT_EQ(log.lines[0].flags, MemoryLine::kSlm | MemoryLine::kRead | MemoryLine::kWrite);
+  EXPECT_EQ(log.pending_atomics, 1u);
+  // Without a log the port notes nothing.
+  f.t.memory_log = nullptr;
+  log.clear();
+  ASSERT_EQ(f.port.send(f.message(0xC, read16, 16, 0xFFFF), f.t).status, MessageStatus::kDone);
+  EXPECT_TRUE(log.lines.empty());
+}
+
 // A line whose read faults ends the message as a memory fault before any lane's data is used or written.
 TEST(DataPort, ALineThatFaultsEndsTheMessageAsAMemoryFault) {
   Fixture f;

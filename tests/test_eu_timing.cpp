@@ -430,7 +430,7 @@ TEST(EuArray, ABarrierReleasesTheGroupAfterItsLastArrival) {
       ops.push_back(t);
     }
     eu::EuArray array(one_eu());
-    array.add({{trace_of(ops[0]), trace_of(ops[1])}});
+    array.add({{trace_of(ops[0]), trace_of(ops[1])}, {}});
     return array.run();
   };
   const std::uint64_t base = group_time(100, 60);
@@ -450,7 +450,7 @@ TEST(EuArray, TwiceTheEusHalveAnAluBoundKernel) {
     eu::EuArrayParams p;
     p.slices = slices;
     eu::EuArray array(p);
-    for (unsigned g = 0; g < 210; ++g) array.add({std::vector<eu::EuArray::Trace>(8, trace_of(mads))});
+    for (unsigned g = 0; g < 210; ++g) array.add({std::vector<eu::EuArray::Trace>(8, trace_of(mads)), {}});
     return array.run();
   };
   const double gt2 = static_cast<double>(kernel_cycles(1));
@@ -466,7 +466,7 @@ TEST(EuArray, GroupsFillWholeSubslicesAndWaitForRoom) {
   const std::vector<eu::TimingOp> mads = stream(mad16(), 100, true);
   const auto cycles = [&](unsigned groups) {
     eu::EuArray array(eu::EuArrayParams{});
-    for (unsigned g = 0; g < groups; ++g) array.add({std::vector<eu::EuArray::Trace>(56, trace_of(mads))});
+    for (unsigned g = 0; g < groups; ++g) array.add({std::vector<eu::EuArray::Trace>(56, trace_of(mads)), {}});
     return array.run();
   };
   const std::uint64_t three = cycles(3), four = cycles(4);
@@ -475,6 +475,6 @@ TEST(EuArray, GroupsFillWholeSubslicesAndWaitForRoom) {
   // alone (a thread alone issues a SIMD16 mad every 4 cycles, half what two FPUs take).
   EXPECT_NEAR(static_cast<double>(three), 1414, 28);
   EXPECT_GE(four, 2 * 1400u);
-  EXPECT_THROW(eu::EuArray(eu::EuArrayParams{}).add({std::vector<eu::EuArray::Trace>(57, trace_of(mads))}),
+  EXPECT_THROW(eu::EuArray(eu::EuArrayParams{}).add({std::vector<eu::EuArray::Trace>(57, trace_of(mads)), {}}),
                std::invalid_argument);
 }

@@ -120,6 +120,74 @@ TEST(GpgpuPipe, SaxpyKernelRunsFromTheRenderRingWithUntypedSurfaceMessages) {
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.eu_instructions"), 4u * 10);
 }
 
+namespace {
+
+// Under array timing a walker's lines go through the L3 to DRAM: saxpy over 4,096 items (256 SIMD16 threads, each
+// reading a line of a and of b and writing a line of out) misses 768 lines and reads 512 from DRAM; run again, it
+// finds them all in the L3. Returns the cycles of the first run and of the second.
+std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_bytes_per_cycle) {
+  platform::PlatformParams params;
+  params.gen.gpu.cs.gpgpu.timing = "array";
+  params.dram.memory.bytes_per_cycle = dram_bytes_per_cycle;
+  Rig rig(params);
+  bool ok = true;
+  std::vector<std::uint32_t> c(4096);
+  std::uint64_t first = 0;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    const auto a = d.alloc(16384), b = d.alloc(16384), out = d.alloc(16384);
+    std::vector<std::uint32_t> av(4096), bv(4096);
+    for (unsigned i = 0; i < 4096; ++i) {
+      av[i] = as_u32(static_cast<float>(i));
+      bv[i] = as_u32(1.0f);
+    }
+    d.upload(a, 0, av);
+    d.upload(b, 0, bv);
+    host::GpgpuKernel k;
+    k.instructions = host::saxpy_kernel();
+    k.simd = 16;
+    k.local_size = {16, 1, 1};
+    k.groups = {256, 1, 1};
+    const float s = 2.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    ok = run_dispatch(rig, k);
+    first = core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles");
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_misses"), 768u);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 0u);
+    EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 512u);
+    ok = ok && run_dispatch(rig, k);
+    rig.port.read_block(out.phys, c.data(), 4096 * 4);
+  });
+  EXPECT_TRUE(ok) << rig.incidents();
+  for (unsigned i = 0; i < 4096; i += 97) EXPECT_EQ(as_float(c[i]), 2.0f * static_cast<float>(i) + 1.0f) << i;
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 768u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 512u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_written_lines"), 0u);  // nothing evicted
+  return {first, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles") - first};
+}
+
+}  // namespace
+
+// The first run is bound by DRAM: 512 lines at 32 bytes per cycle (1 GHz DRAM and GPU) take 1,024 cycles; the last
+// thread's reads then complete a miss's latency later (1 + 2 + 60 + 100) and its write is in the L3 101 cycles after
+// it issues: at least 1,288 cycles, and within 5 % of it (the first requests and the last mad and end of thread).
+// The second run, all hits, takes less than half.
+TEST(GpgpuPipe, UnderArrayTimingSaxpyLinesGoThroughTheL3ToDram) {
+  const auto [first, second] = saxpy_on_the_array(32);
+  EXPECT_GE(first, 1024u + 163 + 101);
+  EXPECT_LE(first, (1024u + 163 + 101) * 105 / 100);
+  EXPECT_LT(second * 2, first);
+}
+
+// Half the DRAM bandwidth: 2,048 cycles for the lines, the last miss's latency (now 1 + 4 + 60 + 100) and the write.
+TEST(GpgpuPipe, UnderArrayTimingHalfTheDramBandwidthDoublesTheStreamingPart) {
+  const auto [first, second] = saxpy_on_the_array(16);
+  EXPECT_GE(first, 2048u + 165 + 101);
+  EXPECT_LE(first, (2048u + 165 + 101) * 105 / 100);
+  EXPECT_LT(second * 3, first);
+}
+
 TEST(GpgpuPipe, ThePartialThreadTakesTheRightExecutionMaskAndOutOfBoundsAccessesAreDropped) {
   Rig rig;
   bool ok = false;

@@ -17,6 +17,7 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
   // The host line irq_ is GtInterrupts' alone: GEN8_MASTER_IRQ enable && a GT bank's (IIR & IER). Every source
   // reaches it through a bank: engine events (CommandStreamer), the GuC-to-host interrupt (bank 2, below). A GTT
   // fault raises nothing by itself (Gtt::record_fault): its engine stops with a CS error.
+  params_.cs.gpgpu.dram.gpu_clock_hz = params_.clock_hz;  // the EU array's memory hierarchy counts GPU cycles
   memory.set_mode(core::Initiator::parse_mode(params_.memory_access));
   for (int i = 0; i < kEngineCount; ++i) {
     const EngineInfo& info = engine_info(static_cast<Engine>(i));

@@ -1,5 +1,6 @@
 #include "tlm/gen/gpgpu_pipe.h"
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -78,14 +79,55 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                                     "surface accesses outside their buffer (reads return 0, writes dropped)")),
       array_cycles_(
           stats_.counter("array_cycles", "cycles", "GPU cycles walkers took on the EU array (gen.gpgpu.timing=array)")),
+      l3_hits_(stats_.counter("l3_hits", "events", "array timing: data port lines the L3 held")),
+      l3_misses_(stats_.counter("l3_misses", "events", "array timing: data port lines the L3 fetched or allocated")),
+      l3_writebacks_(stats_.counter("l3_writebacks", "events", "array timing: dirty L3 lines evicted to memory")),
+      slm_lines_(stats_.counter("slm_lines", "events", "array timing: 64-byte lines of shared local memory accessed")),
+      dram_read_lines_(stats_.counter("dram_read_lines", "events", "array timing: 64-byte lines read from DRAM")),
+      dram_written_lines_(
+          stats_.counter("dram_written_lines", "events", "array timing: 64-byte lines written back to DRAM")),
       memory_(std::make_unique<Memory>()),
       data_port_memory_(std::make_unique<Memory>()),
       decode_cache_(std::make_unique<eu::DecodeCache>(*memory_)),
       data_port_(std::make_unique<eu::DataPort>(*data_port_memory_)) {
   data_port_memory_->set_timed(params_.timing != "array");
+  if (params_.timing == "array") {
+    eu::MemoryHierarchyParams m;
+    m.slices = params_.slices;
+    m.subslices = params_.slices * params_.subslices_per_slice;
+    m.port_bytes_per_cycle = params_.data_port_bytes_per_cycle;
+    m.l3_kib = params_.l3_kib;
+    m.l3_ways = params_.l3_ways;
+    m.l3_banks = params_.l3_banks;
+    m.l3_bank_bytes_per_cycle = params_.l3_bank_bytes_per_cycle;
+    m.l3_latency_cycles = params_.l3_latency_cycles;
+    m.slm_bytes_per_cycle = params_.slm_bytes_per_cycle;
+    m.slm_latency_cycles = params_.slm_latency_cycles;
+    m.atomic_cycles = params_.atomic_cycles;
+    m.gti_bytes_per_cycle = params_.gti_bytes_per_cycle;
+    // DRAM figures in GPU cycles.
+    const GpgpuParams::Dram& d = params_.dram;
+    const double gpu_per_dram = static_cast<double>(d.gpu_clock_hz) / static_cast<double>(d.clock_hz);
+    m.dram_channels = d.channels;
+    m.dram_bytes_per_cycle = d.bytes_per_cycle / gpu_per_dram;
+    m.dram_line_overhead_cycles =
+        static_cast<double>(d.access_overhead_ps) * static_cast<double>(d.gpu_clock_hz) / 1e12;
+    m.dram_read_latency_cycles = static_cast<unsigned>(std::lround(d.read_latency_cycles * gpu_per_dram));
+    hierarchy_ = std::make_unique<eu::MemoryHierarchy>(m);
+  }
 }
 
 GpgpuPipe::~GpgpuPipe() = default;
+
+void GpgpuPipe::update_hierarchy_stats() {
+  const eu::MemoryHierarchyStats& s = hierarchy_->stats();
+  l3_hits_.value = s.l3_hits;
+  l3_misses_.value = s.l3_misses;
+  l3_writebacks_.value = s.l3_writebacks;
+  slm_lines_.value = s.slm_lines;
+  dram_read_lines_.value = s.dram_read_lines;
+  dram_written_lines_.value = s.dram_written_lines;
+}
 
 void GpgpuPipe::update_data_port_stats() {
   const eu::DataPortStats& s = data_port_->stats();
@@ -269,11 +311,17 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   ++walkers_.value;
   // Runs thread group (x, y, z) functionally; with `traces`, records each thread's instructions. An error outcome when
   // the engine stops.
+  std::vector<eu::MemoryLog> logs;  // array timing: each thread's memory requests
   const auto run_group = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z,
                              std::vector<std::vector<const eu::ExecInstruction*>>* traces) -> std::optional<Outcome> {
+    if (traces != nullptr) logs.resize(threads_per_group);
     for (unsigned t = 0; t < threads_per_group; ++t) {
       eu::ThreadState& th = threads[t];
       th = eu::ThreadState{};
+      if (traces != nullptr) {
+        logs[t].clear();
+        th.memory_log = &logs[t];
+      }
       // R0 (Gen9 GPGPU; IGC WIFuncResolution, Mesa emit_cs_work_group_id_setup): r0.1 group X, r0.6 group Y,
       // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
       // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
@@ -325,6 +373,8 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     ap.core.threads = params_.threads_per_eu;
     ap.core.send_latency = params_.send_latency_cycles;
     eu::EuArray array(ap);
+    hierarchy_->restart();
+    array.attach_memory(hierarchy_.get());
     std::uint32_t x = x0, y = y0, z = z0;
     std::optional<Outcome> stopped;
     std::vector<std::vector<const eu::ExecInstruction*>> traces;
@@ -347,6 +397,8 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
         timed.reserve(trace.size());
         for (const eu::ExecInstruction* i : trace) timed.push_back(&i->timing);
       }
+      g.memory = std::move(logs);
+      logs.clear();
       if (++x == x_end) {
         x = x0;
         if (++y == y_end) {
@@ -357,6 +409,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
       return true;
     };
     const std::uint64_t end = array.run(next);
+    update_hierarchy_stats();
     if (stopped) return *stopped;
     if (end > charged) engine.cycles(end - charged);
     array_cycles_.value += end;
@@ -397,6 +450,9 @@ bool GpgpuPipe::save_state(EngineContext&, std::uint64_t lrca) {
 }
 
 bool GpgpuPipe::restore_state(EngineContext&, std::uint64_t lrca) {
+  // The L3 model tags lines with graphics virtual addresses: another context's are other memory.
+  if (hierarchy_ && lrca != restored_lrca_) hierarchy_->invalidate();
+  restored_lrca_ = lrca;
   const std::uint64_t old_instruction_base = state_.instruction_base;
   const auto it = saved_.find(lrca);
   state_ = it != saved_.end() ? it->second : State{};

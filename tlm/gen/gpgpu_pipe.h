@@ -17,6 +17,7 @@
 #include "tlm/core/config.h"
 #include "tlm/core/stats_group.h"
 #include "tlm/gen/eu/data_port.h"
+#include "tlm/gen/eu/memory_hierarchy.h"
 #include "tlm/gen/eu/program.h"
 #include "tlm/gen/pipe_unit.h"
 
@@ -44,6 +45,28 @@ struct GpgpuParams {
   std::uint32_t dispatch_cycles = 2;
   std::uint32_t barrier_cycles = 90;
   std::uint32_t send_latency_cycles = 100;
+  // The memory hierarchy under array timing (eu::MemoryHierarchy; Junkins, Gen9, sections 5.4-5.6).
+  std::uint32_t data_port_bytes_per_cycle = 64;
+  std::uint32_t l3_kib = 512;
+  std::uint32_t l3_ways = 16;
+  std::uint32_t l3_banks = 4;
+  std::uint32_t l3_bank_bytes_per_cycle = 64;
+  std::uint32_t l3_latency_cycles = 100;
+  std::uint32_t slm_bytes_per_cycle = 64;
+  std::uint32_t slm_latency_cycles = 100;
+  std::uint32_t atomic_cycles = 1;
+  std::uint32_t gti_bytes_per_cycle = 64;
+
+  // Not parameters of their own: the GPU's clock (gen.clock_hz) and the DRAM behind the GTI (dram.*), filled in by
+  // the GPU and the platform.
+  struct Dram {
+    std::uint64_t gpu_clock_hz = 1'000'000'000;
+    std::uint64_t clock_hz = 1'000'000'000;
+    std::uint32_t bytes_per_cycle = 32;  // all channels
+    std::uint32_t channels = 1;
+    std::uint32_t read_latency_cycles = 60;
+    std::uint32_t access_overhead_ps = 0;
+  } dram;
 
   std::uint32_t eu_count() const { return slices * subslices_per_slice * eus_per_subslice; }
   // The hardware threads of one subslice: the most one thread group may have.
@@ -61,15 +84,32 @@ struct GpgpuParams {
     v.param("timing", timing,
             "how a walker takes time: functional (instruction_cycles per instruction shared by the EUs, plus the data "
             "port's line requests one after another) or array (each EU's issue model: threads, FPUs, scoreboard, "
-            "dispatch, barriers; memory requests take send_latency_cycles)",
+            "dispatch, barriers; memory messages through the data port, L3 or SLM, GTI and DRAM)",
             {"functional", "array"});
     v.param("dispatch_cycles", dispatch_cycles, "array timing: GPU cycles between two thread launches of a subslice", 0,
             1000);
     v.param("barrier_cycles", barrier_cycles,
             "array timing: GPU cycles from a group's last barrier arrival until its threads go on", 0, 100000);
     v.param("send_latency_cycles", send_latency_cycles,
-            "array timing: GPU cycles until a data port message's response (until the memory hierarchy's timing)", 1,
+            "array timing: GPU cycles until the response of a message that reaches no memory (gateway, fence)", 1,
             100000);
+    v.param("data_port_bytes_per_cycle", data_port_bytes_per_cycle,
+            "array timing: bytes per GPU cycle of a subslice's data port, each way (Gen9: 64)", 1, 4096);
+    v.param("l3_kib", l3_kib, "array timing: L3 cache for data per slice in KiB (Gen9: 512 of 768 in compute contexts)",
+            1, 65536);
+    v.param("l3_ways", l3_ways, "array timing: L3 associativity", 1, 64);
+    v.param("l3_banks", l3_banks, "array timing: L3 banks per slice (Gen9 GT2: 4)", 1, 64);
+    v.param("l3_bank_bytes_per_cycle", l3_bank_bytes_per_cycle, "array timing: bytes per GPU cycle of an L3 bank", 1,
+            4096);
+    v.param("l3_latency_cycles", l3_latency_cycles, "array timing: GPU cycles from a send until an L3 hit's data", 1,
+            100000);
+    v.param("slm_bytes_per_cycle", slm_bytes_per_cycle,
+            "array timing: bytes per GPU cycle of a subslice's shared local memory", 1, 4096);
+    v.param("slm_latency_cycles", slm_latency_cycles, "array timing: GPU cycles from a send until SLM data", 1, 100000);
+    v.param("atomic_cycles", atomic_cycles, "array timing: GPU cycles an L3 bank or the SLM takes per atomic lane", 0,
+            1000);
+    v.param("gti_bytes_per_cycle", gti_bytes_per_cycle,
+            "array timing: bytes per GPU cycle between the slices and memory (GTI), each way (Gen9: 64)", 1, 4096);
   }
 };
 
@@ -113,6 +153,7 @@ class GpgpuPipe final : public PipeUnit {
   Outcome walker(EngineContext& engine, const Command& cmd);
 
   void update_data_port_stats();
+  void update_hierarchy_stats();
 
   GpgpuParams params_;
   State state_;
@@ -130,10 +171,18 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& atomics_;
   core::Counter& out_of_bounds_;
   core::Counter& array_cycles_;
+  core::Counter& l3_hits_;
+  core::Counter& l3_misses_;
+  core::Counter& l3_writebacks_;
+  core::Counter& slm_lines_;
+  core::Counter& dram_read_lines_;
+  core::Counter& dram_written_lines_;
   std::unique_ptr<Memory> memory_;
   std::unique_ptr<Memory> data_port_memory_;  // untimed under array timing: the array times the messages
   std::unique_ptr<eu::DecodeCache> decode_cache_;
   std::unique_ptr<eu::DataPort> data_port_;
+  std::unique_ptr<eu::MemoryHierarchy> hierarchy_;  // array timing only
+  std::uint64_t restored_lrca_ = 0;
   std::map<std::uint64_t, State> saved_;  // by LRCA: the pipeline state of contexts switched out
 };
 

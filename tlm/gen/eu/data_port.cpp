@@ -149,6 +149,15 @@ class DataPort::Lines {
       in += n;
     });
   }
+  // Notes each line in `log` (the EU array's memory timing).
+  void log_to(MemoryLog& log) const {
+    for (const Line& l : lines_) {
+      std::uint8_t flags = 0;
+      if (l.read_hi > l.read_lo) flags |= MemoryLine::kRead;
+      if (l.written != 0) flags |= MemoryLine::kWrite;
+      if (flags != 0) log.lines.push_back({l.base, flags});
+    }
+  }
   // Writes each run of written bytes back; false on a memory fault.
   bool flush(GpuMemory& memory, DataPortStats& stats) {
     for (Line& l : lines_) {
@@ -269,6 +278,7 @@ class DataPort::Access {
       case Surface::Kind::kSlm: {
         std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
         offset = slm_offset(offset);
+        if (planning_) port_.note_slm(offset, bytes, false);
         for (unsigned i = 0; i < bytes; ++i) p[i] = offset + i < slm.size() ? slm[offset + i] : 0;
         if (offset + bytes > slm.size()) count_out_of_bounds();
         return;
@@ -298,9 +308,12 @@ class DataPort::Access {
       case Surface::Kind::kNull:
         return;
       case Surface::Kind::kSlm: {
-        if (planning_) return;
-        std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
         offset = slm_offset(offset);
+        if (planning_) {
+          port_.note_slm(offset, bytes, true);
+          return;
+        }
+        std::vector<std::uint8_t>& slm = *port_.bindings_.slm;
         for (unsigned i = 0; i < bytes; ++i) {
           if (offset + i < slm.size()) slm[offset + i] = p[i];
         }
@@ -436,6 +449,8 @@ MessageResult DataPort::send(const Message& message, ThreadState& thread) {
     return message.sfid == 0xA ? dc0(message, thread, *lines_, planning) : dc1(message, thread, *lines_, planning);
   };
   lines_->clear();
+  slm_lines_.clear();
+  const std::uint64_t atomics_before = stats_.atomics;
   MessageResult result = run(true);
   if (result.status == MessageStatus::kError) return result;
   const auto fault = [&] {
@@ -446,7 +461,28 @@ MessageResult DataPort::send(const Message& message, ThreadState& thread) {
   result = run(false);
   if (result.status == MessageStatus::kError) return result;
   if (!lines_->flush(memory_, stats_)) return fault();
+  if (MemoryLog* log = thread.memory_log) {
+    lines_->log_to(*log);
+    log->lines.insert(log->lines.end(), slm_lines_.begin(), slm_lines_.end());
+    log->pending_atomics = static_cast<std::uint16_t>(std::min<std::uint64_t>(stats_.atomics - atomics_before, 0xFFFF));
+  }
   return result;
+}
+
+// SLM is banked and timed per 64-byte line like the L3's data port path (Junkins, Gen9, 5.5.2: 64 B/clk per subslice).
+void DataPort::note_slm(std::uint64_t offset, unsigned bytes, bool write) {
+  if (bytes == 0) return;
+  const std::uint8_t flag = MemoryLine::kSlm | (write ? MemoryLine::kWrite : MemoryLine::kRead);
+  for (std::uint64_t line = offset / 64; line <= (offset + bytes - 1) / 64; ++line) {
+    bool found = false;
+    for (MemoryLine& l : slm_lines_) {
+      if (l.address != line * 64) continue;
+      l.flags |= flag;
+      found = true;
+      break;
+    }
+    if (!found) slm_lines_.push_back({line * 64, flag});
+  }
 }
 
 MessageResult DataPort::dc0(const Message& m, ThreadState& t, Lines& lines, bool planning) {

@@ -81,6 +81,8 @@ class DataPort {
   class Lines;
 
   bool surface(std::uint32_t bti, Surface& out, std::string& error);
+  // Planning: a lane's SLM access, noted per line for the timing (MemoryLog).
+  void note_slm(std::uint64_t offset, unsigned bytes, bool write);
 
   // Each message runs twice through the same code: once to plan (the lanes' memory accesses are noted, nothing is
   // read, written or answered), then, after its lines are read, to execute against them.
@@ -92,7 +94,8 @@ class DataPort {
   std::map<std::uint32_t, Surface> surfaces_;
   DataPortStats stats_;
   bool memory_faulted_ = false;
-  std::unique_ptr<Lines> lines_;  // reused across messages
+  std::unique_ptr<Lines> lines_;       // reused across messages
+  std::vector<MemoryLine> slm_lines_;  // the message's SLM lines (planning)
 };
 
 }  // namespace gpuvp::gen::eu

@@ -28,6 +28,11 @@ EuArray::EuArray(const EuArrayParams& params) : params_(params) {
 
 EuArray::~EuArray() = default;
 
+void EuArray::attach_memory(MemoryHierarchy* memory) {
+  memory_ = memory;
+  for (unsigned e = 0; e < eus_.size(); ++e) eus_[e]->attach_memory(memory, e / params_.eus_per_subslice);
+}
+
 void EuArray::add(Group group) {
   const unsigned capacity = params_.eus_per_subslice * params_.core.threads;
   if (group.threads.size() > capacity) {
@@ -66,7 +71,8 @@ void EuArray::dispatch(std::uint64_t at, const std::function<bool(Group&)>* next
     if (chosen == subslices) return;
     Barrier& barrier = barriers_[next_group_];
     barrier.threads = needed;
-    for (Trace& trace : group.threads) {
+    for (std::size_t t = 0; t < group.threads.size(); ++t) {
+      Trace& trace = group.threads[t];
       unsigned eu = 0;
       for (unsigned k = 0; k < params_.eus_per_subslice; ++k) {  // the next EU round robin with a free slot
         const unsigned e = (next_eu_[chosen] + k) % params_.eus_per_subslice;
@@ -81,6 +87,7 @@ void EuArray::dispatch(std::uint64_t at, const std::function<bool(Group&)>* next
       EuCore& core = *eus_[eu];
       const unsigned slot = core.start(start);
       for (const TimingOp* op : trace) core.append(slot, *op);
+      if (t < group.memory.size()) core.set_memory_log(slot, std::move(group.memory[t]));
       group_of_[eu][slot] = static_cast<unsigned>(next_group_);
       barrier.members.push_back({static_cast<unsigned>(next_group_), eu, slot});
       Trace().swap(trace);  // the core holds it now
@@ -123,6 +130,8 @@ std::uint64_t EuArray::run(const std::function<bool(Group&)>* next) {
     for (const auto& core : eus_) resident = resident || core->resident() > 0;
     if (!resident && next_group_ == queue_.size() && exhausted) break;
     const std::uint64_t horizon = now_ + params_.window_cycles;
+    // Requests of this window start at its beginning at the earliest (a thread dispatched at now_).
+    if (memory_ != nullptr) memory_->retire(now_);
     std::uint64_t before = 0, after = 0;
     for (const auto& core : eus_) before += issued(*core);
     // A barrier released late in the window may let an EU visited earlier issue within it.

@@ -40,7 +40,13 @@ class EuArray {
   using Trace = std::vector<const TimingOp*>;
   struct Group {
     std::vector<Trace> threads;
+    // Per thread (or none): what its sends asked of memory, timed by the memory hierarchy when one is attached.
+    std::vector<MemoryLog> memory;
   };
+
+  // Data port messages with lines complete when `memory` says (it must outlive the array's runs); without it, every
+  // send takes the cores' send_latency.
+  void attach_memory(MemoryHierarchy* memory);
 
   // Queues a group for dispatch.
   void add(Group group);
@@ -85,6 +91,7 @@ class EuArray {
   std::vector<std::vector<unsigned>> group_of_;
   std::uint64_t now_ = 0;
   std::uint64_t end_ = 0;
+  MemoryHierarchy* memory_ = nullptr;
 };
 
 }  // namespace gpuvp::gen::eu

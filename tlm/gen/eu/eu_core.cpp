@@ -47,6 +47,7 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
                [&](unsigned i) { at = std::max(at, s.arf[i]); });
   if (op.indirect || op.dynamic_descriptor) at = std::max(at, s.latest_write);
   if (op.wait) at = std::max(at, s.released_at);
+  if (op.eot) at = std::max(at, s.memory_done);
   return at;
 }
 
@@ -74,7 +75,17 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   if (unit != kNoUnit) unit_free_[unit] = start + op.occupancy;
   if (unit <= kFpu1) stats_.fpu_busy[unit] += op.occupancy;
   s.front_end = start + op.front_end;
-  const std::uint64_t done = start + (op.pipe == TimingPipe::kSend ? params_.send_latency : op.latency);
+  std::uint64_t done = start + op.latency;
+  if (op.pipe == TimingPipe::kSend) {
+    done = start + params_.send_latency;
+    if (s.next_message < s.log.messages.size()) {
+      const MemoryMessage& m = s.log.messages[s.next_message++];
+      if (memory_ != nullptr && m.line_count > 0) {
+        done = memory_->access(subslice_, s.log, m, start);
+        s.memory_done = std::max(s.memory_done, done);
+      }
+    }
+  }
   for (unsigned g = op.writes.first; g < op.writes.first + op.writes.count && g < kGrfs; ++g) s.grf[g] = done;
   for_each_arf(op.writes_arf, [&](unsigned i) { s.arf[i] = done; });
   if (op.writes.count > 0 || op.writes_arf != 0) s.latest_write = std::max(s.latest_write, done);
@@ -92,6 +103,8 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
     s.ended_at = start + params_.eot_cycles;
     s.trace.clear();
     s.next = 0;
+    s.log.clear();
+    s.next_message = 0;
     --resident_;
     ++stats_.threads;
     last_cycle_ = std::max(last_cycle_, s.ended_at);

@@ -14,16 +14,21 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "tlm/gen/eu/memory_hierarchy.h"
+#include "tlm/gen/eu/memory_log.h"
 #include "tlm/gen/eu/timing_op.h"
 
 namespace gpuvp::gen::eu {
 
 struct EuCoreParams {
-  unsigned threads = 7;         // hardware threads (slots)
-  unsigned eot_cycles = 2;      // from an end-of-thread send until the slot is free (Mesa: the spawner's 2)
-  unsigned send_latency = 100;  // a send's response, until the data port's timing: Mesa's data cache latency
+  unsigned threads = 7;     // hardware threads (slots)
+  unsigned eot_cycles = 2;  // from an end-of-thread send until the slot is free (Mesa: the spawner's 2)
+  // A send's response when no memory hierarchy times it (the gateway, fences, the end of thread; every message
+  // without a MemoryHierarchy): Mesa's fitted data cache latency.
+  unsigned send_latency = 100;
 };
 
 struct EuCoreStats {
@@ -46,6 +51,13 @@ class EuCore {
 
   // The slot's thread executed `op` next (the functional executor's order).
   void append(unsigned slot, const TimingOp& op) { slots_[slot].trace.push_back(&op); }
+  // What the slot's thread's sends asked of memory, one message per send in order (MemoryLog): with a memory
+  // hierarchy attached, each send with lines completes when the hierarchy says, and the thread's end waits for them.
+  void set_memory_log(unsigned slot, MemoryLog log) { slots_[slot].log = std::move(log); }
+  void attach_memory(MemoryHierarchy* memory, unsigned subslice) {
+    memory_ = memory;
+    subslice_ = subslice;
+  }
 
   // Issues instructions in time order while every resident thread has its next instruction, and only those that start
   // before `horizon`. Returns the slot whose next instruction is not known yet (append more, or the thread has not
@@ -88,6 +100,9 @@ class EuCore {
     std::uint64_t next_ready = 0;
     bool next_ready_valid = false;
     std::uint64_t released_at = kNotReleased;  // the gateway's release of the barrier the thread waits for
+    MemoryLog log;
+    std::size_t next_message = 0;
+    std::uint64_t memory_done = 0;  // the thread's last memory access completes
   };
   static constexpr std::uint64_t kNotReleased = ~0ULL;
   // The earliest cycle the slot's next instruction could start, and the unit it would take.
@@ -104,6 +119,8 @@ class EuCore {
   std::uint64_t last_cycle_ = 0;
   EuCoreStats stats_;
   std::vector<Arrival> arrivals_;
+  MemoryHierarchy* memory_ = nullptr;
+  unsigned subslice_ = 0;
 };
 
 }  // namespace gpuvp::gen::eu

@@ -1401,8 +1401,17 @@ std::optional<StopReason> Step::send() {
     fault("sends second payload runs past r127");
   }
   if (!m.dst_null && m.dst_reg + m.response_length() > ThreadState::kGrfCount) fault("send response runs past r127");
+  MemoryLog* log = t_.memory_log;
+  const std::size_t first_line = log != nullptr ? log->lines.size() : 0;
+  if (log != nullptr) log->pending_atomics = 0;
   const MessageResult r = shared_.send(m, t_);
   if (r.status == MessageStatus::kError) fault("message to shared function " + std::to_string(m.sfid) + ": " + r.error);
+  // Every send is logged (one message each, in order) so that the timing run pairs its sends with their lines.
+  if (log != nullptr) {
+    log->messages.push_back({static_cast<std::uint32_t>(first_line),
+                             static_cast<std::uint16_t>(std::min<std::size_t>(log->lines.size() - first_line, 0xFFFF)),
+                             log->pending_atomics});
+  }
   t_.ip = x_.pc + x_.length;
   if (m.eot) {
     t_.ended = true;

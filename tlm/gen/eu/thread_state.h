@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tlm/gen/eu/memory_log.h"
+
 namespace gpuvp::gen::eu {
 
 // ARF register numbers as encoded in an operand (high nibble: the file, low nibble: the register).
@@ -70,6 +72,8 @@ struct ThreadState {
   std::uint32_t active = 0xFFFF;
   std::uint32_t ip = 0;
   bool ended = false;  // EOT sent
+  // Where the data port notes this thread's memory requests for the EU array's timing (nullptr: not timed).
+  MemoryLog* memory_log = nullptr;
 
   std::uint32_t rounding_mode() const { return (cr0[0] & cr0::kRoundingModeMask) >> cr0::kRoundingModeShift; }
 

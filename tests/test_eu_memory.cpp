@@ -1,0 +1,257 @@
+// The EU array's memory hierarchy (eu::MemoryHierarchy, eu::SlotCalendar): hand-computed completion times, L3
+// hit/miss/writeback behaviour, bandwidth limits, and the array timing a streaming kernel by its DRAM bandwidth.
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tlm/gen/eu/eu_array.h"
+#include "tlm/gen/eu/memory_hierarchy.h"
+
+namespace gpuvp::gen::eu {
+namespace {
+
+// A log of one message per entry of `messages`, each reading (or writing) the lines given.
+MemoryLog log_of(const std::vector<std::vector<std::uint64_t>>& messages, std::uint8_t flags = MemoryLine::kRead) {
+  MemoryLog log;
+  for (const auto& lines : messages) {
+    MemoryMessage m;
+    m.first_line = static_cast<std::uint32_t>(log.lines.size());
+    m.line_count = static_cast<std::uint16_t>(lines.size());
+    for (std::uint64_t a : lines) log.lines.push_back({a, flags});
+    log.messages.push_back(m);
+  }
+  return log;
+}
+
+MemoryHierarchyParams simple() {
+  MemoryHierarchyParams p;
+  p.subslices = 1;
+  p.l3_kib = 64;  // 1,024 lines, 64 sets of 16 ways
+  p.l3_banks = 1;
+  p.dram_channels = 1;
+  p.dram_bytes_per_cycle = 32;
+  p.dram_read_latency_cycles = 60;
+  p.l3_latency_cycles = 100;
+  p.bucket_cycles = 4;
+  return p;
+}
+
+TEST(SlotCalendar, TransfersTakeTheirTimeAndQueueBehindEachOther) {
+  SlotCalendar c(64, 4);
+  EXPECT_EQ(c.reserve(0, 64), 1u);
+  // Nine more lines at cycle 0 queue behind the first: the tenth ends at cycle 10.
+  std::uint64_t end = 0;
+  for (int i = 0; i < 9; ++i) end = c.reserve(0, 64);
+  EXPECT_EQ(end, 10u);
+  SlotCalendar half(32, 4);
+  EXPECT_EQ(half.reserve(0, 64), 2u);
+  // 1,000 lines at 32 bytes per cycle: 2,000 cycles.
+  for (int i = 1; i < 1000; ++i) end = half.reserve(0, 64);
+  EXPECT_EQ(end, 2000u);
+}
+
+TEST(SlotCalendar, AnEarlierRequestArrivingLaterIsNotQueuedBehindLaterOnes) {
+  SlotCalendar c(64, 4);
+  EXPECT_EQ(c.reserve(100, 64), 101u);
+  EXPECT_EQ(c.reserve(0, 64), 1u);          // the array times EUs one after another: arrival order is not time order
+  EXPECT_EQ(c.reserve(100, 64 * 8), 109u);  // behind the first line from 100
+  c.retire(100);
+  EXPECT_EQ(c.reserve(0, 64), 110u);  // retired time is gone: the request takes the first capacity left
+}
+
+TEST(SlotCalendar, FractionalRatesAccumulate) {
+  SlotCalendar c(33.6, 4);  // DDR4-2400 x 2 channels (38.4 GB/s) seen from a 1,143 MHz GPU clock
+  std::uint64_t end = 0;
+  for (int i = 0; i < 10'000; ++i) end = c.reserve(0, 64);
+  EXPECT_NEAR(static_cast<double>(end), 10'000 * 64 / 33.6, 4);
+}
+
+// A missed line: its L3 bank (1 cycle), then DRAM (2 cycles at 32 B/clk) and the DRAM latency, then the L3's; the
+// same line again hits: its bank and the L3 latency.
+TEST(MemoryHierarchy, AMissGoesToDramAndTheNextAccessHits) {
+  MemoryHierarchy m(simple());
+  const MemoryLog log = log_of({{0x1000}});
+  EXPECT_EQ(m.access(0, log, log.messages[0], 0), 1u + 2 + 60 + 100);
+  EXPECT_EQ(m.stats().l3_misses, 1u);
+  EXPECT_EQ(m.stats().dram_read_lines, 1u);
+  EXPECT_EQ(m.access(0, log, log.messages[0], 1000), 1000u + 1 + 100);
+  EXPECT_EQ(m.stats().l3_hits, 1u);
+  EXPECT_EQ(m.stats().dram_read_lines, 1u);
+}
+
+TEST(MemoryHierarchy, AWorkingSetThatFitsHitsAndOneTwiceTheSizeMisses) {
+  const auto misses = [](unsigned lines) {
+    MemoryHierarchy m(simple());
+    for (int pass = 0; pass < 2; ++pass) {
+      for (unsigned i = 0; i < lines; ++i) {
+        const MemoryLog log = log_of({{0x10'0000 + 64ULL * i}});
+        m.access(0, log, log.messages[0], 0);
+      }
+    }
+    return m.stats().l3_misses;
+  };
+  EXPECT_EQ(misses(512), 512u);  // the second pass hits everywhere
+  // 2,048 lines through 1,024 with LRU: the second pass finds none (each set saw twice its ways since).
+  EXPECT_EQ(misses(2048), 4096u);
+}
+
+TEST(MemoryHierarchy, WrittenLinesAllocateWithoutAFillAndGoBackWhenEvicted) {
+  MemoryHierarchy m(simple());
+  for (unsigned i = 0; i < 1024 + 256; ++i) {
+    const MemoryLog log = log_of({{64ULL * i}}, MemoryLine::kWrite);
+    m.access(0, log, log.messages[0], 0);
+  }
+  EXPECT_EQ(m.stats().dram_read_lines, 0u);
+  EXPECT_EQ(m.stats().l3_misses, 1280u);
+  EXPECT_EQ(m.stats().l3_writebacks, m.stats().dram_written_lines);
+  // The cache holds 1,024 lines: at least the 256 beyond that went back (set conflicts may evict a few more).
+  EXPECT_GE(m.stats().l3_writebacks, 256u);
+  EXPECT_LE(m.stats().l3_writebacks, 1280u - 512);
+}
+
+// Streaming reads of distinct lines are bound by DRAM bandwidth: 4,096 lines at 32 B/clk take 8,192 cycles, at 16 B/clk
+// 16,384 (plus one line's latency), and two channels of half the bandwidth each take as long as one of all of it.
+TEST(MemoryHierarchy, StreamingReadsTakeTheirDramTime) {
+  const auto stream = [](double bytes_per_cycle, unsigned channels) {
+    MemoryHierarchyParams p = simple();
+    p.dram_bytes_per_cycle = bytes_per_cycle;
+    p.dram_channels = channels;
+    MemoryHierarchy m(p);
+    std::uint64_t end = 0;
+    for (unsigned i = 0; i < 4096; ++i) {
+      const MemoryLog log = log_of({{64ULL * i}});
+      end = std::max(end, m.access(0, log, log.messages[0], 0));
+    }
+    return static_cast<double>(end);
+  };
+  EXPECT_NEAR(stream(32, 1), 8192 + 160, 8);
+  EXPECT_NEAR(stream(16, 1), 16384 + 160, 8);
+  EXPECT_NEAR(stream(32, 2), 8192 + 160, 8192 * 0.02);
+}
+
+TEST(MemoryHierarchy, AnAccessOverheadPerLineLowersTheStreamingBandwidth) {
+  MemoryHierarchyParams p = simple();
+  p.dram_line_overhead_cycles = 1;  // 64 bytes take 2 + 1 cycles of a 32 B/clk channel
+  MemoryHierarchy m(p);
+  std::uint64_t end = 0;
+  for (unsigned i = 0; i < 1000; ++i) {
+    const MemoryLog log = log_of({{64ULL * i}});
+    end = std::max(end, m.access(0, log, log.messages[0], 0));
+  }
+  EXPECT_NEAR(static_cast<double>(end), 3000 + 160, 8);
+}
+
+TEST(MemoryHierarchy, SharedLocalMemoryHasItsOwnBandwidthAndNoCache) {
+  MemoryHierarchy m(simple());
+  std::uint64_t end = 0;
+  for (unsigned i = 0; i < 100; ++i) {
+    const MemoryLog log = log_of({{64ULL * (i % 16)}}, MemoryLine::kRead | MemoryLine::kSlm);
+    end = std::max(end, m.access(0, log, log.messages[0], 0));
+  }
+  EXPECT_EQ(end, 100u + 100);  // 64 B/clk, then the SLM latency
+  EXPECT_EQ(m.stats().slm_lines, 100u);
+  EXPECT_EQ(m.stats().l3_hits + m.stats().l3_misses, 0u);
+}
+
+TEST(MemoryHierarchy, AMessageWaitsForItsSubslicePort) {
+  MemoryHierarchyParams p = simple();
+  p.port_bytes_per_cycle = 16;  // a line takes 4 cycles through the port
+  MemoryHierarchy m(p);
+  const MemoryLog warm = log_of({{0, 64, 128, 192}});
+  m.access(0, warm, warm.messages[0], 0);
+  // Four lines that hit: the port needs 16 cycles for them (the bank 4), then the L3 latency.
+  EXPECT_EQ(m.access(0, warm, warm.messages[0], 1000), 1000u + 16 + 100);
+  EXPECT_THROW(m.access(1, warm, warm.messages[0], 0), std::out_of_range);
+}
+
+// A send, a use of its response, the end of thread: timing ops as timing_of makes them for a SIMD16 untyped read
+// (send: 1 cycle on the send unit, 2 of front end; the add: 4 FPU cycles, latency 8).
+std::vector<TimingOp> read_and_use() {
+  TimingOp send;
+  send.pipe = TimingPipe::kSend;
+  send.cls = TimingClass::kSend;
+  send.occupancy = 1;
+  send.front_end = 2;
+  send.reads[0] = {10, 2};
+  send.writes = {20, 2};
+  TimingOp add;
+  add.pipe = TimingPipe::kFpuAny;
+  add.cls = TimingClass::kFpu;
+  add.occupancy = 4;
+  add.front_end = 4;
+  add.latency = 8;
+  add.reads[0] = {20, 2};
+  add.writes = {30, 2};
+  TimingOp eot = send;
+  eot.eot = true;
+  eot.reads[0] = {112, 1};
+  eot.writes = {};
+  return {send, add, eot};
+}
+
+// A streaming kernel on the array: 24 EUs x 7 threads x 16 messages of two distinct lines each (5,376 lines). Its time
+// follows DRAM bandwidth: about 5,376 x 64 / 32 = 10,752 cycles at 32 B/clk, twice that at 16.
+TEST(EuArrayMemory, HalvedDramBandwidthDoublesAStreamingKernel) {
+  const std::vector<TimingOp> ops = read_and_use();
+  const auto kernel_cycles = [&](double dram_bytes_per_cycle) {
+    MemoryHierarchyParams mp;
+    mp.dram_channels = 2;
+    mp.dram_bytes_per_cycle = dram_bytes_per_cycle;
+    MemoryHierarchy memory(mp);
+    EuArray array(EuArrayParams{});
+    array.attach_memory(&memory);
+    std::uint64_t next_line = 0;
+    for (unsigned g = 0; g < 21; ++g) {  // 21 groups of 8 threads
+      EuArray::Group group;
+      for (unsigned t = 0; t < 8; ++t) {
+        EuArray::Trace trace;
+        std::vector<std::vector<std::uint64_t>> messages;
+        for (unsigned k = 0; k < 16; ++k) {
+          trace.push_back(&ops[0]);
+          trace.push_back(&ops[1]);
+          messages.push_back({next_line * 64, next_line * 64 + 64});
+          next_line += 2;
+        }
+        trace.push_back(&ops[2]);
+        messages.emplace_back();  // the end of thread reaches no memory
+        group.threads.push_back(trace);
+        group.memory.push_back(log_of(messages));
+      }
+      array.add(std::move(group));
+    }
+    const std::uint64_t cycles = array.run();
+    EXPECT_EQ(memory.stats().dram_read_lines, 5376u);
+    return static_cast<double>(cycles);
+  };
+  const double full = kernel_cycles(32), half = kernel_cycles(16);
+  EXPECT_NEAR(full, 10'752, 10'752 * 0.05);
+  EXPECT_NEAR(half / full, 2.0, 0.05);
+}
+
+// Without memory timing a send takes send_latency; with it, a hit takes the L3's latency and a miss DRAM's too, and
+// the thread's end waits for its writes.
+TEST(EuArrayMemory, AThreadsEndWaitsForItsWrites) {
+  std::vector<TimingOp> ops = read_and_use();
+  ops[0].writes = {};  // a write: no response
+  MemoryHierarchyParams mp = simple();
+  MemoryHierarchy memory(mp);
+  EuArrayParams ap;
+  ap.subslices_per_slice = 1;
+  ap.eus_per_subslice = 1;
+  ap.dispatch_cycles = 0;
+  ap.core.eot_cycles = 0;
+  EuArray array(ap);
+  array.attach_memory(&memory);
+  EuArray::Group group;
+  group.threads.push_back({&ops[0], &ops[2]});
+  MemoryLog log = log_of({{0x4000}}, MemoryLine::kWrite);
+  log.messages.emplace_back();
+  group.memory.push_back(log);
+  array.add(std::move(group));
+  // The write issues at 0 and is in the L3 at 1 + 100 (its bank, the L3 latency; no fill); the end issues then.
+  EXPECT_EQ(array.run(), 101u);
+}
+
+}  // namespace
+}  // namespace gpuvp::gen::eu

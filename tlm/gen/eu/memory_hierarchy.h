@@ -1,0 +1,115 @@
+// MemoryHierarchy: when the EU array's data port messages complete, SystemC-free. A message's 64-byte lines (the data
+// port's coalesced requests: eu::MemoryLog) go through its subslice's data port (64 B/clk read, 64 B/clk write), then
+// the L3 (a set-associative, write-back, write-allocate cache of 64-byte lines with LRU replacement, in banks of
+// 64 B/clk each) or the subslice's shared local memory (64 B/clk), and an L3 miss or a dirty victim through the GTI
+// (64 B/clk each way) to the DRAM channels (lines interleaved across them, each with its share of the configured
+// bandwidth and an overhead per access). Facts: Junkins, "The Compute Architecture of Intel Processor Graphics Gen9"
+// (2015), sections 5.4-5.6.2 and figure 9; the latencies and what no source gives are stated in
+// docs/gen-eu-timing.md.
+//
+// Each resource is a SlotCalendar: the array times its EUs one after another within a window, so requests reach a
+// resource out of time order, and a calendar gives each the first capacity free at or after its arrival.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "tlm/gen/eu/memory_log.h"
+
+namespace gpuvp::gen::eu {
+
+// A resource that moves bytes_per_cycle bytes per cycle, its time cut into buckets of bucket_cycles.
+class SlotCalendar {
+ public:
+  SlotCalendar(double bytes_per_cycle, unsigned bucket_cycles);
+  // A transfer of `bytes` that may start at cycle `at`: takes the first free capacity from there on and returns the
+  // cycle the transfer ends.
+  std::uint64_t reserve(std::uint64_t at, double bytes);
+  // Forgets the buckets before cycle `before` (requests never arrive that early again).
+  void retire(std::uint64_t before);
+  // Time starts again at 0 with nothing reserved.
+  void clear();
+  double bytes_per_cycle() const { return bytes_per_cycle_; }
+
+ private:
+  double bytes_per_cycle_;
+  unsigned bucket_cycles_;
+  std::uint64_t capacity_;  // per bucket, in 1/256 bytes
+  std::deque<std::uint64_t> used_;
+  std::uint64_t base_ = 0;        // the bucket used_[0] stands for
+  std::uint64_t first_free_ = 0;  // every bucket before it is full
+};
+
+struct MemoryHierarchyParams {
+  unsigned slices = 1;
+  unsigned subslices = 3;                  // in all
+  unsigned port_bytes_per_cycle = 64;      // per subslice data port, each way (WP 5.4)
+  unsigned l3_kib = 512;                   // per slice, for application data (WP 5.5.1: 512 of 768 KiB)
+  unsigned l3_ways = 16;                   // not published: the stated choice
+  unsigned l3_banks = 4;                   // per slice (NEO hw_info_skl: 4 for 1x3x8)
+  unsigned l3_bank_bytes_per_cycle = 64;   // WP 5.5.1: 64 B/clk per bank
+  unsigned l3_latency_cycles = 100;        // a hit's round trip (Mesa's fitted data-cache send latency)
+  unsigned slm_bytes_per_cycle = 64;       // per subslice (WP 5.5.2)
+  unsigned slm_latency_cycles = 100;       // "similar to L3" (WP 5.5.2)
+  unsigned atomic_cycles = 1;              // per atomic lane at an L3 bank or SLM (the stated choice)
+  unsigned gti_bytes_per_cycle = 64;       // each way (WP 5.6.2)
+  unsigned dram_channels = 1;              // lines interleave across them
+  double dram_bytes_per_cycle = 32;        // all channels, in GPU cycles
+  double dram_line_overhead_cycles = 0;    // per 64-byte access of a channel, in GPU cycles
+  unsigned dram_read_latency_cycles = 60;  // GPU cycles beyond an L3 hit's
+  unsigned bucket_cycles = 4;
+};
+
+struct MemoryHierarchyStats {
+  std::uint64_t l3_hits = 0;  // lines
+  std::uint64_t l3_misses = 0;
+  std::uint64_t l3_writebacks = 0;  // dirty lines evicted to DRAM
+  std::uint64_t slm_lines = 0;
+  std::uint64_t dram_read_lines = 0;
+  std::uint64_t dram_written_lines = 0;
+};
+
+class MemoryHierarchy {
+ public:
+  explicit MemoryHierarchy(const MemoryHierarchyParams& params);
+
+  static constexpr unsigned kLineBytes = 64;
+
+  // A message of `subslice` issued at cycle `at`: returns the cycle its last line completes (a read's data is back, a
+  // write is in the L3 or SLM). A message without lines completes at `at`.
+  std::uint64_t access(unsigned subslice, const MemoryLog& log, const MemoryMessage& message, std::uint64_t at);
+  // Requests never arrive before cycle `now` again: old calendar buckets go.
+  void retire(std::uint64_t now);
+  // A new walker: its time starts at 0 with every resource free; the cache keeps its lines (a kernel after another
+  // finds the data its predecessor left in the L3, as on hardware).
+  void restart();
+  // A new address space or kernel's data: the cache starts empty (the walker's memory is coherent: its writes are in
+  // memory already).
+  void invalidate();
+
+  const MemoryHierarchyStats& stats() const { return stats_; }
+
+ private:
+  struct Way {
+    std::uint64_t line = ~0ULL;  // line address / 64; ~0: invalid
+    std::uint64_t used = 0;      // LRU stamp
+    bool dirty = false;
+  };
+  // Looks the line up, allocating it on a miss; `victim_dirty` says whether a dirty line made room.
+  bool lookup(std::uint64_t line, bool write, bool& victim_dirty, std::uint64_t& victim);
+  std::uint64_t line_of_dram(std::uint64_t line, bool write, std::uint64_t at);
+
+  MemoryHierarchyParams params_;
+  unsigned sets_;
+  std::vector<Way> ways_;  // sets_ x l3_ways
+  std::uint64_t stamp_ = 0;
+  std::vector<SlotCalendar> port_read_, port_write_, slm_;  // per subslice
+  std::vector<SlotCalendar> banks_;                         // all slices'
+  SlotCalendar gti_read_, gti_write_;
+  std::vector<SlotCalendar> channels_;
+  double dram_line_bytes_;  // what one access costs a channel, in bytes of its bandwidth
+  MemoryHierarchyStats stats_;
+};
+
+}  // namespace gpuvp::gen::eu
