@@ -13,7 +13,7 @@ PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json
           googletest libgtest-dev libgmock-dev libbenchmark-dev
           verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb clang-format clang-tidy
           clang libclang-rt-14-dev
-          libigc-tools intel-opencl-icd clinfo ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
+          libigc-tools intel-opencl-icd clinfo clpeak ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
 JOBS=$(nproc)
 
 install_missing() {

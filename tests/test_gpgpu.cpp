@@ -164,6 +164,17 @@ std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_by
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 768u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 512u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_written_lines"), 0u);  // nothing evicted
+  // Per subslice: every thread and instruction of both runs is counted once, and each thread's SIMD16 mul and add are
+  // 32 flops.
+  std::uint64_t threads = 0, instructions = 0, flops = 0;
+  for (const auto& [path, value] : core::stats().counters_with_prefix("gpuvp.gen.rcs.gpgpu.subslice")) {
+    if (path.find(".threads") != std::string::npos) threads += value;
+    if (path.find(".instructions.") != std::string::npos) instructions += value;
+    if (path.find(".flops32") != std::string::npos) flops += value;
+  }
+  EXPECT_EQ(threads, 512u);
+  EXPECT_EQ(instructions, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.eu_instructions"));
+  EXPECT_EQ(flops, 512u * 32);
   return {first, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles") - first};
 }
 

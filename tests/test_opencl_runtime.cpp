@@ -43,14 +43,15 @@ std::string temp_path(const std::string& name) { return gpuvp::test::write_temp_
 // timestamp post-syncs of the CS TIMESTAMP, 12 MHz on Gen9): under the model they are simulated time. The interval is
 // whole 83.3 ns ticks, lies inside the render engine's busy time and takes most of it (the rest is NEO's state
 // commands and flushes), and two kernels that differ only in their loop's length differ by the time the model gives
-// the extra EU instructions: instructions x gen.gpgpu.instruction_cycles / EUs (slices x subslices x EUs per subslice)
-// engine cycles (docs/gen-gpgpu.md), to within a tick at each end.
+// the extra work, to within a tick at each end: the EU array's cycles at the GPU clock (gen.gpgpu.timing=array, the
+// default: docs/gen-eu-timing.md), or instructions x gen.gpgpu.instruction_cycles / EUs engine cycles under the
+// functional rule (docs/gen-gpgpu.md).
 TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
   struct Run {
     long long ns;
     double busy_ns;
+    double model_ns;  // the walkers' time as the configured timing gives it
     double instructions;
-    double ns_per_instruction;
   };
   const auto profile = [](const std::string& iterations) {
     const std::string stats = temp_path("profile" + iterations + ".json");
@@ -64,9 +65,14 @@ TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
     run.instructions = rcs["gpgpu"]["eu_instructions"].get<double>();
     const auto& gen = json["config"]["gen"];
     const auto& gpgpu = gen["gpgpu"];
-    const double eus = gpgpu["slices"].get<double>() * gpgpu["subslices_per_slice"].get<double>() *
-                       gpgpu["eus_per_subslice"].get<double>();
-    run.ns_per_instruction = gpgpu["instruction_cycles"].get<double>() / eus * 1e9 / gen["clock_hz"].get<double>();
+    const double ns_per_cycle = 1e9 / gen["clock_hz"].get<double>();
+    if (gpgpu["timing"] == "array") {
+      run.model_ns = rcs["gpgpu"]["array_cycles"].get<double>() * ns_per_cycle;
+    } else {
+      const double eus = gpgpu["slices"].get<double>() * gpgpu["subslices_per_slice"].get<double>() *
+                         gpgpu["eus_per_subslice"].get<double>();
+      run.model_ns = run.instructions * gpgpu["instruction_cycles"].get<double>() / eus * ns_per_cycle;
+    }
     return run;
   };
   const Run shorter = profile("200"), longer = profile("1600");
@@ -79,8 +85,8 @@ TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
     EXPECT_NEAR(ticks, std::round(ticks), 0.02) << run.ns;
   }
   ASSERT_GT(longer.instructions, 7 * shorter.instructions);
-  const double expected = (longer.instructions - shorter.instructions) * shorter.ns_per_instruction;
-  EXPECT_NEAR(static_cast<double>(longer.ns - shorter.ns), expected, 2 * 83.34)
+  ASSERT_GT(longer.model_ns, shorter.model_ns);
+  EXPECT_NEAR(static_cast<double>(longer.ns - shorter.ns), longer.model_ns - shorter.model_ns, 2 * 83.34)
       << shorter.ns << " ns, " << longer.ns << " ns";
 }
 

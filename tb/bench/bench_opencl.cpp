@@ -39,7 +39,7 @@ void BM_CorpusCase(benchmark::State& state, const char* name) {
   gpuvp::test::ShellResult pocl, model;
   for (auto _ : state) {
     pocl = run_shell("OCL_ICD_VENDORS=" GPUVP_POCL_ICD " " + program);
-    model = run_shell(std::string(GPUVP_EXE) + " exec --quiet --stats " + stats +
+    model = run_shell(std::string(GPUVP_EXE) + " exec --quiet --set gen.gpgpu.timing=functional --stats " + stats +
                       " -- env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD + " " + program + " 2>/dev/null");
     state.SetIterationTime(model.seconds);
   }
@@ -63,7 +63,7 @@ void BM_KernelLoop(benchmark::State& state) {
     return "/tmp/bench_opencl_" + std::to_string(getpid()) + "_" + tag + ".json";
   };
   const auto model = [&](const std::string& n) {
-    return run_shell(std::string(GPUVP_EXE) + " exec --quiet --stats " + stats(n) +
+    return run_shell(std::string(GPUVP_EXE) + " exec --quiet --set gen.gpgpu.timing=functional --stats " + stats(n) +
                      " -- env OCL_ICD_VENDORS=" GPUVP_INTEL_ICD " " GPUVP_CL_SCENARIOS " profile " + n +
                      " 2>/dev/null");
   };

@@ -19,8 +19,8 @@ ProcessResult run_command(const std::string& args, const std::string& redirectio
   std::string extra;
   const char* model = std::getenv("GPUVP_RING_MODEL");
   if (model && args.rfind("run", 0) == 0) extra = std::string(" --set gen.ring_model=") + model;
-  // The array.* copies (GPUVP_GPGPU_TIMING=array) run walkers on the EU array's timing: the option goes right after
-  // the command, before an exec's program.
+  // The functional.* copies (GPUVP_GPGPU_TIMING=functional) run walkers on the functional timing rule: the option goes
+  // right after the command, before an exec's program.
   std::string command = args;
   const char* timing = std::getenv("GPUVP_GPGPU_TIMING");
   for (const char* verb : {"run ", "exec "}) {

@@ -59,7 +59,8 @@ int sc_main(int argc, char** argv) {
   // GenGpu the tests build uses that ring pointer implementation (gen::GenGpuParams::ring_model's default).
   gpuvp::rtl::register_ring_model();
   if (const char* model = std::getenv("GPUVP_RING_MODEL")) gpuvp::gen::set_default_ring_model(model);
-  // GPUVP_GPGPU_TIMING=array (the array.* copies of the GPGPU suites): walkers take the EU array's time.
+  // GPUVP_GPGPU_TIMING=functional (the functional.* copies of the GPGPU suites): walkers take the functional rule's
+  // time.
   if (const char* timing = std::getenv("GPUVP_GPGPU_TIMING")) gpuvp::gen::set_default_gpgpu_timing(timing);
   gpuvp::core::ensure_picosecond_resolution();
   gpuvp::core::ReportLog::install(true);

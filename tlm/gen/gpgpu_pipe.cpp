@@ -23,7 +23,7 @@ std::uint64_t address48(std::uint32_t lo, std::uint32_t hi) {
 }
 
 std::string& default_timing() {
-  static std::string timing = "functional";
+  static std::string timing = "array";
   return timing;
 }
 
@@ -92,6 +92,24 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       data_port_(std::make_unique<eu::DataPort>(*data_port_memory_)) {
   data_port_memory_->set_timed(params_.timing != "array");
   if (params_.timing == "array") {
+    const std::uint32_t eus = params_.eus_per_subslice;
+    for (std::uint32_t i = 0; i < params_.slices * params_.subslices_per_slice; ++i) {
+      core::StatsGroup g = stats_.subgroup("subslice" + std::to_string(i));
+      SubsliceStats ss{g.vector("instructions", {"fpu", "fpu0_only", "extended_math", "send", "control", "other"},
+                                "instructions", "EU instructions issued, by class (docs/gen-eu-timing.md)"),
+                       g.vector("fpu_busy", {"fpu0", "fpu1"}, "cycles", "cycles the EUs' FPU0 and FPU1 were occupied"),
+                       &g.counter("threads", "events", "EU threads that ended"),
+                       &g.counter("flops32", "flops", "single-precision floating-point operations (mad: 2)"),
+                       &g.counter("flops64", "flops", "double-precision floating-point operations (mad: 2)")};
+      subslice_stats_.push_back(ss);
+      const std::size_t index = subslice_stats_.size() - 1;
+      g.formula("fpu_utilisation", "ratio", "FPU busy cycles over the FPUs' cycles while walkers ran on the array",
+                [this, index, eus](core::Picoseconds) {
+                  const SubsliceStats& st = subslice_stats_[index];
+                  const double cycles = 2.0 * eus * static_cast<double>(array_cycles_.value);
+                  return cycles > 0 ? static_cast<double>(st.fpu_busy.value(0) + st.fpu_busy.value(1)) / cycles : 0.0;
+                });
+    }
     eu::MemoryHierarchyParams m;
     m.slices = params_.slices;
     m.subslices = params_.slices * params_.subslices_per_slice;
@@ -118,6 +136,19 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
 }
 
 GpgpuPipe::~GpgpuPipe() = default;
+
+void GpgpuPipe::add_array_stats(const eu::EuArray& array) {
+  for (unsigned e = 0; e < array.eu_count(); ++e) {
+    const eu::EuCoreStats& c = array.eu(e).stats();
+    SubsliceStats& st = subslice_stats_.at(e / params_.eus_per_subslice);
+    for (std::size_t k = 0; k < c.instructions.size(); ++k) st.instructions[k].value += c.instructions[k];
+    st.fpu_busy[0].value += c.fpu_busy[0];
+    st.fpu_busy[1].value += c.fpu_busy[1];
+    st.threads->value += c.threads;
+    st.flops32->value += c.flops32;
+    st.flops64->value += c.flops64;
+  }
+}
 
 void GpgpuPipe::update_hierarchy_stats() {
   const eu::MemoryHierarchyStats& s = hierarchy_->stats();
@@ -410,6 +441,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     };
     const std::uint64_t end = array.run(next);
     update_hierarchy_stats();
+    add_array_stats(array);
     if (stopped) return *stopped;
     if (end > charged) engine.cycles(end - charged);
     array_cycles_.value += end;

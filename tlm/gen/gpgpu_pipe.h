@@ -23,7 +23,11 @@
 
 namespace gpuvp::gen {
 
-// The built-in default of gen.gpgpu.timing ("functional"); test suites run once more with "array" (CTest sets
+namespace eu {
+class EuArray;
+}
+
+// The built-in default of gen.gpgpu.timing ("array"); the GPGPU suites run once more with "functional" (CTest sets
 // GPUVP_GPGPU_TIMING for those copies).
 const std::string& default_gpgpu_timing();
 void set_default_gpgpu_timing(const std::string& timing);
@@ -154,6 +158,7 @@ class GpgpuPipe final : public PipeUnit {
 
   void update_data_port_stats();
   void update_hierarchy_stats();
+  void add_array_stats(const eu::EuArray& array);
 
   GpgpuParams params_;
   State state_;
@@ -177,6 +182,15 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& slm_lines_;
   core::Counter& dram_read_lines_;
   core::Counter& dram_written_lines_;
+  // Array timing, per subslice: instructions by class, FPU busy cycles, threads ended, flops.
+  struct SubsliceStats {
+    core::CounterVector instructions;
+    core::CounterVector fpu_busy;
+    core::Counter* threads;
+    core::Counter* flops32;
+    core::Counter* flops64;
+  };
+  std::vector<SubsliceStats> subslice_stats_;
   std::unique_ptr<Memory> memory_;
   std::unique_ptr<Memory> data_port_memory_;  // untimed under array timing: the array times the messages
   std::unique_ptr<eu::DecodeCache> decode_cache_;

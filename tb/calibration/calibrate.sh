@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Calibration of the EU array's timing (issue 19): clpeak (Debian package clpeak, run unmodified through Intel's NEO
+# on the model under `gpuvp exec`, with --use-event-timer so that it divides by the profiling timestamps: simulated
+# time) against the published clpeak results of a real Gen9 GT2, an Intel UHD Graphics 620 at 1150 MHz with
+# dual-channel DDR4-2400 (clpeak 1.1.2, results/Intel_Graphics_Compute_Runtime/Intel_UHD_Graphics_620.log; figures in
+# docs/gen-eu-timing.md). A tool run, not a test: it takes tens of minutes.
+#
+#   tb/calibration/calibrate.sh [--tests bandwidth,sp] [--build DIR] [--set KEY=VALUE ...]
+#
+# Prints a table: metric, model, silicon, error. clpeak sizes its work from the device (a single-precision launch is
+# 1.6e9 EU instructions on 24 EUs, a bandwidth launch reads a 2.1 GB buffer); so that a run takes minutes, the device
+# NEO reports is shrunk where the figure does not depend on the size:
+#   bandwidth: ClDeviceGlobalMemSizeAvailablePercent=1 (a 41 MB buffer instead of 2.1 GB; still 80 times the L3, so
+#              every line comes from DRAM);
+#   sp:        OverrideMaxWorkgroupSize=32 (an eighth of the work-items of 256-item groups; the same kernel, the same
+#              work per item, every EU still full with 7 threads).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+build=build/release
+tests=bandwidth,sp
+sets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tests) tests=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    *) echo "calibrate.sh: unknown argument '$1' (--tests bandwidth,sp | --build DIR | --set KEY=VALUE)" >&2; exit 2 ;;
+  esac
+done
+gpuvp=$build/platform/gpuvp
+[ -x "$gpuvp" ] || { echo "calibrate.sh: $gpuvp not built (./dev.sh demo builds it)" >&2; exit 2; }
+command -v clpeak >/dev/null || { echo "calibrate.sh: clpeak not installed (./dev.sh demo installs it)" >&2; exit 2; }
+
+# Published UHD 620 figures, in clpeak's order of vector widths.
+declare -A silicon=(
+  [bandwidth]="27.14 28.12 29.73 29.09 26.09"
+  [sp]="436.49 436.33 435.70 434.78 428.94"
+)
+declare -A option=([bandwidth]=--global-bandwidth [sp]=--compute-sp)
+declare -A shrink=([bandwidth]=ClDeviceGlobalMemSizeAvailablePercent=1 [sp]=OverrideMaxWorkgroupSize=32)
+declare -A unit=([bandwidth]=GB/s [sp]=GFLOPS)
+
+IFS=, read -ra selected <<<"$tests"
+for t in "${selected[@]}"; do
+  [ -n "${option[$t]:-}" ] || { echo "calibrate.sh: unknown test '$t' (bandwidth, sp)" >&2; exit 2; }
+done
+printf '| metric | model | silicon (UHD 620) | error |\n|---|---|---|---|\n'
+for t in "${selected[@]}"; do
+  log=$(mktemp)
+  "$gpuvp" exec --quiet --config platform/configs/gen9-gt2.yaml --set gen.gpgpu.timing=array "${sets[@]}" \
+    -- env "${shrink[$t]}" clpeak --use-event-timer "${option[$t]}" >"$log" 2>&1 || {
+    cat "$log" >&2
+    echo "calibrate.sh: clpeak $t failed on the model" >&2
+    exit 1
+  }
+  read -ra published <<<"${silicon[$t]}"
+  i=0
+  # clpeak's rows: "      float   : 36.10" (bandwidth, float..float16) or "      float2  : 430.12" (sp).
+  while read -r width value; do
+    s=${published[$i]}
+    awk -v m="$value" -v s="$s" -v n="$t $width (${unit[$t]})" \
+      'BEGIN { printf "| %s | %.2f | %.2f | %+.1f %% |\n", n, m, s, (m - s) / s * 100 }'
+    i=$((i + 1))
+  done < <(grep -E '^ +(float|float[0-9]+) +: +[0-9.]+$' "$log" | tr -d ':' | awk '{ print $1, $2 }')
+  rm -f "$log"
+done
