@@ -253,6 +253,20 @@ TEST(EuCore, ThreadsInterleaveToHideLatencyUntilTheFpusAreFull) {
   EXPECT_EQ(per_n(add16(), 3, kN, true), 6u * kN);
 }
 
+// Activity statistics: a dependent chain of 50 SIMD16 adds issues in 51 distinct cycles (every 8 cycles, then the end
+// of thread) and its thread is resident until it ends; two such chains issue together, one to each FPU, in the same
+// 50 cycles, and their ends take the send unit one after the other: 52 cycles, 2 x (their end) thread-cycles.
+TEST(EuCore, CountsCyclesWithAnIssueAndResidentThreadCycles) {
+  eu::EuCoreStats one, two;
+  const std::uint64_t end1 = run_threads({stream(add16(), 50, false)}, &one);
+  EXPECT_EQ(one.issue_cycles, 51u);
+  EXPECT_EQ(one.thread_cycles, end1);
+  const std::uint64_t end2 = run_threads({stream(add16(), 50, false), stream(add16(), 50, false)}, &two);
+  EXPECT_EQ(two.issue_cycles, 52u);
+  EXPECT_GE(two.thread_cycles, 2 * end2 - 8);
+  EXPECT_LE(two.thread_cycles, 2 * end2);
+}
+
 // T3a: seven threads of independent SIMD16 mads keep both FPUs busy: 14N cycles, 16 flops per cycle.
 TEST(EuCore, AFullEuOfMadsIssuesSixteenFlopsPerCycle) {
   constexpr unsigned kN = 100;

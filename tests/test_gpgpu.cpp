@@ -166,12 +166,20 @@ std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_by
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_written_lines"), 0u);  // nothing evicted
   // Per subslice: every thread and instruction of both runs is counted once, and each thread's SIMD16 mul and add are
   // 32 flops.
-  std::uint64_t threads = 0, instructions = 0, flops = 0;
+  std::uint64_t threads = 0, instructions = 0, flops = 0, thread_cycles = 0, active_cycles = 0;
   for (const auto& [path, value] : core::stats().counters_with_prefix("gpuvp.gen.rcs.gpgpu.subslice")) {
     if (path.find(".threads") != std::string::npos) threads += value;
     if (path.find(".instructions.") != std::string::npos) instructions += value;
     if (path.find(".flops32") != std::string::npos) flops += value;
+    if (path.find(".thread_cycles") != std::string::npos) thread_cycles += value;
+    if (path.find(".active_cycles") != std::string::npos) active_cycles += value;
   }
+  // Resident thread-cycles fit in the array's 168 slots over the walkers' time; each EU issues in at most every cycle.
+  const std::uint64_t array_cycles = core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles");
+  EXPECT_GT(thread_cycles, 0u);
+  EXPECT_LE(thread_cycles, 168 * array_cycles);
+  EXPECT_GT(active_cycles, 0u);
+  EXPECT_LE(active_cycles, std::min<std::uint64_t>(instructions, 24 * array_cycles));
   EXPECT_EQ(threads, 512u);
   EXPECT_EQ(instructions, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.eu_instructions"));
   EXPECT_EQ(flops, 512u * 32);

@@ -99,6 +99,9 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                                 "instructions", "EU instructions issued, by class (docs/gen-eu-timing.md)"),
                        g.vector("fpu_busy", {"fpu0", "fpu1"}, "cycles", "cycles the EUs' FPU0 and FPU1 were occupied"),
                        &g.counter("threads", "events", "EU threads that ended"),
+                       &g.counter("active_cycles", "cycles",
+                                  "cycles an EU issued at least one instruction, summed over the subslice's EUs"),
+                       &g.counter("thread_cycles", "cycles", "cycles EU threads were resident, summed over threads"),
                        &g.counter("flops32", "flops", "single-precision floating-point operations (mad: 2)"),
                        &g.counter("flops64", "flops", "double-precision floating-point operations (mad: 2)")};
       subslice_stats_.push_back(ss);
@@ -108,6 +111,18 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                   const SubsliceStats& st = subslice_stats_[index];
                   const double cycles = 2.0 * eus * static_cast<double>(array_cycles_.value);
                   return cycles > 0 ? static_cast<double>(st.fpu_busy.value(0) + st.fpu_busy.value(1)) / cycles : 0.0;
+                });
+      g.formula("occupancy", "ratio",
+                "resident threads over the subslice's thread slots while walkers ran on the array",
+                [this, index, eus, threads = params_.threads_per_eu](core::Picoseconds) {
+                  const double slots = static_cast<double>(eus) * threads * static_cast<double>(array_cycles_.value);
+                  return slots > 0 ? static_cast<double>(subslice_stats_[index].thread_cycles->value) / slots : 0.0;
+                });
+      g.formula("active", "ratio",
+                "EU cycles with an issue over the subslice's EU cycles while walkers ran on the array",
+                [this, index, eus](core::Picoseconds) {
+                  const double cycles = static_cast<double>(eus) * static_cast<double>(array_cycles_.value);
+                  return cycles > 0 ? static_cast<double>(subslice_stats_[index].active_cycles->value) / cycles : 0.0;
                 });
     }
     eu::MemoryHierarchyParams m;
@@ -145,6 +160,8 @@ void GpgpuPipe::add_array_stats(const eu::EuArray& array) {
     st.fpu_busy[0].value += c.fpu_busy[0];
     st.fpu_busy[1].value += c.fpu_busy[1];
     st.threads->value += c.threads;
+    st.active_cycles->value += c.issue_cycles;
+    st.thread_cycles->value += c.thread_cycles;
     st.flops32->value += c.flops32;
     st.flops64->value += c.flops64;
   }

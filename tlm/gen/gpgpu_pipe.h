@@ -187,6 +187,8 @@ class GpgpuPipe final : public PipeUnit {
     core::CounterVector instructions;
     core::CounterVector fpu_busy;
     core::Counter* threads;
+    core::Counter* active_cycles;
+    core::Counter* thread_cycles;
     core::Counter* flops32;
     core::Counter* flops64;
   };

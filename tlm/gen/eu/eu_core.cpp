@@ -28,6 +28,7 @@ unsigned EuCore::start(std::uint64_t at) {
     if (s.resident) continue;
     s = Slot{};
     s.resident = true;
+    s.started_at = at;
     s.front_end = at;
     s.latest_write = at;
     ++resident_;
@@ -92,6 +93,8 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   if (op.barrier) arrivals_.push_back({slot, start});
   if (op.wait) s.released_at = kNotReleased;  // consumed: the next barrier's wait waits for its own release
   ++stats_.instructions[static_cast<unsigned>(op.cls)];
+  if (start != last_issue_) ++stats_.issue_cycles;
+  last_issue_ = start;
   stats_.flops32 += op.flops32;
   stats_.flops64 += op.flops64;
   stats_.flops16 += op.flops16;
@@ -107,6 +110,7 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
     s.next_message = 0;
     --resident_;
     ++stats_.threads;
+    stats_.thread_cycles += s.ended_at - s.started_at;
     last_cycle_ = std::max(last_cycle_, s.ended_at);
   } else if (s.next == s.trace.size()) {
     s.trace.clear();  // consumed: the next append starts a fresh run

@@ -37,7 +37,9 @@ struct EuCoreStats {
   std::uint64_t flops32 = 0;
   std::uint64_t flops64 = 0;
   std::uint64_t flops16 = 0;
-  std::uint64_t threads = 0;  // threads that ended
+  std::uint64_t threads = 0;        // threads that ended
+  std::uint64_t issue_cycles = 0;   // cycles in which the EU issued at least one instruction
+  std::uint64_t thread_cycles = 0;  // cycles threads were resident, summed over the threads that ended
 };
 
 class EuCore {
@@ -89,6 +91,7 @@ class EuCore {
   struct Slot {
     bool resident = false;
     bool ended = false;
+    std::uint64_t started_at = 0;
     std::uint64_t ended_at = 0;
     std::uint64_t front_end = 0;             // the thread may issue from this cycle
     std::uint64_t latest_write = 0;          // the latest result in flight (indirect operands wait for it)
@@ -117,6 +120,7 @@ class EuCore {
   // Cycle each unit is free from: FPU0, FPU1, send, branch.
   std::array<std::uint64_t, 4> unit_free_{};
   std::uint64_t last_cycle_ = 0;
+  std::uint64_t last_issue_ = ~0ULL;  // the cycle of the last issue (issues come in time order)
   EuCoreStats stats_;
   std::vector<Arrival> arrivals_;
   MemoryHierarchy* memory_ = nullptr;
