@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -88,6 +89,44 @@ TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
   ASSERT_GT(longer.model_ns, shorter.model_ns);
   EXPECT_NEAR(static_cast<double>(longer.ns - shorter.ns), longer.model_ns - shorter.model_ns, 2 * 83.34)
       << shorter.ns << " ns, " << longer.ns << " ns";
+}
+
+// The timeline shows each kernel as a span on the gen.gpgpu track, which lasts at least the EU array's cycles (plus
+// the first fetch of the kernel's instructions), and per subslice the share of EU cycles that issued during it (a
+// counter in [0, 1], back to 0 at the kernel's end).
+TEST(OpenClRuntime, TheTimelineHasASpanPerKernelAndSubsliceActivity) {
+  const std::string trace = temp_path("profile_trace.json");
+  const std::string stats = temp_path("profile_trace_stats.json");
+  const SplitResult r =
+      run_gpuvp_split("exec --trace " + trace + " --stats " + stats + " -- " + scenario("profile 200"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json events = read_json(trace)["traceEvents"];
+  const nlohmann::json json = read_json(stats);
+  if (json["config"]["gen"]["gpgpu"]["timing"] != "array") GTEST_SKIP() << "functional timing has no array tracks";
+  const double array_us = json["stats"]["gpuvp"]["gen"]["rcs"]["gpgpu"]["array_cycles"].get<double>() * 1e6 /
+                          json["config"]["gen"]["clock_hz"].get<double>();
+  std::map<int, std::string> tracks;
+  for (const auto& e : events) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name") tracks[e["tid"]] = e["args"]["name"];
+  }
+  unsigned kernels = 0, samples = 0;
+  for (const auto& e : events) {
+    if (!e.contains("tid") || tracks.count(e["tid"]) == 0) continue;
+    const std::string& track = tracks[e["tid"]];
+    if (track == "gen.gpgpu" && e.value("ph", "") == "X") {
+      ++kernels;
+      EXPECT_EQ(e.value("name", "").rfind("kernel 0x", 0), 0u) << e.dump();
+      EXPECT_GE(e["dur"].get<double>(), array_us - 0.001);
+    }
+    if (track.rfind("gen.gpgpu.subslice", 0) == 0 && e.value("ph", "") == "C") {
+      ++samples;
+      const double v = e["args"]["value"].get<double>();
+      EXPECT_GE(v, 0.0);
+      EXPECT_LE(v, 1.0);
+    }
+  }
+  EXPECT_EQ(kernels, 1u);
+  EXPECT_EQ(samples, 3u * 2);  // GT2: three subslices, a sample at the start and one at the end
 }
 
 // A kernel that never ends: the EU stops the thread group at gen.gpgpu.thread_group_instruction_limit and the render

@@ -7,7 +7,8 @@
 #
 #   tb/calibration/calibrate.sh [--tests bandwidth,sp] [--build DIR] [--set KEY=VALUE ...]
 #
-# Prints a table: metric, model, silicon, error. clpeak sizes its work from the device (a single-precision launch is
+# Prints a table: metric, model, silicon, error. Only Intel's ICD is offered to clpeak (OCL_ICD_VENDORS), which would
+# otherwise also measure every other OpenCL platform installed (pocl: the host CPU). clpeak sizes its work from the device (a single-precision launch is
 # 1.6e9 EU instructions on 24 EUs, a bandwidth launch reads a 2.1 GB buffer); so that a run takes minutes, the device
 # NEO reports is shrunk where the figure does not depend on the size:
 #   bandwidth: ClDeviceGlobalMemSizeAvailablePercent=1 (a 41 MB buffer instead of 2.1 GB; still 80 times the L3, so
@@ -49,7 +50,8 @@ printf '| metric | model | silicon (UHD 620) | error |\n|---|---|---|---|\n'
 for t in "${selected[@]}"; do
   log=$(mktemp)
   "$gpuvp" exec --quiet --config platform/configs/gen9-gt2.yaml --set gen.gpgpu.timing=array "${sets[@]}" \
-    -- env "${shrink[$t]}" clpeak --use-event-timer "${option[$t]}" >"$log" 2>&1 || {
+    -- env OCL_ICD_VENDORS=/etc/OpenCL/vendors/intel.icd "${shrink[$t]}" clpeak --use-event-timer "${option[$t]}" \
+    >"$log" 2>&1 || {
     cat "$log" >&2
     echo "calibrate.sh: clpeak $t failed on the model" >&2
     exit 1

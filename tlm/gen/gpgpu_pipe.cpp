@@ -6,6 +6,7 @@
 
 #include "hw/gen/gpgpu_commands.h"
 #include "tlm/core/format_hex.h"
+#include "tlm/core/timeline.h"
 #include "tlm/gen/command_table.h"
 #include "tlm/gen/eu/eu_array.h"
 #include "tlm/gen/eu/thread_group.h"
@@ -164,6 +165,32 @@ void GpgpuPipe::add_array_stats(const eu::EuArray& array) {
     st.thread_cycles->value += c.thread_cycles;
     st.flops32->value += c.flops32;
     st.flops64->value += c.flops64;
+  }
+}
+
+// The timeline: a span per kernel on the pipe's track, and per subslice the share of its EU cycles that issued
+// during the walker (a counter track).
+void GpgpuPipe::timeline_walker(const eu::EuArray& array, std::uint64_t kernel, core::Picoseconds start,
+                                core::Picoseconds end) {
+  core::Timeline& timeline = core::timeline();
+  if (!timeline.enabled()) return;
+  if (kernel_track_ < 0) {
+    kernel_track_ = timeline.track("gen.gpgpu");
+    for (std::size_t i = 0; i < subslice_stats_.size(); ++i) {
+      subslice_tracks_.push_back(timeline.track("gen.gpgpu.subslice" + std::to_string(i)));
+    }
+  }
+  timeline.span(kernel_track_, ("kernel " + core::format_hex(kernel)).c_str(), start, end - start);
+  const std::uint64_t cycles = array.now() > 0 ? array.now() : 1;
+  std::vector<std::uint64_t> active(subslice_tracks_.size(), 0);
+  for (unsigned e = 0; e < array.eu_count(); ++e) {
+    active.at(e / params_.eus_per_subslice) += array.eu(e).stats().issue_cycles;
+  }
+  for (std::size_t i = 0; i < subslice_tracks_.size(); ++i) {
+    const double share = static_cast<double>(active[i]) / static_cast<double>(params_.eus_per_subslice * cycles);
+    const std::string name = "gen.gpgpu.subslice" + std::to_string(i) + " active";
+    timeline.value(subslice_tracks_[i], name.c_str(), start, share);
+    timeline.value(subslice_tracks_[i], name.c_str(), end, 0.0);
   }
 }
 
@@ -421,6 +448,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     ap.core.threads = params_.threads_per_eu;
     ap.core.send_latency = params_.send_latency_cycles;
     eu::EuArray array(ap);
+    const core::Picoseconds walker_start = engine.local_time();
     hierarchy_->restart();
     array.attach_memory(hierarchy_.get());
     std::uint32_t x = x0, y = y0, z = z0;
@@ -461,6 +489,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     add_array_stats(array);
     if (stopped) return *stopped;
     if (end > charged) engine.cycles(end - charged);
+    timeline_walker(array, kernel, walker_start, engine.local_time());
     array_cycles_.value += end;
     engine.progress();
     return Outcome::kNext;

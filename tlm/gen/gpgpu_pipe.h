@@ -159,6 +159,7 @@ class GpgpuPipe final : public PipeUnit {
   void update_data_port_stats();
   void update_hierarchy_stats();
   void add_array_stats(const eu::EuArray& array);
+  void timeline_walker(const eu::EuArray& array, std::uint64_t kernel, core::Picoseconds start, core::Picoseconds end);
 
   GpgpuParams params_;
   State state_;
@@ -199,6 +200,8 @@ class GpgpuPipe final : public PipeUnit {
   std::unique_ptr<eu::DataPort> data_port_;
   std::unique_ptr<eu::MemoryHierarchy> hierarchy_;  // array timing only
   std::uint64_t restored_lrca_ = 0;
+  int kernel_track_ = -1;  // timeline tracks, made at the first walker with the timeline on
+  std::vector<int> subslice_tracks_;
   std::map<std::uint64_t, State> saved_;  // by LRCA: the pipeline state of contexts switched out
 };
 
