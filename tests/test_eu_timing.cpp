@@ -256,15 +256,52 @@ TEST(EuCore, ThreadsInterleaveToHideLatencyUntilTheFpusAreFull) {
 // Activity statistics: a dependent chain of 50 SIMD16 adds issues in 51 distinct cycles (every 8 cycles, then the end
 // of thread) and its thread is resident until it ends; two such chains issue together, one to each FPU, in the same
 // 50 cycles, and their ends take the send unit one after the other: 52 cycles, 2 x (their end) thread-cycles.
-TEST(EuCore, CountsCyclesWithAnIssueAndResidentThreadCycles) {
+TEST(EuCore, CountsIssueActiveAndResidentThreadCycles) {
   eu::EuCoreStats one, two;
   const std::uint64_t end1 = run_threads({stream(add16(), 50, false)}, &one);
   EXPECT_EQ(one.issue_cycles, 51u);
+  // Active: each add keeps an FPU busy 4 cycles, the end of thread the send unit 1.
+  EXPECT_EQ(one.busy_cycles, 50u * 4 + 1);
   EXPECT_EQ(one.thread_cycles, end1);
   const std::uint64_t end2 = run_threads({stream(add16(), 50, false), stream(add16(), 50, false)}, &two);
   EXPECT_EQ(two.issue_cycles, 52u);
+  EXPECT_EQ(two.busy_cycles, 50u * 4 + 2);  // the two chains' adds overlap on the two FPUs
   EXPECT_GE(two.thread_cycles, 2 * end2 - 8);
   EXPECT_LE(two.thread_cycles, 2 * end2);
+}
+
+// Stall reasons: a thread's time is its instructions' front ends plus its waits. A dependent chain of 50 SIMD16 adds
+// waits 8 - 4 = 4 cycles of latency beyond each add's 4-cycle front end: 49 x 4 dependency cycles. Three threads of
+// independent adds share two FPUs: they wait only for a unit.
+TEST(EuCore, StallsAreAttributedToDependenciesAndUnits) {
+  using R = eu::StallReason;
+  const auto at = [](const eu::EuCoreStats& s, R r) { return s.thread_stalls[static_cast<unsigned>(r)]; };
+  eu::EuCoreStats chain, three;
+  run_threads({stream(add16(), 50, false)}, &chain);
+  EXPECT_EQ(at(chain, R::kDependency), 49u * 4);
+  EXPECT_EQ(at(chain, R::kMemory) + at(chain, R::kBarrier) + at(chain, R::kUnit), 0u);
+  EXPECT_EQ(chain.thread_cycles, 50u * 4 + 49 * 4);
+  run_threads(std::vector<std::vector<eu::TimingOp>>(3, stream(add16(), 50, true)), &three);
+  EXPECT_EQ(at(three, R::kDependency) + at(three, R::kMemory) + at(three, R::kBarrier), 0u);
+  EXPECT_GT(at(three, R::kUnit), 0u);
+  // Thread-cycles are the 3 x 50 front ends of 4 cycles and the waits (the end of thread ends its thread as it issues).
+  EXPECT_EQ(three.thread_cycles, 3u * 50 * 4 + at(three, R::kUnit));
+}
+
+// A read of a send's destination waits for the send's response (100 cycles without a memory hierarchy): a memory
+// stall of 100 cycles less the send's front end.
+TEST(EuCore, AReadOfASendsResultIsAMemoryStall) {
+  const eu::TimingOp& load = op(20);  // send (16) r100, untyped surface read: writes r100-r101
+  ASSERT_EQ(load.pipe, TimingPipe::kSend);
+  ASSERT_EQ(load.writes.first, 100);
+  eu::TimingOp use = add16();
+  use.reads = {};
+  use.reads[0] = {100, 2};
+  use.writes = {10, 2};
+  eu::EuCoreStats stats;
+  run_threads({{load, use}}, &stats);
+  EXPECT_EQ(stats.thread_stalls[static_cast<unsigned>(eu::StallReason::kMemory)], 100u - load.front_end);
+  EXPECT_EQ(stats.thread_stalls[static_cast<unsigned>(eu::StallReason::kDependency)], 0u);
 }
 
 // T3a: seven threads of independent SIMD16 mads keep both FPUs busy: 14N cycles, 16 flops per cycle.
@@ -434,7 +471,8 @@ eu::EuArrayParams one_eu() {
 // and the end. The waits are released barrier_cycles after the later arrival: the group ends 8 x max(N0, N1) + 90 +
 // a constant; lengthening the longer chain by 50 adds 400 cycles, lengthening the shorter one adds none.
 TEST(EuArray, ABarrierReleasesTheGroupAfterItsLastArrival) {
-  const auto group_time = [](unsigned n0, unsigned n1) {
+  // Returns the group's cycles and its barrier stall cycles.
+  const auto group = [](unsigned n0, unsigned n1) {
     std::vector<std::vector<eu::TimingOp>> ops;
     for (unsigned n : {n0, n1}) {
       std::vector<eu::TimingOp> t = stream(add16(), n, false);
@@ -445,15 +483,37 @@ TEST(EuArray, ABarrierReleasesTheGroupAfterItsLastArrival) {
     }
     eu::EuArray array(one_eu());
     array.add({{trace_of(ops[0]), trace_of(ops[1])}, {}});
-    return array.run();
+    const std::uint64_t cycles = array.run();
+    return std::pair{cycles, array.eu(0).stats().thread_stalls[static_cast<unsigned>(eu::StallReason::kBarrier)]};
   };
-  const std::uint64_t base = group_time(100, 60);
-  EXPECT_EQ(group_time(150, 60) - base, 400u);
-  EXPECT_EQ(group_time(100, 90), base);
+  const auto [base, barrier_stalls] = group(100, 60);
+  EXPECT_EQ(group(150, 60).first - base, 400u);
+  EXPECT_EQ(group(100, 90).first, base);
   // The release is the later arrival plus 90: the chain's 100 x 8 cycles (the last add issues at 792), its barrier
   // message when the front end allows (796), released at 886; the waits issue then, the adds 1 cycle later (the
   // wait's front end), the ends of thread 4 cycles after the adds, one per cycle on the send unit.
   EXPECT_EQ(base, 796u + 90 + 1 + 4 + 1);
+  // Both waits stall until the release at 886: the longer chain from its message at 796, the shorter from its message
+  // at 59 x 8 + 4 = 476, each plus the message's front end.
+  const unsigned fe = barrier_send().front_end;
+  EXPECT_EQ(barrier_stalls, (886u - 796 - fe) + (886u - 476 - fe));
+}
+
+// Intel's EU active / stall / idle: an EU is occupied while a thread is resident. One thread, then (after run()
+// returns, from the array's next window) another: the EU is occupied for their two lifetimes and idle between.
+TEST(EuArray, AnEuIsOccupiedWhileAThreadIsResidentAndIdleOtherwise) {
+  const std::vector<eu::TimingOp> chain = stream(add16(), 20, false);
+  eu::EuArray array(one_eu());
+  array.add({{trace_of(chain)}, {}});
+  const std::uint64_t first_end = array.run();
+  const std::uint64_t second_start = array.now();
+  ASSERT_GT(second_start, first_end);
+  array.add({{trace_of(chain)}, {}});
+  const std::uint64_t second_end = array.run();
+  const eu::EuCoreStats& s = array.eu(0).stats();
+  EXPECT_EQ(s.occupied_cycles, first_end + (second_end - second_start));
+  EXPECT_EQ(s.occupied_cycles, s.thread_cycles);  // one thread at a time
+  EXPECT_EQ(s.issue_cycles, 2u * 21);
 }
 
 // T9: twice the EUs halve an ALU-bound kernel: 1,680 threads (210 groups of 8) of 1,000 independent SIMD16 mads on

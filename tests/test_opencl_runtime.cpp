@@ -92,7 +92,7 @@ TEST(OpenClRuntime, ProfilingEventsReportSimulatedTime) {
 }
 
 // The timeline shows each kernel as a span on the gen.gpgpu track, which lasts at least the EU array's cycles (plus
-// the first fetch of the kernel's instructions), and per subslice the share of EU cycles that issued during it (a
+// the first fetch of the kernel's instructions), and per subslice the share of EU cycles that were active during it (a
 // counter in [0, 1], back to 0 at the kernel's end).
 TEST(OpenClRuntime, TheTimelineHasASpanPerKernelAndSubsliceActivity) {
   const std::string trace = temp_path("profile_trace.json");

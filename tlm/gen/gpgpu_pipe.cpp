@@ -1,7 +1,9 @@
 #include "tlm/gen/gpgpu_pipe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <optional>
 
 #include "hw/gen/gpgpu_commands.h"
@@ -101,12 +103,30 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                        g.vector("fpu_busy", {"fpu0", "fpu1"}, "cycles", "cycles the EUs' FPU0 and FPU1 were occupied"),
                        &g.counter("threads", "events", "EU threads that ended"),
                        &g.counter("active_cycles", "cycles",
-                                  "cycles an EU issued at least one instruction, summed over the subslice's EUs"),
+                                  "cycles a unit of an EU executed an instruction, summed over the subslice's EUs"),
                        &g.counter("thread_cycles", "cycles", "cycles EU threads were resident, summed over threads"),
                        &g.counter("flops32", "flops", "single-precision floating-point operations (mad: 2)"),
-                       &g.counter("flops64", "flops", "double-precision floating-point operations (mad: 2)")};
+                       &g.counter("flops64", "flops", "double-precision floating-point operations (mad: 2)"),
+                       &g.counter("stalled_cycles", "cycles",
+                                  "cycles an EU had resident threads but issued none, summed over the subslice's EUs"),
+                       &g.counter("idle_cycles", "cycles",
+                                  "cycles an EU had no resident thread while walkers ran on the array, summed over "
+                                  "the subslice's EUs"),
+                       g.vector("thread_stall_cycles", {"dependency", "memory", "barrier", "unit"}, "cycles",
+                                "thread-cycles an instruction waited after the thread's front end let it go, by "
+                                "reason (docs/gen-eu-timing.md)")};
       subslice_stats_.push_back(ss);
       const std::size_t index = subslice_stats_.size() - 1;
+      for (std::uint32_t e = 0; e < eus; ++e) {
+        core::StatsGroup eg = g.subgroup("eu" + std::to_string(e));
+        eu_stats_.push_back(
+            {&eg.counter("active_cycles", "cycles",
+                         "cycles a unit of the EU (an FPU, send or branch) executed an instruction"),
+             &eg.counter("stalled_cycles", "cycles", "cycles the EU had resident threads, none issuing"),
+             &eg.counter("idle_cycles", "cycles",
+                         "cycles the EU had no resident thread while walkers ran on the array"),
+             &eg.counter("instructions", "instructions", "instructions the EU issued")});
+      }
       g.formula("fpu_utilisation", "ratio", "FPU busy cycles over the FPUs' cycles while walkers ran on the array",
                 [this, index, eus](core::Picoseconds) {
                   const SubsliceStats& st = subslice_stats_[index];
@@ -120,10 +140,16 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                   return slots > 0 ? static_cast<double>(subslice_stats_[index].thread_cycles->value) / slots : 0.0;
                 });
       g.formula("active", "ratio",
-                "EU cycles with an issue over the subslice's EU cycles while walkers ran on the array",
+                "EU cycles in which a unit executed over the subslice's EU cycles while walkers ran on the array",
                 [this, index, eus](core::Picoseconds) {
                   const double cycles = static_cast<double>(eus) * static_cast<double>(array_cycles_.value);
                   return cycles > 0 ? static_cast<double>(subslice_stats_[index].active_cycles->value) / cycles : 0.0;
+                });
+      g.formula("stalled", "ratio",
+                "EU cycles with resident threads but no issue over the subslice's EU cycles while walkers ran",
+                [this, index, eus](core::Picoseconds) {
+                  const double cycles = static_cast<double>(eus) * static_cast<double>(array_cycles_.value);
+                  return cycles > 0 ? static_cast<double>(subslice_stats_[index].stalled_cycles->value) / cycles : 0.0;
                 });
     }
     eu::MemoryHierarchyParams m;
@@ -153,18 +179,28 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
 
 GpgpuPipe::~GpgpuPipe() = default;
 
-void GpgpuPipe::add_array_stats(const eu::EuArray& array) {
+void GpgpuPipe::add_array_stats(const eu::EuArray& array, std::uint64_t cycles) {
   for (unsigned e = 0; e < array.eu_count(); ++e) {
     const eu::EuCoreStats& c = array.eu(e).stats();
+    const std::uint64_t occupied = std::min(c.occupied_cycles, cycles);
+    const std::uint64_t active = std::min(c.busy_cycles, occupied);
+    EuStats& es = eu_stats_.at(e);
+    es.active_cycles->value += active;
+    es.stalled_cycles->value += occupied - active;
+    es.idle_cycles->value += cycles - occupied;
+    es.instructions->value += std::accumulate(c.instructions.begin(), c.instructions.end(), std::uint64_t{0});
     SubsliceStats& st = subslice_stats_.at(e / params_.eus_per_subslice);
     for (std::size_t k = 0; k < c.instructions.size(); ++k) st.instructions[k].value += c.instructions[k];
     st.fpu_busy[0].value += c.fpu_busy[0];
     st.fpu_busy[1].value += c.fpu_busy[1];
     st.threads->value += c.threads;
-    st.active_cycles->value += c.issue_cycles;
+    st.active_cycles->value += active;
     st.thread_cycles->value += c.thread_cycles;
     st.flops32->value += c.flops32;
     st.flops64->value += c.flops64;
+    st.stalled_cycles->value += occupied - active;
+    st.idle_cycles->value += cycles - occupied;
+    for (unsigned r = 0; r < eu::kStallReasons; ++r) st.thread_stalls[r].value += c.thread_stalls[r];
   }
 }
 
@@ -184,7 +220,7 @@ void GpgpuPipe::timeline_walker(const eu::EuArray& array, std::uint64_t kernel, 
   const std::uint64_t cycles = array.now() > 0 ? array.now() : 1;
   std::vector<std::uint64_t> active(subslice_tracks_.size(), 0);
   for (unsigned e = 0; e < array.eu_count(); ++e) {
-    active.at(e / params_.eus_per_subslice) += array.eu(e).stats().issue_cycles;
+    active.at(e / params_.eus_per_subslice) += array.eu(e).stats().busy_cycles;
   }
   for (std::size_t i = 0; i < subslice_tracks_.size(); ++i) {
     const double share = static_cast<double>(active[i]) / static_cast<double>(params_.eus_per_subslice * cycles);
@@ -486,7 +522,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     };
     const std::uint64_t end = array.run(next);
     update_hierarchy_stats();
-    add_array_stats(array);
+    add_array_stats(array, end);
     if (stopped) return *stopped;
     if (end > charged) engine.cycles(end - charged);
     timeline_walker(array, kernel, walker_start, engine.local_time());

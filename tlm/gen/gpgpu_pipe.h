@@ -158,7 +158,8 @@ class GpgpuPipe final : public PipeUnit {
 
   void update_data_port_stats();
   void update_hierarchy_stats();
-  void add_array_stats(const eu::EuArray& array);
+  // Adds a walker's EU statistics; `cycles`: the walker's time on the array.
+  void add_array_stats(const eu::EuArray& array, std::uint64_t cycles);
   void timeline_walker(const eu::EuArray& array, std::uint64_t kernel, core::Picoseconds start, core::Picoseconds end);
 
   GpgpuParams params_;
@@ -192,8 +193,18 @@ class GpgpuPipe final : public PipeUnit {
     core::Counter* thread_cycles;
     core::Counter* flops32;
     core::Counter* flops64;
+    core::Counter* stalled_cycles;
+    core::Counter* idle_cycles;
+    core::CounterVector thread_stalls;
   };
   std::vector<SubsliceStats> subslice_stats_;
+  struct EuStats {  // Intel's EU active / stall / idle split of the walkers' array cycles, and the EU's load
+    core::Counter* active_cycles;
+    core::Counter* stalled_cycles;
+    core::Counter* idle_cycles;
+    core::Counter* instructions;
+  };
+  std::vector<EuStats> eu_stats_;
   std::unique_ptr<Memory> memory_;
   std::unique_ptr<Memory> data_port_memory_;  // untimed under array timing: the array times the messages
   std::unique_ptr<eu::DecodeCache> decode_cache_;

@@ -148,12 +148,17 @@ std::uint64_t EuArray::run(const std::function<bool(Group&)>* next) {
         if (!core.arrivals().empty() && collect_arrivals(e)) released = true;
       }
     }
+    // Every thread start or end from now on is at or after the horizon.
+    for (const auto& core : eus_) core->settle(horizon);
     for (const auto& core : eus_) after += issued(*core);
     stuck = after == before ? stuck + 1 : 0;
     if (stuck > kStuckWindows) throw std::logic_error("EU array: resident threads wait for barriers never released");
     now_ = horizon;
   }
-  for (const auto& core : eus_) end_ = std::max(end_, core->last_cycle());
+  for (const auto& core : eus_) {
+    core->settle();
+    end_ = std::max(end_, core->last_cycle());
+  }
   queue_.clear();
   barriers_.clear();
   next_group_ = 0;

@@ -32,6 +32,7 @@ unsigned EuCore::start(std::uint64_t at) {
     s.front_end = at;
     s.latest_write = at;
     ++resident_;
+    residency_events_.emplace_back(at, +1);
     return i;
   }
   throw std::logic_error("EuCore::start without a free slot");
@@ -50,6 +51,30 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
   if (op.wait) at = std::max(at, s.released_at);
   if (op.eot) at = std::max(at, s.memory_done);
   return at;
+}
+
+StallReason EuCore::blame(const Slot& s, const TimingOp& op, std::uint64_t ready_at) const {
+  if (op.wait && s.released_at == ready_at) return StallReason::kBarrier;
+  if (op.eot && s.memory_done == ready_at) return StallReason::kMemory;
+  const auto of_grf = [&](unsigned g) { return s.grf_from_send[g] ? StallReason::kMemory : StallReason::kDependency; };
+  for (const GrfRange& r : op.reads) {
+    for (unsigned g = r.first; g < r.first + r.count && g < kGrfs; ++g) {
+      if (s.grf[g] == ready_at) return of_grf(g);
+    }
+  }
+  for (unsigned g = op.writes.first; g < op.writes.first + op.writes.count && g < kGrfs; ++g) {
+    if (s.grf[g] == ready_at) return of_grf(g);
+  }
+  const auto arfs = static_cast<std::uint8_t>(op.reads_arf | op.writes_arf);
+  for (unsigned i = 0; i < 4; ++i) {
+    if (((arfs >> i) & 1U) != 0 && s.arf[i] == ready_at) {
+      return ((s.arf_from_send >> i) & 1U) != 0 ? StallReason::kMemory : StallReason::kDependency;
+    }
+  }
+  if ((op.indirect || op.dynamic_descriptor) && s.latest_write == ready_at && s.latest_write_from_send) {
+    return StallReason::kMemory;
+  }
+  return StallReason::kDependency;
 }
 
 unsigned EuCore::unit_of(const TimingOp& op, std::uint64_t ready_at) const {
@@ -72,6 +97,14 @@ unsigned EuCore::unit_of(const TimingOp& op, std::uint64_t ready_at) const {
 void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   Slot& s = slots_[slot];
   const TimingOp& op = *s.trace[s.next++];
+  // The wait since the front end let the thread go: for a constraint of its own until ready, then for the unit.
+  if (start > s.front_end) {
+    const std::uint64_t ready_at = std::max(s.next_ready, s.front_end);
+    if (ready_at > s.front_end) {
+      stats_.thread_stalls[static_cast<unsigned>(blame(s, op, ready_at))] += ready_at - s.front_end;
+    }
+    stats_.thread_stalls[static_cast<unsigned>(StallReason::kUnit)] += start - ready_at;
+  }
   s.next_ready_valid = false;
   if (unit != kNoUnit) unit_free_[unit] = start + op.occupancy;
   if (unit <= kFpu1) stats_.fpu_busy[unit] += op.occupancy;
@@ -87,14 +120,30 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
       }
     }
   }
-  for (unsigned g = op.writes.first; g < op.writes.first + op.writes.count && g < kGrfs; ++g) s.grf[g] = done;
-  for_each_arf(op.writes_arf, [&](unsigned i) { s.arf[i] = done; });
-  if (op.writes.count > 0 || op.writes_arf != 0) s.latest_write = std::max(s.latest_write, done);
+  const bool from_send = op.pipe == TimingPipe::kSend;
+  for (unsigned g = op.writes.first; g < op.writes.first + op.writes.count && g < kGrfs; ++g) {
+    s.grf[g] = done;
+    s.grf_from_send[g] = from_send;
+  }
+  for_each_arf(op.writes_arf, [&](unsigned i) {
+    s.arf[i] = done;
+    s.arf_from_send = static_cast<std::uint8_t>(from_send ? s.arf_from_send | (1U << i) : s.arf_from_send & ~(1U << i));
+  });
+  if ((op.writes.count > 0 || op.writes_arf != 0) && done >= s.latest_write) {
+    s.latest_write = done;
+    s.latest_write_from_send = from_send;
+  }
   if (op.barrier) arrivals_.push_back({slot, start});
   if (op.wait) s.released_at = kNotReleased;  // consumed: the next barrier's wait waits for its own release
   ++stats_.instructions[static_cast<unsigned>(op.cls)];
   if (start != last_issue_) ++stats_.issue_cycles;
   last_issue_ = start;
+  // Issues come in time order, so the union of the units' occupancies grows at its end only.
+  const std::uint64_t busy_end = start + std::max<std::uint64_t>(op.occupancy, 1);
+  if (busy_end > busy_until_) {
+    stats_.busy_cycles += busy_end - std::max(start, busy_until_);
+    busy_until_ = busy_end;
+  }
   stats_.flops32 += op.flops32;
   stats_.flops64 += op.flops64;
   stats_.flops16 += op.flops16;
@@ -111,6 +160,7 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
     --resident_;
     ++stats_.threads;
     stats_.thread_cycles += s.ended_at - s.started_at;
+    residency_events_.emplace_back(s.ended_at, -1);
     last_cycle_ = std::max(last_cycle_, s.ended_at);
   } else if (s.next == s.trace.size()) {
     s.trace.clear();  // consumed: the next append starts a fresh run
@@ -148,9 +198,29 @@ std::optional<unsigned> EuCore::issue(std::uint64_t horizon) {
         best_unit = unit;
       }
     }
-    if (!any || best_start >= horizon) return std::nullopt;
+    if (!any || best_start >= horizon) {
+      if (horizon == ~0ULL) settle();
+      return std::nullopt;
+    }
     issue_one(best, best_start, best_unit);
   }
+}
+
+void EuCore::settle(std::uint64_t upto) {
+  if (residency_events_.empty()) return;
+  // In time order; at equal times ends (-1) before starts, which leaves an empty gap and the same count.
+  std::sort(residency_events_.begin(), residency_events_.end());
+  std::size_t n = 0;
+  for (; n < residency_events_.size() && residency_events_[n].first <= upto; ++n) {
+    const std::uint64_t at = std::max(residency_events_[n].first, settled_to_);
+    settled_to_ = at;
+    if (residency_events_[n].second > 0) {
+      if (settled_resident_++ == 0) busy_since_ = at;
+    } else if (settled_resident_ > 0 && --settled_resident_ == 0) {
+      stats_.occupied_cycles += at - busy_since_;
+    }
+  }
+  residency_events_.erase(residency_events_.begin(), residency_events_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 }  // namespace gpuvp::gen::eu

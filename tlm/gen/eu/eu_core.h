@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -31,6 +32,14 @@ struct EuCoreParams {
   unsigned send_latency = 100;
 };
 
+// Why a thread's instruction issued later than the thread's front end allowed: it waited for a register (or flag,
+// accumulator, address register) an ALU instruction had not written yet (dependency), for a send's response or, at
+// its end of thread, for its writes to complete (memory), for its barrier's release (barrier), or for its unit (an
+// FPU, the send or the branch unit) taken by another instruction, of its own or another thread (unit). When several
+// constraints end together the first of barrier, memory, dependency is blamed.
+enum class StallReason : unsigned { kDependency, kMemory, kBarrier, kUnit };
+constexpr unsigned kStallReasons = 4;
+
 struct EuCoreStats {
   std::array<std::uint64_t, 6> instructions{};  // by TimingClass
   std::array<std::uint64_t, 2> fpu_busy{};      // cycles FPU0 and FPU1 were occupied
@@ -39,7 +48,12 @@ struct EuCoreStats {
   std::uint64_t flops16 = 0;
   std::uint64_t threads = 0;        // threads that ended
   std::uint64_t issue_cycles = 0;   // cycles in which the EU issued at least one instruction
+  std::uint64_t busy_cycles = 0;    // cycles in which a unit of the EU executed an instruction (Intel's EU active)
   std::uint64_t thread_cycles = 0;  // cycles threads were resident, summed over the threads that ended
+  // Cycles with at least one resident thread, counted once the core is settled past them (settle()): the EU is
+  // active in busy_cycles of them and stalled in the rest, and idle outside them (Intel's EU active / stall / idle).
+  std::uint64_t occupied_cycles = 0;
+  std::array<std::uint64_t, kStallReasons> thread_stalls{};  // thread-cycles waiting, by StallReason
 };
 
 class EuCore {
@@ -64,8 +78,11 @@ class EuCore {
   // Issues instructions in time order while every resident thread has its next instruction, and only those that start
   // before `horizon`. Returns the slot whose next instruction is not known yet (append more, or the thread has not
   // run further), or nothing when every resident thread has ended, waits for a barrier's release or past the
-  // horizon.
+  // horizon. Without a horizon it also settles the occupancy statistics.
   std::optional<unsigned> issue(std::uint64_t horizon = ~0ULL);
+  // Counts occupied cycles up to `upto`: the caller promises that no thread starts or ends before it any more
+  // (threads start and end out of time order across issue() calls; an event older than one counted counts from it).
+  void settle(std::uint64_t upto = ~0ULL);
 
   // Barriers: each barrier message a thread issues is recorded (slot, cycle) for the caller, who releases the waits
   // of the group's threads once all have arrived; a thread's wait does not issue before its release.
@@ -97,6 +114,10 @@ class EuCore {
     std::uint64_t latest_write = 0;          // the latest result in flight (indirect operands wait for it)
     std::array<std::uint64_t, kGrfs> grf{};  // when each register's pending write lands
     std::array<std::uint64_t, 4> arf{};      // f0, f1, acc, a0
+    // Which pending writes come from a send (a stall on them is a memory stall).
+    std::bitset<kGrfs> grf_from_send;
+    std::uint8_t arf_from_send = 0;
+    bool latest_write_from_send = false;
     std::vector<const TimingOp*> trace;
     std::size_t next = 0;
     // ready() of the next instruction: it depends on the slot's own state only, which changes when the slot issues.
@@ -111,6 +132,8 @@ class EuCore {
   // The earliest cycle the slot's next instruction could start, and the unit it would take.
   std::uint64_t ready(const Slot& s, const TimingOp& op) const;
   unsigned unit_of(const TimingOp& op, std::uint64_t ready_at) const;
+  // The constraint that held the slot's next instruction until `ready_at` (> its front end).
+  StallReason blame(const Slot& s, const TimingOp& op, std::uint64_t ready_at) const;
   void issue_one(unsigned slot, std::uint64_t start, unsigned unit);
 
   EuCoreParams params_;
@@ -121,10 +144,16 @@ class EuCore {
   std::array<std::uint64_t, 4> unit_free_{};
   std::uint64_t last_cycle_ = 0;
   std::uint64_t last_issue_ = ~0ULL;  // the cycle of the last issue (issues come in time order)
+  std::uint64_t busy_until_ = 0;      // the end of the latest unit occupancy so far
   EuCoreStats stats_;
   std::vector<Arrival> arrivals_;
   MemoryHierarchy* memory_ = nullptr;
   unsigned subslice_ = 0;
+  // Threads' starts (+1) and ends (-1) not counted into occupied_cycles yet.
+  std::vector<std::pair<std::uint64_t, int>> residency_events_;
+  unsigned settled_resident_ = 0;
+  std::uint64_t busy_since_ = 0;
+  std::uint64_t settled_to_ = 0;
 };
 
 }  // namespace gpuvp::gen::eu
