@@ -1,6 +1,7 @@
 // The EU array's memory hierarchy (eu::MemoryHierarchy, eu::SlotCalendar): hand-computed completion times, L3
 // hit/miss/writeback behaviour, bandwidth limits, and the array timing a streaming kernel by its DRAM bandwidth.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -227,6 +228,40 @@ TEST(EuArrayMemory, HalvedDramBandwidthDoublesAStreamingKernel) {
   const double full = kernel_cycles(32), half = kernel_cycles(16);
   EXPECT_NEAR(full, 10'752, 10'752 * 0.05);
   EXPECT_NEAR(half / full, 2.0, 0.05);
+}
+
+// A thread's memory messages given in parts (EuCore::append_memory_log, as a walker gives a long thread's) time as the
+// same messages given at once: each part's lines are its own, renumbered behind the ones already given.
+TEST(EuArrayMemory, MemoryMessagesGivenInPartsTimeAsGivenAtOnce) {
+  const std::vector<TimingOp> ops = read_and_use();
+  const auto run = [&](bool in_parts) {
+    MemoryHierarchy memory(simple());
+    EuCore core(EuCoreParams{});
+    core.attach_memory(&memory, 0);
+    const unsigned slot = core.start(0);
+    std::vector<std::vector<std::uint64_t>> messages;
+    for (unsigned k = 0; k < 6; ++k) messages.push_back({k * 128, k * 128 + 64});
+    const std::vector<std::vector<std::uint64_t>> first(messages.begin(), messages.begin() + 2),
+        second(messages.begin() + 2, messages.end());
+    core.set_memory_log(slot, log_of(in_parts ? first : messages));
+    for (unsigned k = 0; k < 2; ++k) {
+      core.append(slot, ops[0]);
+      core.append(slot, ops[1]);
+    }
+    if (in_parts) {
+      EXPECT_EQ(core.issue(), std::optional<unsigned>(slot));  // ran out before its end
+      core.append_memory_log(slot, log_of(second));
+    }
+    for (unsigned k = 2; k < 6; ++k) {
+      core.append(slot, ops[0]);
+      core.append(slot, ops[1]);
+    }
+    core.append(slot, ops[2]);
+    EXPECT_FALSE(core.issue().has_value());
+    EXPECT_EQ(memory.stats().dram_read_lines, 12u);
+    return core.ended_at(slot);
+  };
+  EXPECT_EQ(run(true), run(false));
 }
 
 // Without memory timing a send takes send_latency; with it, a hit takes the L3's latency and a miss DRAM's too, and

@@ -404,13 +404,13 @@ TimedRun run_mad_loop(unsigned threads, unsigned iterations) {
     slot_thread[core.start(0)] = t;
   }
   TimedRun run;
-  std::vector<const eu::ExecInstruction*> trace;
+  std::vector<const eu::TimingOp*> trace;
   while (const auto slot = core.issue()) {
     trace.clear();
     const eu::RunResult r = executor.run(state[slot_thread[*slot]], 64, &trace);
     EXPECT_TRUE(r.reason == eu::StopReason::kBudget || r.reason == eu::StopReason::kEndOfThread) << r.fault;
     run.instructions += r.instructions;
-    for (const eu::ExecInstruction* x : trace) core.append(*slot, x->timing);
+    for (const eu::TimingOp* x : trace) core.append(*slot, *x);
   }
   run.cycles = core.last_cycle();
   run.r10 = state[0].grf_read<float>(10 * 32);
@@ -497,6 +497,73 @@ TEST(EuArray, ABarrierReleasesTheGroupAfterItsLastArrival) {
   // at 59 x 8 + 4 = 476, each plus the message's front end.
   const unsigned fe = barrier_send().front_end;
   EXPECT_EQ(barrier_stalls, (886u - 796 - fe) + (886u - 476 - fe));
+}
+
+// A walker gives the array each group's instructions in parts as its threads run out (EuArray::Refill), so that a
+// long kernel's traces stay short: the same group given in parts of 7 instructions times exactly as given whole.
+// Two threads of dependent chains meet at a barrier; the refill is asked only for the group it placed.
+TEST(EuArray, AGroupGivenInPartsTimesAsAGroupGivenWhole) {
+  std::vector<std::vector<eu::TimingOp>> ops;
+  for (unsigned n : {40U, 25U}) {
+    std::vector<eu::TimingOp> t = stream(add16(), n, false);
+    t.push_back(barrier_send());
+    t.push_back(barrier_wait());
+    for (const eu::TimingOp& o : stream(mad16(), 30, true)) t.push_back(o);
+    ops.push_back(t);
+  }
+  eu::EuArray whole(one_eu());
+  whole.add({{trace_of(ops[0]), trace_of(ops[1])}, {}});
+  const std::uint64_t expected = whole.run();
+
+  const std::vector<eu::EuArray::Trace> full = {trace_of(ops[0]), trace_of(ops[1])};
+  std::vector<std::size_t> given(2, 0);
+  unsigned refills = 0;
+  const auto part = [&](eu::EuArray::Group& g) {
+    g.threads.resize(2);
+    for (std::size_t t = 0; t < 2; ++t) {
+      const std::size_t n = std::min<std::size_t>(7, full[t].size() - given[t]);
+      g.threads[t].assign(full[t].begin() + static_cast<std::ptrdiff_t>(given[t]),
+                          full[t].begin() + static_cast<std::ptrdiff_t>(given[t] + n));
+      given[t] += n;
+    }
+  };
+  bool pulled = false;
+  eu::EuArray parts(one_eu());
+  const std::uint64_t cycles = parts.run(
+      [&](eu::EuArray::Group& g) {
+        if (pulled) return false;
+        pulled = true;
+        part(g);
+        return true;
+      },
+      [&](std::size_t group, eu::EuArray::Group& more) {
+        EXPECT_EQ(group, 0u);
+        ++refills;
+        part(more);
+        return true;
+      });
+  EXPECT_EQ(cycles, expected);
+  EXPECT_FALSE(parts.aborted());
+  EXPECT_GE(refills, (full[0].size() + 6) / 7 - 1);
+  const eu::EuCoreStats &a = whole.eu(0).stats(), &b = parts.eu(0).stats();
+  EXPECT_EQ(a.thread_stalls, b.thread_stalls);
+  EXPECT_EQ(a.busy_cycles, b.busy_cycles);
+  EXPECT_EQ(a.occupied_cycles, b.occupied_cycles);
+
+  // A refill that fails (the walker's functional run faulted) stops the run.
+  given.assign(2, 0);
+  pulled = false;
+  eu::EuArray stopped(one_eu());
+  stopped.run(
+      [&](eu::EuArray::Group& g) {
+        if (pulled) return false;
+        pulled = true;
+        part(g);
+        return true;
+      },
+      [&](std::size_t, eu::EuArray::Group&) { return false; });
+  EXPECT_TRUE(stopped.aborted());
+  EXPECT_EQ(stopped.eu(0).stats().threads, 0u);
 }
 
 // Intel's EU active / stall / idle: an EU is occupied while a thread is resident. One thread, then (after run()

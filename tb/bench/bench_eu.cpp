@@ -106,7 +106,7 @@ void BM_EuMadKernelTimed(benchmark::State& state) {
   std::uint64_t instructions = 0;
   std::uint64_t cycles = 0;
   std::array<eu::ThreadState, kThreads> threads;
-  std::vector<const eu::ExecInstruction*> trace;
+  std::vector<const eu::TimingOp*> trace;
   trace.reserve(256);
   for (auto _ : state) {
     state.PauseTiming();
@@ -126,7 +126,7 @@ void BM_EuMadKernelTimed(benchmark::State& state) {
         return;
       }
       instructions += r.instructions;
-      for (const eu::ExecInstruction* x : trace) core.append(*slot, x->timing);
+      for (const eu::TimingOp* x : trace) core.append(*slot, *x);
     }
     cycles += core.last_cycle();
     if (core.stats().fpu_busy[0] + core.stats().fpu_busy[1] != std::uint64_t{kThreads} * kIterations * 72) {

@@ -11,6 +11,11 @@
  *   sparse [MIB]        one buffer of MIB MiB (default: the device's largest allocation); a kernel writes its first
  *                       and last dwords;
  *                       prints "sparse.bytes: N", "sparse.first: 0xX" and "sparse.last: 0xX" as read back
+ *   fma ITEMS ITERATIONS  ITEMS work items (groups of 256), each ITERATIONS turns of 16 independent float
+ *                       multiply-adds (FPU bound at full occupancy: bench_opencl's host speed of the EU array);
+ *                       prints "fma.start_end_ns: N" and "fma.checksum: X" (results checked here)
+ *   stream ITEMS PASSES  c[i] = 2 a[i] + b[i] over ITEMS floats (memory bound), enqueued PASSES times; prints
+ *                       "stream.start_end_ns: N" (of the last pass) and "stream.checksum: X" (results checked here)
  * Exit status: 0 on success, 1 on a wrong result, 2 on an OpenCL error. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -98,6 +103,118 @@ static int profile(cl_uint iterations) {
   return wrong || end <= start;
 }
 
+/* Runs `k` `passes` times over `global` items in groups of 256 (or fewer) on a profiling queue; returns the last
+ * run's END - START in ns. */
+static cl_ulong timed_run(cl_kernel k, size_t global, cl_uint passes) {
+  cl_int err;
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+  check(err, "clCreateCommandQueue");
+  const size_t local = global < 256 ? global : 256;
+  cl_event event;
+  for (cl_uint p = 1; p < passes; ++p) {
+    check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL), "clEnqueueNDRangeKernel");
+  }
+  check(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, &event), "clEnqueueNDRangeKernel");
+  check(clFinish(queue), "clFinish");
+  cl_ulong start = 0, end = 0;
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL), "START");
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), "END");
+  clReleaseEvent(event);
+  clReleaseCommandQueue(queue);
+  return end - start;
+}
+
+/* Reads back `items` floats of `out`, compares each with expected(i, arg), prints "NAME.start_end_ns: N" and
+ * "NAME.checksum: X"; returns 1 when a value differs. */
+static int report(const char* name, cl_ulong ns, cl_mem out, cl_uint items, float (*expected)(uint32_t, uint32_t),
+                  uint32_t arg) {
+  float* result = malloc((size_t)items * 4);
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, NULL);
+  check(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, (size_t)items * 4, result, 0, NULL, NULL), "clEnqueueReadBuffer");
+  uint32_t checksum = 0;
+  int wrong = 0;
+  for (uint32_t i = 0; i < items; ++i) {
+    wrong |= result[i] != expected(i, arg);
+    checksum = checksum * 31u + (uint32_t)result[i];
+  }
+  printf("%s.start_end_ns: %llu\n%s.checksum: 0x%08x\n", name, (unsigned long long)ns, name, checksum);
+  if (wrong) fprintf(stderr, "cl_scenarios: %s: wrong results\n", name);
+  free(result);
+  clReleaseCommandQueue(queue);
+  return wrong;
+}
+
+static float fma_reference(uint32_t id, uint32_t iterations) { return (float)(16u * id + 120u + 16u * iterations); }
+static float stream_reference(uint32_t i, uint32_t unused) {
+  (void)unused;
+  return 2.0f * (float)i + 1.0f;
+}
+
+/* 16 accumulators start at id + k and gain one * one per turn; the kernel cannot fold the turns (one is an argument),
+ * and every value stays an integer below 2^24, so that fused or separate rounding give the same exact sum. */
+static const char* const kFma =
+    "__kernel void fma16(__global float* o, float one, uint n) {"
+    "  float x = (float)get_global_id(0);"
+    "  float a0 = x, a1 = x + 1, a2 = x + 2, a3 = x + 3, a4 = x + 4, a5 = x + 5, a6 = x + 6, a7 = x + 7;"
+    "  float a8 = x + 8, a9 = x + 9, a10 = x + 10, a11 = x + 11, a12 = x + 12, a13 = x + 13, a14 = x + 14;"
+    "  float a15 = x + 15;"
+    "  for (uint i = 0; i < n; ++i) {"
+    "    a0 = mad(a0, one, one); a1 = mad(a1, one, one); a2 = mad(a2, one, one); a3 = mad(a3, one, one);"
+    "    a4 = mad(a4, one, one); a5 = mad(a5, one, one); a6 = mad(a6, one, one); a7 = mad(a7, one, one);"
+    "    a8 = mad(a8, one, one); a9 = mad(a9, one, one); a10 = mad(a10, one, one); a11 = mad(a11, one, one);"
+    "    a12 = mad(a12, one, one); a13 = mad(a13, one, one); a14 = mad(a14, one, one); a15 = mad(a15, one, one);"
+    "  }"
+    "  o[get_global_id(0)] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11)) +"
+    "                        ((a12 + a13) + (a14 + a15)); }";
+
+static int fma16(cl_uint items, cl_uint iterations) {
+  if (items == 0 || items > 65536 || iterations > 100000) {
+    fprintf(stderr, "cl_scenarios: fma: ITEMS in 1..65536, ITERATIONS up to 100000\n");
+    return 2;
+  }
+  cl_kernel k = build(kFma, "fma16");
+  cl_mem out = buffer((size_t)items * 4, NULL);
+  const float one = 1.0f;
+  check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof one, &one), "clSetKernelArg");
+  check(clSetKernelArg(k, 2, sizeof iterations, &iterations), "clSetKernelArg");
+  const cl_ulong ns = timed_run(k, items, 1);
+  const int wrong = report("fma", ns, out, items, fma_reference, iterations);
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  return wrong;
+}
+
+static const char* const kStream =
+    "__kernel void stream(__global const float* a, __global const float* b, __global float* c) {"
+    "  size_t i = get_global_id(0); c[i] = 2.0f * a[i] + b[i]; }";
+
+static int stream(cl_uint items, cl_uint passes) {
+  if (items == 0 || items > (1u << 22) || passes == 0 || passes > 1000) {
+    fprintf(stderr, "cl_scenarios: stream: ITEMS in 1..4194304, PASSES in 1..1000\n");
+    return 2;
+  }
+  const size_t bytes = (size_t)items * 4;
+  float* host = malloc(bytes);
+  for (uint32_t i = 0; i < items; ++i) host[i] = (float)i;
+  cl_mem a = buffer(bytes, host);
+  for (uint32_t i = 0; i < items; ++i) host[i] = 1.0f;
+  cl_mem b = buffer(bytes, host);
+  cl_mem c = buffer(bytes, NULL);
+  cl_kernel k = build(kStream, "stream");
+  check(clSetKernelArg(k, 0, sizeof a, &a), "clSetKernelArg");
+  check(clSetKernelArg(k, 1, sizeof b, &b), "clSetKernelArg");
+  check(clSetKernelArg(k, 2, sizeof c, &c), "clSetKernelArg");
+  const cl_ulong ns = timed_run(k, items, passes);
+  free(host);
+  const int wrong = report("stream", ns, c, items, stream_reference, 0);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(c);
+  clReleaseKernel(k);
+  return wrong;
+}
+
 static int forever(void) {
   cl_int err;
   cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
@@ -169,7 +286,9 @@ static int sparse(size_t mib) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: cl_scenarios profile ITERATIONS | forever | abandon | sparse [MIB]\n");
+    fprintf(stderr,
+            "usage: cl_scenarios profile ITERATIONS | forever | abandon | sparse [MIB] | fma ITEMS ITERATIONS | "
+            "stream ITEMS PASSES\n");
     return 2;
   }
   cl_platform_id platform;
@@ -185,6 +304,10 @@ int main(int argc, char** argv) {
     status = forever();
   } else if (strcmp(argv[1], "abandon") == 0) {
     status = abandon();
+  } else if (strcmp(argv[1], "fma") == 0 && argc == 4) {
+    status = fma16((cl_uint)strtoul(argv[2], NULL, 0), (cl_uint)strtoul(argv[3], NULL, 0));
+  } else if (strcmp(argv[1], "stream") == 0 && argc == 4) {
+    status = stream((cl_uint)strtoul(argv[2], NULL, 0), (cl_uint)strtoul(argv[3], NULL, 0));
   } else if (strcmp(argv[1], "sparse") == 0) {
     status = sparse(argc == 3 ? (size_t)strtoul(argv[2], NULL, 0) : 0);
   } else {

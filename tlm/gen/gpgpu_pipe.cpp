@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 
 #include "hw/gen/gpgpu_commands.h"
 #include "tlm/core/format_hex.h"
@@ -420,24 +423,24 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   std::uint64_t charged = 0;  // engine cycles charged so far
   std::vector<eu::ThreadState> threads(threads_per_group);
   ++walkers_.value;
-  // Runs thread group (x, y, z) functionally; with `traces`, records each thread's instructions. An error outcome when
-  // the engine stops.
-  std::vector<eu::MemoryLog> logs;  // array timing: each thread's memory requests
-  const auto run_group = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z,
-                             std::vector<std::vector<const eu::ExecInstruction*>>* traces) -> std::optional<Outcome> {
-    if (traces != nullptr) logs.resize(threads_per_group);
+  // The payload of thread group (x, y, z)'s threads; with `logs`, each thread records its memory requests there.
+  // Thread t of the group is hardware thread `first_thread` + t: its FFTID, which indexes its scratch space.
+  const auto init_group = [&](std::vector<eu::ThreadState>& threads, std::vector<eu::MemoryLog>* logs, std::uint32_t x,
+                              std::uint32_t y, std::uint32_t z, unsigned first_thread) {
+    if (logs != nullptr) logs->resize(threads_per_group);
     for (unsigned t = 0; t < threads_per_group; ++t) {
       eu::ThreadState& th = threads[t];
       th = eu::ThreadState{};
-      if (traces != nullptr) {
-        logs[t].clear();
-        th.memory_log = &logs[t];
+      if (logs != nullptr) {
+        (*logs)[t].clear();
+        th.memory_log = &(*logs)[t];
       }
       // R0 (Gen9 GPGPU; IGC WIFuncResolution, Mesa emit_cs_work_group_id_setup): r0.1 group X, r0.6 group Y,
       // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
       // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
       th.grf_write<std::uint32_t>(4, x);
-      th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + t * scratch_bytes + (t & 0x1FFU));
+      const unsigned fftid = first_thread + t;
+      th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + fftid * scratch_bytes + (fftid & 0x1FFU));
       th.grf_write<std::uint32_t>(6 * 4, y);
       th.grf_write<std::uint32_t>(7 * 4, z);
       // r1..: this thread's block of the per-thread data, then the cross-thread data.
@@ -455,14 +458,18 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
       if (height > 1 && t / width % height == height - 1) mask &= bottom_mask;
       th.reset_control_flow(0, mask);
     }
-    slm.assign(slm_bytes, 0);
-    const eu::ThreadGroupResult r = group.run(threads, params_.thread_group_instruction_limit, traces);
+  };
+  // Counts what (part of) group (x, y, z) ran; an error outcome when the engine stops.
+  const auto account = [&](const eu::ThreadGroupResult& r, bool started, std::uint32_t x, std::uint32_t y,
+                           std::uint32_t z) -> std::optional<Outcome> {
     instructions += r.instructions;
-    ++groups;
     instructions_.value += r.instructions;
     barriers_.value += r.barriers;
-    ++thread_groups_.value;
-    threads_.value += threads_per_group;
+    if (started) {
+      ++groups;
+      ++thread_groups_.value;
+      threads_.value += threads_per_group;
+    }
     update_data_port_stats();
     if (!r.ok) {
       if (r.memory_fault) return Outcome::kStopped;  // the engine stopped on the fault
@@ -471,10 +478,20 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     }
     return std::nullopt;
   };
+  // Runs thread group (x, y, z) functionally to its end.
+  const auto run_group = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z) -> std::optional<Outcome> {
+    init_group(threads, nullptr, x, y, z, 0);
+    slm.assign(slm_bytes, 0);
+    return account(group.run(threads, params_.thread_group_instruction_limit), true, x, y, z);
+  };
 
   if (params_.timing == "array") {
-    // The EU array times the groups as it dispatches them; each group runs functionally when it is dispatched, and
-    // the engine's time follows the array's, so that the rest of the model runs alongside a long walker.
+    // The EU array times the groups as it dispatches them, and the engine's time follows the array's, so that the
+    // rest of the model runs alongside a long walker. Each group runs functionally in steps, from when the array
+    // places it and as far ahead of the array as a step's instructions (kStepInstructions per thread): its threads'
+    // traces (a pointer per instruction) and memory logs stay short however long the kernel runs. Groups placed
+    // together run interleaved, so each takes its own hardware threads' scratch space (FFTIDs) and its own SLM.
+    constexpr std::uint64_t kStepInstructions = 4096;
     eu::EuArrayParams ap;
     ap.slices = params_.slices;
     ap.subslices_per_slice = params_.subslices_per_slice;
@@ -489,7 +506,40 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     array.attach_memory(hierarchy_.get());
     std::uint32_t x = x0, y = y0, z = z0;
     std::optional<Outcome> stopped;
-    std::vector<std::vector<const eu::ExecInstruction*>> traces;
+    struct InFlight {  // a group whose functional run has not ended, by its index in the array's run
+      std::uint32_t x, y, z;
+      unsigned block = 0;  // its hardware threads: block x threads_per_group on (the FFTIDs)
+      std::vector<eu::ThreadState> threads;
+      std::vector<eu::MemoryLog> logs;
+      std::vector<std::uint8_t> slm;
+      std::unique_ptr<eu::ThreadGroup> group;
+    };
+    std::map<std::size_t, InFlight> in_flight;
+    std::size_t taken = 0;
+    // Blocks of threads_per_group hardware threads for the groups that run (as many as the array can hold); NEO
+    // sizes scratch space for every hardware thread (HwHelper getComputeUnitsUsedForScratch: subslices x EUs per
+    // subslice x threads per EU), so each FFTID below the array's thread count has its own.
+    std::vector<unsigned> free_blocks;
+    for (unsigned b = params_.eu_count() * params_.threads_per_eu / threads_per_group; b-- > 0;) {
+      free_blocks.push_back(b);
+    }
+    // Runs a step of the group and hands its threads' instructions and memory requests to `g`.
+    const auto step = [&](std::size_t index, eu::EuArray::Group& g, bool started) {
+      InFlight& f = in_flight.at(index);
+      data_port_->bind({state_.surface_state_base, state_.general_state_base, binding_table, &f.slm});
+      const eu::ThreadGroupResult r = f.group->resume(kStepInstructions, &g.threads);
+      g.memory.resize(f.logs.size());
+      for (std::size_t t = 0; t < f.logs.size(); ++t) {
+        g.memory[t] = std::move(f.logs[t]);
+        f.logs[t].clear();
+      }
+      stopped = account(r, started, f.x, f.y, f.z);
+      if (f.group->done()) {
+        free_blocks.push_back(f.block);
+        in_flight.erase(index);
+      }
+      return !stopped;
+    };
     const auto next = [&](eu::EuArray::Group& g) {
       if (stopped || x0 >= x_end || y0 >= y_end || z0 >= z_end || z >= z_end) return false;
       if (array.now() > charged) {
@@ -501,16 +551,12 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
           return false;
         }
       }
-      for (auto& trace : traces) trace.clear();
-      stopped = run_group(x, y, z, &traces);
-      if (stopped) return false;
-      for (const auto& trace : traces) {
-        eu::EuArray::Trace& timed = g.threads.emplace_back();
-        timed.reserve(trace.size());
-        for (const eu::ExecInstruction* i : trace) timed.push_back(&i->timing);
-      }
-      g.memory = std::move(logs);
-      logs.clear();
+      // Its threads have no instructions yet: the array asks for them once it has placed the group.
+      InFlight& f = in_flight[taken++];
+      f.x = x;
+      f.y = y;
+      f.z = z;
+      g.threads.resize(threads_per_group);
       if (++x == x_end) {
         x = x0;
         if (++y == y_end) {
@@ -520,7 +566,24 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
       }
       return true;
     };
-    const std::uint64_t end = array.run(next);
+    const auto refill = [&](std::size_t index, eu::EuArray::Group& more) {
+      const auto it = in_flight.find(index);
+      if (it == in_flight.end() || (!it->second.group && free_blocks.empty())) {
+        throw std::logic_error("EU array: a thread of group " + std::to_string(index) +
+                               " needs instructions after its group ended, or more groups run than the array holds");
+      }
+      InFlight& f = it->second;
+      if (f.group) return step(index, more, false);
+      f.block = free_blocks.back();
+      free_blocks.pop_back();
+      f.threads.resize(threads_per_group);
+      init_group(f.threads, &f.logs, f.x, f.y, f.z, f.block * threads_per_group);
+      f.slm.assign(slm_bytes, 0);
+      f.group = std::make_unique<eu::ThreadGroup>(*program, *data_port_);
+      f.group->begin(f.threads, params_.thread_group_instruction_limit);
+      return step(index, more, true);
+    };
+    const std::uint64_t end = array.run(next, refill);
     update_hierarchy_stats();
     add_array_stats(array, end);
     if (stopped) return *stopped;
@@ -534,7 +597,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   for (std::uint32_t z = z0; z < z_end; ++z) {
     for (std::uint32_t y = y0; y < y_end; ++y) {
       for (std::uint32_t x = x0; x < x_end; ++x) {
-        if (const auto stopped = run_group(x, y, z, nullptr)) return *stopped;
+        if (const auto stopped = run_group(x, y, z)) return *stopped;
         // Functional timing until the EU timing model (issue 19): the EUs share the instructions evenly, and the
         // thread dispatcher takes an engine cycle per group (so that no walker is free, whatever the
         // configuration). Charged as the groups end, so that a walker of very many groups lets the rest of the

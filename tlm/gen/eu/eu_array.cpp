@@ -86,7 +86,7 @@ void EuArray::dispatch(std::uint64_t at, const std::function<bool(Group&)>* next
       dispatcher_free_[chosen] = start + params_.dispatch_cycles;
       EuCore& core = *eus_[eu];
       const unsigned slot = core.start(start);
-      for (const TimingOp* op : trace) core.append(slot, *op);
+      core.append(slot, std::move(trace));
       if (t < group.memory.size()) core.set_memory_log(slot, std::move(group.memory[t]));
       group_of_[eu][slot] = static_cast<unsigned>(next_group_);
       barrier.members.push_back({static_cast<unsigned>(next_group_), eu, slot});
@@ -114,11 +114,30 @@ bool EuArray::collect_arrivals(unsigned eu_index) {
   return released;
 }
 
-std::uint64_t EuArray::run() { return run(nullptr); }
+bool EuArray::refill_group(unsigned eu_index, unsigned slot, const Refill& refill) {
+  const unsigned index = group_of_[eu_index][slot];
+  Group more;
+  if (!refill(index, more)) return false;
+  const std::vector<Placed>& members = barriers_[index].members;
+  for (std::size_t t = 0; t < members.size(); ++t) {
+    EuCore& core = *eus_[members[t].eu];
+    if (t < more.threads.size() && !more.threads[t].empty()) core.append(members[t].slot, std::move(more.threads[t]));
+    if (t < more.memory.size() && !more.memory[t].messages.empty()) {
+      core.append_memory_log(members[t].slot, std::move(more.memory[t]));
+    }
+  }
+  return true;
+}
 
-std::uint64_t EuArray::run(const std::function<bool(Group&)>& next) { return run(&next); }
+std::uint64_t EuArray::run() { return run(nullptr, nullptr); }
 
-std::uint64_t EuArray::run(const std::function<bool(Group&)>* next) {
+std::uint64_t EuArray::run(const std::function<bool(Group&)>& next) { return run(&next, nullptr); }
+
+std::uint64_t EuArray::run(const std::function<bool(Group&)>& next, const Refill& refill) {
+  return run(&next, &refill);
+}
+
+std::uint64_t EuArray::run(const std::function<bool(Group&)>* next, const Refill* refill) {
   // Windows in which no thread could issue although threads are resident: every one waits for a release that cannot
   // come (the functional run of a group finds such deadlocks first; this guards the loop).
   constexpr unsigned kStuckWindows = 1U << 16;
@@ -141,9 +160,18 @@ std::uint64_t EuArray::run(const std::function<bool(Group&)>* next) {
       for (unsigned e = 0; e < eus_.size(); ++e) {
         EuCore& core = *eus_[e];
         if (core.resident() == 0) continue;
-        if (const auto dry = core.issue(horizon)) {
-          throw std::logic_error("EU array: a thread's instructions end without an end of thread (EU " +
-                                 std::to_string(e) + ", slot " + std::to_string(*dry) + ")");
+        for (auto dry = core.issue(horizon); dry; dry = core.issue(horizon)) {
+          if (refill == nullptr) {
+            throw std::logic_error("EU array: a thread's instructions end without an end of thread (EU " +
+                                   std::to_string(e) + ", slot " + std::to_string(*dry) + ")");
+          }
+          if (!refill_group(e, *dry, *refill)) {
+            aborted_ = true;
+            queue_.clear();
+            barriers_.clear();
+            next_group_ = 0;
+            return now_;
+          }
         }
         if (!core.arrivals().empty() && collect_arrivals(e)) released = true;
       }

@@ -56,6 +56,13 @@ class EuArray {
   // The same, pulling groups from `next` whenever the queue is empty and a subslice may have room (a walker runs each
   // group functionally as it is dispatched); `next` returns false when there are no more. now() is the dispatch time.
   std::uint64_t run(const std::function<bool(Group&)>& next);
+  // The same with groups given in parts: a group's threads need not end their traces with the end of thread. When a
+  // thread has issued everything it was given, `refill` is asked for more of its group (`group`: the group's index
+  // in the order this run took them) and fills `more` with each thread's next instructions and memory messages
+  // (none for threads without more). Returning false stops the run at once (aborted()).
+  using Refill = std::function<bool(std::size_t group, Group& more)>;
+  std::uint64_t run(const std::function<bool(Group&)>& next, const Refill& refill);
+  bool aborted() const { return aborted_; }
 
   std::uint64_t now() const { return now_; }
   const EuCore& eu(unsigned index) const { return *eus_[index]; }
@@ -76,8 +83,9 @@ class EuArray {
   // Places queued groups (pulling more from `next` when it is given and the queue is empty) on subslices with room;
   // `exhausted` becomes true when `next` has no more.
   void dispatch(std::uint64_t at, const std::function<bool(Group&)>* next, bool& exhausted);
-  std::uint64_t run(const std::function<bool(Group&)>* next);
+  std::uint64_t run(const std::function<bool(Group&)>* next, const Refill* refill);
   bool collect_arrivals(unsigned eu_index);  // true when a barrier was released
+  bool refill_group(unsigned eu_index, unsigned slot, const Refill& refill);
 
   EuArrayParams params_;
   std::vector<std::unique_ptr<EuCore>> eus_;
@@ -92,6 +100,7 @@ class EuArray {
   std::uint64_t now_ = 0;
   std::uint64_t end_ = 0;
   MemoryHierarchy* memory_ = nullptr;
+  bool aborted_ = false;
 };
 
 }  // namespace gpuvp::gen::eu

@@ -53,6 +53,24 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
   return at;
 }
 
+void EuCore::append_memory_log(unsigned slot, MemoryLog&& more) {
+  Slot& s = slots_[slot];
+  if (s.next_message == s.log.messages.size()) {
+    s.log.clear();
+    s.next_message = 0;
+  }
+  if (s.log.messages.empty()) {
+    s.log = std::move(more);
+    return;
+  }
+  const auto offset = static_cast<std::uint32_t>(s.log.lines.size());
+  s.log.lines.insert(s.log.lines.end(), more.lines.begin(), more.lines.end());
+  for (MemoryMessage m : more.messages) {
+    m.first_line += offset;
+    s.log.messages.push_back(m);
+  }
+}
+
 StallReason EuCore::blame(const Slot& s, const TimingOp& op, std::uint64_t ready_at) const {
   if (op.wait && s.released_at == ready_at) return StallReason::kBarrier;
   if (op.eot && s.memory_done == ready_at) return StallReason::kMemory;

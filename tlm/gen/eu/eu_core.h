@@ -67,9 +67,21 @@ class EuCore {
 
   // The slot's thread executed `op` next (the functional executor's order).
   void append(unsigned slot, const TimingOp& op) { slots_[slot].trace.push_back(&op); }
+  // The same for a whole run of instructions; a slot with nothing pending takes the vector over without a copy.
+  void append(unsigned slot, std::vector<const TimingOp*>&& ops) {
+    std::vector<const TimingOp*>& trace = slots_[slot].trace;
+    if (trace.empty()) {
+      trace = std::move(ops);
+    } else {
+      trace.insert(trace.end(), ops.begin(), ops.end());
+    }
+  }
   // What the slot's thread's sends asked of memory, one message per send in order (MemoryLog): with a memory
   // hierarchy attached, each send with lines completes when the hierarchy says, and the thread's end waits for them.
   void set_memory_log(unsigned slot, MemoryLog log) { slots_[slot].log = std::move(log); }
+  // More of the slot's messages, for the sends appended after those already given; the messages already timed are
+  // dropped.
+  void append_memory_log(unsigned slot, MemoryLog&& more);
   void attach_memory(MemoryHierarchy* memory, unsigned subslice) {
     memory_ = memory;
     subslice_ = subslice;

@@ -1446,7 +1446,7 @@ std::optional<StopReason> Step::execute() {
 
 }  // namespace
 
-RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<const ExecInstruction*>* trace) {
+RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<const TimingOp*>* trace) {
   RunResult result;
   if (thread.ended) {
     result.reason = StopReason::kEndOfThread;
@@ -1466,7 +1466,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
   while (executed < budget) {
     const ExecInstruction& x = program_.at(thread.ip);
     ++executed;
-    if (trace != nullptr) trace->push_back(&x);
+    if (trace != nullptr) trace->push_back(&x.timing);
     const FastOp& f = x.fast;
     if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) &&
         (float_fast || !f.float_arithmetic)) {

@@ -72,8 +72,9 @@ class Executor {
   Executor(Program& program, SharedFunctions& shared) : program_(program), shared_(shared) {}
 
   // Executes at most `budget` instructions of `thread` from its current instruction pointer. With `trace`, appends
-  // each instruction it executes (the one that stopped the run included), in order: what the timing model issues.
-  RunResult run(ThreadState& thread, std::uint64_t budget, std::vector<const ExecInstruction*>* trace = nullptr);
+  // the timing of each instruction it executes (the one that stopped the run included), in order: what the timing
+  // model issues.
+  RunResult run(ThreadState& thread, std::uint64_t budget, std::vector<const TimingOp*>* trace = nullptr);
 
  private:
   Program& program_;

@@ -1,5 +1,7 @@
 #include "tlm/gen/eu/thread_group.h"
 
+#include <algorithm>
+
 #include "tlm/core/format_hex.h"
 
 namespace gpuvp::gen::eu {
@@ -26,59 +28,72 @@ std::string ThreadGroup::where(const std::vector<ThreadState>& threads) const {
 }
 
 ThreadGroupResult ThreadGroup::run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit,
-                                   std::vector<std::vector<const ExecInstruction*>>* traces) {
-  if (traces != nullptr) traces->resize(threads.size());
-  ThreadGroupResult result;
+                                   std::vector<std::vector<const TimingOp*>>* traces) {
+  begin(threads, instruction_limit);
+  return resume(~0ULL, traces);
+}
+
+void ThreadGroup::begin(std::vector<ThreadState>& threads, std::uint64_t instruction_limit) {
   threads_ = &threads;
+  instruction_limit_ = instruction_limit;
+  executed_ = 0;
+  failed_ = false;
   at_barrier_.assign(threads.size(), false);
   arrived_ = 0;
+  running_ = 0;
+  for (const ThreadState& t : threads) running_ += t.ended ? 0 : 1;
+}
+
+ThreadGroupResult ThreadGroup::resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces) {
+  std::vector<ThreadState>& threads = *threads_;
+  if (traces != nullptr) traces->resize(threads.size());
+  ThreadGroupResult result;
   messages_ = 0;
   barriers_ = 0;
-  std::size_t running = threads.size();
-  while (running > 0) {
+  const std::uint64_t target = chunk == ~0ULL ? ~0ULL : chunk * std::max<std::size_t>(running_, 1);
+  const auto fail = [&](std::string error) {
+    result.ok = false;
+    result.error = std::move(error);
+    failed_ = true;
+  };
+  while (running_ > 0 && result.instructions < target) {
     bool progressed = false;
     for (std::size_t i = 0; i < threads.size(); ++i) {
       ThreadState& t = threads[i];
       if (t.ended) continue;
       const RunResult r = executor_.run(t, kSlice, traces != nullptr ? &(*traces)[i] : nullptr);
       result.instructions += r.instructions;
+      executed_ += r.instructions;
       if (r.instructions > 0) progressed = true;
       if (r.reason == StopReason::kFault) {
-        result.ok = false;
         result.memory_fault = data_port_.memory_faulted();
-        result.error = "thread " + std::to_string(i) + ": " + r.fault;
-        threads_ = nullptr;
-        return result;
+        fail("thread " + std::to_string(i) + ": " + r.fault);
+        break;
       }
       if (r.reason == StopReason::kEndOfThread) {
-        --running;
+        --running_;
         progressed = true;
       }
-      if (result.instructions > instruction_limit) {
-        result.ok = false;
-        result.error =
-            "the thread group ran " + std::to_string(result.instructions) +
-            " instructions without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends;" +
-            where(threads);
-        threads_ = nullptr;
-        return result;
+      if (executed_ > instruction_limit_) {
+        fail("the thread group ran " + std::to_string(executed_) +
+             " instructions without ending (gpgpu.thread_group_instruction_limit): a kernel that never ends;" +
+             where(threads));
+        break;
       }
     }
+    if (failed_) break;
     if (!progressed) {
       // Every live thread waits and nothing can release it: on hardware the group hangs.
       unsigned waiting = 0;
       for (bool b : at_barrier_) waiting += b ? 1 : 0;
-      result.ok = false;
-      result.error = "thread group deadlock: " + std::to_string(running) + " of " + std::to_string(threads.size()) +
-                     " threads wait (" + std::to_string(waiting) +
-                     " at a barrier that threads which ended or never arrive do not complete);" + where(threads);
-      threads_ = nullptr;
-      return result;
+      fail("thread group deadlock: " + std::to_string(running_) + " of " + std::to_string(threads.size()) +
+           " threads wait (" + std::to_string(waiting) +
+           " at a barrier that threads which ended or never arrive do not complete);" + where(threads));
+      break;
     }
   }
   result.messages = messages_;
   result.barriers = barriers_;
-  threads_ = nullptr;
   return result;
 }
 

@@ -34,10 +34,18 @@ class ThreadGroup final : public SharedFunctions {
   ThreadGroup(Program& program, DataPort& data_port) : executor_(program, *this), data_port_(data_port) {}
 
   // Runs `threads` (their payloads and control flow set) until every one has ended, a fault, or `instruction_limit`
-  // instructions in total (a kernel that never ends). With `traces` (one per thread), appends each thread's executed
-  // instructions there in order, for the EU array's timing.
+  // instructions in total (a kernel that never ends). With `traces` (one per thread), appends the timing of each
+  // thread's executed instructions there in order, for the EU array.
   ThreadGroupResult run(std::vector<ThreadState>& threads, std::uint64_t instruction_limit,
-                        std::vector<std::vector<const ExecInstruction*>>* traces = nullptr);
+                        std::vector<std::vector<const TimingOp*>>* traces = nullptr);
+
+  // The same in steps, for the EU array, which takes each thread's instructions as it issues them: begin() with the
+  // threads (which must stay in place), then resume() until done(). Each resume runs the threads round robin until
+  // they have executed `chunk` instructions each on average (threads at a barrier run when it completes), every
+  // thread has ended, or a fault; it appends to `traces` as run() does, and its result counts this step's work.
+  void begin(std::vector<ThreadState>& threads, std::uint64_t instruction_limit);
+  ThreadGroupResult resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces);
+  bool done() const { return running_ == 0 || failed_; }
 
   MessageResult send(const Message& message, ThreadState& thread) override;
 
@@ -48,6 +56,10 @@ class ThreadGroup final : public SharedFunctions {
   Executor executor_;
   DataPort& data_port_;
   std::vector<ThreadState>* threads_ = nullptr;
+  std::uint64_t instruction_limit_ = 0;
+  std::uint64_t executed_ = 0;  // instructions since begin()
+  std::size_t running_ = 0;
+  bool failed_ = false;
   std::vector<bool> at_barrier_;
   unsigned arrived_ = 0;
   std::uint64_t messages_ = 0;
