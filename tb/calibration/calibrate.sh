@@ -17,8 +17,7 @@
 #              OverrideMaxWorkgroupSize=32 (an eighth of the work-items of 256-item groups; the same kernel, the same
 #              work per item, every EU still full with 7 threads).
 # Published half, double and integer figures exist for the first and the last vector width only; the rows between
-# have no silicon figure. Not run: half precision (Debian's clpeak 1.1.2 has no option to run it alone) and the kernel
-# launch latency (it subtracts NEO's QUEUED stamp, a host clock reading, from a simulated-time stamp, over 20000
+# have no silicon figure. Not run: the kernel launch latency (it subtracts NEO's QUEUED stamp, a host clock reading, from a simulated-time stamp, over 20000
 # launches); docs/gen-eu-timing.md says what stands for them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,14 +37,15 @@ gpuvp=$build/platform/gpuvp
 [ -x "$gpuvp" ] || { echo "calibrate.sh: $gpuvp not built (./dev.sh demo builds it)" >&2; exit 2; }
 command -v clpeak >/dev/null || { echo "calibrate.sh: clpeak not installed (./dev.sh demo installs it)" >&2; exit 2; }
 
-# Published UHD 620 figures, in clpeak's order of vector widths ("-": none published; intfast: none at all, the HD
-# 530's int24 108.93 is the only Gen9 figure).
+# Published UHD 620 figures by test and row type, in clpeak's order of vector widths ("-": none published; intfast:
+# none at all, the HD 530's int24 108.93 is the only Gen9 figure). Debian's clpeak 1.1.2 runs the half-precision test
+# with --compute-dp (it has no option of its own): its rows come with the double ones.
 declare -A silicon=(
-  [bandwidth]="27.14 28.12 29.73 29.09 26.09"
-  [sp]="436.49 436.33 435.70 434.78 428.94"
-  [dp]="109.50 - - - 107.54"
-  [int]="145.81 - - - 139.77"
-  [intfast]="- - - - -"
+  [bandwidth:float]="27.14 28.12 29.73 29.09 26.09"
+  [sp:float]="436.49 436.33 435.70 434.78 428.94"
+  [dp:half]="738.24 - - - 716.82"
+  [dp:double]="109.50 - - - 107.54"
+  [int:int]="145.81 - - - 139.77"
 )
 declare -A option=([bandwidth]=--global-bandwidth [sp]=--compute-sp [dp]=--compute-dp [int]=--compute-integer
   [intfast]=--compute-intfast)
@@ -67,10 +67,13 @@ for t in "${selected[@]}"; do
     echo "calibrate.sh: clpeak $t failed on the model" >&2
     exit 1
   }
-  read -ra published <<<"${silicon[$t]}"
-  i=0
-  # clpeak's rows: "      float   : 36.10", "      double2 : 109.12", "      int16   : 140.02".
+  declare -A row=()
+  # clpeak's rows: "      float   : 36.10", "      half2   : 730.12", "      double2 : 109.12", "      int16   : 140.02".
   while read -r width value; do
+    type=${width%%[0-9]*}
+    i=${row[$type]:-0}
+    row[$type]=$((i + 1))
+    read -ra published <<<"${silicon[$t:$type]:-}"
     s=${published[$i]:--}
     if [ "$s" = - ]; then
       printf '| %s | %.2f | - | - |\n' "$t $width (${unit[$t]})" "$value"
@@ -78,7 +81,7 @@ for t in "${selected[@]}"; do
       awk -v m="$value" -v s="$s" -v n="$t $width (${unit[$t]})" \
         'BEGIN { printf "| %s | %.2f | %.2f | %+.1f %% |\n", n, m, s, (m - s) / s * 100 }'
     fi
-    i=$((i + 1))
-  done < <(grep -E '^ +(float|double|int)[0-9]* +: +[0-9.]+$' "$log" | tr -d ':' | awk '{ print $1, $2 }')
+  done < <(grep -E '^ +(float|half|double|int)[0-9]* +: +[0-9.]+$' "$log" | tr -d ':' | awk '{ print $1, $2 }')
+  unset row
   rm -f "$log"
 done
