@@ -182,3 +182,25 @@ TEST(OpenClRuntime, ABigBufferCostsTheHostOnlyThePagesWritten) {
   EXPECT_GT(host_bytes, 0.0);
   EXPECT_LT(host_bytes, 8.0 * (1 << 20)) << "the buffer's untouched pages cost host memory";
 }
+
+// The calibration's micro-benchmarks (tb/calibration/calibrate.sh micro) run on the model and give the results the
+// program computes itself (it exits 1 on any difference): 16 independent multiply-adds per turn, a dependent chain
+// in one SIMD8 thread, shared local memory reads after a barrier, and reads of a 64 KiB buffer from the L3; under
+// the array's timing each takes longer with more turns. Then the small streaming kernel, enqueued twice.
+TEST(OpenClRuntime, TheCalibrationMicroBenchmarksRunAndGiveTheirResults) {
+  for (const std::string name : {"fma 512", "chain", "slm", "l3"}) {
+    SCOPED_TRACE(name);
+    const auto ns = [&](const std::string& turns) {
+      const SplitResult r = run_gpuvp_split("exec --quiet -- " + scenario(name + " " + turns));
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+      const std::string key = name.substr(0, name.find(' ')) + ".start_end_ns";
+      return printed(r.out, key);
+    };
+    const long long few = ns("4"), more = ns("16");
+    EXPECT_GT(few, 0);
+    EXPECT_GT(more, few);
+  }
+  const SplitResult r = run_gpuvp_split("exec --quiet -- " + scenario("stream 4096 2"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_GT(printed(r.out, "stream.start_end_ns"), 0);
+}

@@ -16,6 +16,13 @@
  *                       prints "fma.start_end_ns: N" and "fma.checksum: X" (results checked here)
  *   stream ITEMS PASSES  c[i] = 2 a[i] + b[i] over ITEMS floats (memory bound), enqueued PASSES times; prints
  *                       "stream.start_end_ns: N" (of the last pass) and "stream.checksum: X" (results checked here)
+ *   chain ITERATIONS    one SIMD8 thread (8 work items, cl_intel_subgroups' required sub-group size 8): ITERATIONS
+ *                       turns of 8 dependent float multiply-adds (the dependent-instruction latency, tb/calibration)
+ *   slm ITERATIONS      10,752 work items in groups of 256, each ITERATIONS turns of 4 shared local memory reads
+ *                       (SLM bandwidth)
+ *   l3 ITERATIONS       10,752 work items, each ITERATIONS turns of 4 reads from a 64 KiB buffer, which the L3 holds
+ *                       after the first turn (L3 bandwidth)
+ *                       each prints "NAME.start_end_ns: N" and "NAME.checksum: X" (results checked here)
  * Exit status: 0 on success, 1 on a wrong result, 2 on an OpenCL error. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -215,6 +222,100 @@ static int stream(cl_uint items, cl_uint passes) {
   return wrong;
 }
 
+static const char* const kChain =
+    "__kernel __attribute__((reqd_work_group_size(8, 1, 1))) __attribute__((intel_reqd_sub_group_size(8)))"
+    "void chain(__global float* o, float one, uint n) {"
+    "  float x = (float)get_global_id(0);"
+    "  for (uint i = 0; i < n; ++i) {"
+    "    x = mad(x, one, one); x = mad(x, one, one); x = mad(x, one, one); x = mad(x, one, one);"
+    "    x = mad(x, one, one); x = mad(x, one, one); x = mad(x, one, one); x = mad(x, one, one);"
+    "  }"
+    "  o[get_global_id(0)] = x; }";
+
+static float chain_reference(uint32_t id, uint32_t iterations) { return (float)(id + 8u * iterations); }
+
+/* Each item fills four SLM words, then sums four of the group's words per turn, a different 128-byte run of them
+ * (one SIMD32 message of two lines) each time. */
+static const char* const kSlm =
+    "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))"
+    "void slm(__global float* o, uint n) {"
+    "  __local float buf[1024];"
+    "  uint l = get_local_id(0);"
+    "  for (uint k = 0; k < 4; ++k) buf[l + 256 * k] = (float)((l + k) & 255);"
+    "  barrier(CLK_LOCAL_MEM_FENCE);"
+    "  float s = 0;"
+    "  for (uint i = 0; i < n; ++i) {"
+    "    uint b = (l + 32 * i) & 1023;"
+    "    s += buf[b]; s += buf[(b + 256) & 1023]; s += buf[(b + 512) & 1023]; s += buf[(b + 768) & 1023];"
+    "  }"
+    "  o[get_global_id(0)] = s; }";
+
+static float slm_reference(uint32_t id, uint32_t iterations) {
+  float s = 0;
+  const uint32_t l = id % 256;
+  for (uint32_t i = 0; i < iterations; ++i) {
+    const uint32_t b = (l + 32 * i) & 1023;
+    for (uint32_t k = 0; k < 4; ++k) {
+      const uint32_t w = (b + 256 * k) & 1023;
+      s += (float)(((w % 256) + w / 256) & 255);
+    }
+  }
+  return s;
+}
+
+static const char* const kL3 =
+    "__kernel void l3(__global const float* a, __global float* o, uint n) {"
+    "  uint g = get_global_id(0);"
+    "  float s = 0;"
+    "  for (uint i = 0; i < n; ++i) {"
+    "    uint b = (g + 4096 * i) & 16383;"
+    "    s += a[b]; s += a[(b + 1024) & 16383]; s += a[(b + 2048) & 16383]; s += a[(b + 3072) & 16383];"
+    "  }"
+    "  o[g] = s; }";
+
+static float l3_reference(uint32_t id, uint32_t iterations) {
+  float s = 0;
+  for (uint32_t i = 0; i < iterations; ++i) {
+    const uint32_t b = (id + 4096 * i) & 16383;
+    for (uint32_t k = 0; k < 4; ++k) s += (float)(((b + 1024 * k) & 16383) & 255);
+  }
+  return s;
+}
+
+enum { kMicroItems = 10752 };
+
+/* The micro-benchmarks of tb/calibration: `source`'s kernel `name` over `items` items (its own groups), with the
+ * output buffer as argument 0 (or 1 after a 64 KiB input for l3) and `iterations` as the last argument. */
+static int micro(const char* source, const char* name, cl_uint items, cl_uint iterations,
+                 float (*expected)(uint32_t, uint32_t)) {
+  if (iterations == 0 || iterations > 16000) {
+    fprintf(stderr, "cl_scenarios: %s: ITERATIONS in 1..16000\n", name);
+    return 2;
+  }
+  cl_kernel k = build(source, name);
+  cl_mem out = buffer((size_t)items * 4, NULL);
+  cl_mem in = NULL;
+  cl_uint arg = 0;
+  if (strcmp(name, "l3") == 0) {
+    static float words[16384];
+    for (uint32_t i = 0; i < 16384; ++i) words[i] = (float)(i & 255);
+    in = buffer(sizeof words, words);
+    check(clSetKernelArg(k, arg++, sizeof in, &in), "clSetKernelArg");
+  }
+  check(clSetKernelArg(k, arg++, sizeof out, &out), "clSetKernelArg");
+  if (strcmp(name, "chain") == 0) {
+    const float one = 1.0f;
+    check(clSetKernelArg(k, arg++, sizeof one, &one), "clSetKernelArg");
+  }
+  check(clSetKernelArg(k, arg, sizeof iterations, &iterations), "clSetKernelArg");
+  const cl_ulong ns = timed_run(k, items, 1);
+  const int wrong = report(name, ns, out, items, expected, iterations);
+  if (in) clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  return wrong;
+}
+
 static int forever(void) {
   cl_int err;
   cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
@@ -288,7 +389,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr,
             "usage: cl_scenarios profile ITERATIONS | forever | abandon | sparse [MIB] | fma ITEMS ITERATIONS | "
-            "stream ITEMS PASSES\n");
+            "stream ITEMS PASSES | chain | slm | l3 ITERATIONS\n");
     return 2;
   }
   cl_platform_id platform;
@@ -308,6 +409,12 @@ int main(int argc, char** argv) {
     status = fma16((cl_uint)strtoul(argv[2], NULL, 0), (cl_uint)strtoul(argv[3], NULL, 0));
   } else if (strcmp(argv[1], "stream") == 0 && argc == 4) {
     status = stream((cl_uint)strtoul(argv[2], NULL, 0), (cl_uint)strtoul(argv[3], NULL, 0));
+  } else if (strcmp(argv[1], "chain") == 0 && argc == 3) {
+    status = micro(kChain, "chain", 8, (cl_uint)strtoul(argv[2], NULL, 0), chain_reference);
+  } else if (strcmp(argv[1], "slm") == 0 && argc == 3) {
+    status = micro(kSlm, "slm", kMicroItems, (cl_uint)strtoul(argv[2], NULL, 0), slm_reference);
+  } else if (strcmp(argv[1], "l3") == 0 && argc == 3) {
+    status = micro(kL3, "l3", kMicroItems, (cl_uint)strtoul(argv[2], NULL, 0), l3_reference);
   } else if (strcmp(argv[1], "sparse") == 0) {
     status = sparse(argc == 3 ? (size_t)strtoul(argv[2], NULL, 0) : 0);
   } else {
