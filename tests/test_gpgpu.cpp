@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "hw/gen/gpgpu_commands.h"
 #include "hw/gen/mi_commands.h"
@@ -210,6 +211,11 @@ std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_by
   }
   EXPECT_EQ(eu_active, active_cycles);
   EXPECT_EQ(eu_instructions, instructions);
+  // The hierarchy's rates: half the lines asked for hit (the second run's), and 512 lines came from DRAM over both
+  // runs' array time at the 1 GHz GPU clock.
+  const nlohmann::json gpgpu = core::stats().to_json(0)["gpuvp"]["gen"]["rcs"]["gpgpu"];
+  EXPECT_DOUBLE_EQ(gpgpu["l3_hit_rate"].get<double>(), 0.5);
+  EXPECT_NEAR(gpgpu["dram_bandwidth"].get<double>(), 512.0 * 64 / (static_cast<double>(array_cycles) * 1e-9), 1.0);
   EXPECT_EQ(flops, 512u * 32);
   return {first, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles") - first};
 }

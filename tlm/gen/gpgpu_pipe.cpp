@@ -155,6 +155,23 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                   return cycles > 0 ? static_cast<double>(subslice_stats_[index].stalled_cycles->value) / cycles : 0.0;
                 });
     }
+    // The hierarchy's traffic, which the platform's bus and DRAM statistics do not see (the functional run's
+    // accesses reach memory untimed; the hierarchy times the lines): rates over the walkers' array time.
+    const auto array_seconds = [this] {
+      return static_cast<double>(array_cycles_.value) / static_cast<double>(params_.dram.gpu_clock_hz);
+    };
+    stats_.formula("l3_hit_rate", "ratio", "array timing: data port lines the L3 held over all it was asked for",
+                   [this](core::Picoseconds) {
+                     const double asked = static_cast<double>(l3_hits_.value + l3_misses_.value);
+                     return asked > 0 ? static_cast<double>(l3_hits_.value) / asked : 0.0;
+                   });
+    stats_.formula("dram_bandwidth", "bytes/s",
+                   "array timing: bytes the EU array's lines moved to and from DRAM per second of array time",
+                   [this, array_seconds](core::Picoseconds) {
+                     const double t = array_seconds();
+                     return t > 0 ? 64.0 * static_cast<double>(dram_read_lines_.value + dram_written_lines_.value) / t
+                                  : 0.0;
+                   });
     eu::MemoryHierarchyParams m;
     m.slices = params_.slices;
     m.subslices = params_.slices * params_.subslices_per_slice;
