@@ -264,6 +264,60 @@ TEST(EuArrayMemory, MemoryMessagesGivenInPartsTimeAsGivenAtOnce) {
   EXPECT_EQ(run(true), run(false));
 }
 
+// An FPU-bound and a send-bound kernel on one EU, and both at once: seven threads of N independent SIMD16 mads take
+// 7 x 4N FPU cycles over two FPUs, 14N; seven threads of N independent two-line reads take 14N cycles of the
+// subslice's data port (64 B/clk: a line a cycle; the L3 banks, GTI and DRAM are set wider); threads that do both
+// still take 14N, as the FPUs and the send unit work side by side. Times are T(2N) - T(N), which cancels the start
+// and the last responses.
+TEST(EuArrayMemory, AnFpuBoundAndASendBoundKernelOverlap) {
+  constexpr unsigned kN = 200;
+  const std::vector<TimingOp> base = read_and_use();
+  TimingOp mad = base[1];  // SIMD16: 4 FPU cycles, latency 8
+  mad.reads[0] = {100, 2};
+  const auto cycles = [&](unsigned n, bool mads, bool sends) {
+    MemoryHierarchyParams mp = simple();
+    mp.l3_banks = 4;
+    mp.gti_bytes_per_cycle = 256;
+    mp.dram_channels = 4;
+    mp.dram_bytes_per_cycle = 1024;
+    MemoryHierarchy memory(mp);
+    EuCore core(EuCoreParams{});
+    core.attach_memory(&memory, 0);
+    // Kept alive for the core. A mad writes the next of 8 register pairs, a read the next of 20: 20 reads in flight
+    // per thread cover a miss's round trip (about 165 cycles) at the port's rate.
+    std::vector<TimingOp> ops;
+    ops.reserve(7 * 2 * n + 1);
+    std::uint64_t line = 0;
+    for (unsigned t = 0; t < 7; ++t) {
+      const unsigned slot = core.start(0);
+      std::vector<std::vector<std::uint64_t>> messages;
+      for (unsigned i = 0; i < n; ++i) {
+        if (mads) {
+          ops.push_back(mad);
+          ops.back().writes = {static_cast<std::uint8_t>(84 + 2 * (i % 8)), 2};
+          core.append(slot, ops.back());
+        }
+        if (sends) {
+          ops.push_back(base[0]);
+          ops.back().writes = {static_cast<std::uint8_t>(40 + 2 * (i % 20)), 2};
+          core.append(slot, ops.back());
+          messages.push_back({line * 64, line * 64 + 64});
+          line += 2;
+        }
+      }
+      messages.emplace_back();  // the end of thread reaches no memory
+      core.set_memory_log(slot, log_of(messages));
+      core.append(slot, base[2]);
+    }
+    EXPECT_FALSE(core.issue().has_value());
+    return static_cast<double>(core.last_cycle());
+  };
+  const auto per_n = [&](bool mads, bool sends) { return cycles(2 * kN, mads, sends) - cycles(kN, mads, sends); };
+  EXPECT_NEAR(per_n(true, false), 14.0 * kN, 14.0 * kN * 0.02);
+  EXPECT_NEAR(per_n(false, true), 14.0 * kN, 14.0 * kN * 0.02);
+  EXPECT_NEAR(per_n(true, true), 14.0 * kN, 14.0 * kN * 0.05);
+}
+
 // Without memory timing a send takes send_latency; with it, a hit takes the L3's latency and a miss DRAM's too, and
 // the thread's end waits for its writes.
 TEST(EuArrayMemory, AThreadsEndWaitsForItsWrites) {
