@@ -1,15 +1,19 @@
 // libFuzzer harness: the EU decoder and bounded execution (tlm/gen/eu, SystemC-free). The input is a Gen9 kernel run
 // by a thread group of 1-4 threads with the data port on a 1 MiB sandbox of GPU memory (stateless and surface
 // accesses, SLM) for at most 20000 instructions. Undecodable instructions, bad messages and out-of-range accesses
-// must be modelled faults, never a crash.
-// Input: byte 0: threads (bits 1:0, plus one) and SIMD width (bit 2: 16, else 8; bit 3: 32); bytes 1-64: the start
-// of r0-r1 of each thread (the payload); the rest: the kernel's instructions (at most 64 KiB).
+// must be modelled faults, never a crash. With bit 4 of byte 0 the group runs as a walker under array timing runs it:
+// in steps of 64 instructions per thread, each step's instructions and memory requests timed by a GT2 EU array with
+// its memory hierarchy as the array asks for them (eu::EuArray::Refill).
+// Input: byte 0: threads (bits 1:0, plus one), SIMD width (bit 2: 16, else 8; bit 3: 32) and timing (bit 4); bytes
+// 1-64: the start of r0-r1 of each thread (the payload); the rest: the kernel's instructions (at most 64 KiB).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "tlm/gen/eu/data_port.h"
+#include "tlm/gen/eu/eu_array.h"
+#include "tlm/gen/eu/memory_hierarchy.h"
 #include "tlm/gen/eu/program.h"
 #include "tlm/gen/eu/thread_group.h"
 #include "tlm/gen/eu/thread_state.h"
@@ -60,6 +64,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::memcpy(t.grf.data(), data + 1, payload);
     t.reset_control_flow(0, mask);
   }
-  (void)group.run(threads, 20'000);
+  if ((mode & 0x10) == 0) {
+    (void)group.run(threads, 20'000);
+    return 0;
+  }
+  std::vector<eu::MemoryLog> logs(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) threads[i].memory_log = &logs[i];
+  eu::MemoryHierarchy hierarchy{eu::MemoryHierarchyParams{}};
+  eu::EuArray array{eu::EuArrayParams{}};
+  array.attach_memory(&hierarchy);
+  group.begin(threads, 20'000);
+  const auto step = [&](eu::EuArray::Group& g) {
+    const eu::ThreadGroupResult r = group.resume(64, &g.threads);
+    g.memory.resize(logs.size());
+    for (std::size_t i = 0; i < logs.size(); ++i) {
+      g.memory[i] = std::move(logs[i]);
+      logs[i].clear();
+    }
+    return r.ok;
+  };
+  bool placed = false;
+  (void)array.run(
+      [&](eu::EuArray::Group& g) {
+        if (placed) return false;
+        placed = true;
+        g.threads.resize(threads.size());  // the array asks for the instructions once the group is placed
+        return true;
+      },
+      [&](std::size_t, eu::EuArray::Group& more) { return !group.done() && step(more); });
   return 0;
 }

@@ -202,12 +202,13 @@ int main(int argc, char** argv) {
   write_seed(dir, "fuzz_guc", 1, Bytes{0, 1, 0x30, 0x55, 0, 0, 0, 0, 0, 0});
   write_seed(dir, "fuzz_guc", 2, Bytes{1, 2, 0x02, 0x10, 0, 0, 0, 0, 0, 0, 0x05, 0x55, 0, 0});
 
-  // fuzz_eu: the driver's kernels, one and four threads of SIMD16.
+  // fuzz_eu: the driver's kernels, one and four threads of SIMD16, untimed and under the EU array's timing.
   const std::vector<Bytes> kernels = {host::saxpy_kernel(), host::slm_reverse_count_kernel()};
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    Bytes seed{static_cast<std::uint8_t>(k ? 0x7 : 0x4)};
+  for (std::size_t k = 0; k < 2 * kernels.size(); ++k) {
+    const std::size_t kernel = k % kernels.size();
+    Bytes seed{static_cast<std::uint8_t>((kernel ? 0x7 : 0x4) | (k >= kernels.size() ? 0x10 : 0))};
     seed.resize(65);
-    seed.insert(seed.end(), kernels[k].begin(), kernels[k].end());
+    seed.insert(seed.end(), kernels[kernel].begin(), kernels[kernel].end());
     write_seed(dir, "fuzz_eu", static_cast<int>(k), seed);
   }
 
