@@ -550,6 +550,38 @@ TEST(EuArray, AGroupGivenInPartsTimesAsAGroupGivenWhole) {
   EXPECT_EQ(a.busy_cycles, b.busy_cycles);
   EXPECT_EQ(a.occupied_cycles, b.occupied_cycles);
 
+  // As a walker gives them: a thread gets nothing past its barrier's wait until every thread of its group has been
+  // given its barrier message (the functional wait completes then); a thread given nothing is held meanwhile, and
+  // the timing is still the whole group's.
+  const std::size_t wait_at[2] = {ops[0].size() - 30 - 1, ops[1].size() - 30 - 1};  // index of each thread's wait
+  given.assign(2, 0);
+  pulled = false;
+  const auto gated = [&](eu::EuArray::Group& g) {
+    g.threads.resize(2);
+    const bool released = given[0] >= wait_at[0] && given[1] >= wait_at[1];
+    for (std::size_t t = 0; t < 2; ++t) {
+      const std::size_t limit = released ? full[t].size() : wait_at[t];
+      const std::size_t n = std::min<std::size_t>(given[t] < limit ? limit - given[t] : 0, t == 0 ? 5 : 50);
+      g.threads[t].assign(full[t].begin() + static_cast<std::ptrdiff_t>(given[t]),
+                          full[t].begin() + static_cast<std::ptrdiff_t>(given[t] + n));
+      given[t] += n;
+    }
+  };
+  eu::EuArray held(one_eu());
+  const std::uint64_t held_cycles = held.run(
+      [&](eu::EuArray::Group& g) {
+        if (pulled) return false;
+        pulled = true;
+        gated(g);
+        return true;
+      },
+      [&](std::size_t, eu::EuArray::Group& more) {
+        gated(more);
+        return true;
+      });
+  EXPECT_EQ(held_cycles, expected);
+  EXPECT_EQ(held.eu(0).stats().thread_stalls, a.thread_stalls);
+
   // A refill that fails (the walker's functional run faulted) stops the run.
   given.assign(2, 0);
   pulled = false;
@@ -564,6 +596,30 @@ TEST(EuArray, AGroupGivenInPartsTimesAsAGroupGivenWhole) {
       [&](std::size_t, eu::EuArray::Group&) { return false; });
   EXPECT_TRUE(stopped.aborted());
   EXPECT_EQ(stopped.eu(0).stats().threads, 0u);
+}
+
+// Instructions appended to a thread that has issued part of what it was given: the issued ones are dropped (a long
+// thread's trace stays as short as what it has not issued), and the timing is that of the whole stream.
+TEST(EuCore, AppendingDropsWhatAThreadHasIssued) {
+  const std::vector<eu::TimingOp> chain = stream(add16(), 40, false);
+  static const std::vector<eu::TimingOp> ops = timings("timing_ops");
+  const auto run = [&](bool in_parts) {
+    eu::EuCore core(eu::EuCoreParams{});
+    const unsigned slot = core.start(0);
+    std::vector<const eu::TimingOp*> first, second;
+    for (std::size_t i = 0; i < chain.size(); ++i) (i < 30 || !in_parts ? first : second).push_back(&chain[i]);
+    core.append(slot, std::move(first));
+    if (in_parts) {
+      EXPECT_FALSE(core.issue(8 * 10).has_value());  // ten adds issue before cycle 80
+      EXPECT_EQ(core.backlog(slot), 20u);
+      core.append(slot, std::move(second));
+      EXPECT_EQ(core.backlog(slot), 30u);
+    }
+    core.append(slot, ops.back());  // the end of thread
+    EXPECT_FALSE(core.issue().has_value());
+    return core.ended_at(slot);
+  };
+  EXPECT_EQ(run(true), run(false));
 }
 
 // Intel's EU active / stall / idle: an EU is occupied while a thread is resident. One thread, then (after run()

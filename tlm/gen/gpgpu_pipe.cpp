@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -441,9 +442,9 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   std::vector<eu::ThreadState> threads(threads_per_group);
   ++walkers_.value;
   // The payload of thread group (x, y, z)'s threads; with `logs`, each thread records its memory requests there.
-  // Thread t of the group is hardware thread `first_thread` + t: its FFTID, which indexes its scratch space.
+  // fftid(t): thread t's hardware thread (its FFTID), which indexes its scratch space.
   const auto init_group = [&](std::vector<eu::ThreadState>& threads, std::vector<eu::MemoryLog>* logs, std::uint32_t x,
-                              std::uint32_t y, std::uint32_t z, unsigned first_thread) {
+                              std::uint32_t y, std::uint32_t z, const std::function<unsigned(unsigned)>& fftid_of) {
     if (logs != nullptr) logs->resize(threads_per_group);
     for (unsigned t = 0; t < threads_per_group; ++t) {
       eu::ThreadState& th = threads[t];
@@ -456,7 +457,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
       // r0.7 group Z, r0.2 barrier ID (bits 27:24; one group at a time here: 0), r0.5 scratch offset 31:10 |
       // FFTID 8:0 (the thread's slot, which also indexes stateless private memory).
       th.grf_write<std::uint32_t>(4, x);
-      const unsigned fftid = first_thread + t;
+      const unsigned fftid = fftid_of(t);
       th.grf_write<std::uint32_t>(5 * 4, state_.scratch_pointer + fftid * scratch_bytes + (fftid & 0x1FFU));
       th.grf_write<std::uint32_t>(6 * 4, y);
       th.grf_write<std::uint32_t>(7 * 4, z);
@@ -497,7 +498,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   };
   // Runs thread group (x, y, z) functionally to its end.
   const auto run_group = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z) -> std::optional<Outcome> {
-    init_group(threads, nullptr, x, y, z, 0);
+    init_group(threads, nullptr, x, y, z, [](unsigned t) { return t; });
     slm.assign(slm_bytes, 0);
     return account(group.run(threads, params_.thread_group_instruction_limit), true, x, y, z);
   };
@@ -506,8 +507,10 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     // The EU array times the groups as it dispatches them, and the engine's time follows the array's, so that the
     // rest of the model runs alongside a long walker. Each group runs functionally in steps, from when the array
     // places it and as far ahead of the array as a step's instructions (kStepInstructions per thread): its threads'
-    // traces (a pointer per instruction) and memory logs stay short however long the kernel runs. Groups placed
-    // together run interleaved, so each takes its own hardware threads' scratch space (FFTIDs) and its own SLM.
+    // traces (a pointer per instruction) and memory logs stay short however long the kernel runs: a step runs only
+    // the threads with less than a step's instructions still to issue. Groups placed together run interleaved, so
+    // each has its own SLM, and each thread the scratch space of the hardware thread it runs on (its FFTID: EU x
+    // threads per EU + slot; NEO sizes scratch for every hardware thread, HwHelper getComputeUnitsUsedForScratch).
     constexpr std::uint64_t kStepInstructions = 4096;
     eu::EuArrayParams ap;
     ap.slices = params_.slices;
@@ -525,7 +528,6 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     std::optional<Outcome> stopped;
     struct InFlight {  // a group whose functional run has not ended, by its index in the array's run
       std::uint32_t x, y, z;
-      unsigned block = 0;  // its hardware threads: block x threads_per_group on (the FFTIDs)
       std::vector<eu::ThreadState> threads;
       std::vector<eu::MemoryLog> logs;
       std::vector<std::uint8_t> slm;
@@ -533,28 +535,21 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     };
     std::map<std::size_t, InFlight> in_flight;
     std::size_t taken = 0;
-    // Blocks of threads_per_group hardware threads for the groups that run (as many as the array can hold); NEO
-    // sizes scratch space for every hardware thread (HwHelper getComputeUnitsUsedForScratch: subslices x EUs per
-    // subslice x threads per EU), so each FFTID below the array's thread count has its own.
-    std::vector<unsigned> free_blocks;
-    for (unsigned b = params_.eu_count() * params_.threads_per_eu / threads_per_group; b-- > 0;) {
-      free_blocks.push_back(b);
-    }
+    std::vector<bool> allowed;
     // Runs a step of the group and hands its threads' instructions and memory requests to `g`.
     const auto step = [&](std::size_t index, eu::EuArray::Group& g, bool started) {
       InFlight& f = in_flight.at(index);
+      allowed.assign(threads_per_group, true);
+      for (unsigned t = 0; t < threads_per_group; ++t) allowed[t] = array.backlog(index, t) < kStepInstructions;
       data_port_->bind({state_.surface_state_base, state_.general_state_base, binding_table, &f.slm});
-      const eu::ThreadGroupResult r = f.group->resume(kStepInstructions, &g.threads);
+      const eu::ThreadGroupResult r = f.group->resume(kStepInstructions, &g.threads, &allowed);
       g.memory.resize(f.logs.size());
       for (std::size_t t = 0; t < f.logs.size(); ++t) {
         g.memory[t] = std::move(f.logs[t]);
         f.logs[t].clear();
       }
-      stopped = account(r, started, f.x, f.y, f.z);
-      if (f.group->done()) {
-        free_blocks.push_back(f.block);
-        in_flight.erase(index);
-      }
+      if (auto outcome = account(r, started, f.x, f.y, f.z)) stopped = outcome;
+      if (f.group->done()) in_flight.erase(index);
       return !stopped;
     };
     const auto next = [&](eu::EuArray::Group& g) {
@@ -584,17 +579,19 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
       return true;
     };
     const auto refill = [&](std::size_t index, eu::EuArray::Group& more) {
+      if (stopped) return false;  // a stop or reset came first: the groups placed end with the walker
       const auto it = in_flight.find(index);
-      if (it == in_flight.end() || (!it->second.group && free_blocks.empty())) {
+      if (it == in_flight.end()) {
         throw std::logic_error("EU array: a thread of group " + std::to_string(index) +
-                               " needs instructions after its group ended, or more groups run than the array holds");
+                               " needs instructions after its group ended");
       }
       InFlight& f = it->second;
       if (f.group) return step(index, more, false);
-      f.block = free_blocks.back();
-      free_blocks.pop_back();
       f.threads.resize(threads_per_group);
-      init_group(f.threads, &f.logs, f.x, f.y, f.z, f.block * threads_per_group);
+      init_group(f.threads, &f.logs, f.x, f.y, f.z, [&](unsigned t) {
+        const eu::EuArray::Placement p = array.placement(index, t);
+        return p.eu * params_.threads_per_eu + p.slot;
+      });
       f.slm.assign(slm_bytes, 0);
       f.group = std::make_unique<eu::ThreadGroup>(*program, *data_port_);
       f.group->begin(f.threads, params_.thread_group_instruction_limit);

@@ -172,6 +172,7 @@ std::uint64_t EuArray::run(const std::function<bool(Group&)>* next, const Refill
             next_group_ = 0;
             return now_;
           }
+          if (core.backlog(*dry) == 0) core.hold(*dry);  // it waits for the rest of its group
         }
         if (!core.arrivals().empty() && collect_arrivals(e)) released = true;
       }

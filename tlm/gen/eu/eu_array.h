@@ -59,10 +59,25 @@ class EuArray {
   // The same with groups given in parts: a group's threads need not end their traces with the end of thread. When a
   // thread has issued everything it was given, `refill` is asked for more of its group (`group`: the group's index
   // in the order this run took them) and fills `more` with each thread's next instructions and memory messages
-  // (none for threads without more). Returning false stops the run at once (aborted()).
+  // (none for threads without more). Returning false stops the run at once (aborted()). A thread that got nothing
+  // is held (EuCore::hold) until a later refill of its group gives it more.
   using Refill = std::function<bool(std::size_t group, Group& more)>;
   std::uint64_t run(const std::function<bool(Group&)>& next, const Refill& refill);
   bool aborted() const { return aborted_; }
+  // During a run, for a refill: where thread `t` of group `group` runs (its EU and slot: the hardware thread) and how
+  // many of the instructions it was given it has not issued yet.
+  struct Placement {
+    unsigned eu;
+    unsigned slot;
+  };
+  Placement placement(std::size_t group, std::size_t t) const {
+    const Placed& p = barriers_.at(group).members.at(t);
+    return {p.eu, p.slot};
+  }
+  std::size_t backlog(std::size_t group, std::size_t t) const {
+    const Placement p = placement(group, t);
+    return eus_[p.eu]->backlog(p.slot);
+  }
 
   std::uint64_t now() const { return now_; }
   const EuCore& eu(unsigned index) const { return *eus_[index]; }

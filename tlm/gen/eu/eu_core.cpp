@@ -53,6 +53,21 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
   return at;
 }
 
+void EuCore::append(unsigned slot, std::vector<const TimingOp*>&& ops) {
+  Slot& s = slots_[slot];
+  s.held = false;
+  if (s.next == s.trace.size()) {
+    s.trace = std::move(ops);
+    s.next = 0;
+    return;
+  }
+  if (s.next > 0) {
+    s.trace.erase(s.trace.begin(), s.trace.begin() + static_cast<std::ptrdiff_t>(s.next));
+    s.next = 0;
+  }
+  s.trace.insert(s.trace.end(), ops.begin(), ops.end());
+}
+
 void EuCore::append_memory_log(unsigned slot, MemoryLog&& more) {
   Slot& s = slots_[slot];
   if (s.next_message == s.log.messages.size()) {
@@ -62,6 +77,13 @@ void EuCore::append_memory_log(unsigned slot, MemoryLog&& more) {
   if (s.log.messages.empty()) {
     s.log = std::move(more);
     return;
+  }
+  if (s.next_message > 0) {  // drop the messages already timed and their lines
+    const std::uint32_t first = s.log.messages[s.next_message].first_line;
+    s.log.messages.erase(s.log.messages.begin(), s.log.messages.begin() + static_cast<std::ptrdiff_t>(s.next_message));
+    s.log.lines.erase(s.log.lines.begin(), s.log.lines.begin() + first);
+    for (MemoryMessage& m : s.log.messages) m.first_line -= first;
+    s.next_message = 0;
   }
   const auto offset = static_cast<std::uint32_t>(s.log.lines.size());
   s.log.lines.insert(s.log.lines.end(), more.lines.begin(), more.lines.end());
@@ -199,7 +221,10 @@ std::optional<unsigned> EuCore::issue(std::uint64_t horizon) {
       if (++i == count) i = 0;
       const Slot& s = slots_[i];
       if (!s.resident) continue;
-      if (s.next >= s.trace.size()) return i;  // its next instruction is not known yet
+      if (s.next >= s.trace.size()) {
+        if (s.held) continue;
+        return i;  // its next instruction is not known yet
+      }
       const TimingOp& op = *s.trace[s.next];
       if (!s.next_ready_valid) {
         slots_[i].next_ready = ready(s, op);

@@ -66,16 +66,19 @@ class EuCore {
   unsigned resident() const { return resident_; }
 
   // The slot's thread executed `op` next (the functional executor's order).
-  void append(unsigned slot, const TimingOp& op) { slots_[slot].trace.push_back(&op); }
-  // The same for a whole run of instructions; a slot with nothing pending takes the vector over without a copy.
-  void append(unsigned slot, std::vector<const TimingOp*>&& ops) {
-    std::vector<const TimingOp*>& trace = slots_[slot].trace;
-    if (trace.empty()) {
-      trace = std::move(ops);
-    } else {
-      trace.insert(trace.end(), ops.begin(), ops.end());
-    }
+  void append(unsigned slot, const TimingOp& op) {
+    slots_[slot].trace.push_back(&op);
+    slots_[slot].held = false;
   }
+  // The same for a whole run of instructions; a slot with nothing pending takes the vector over without a copy, and
+  // the instructions already issued are dropped.
+  void append(unsigned slot, std::vector<const TimingOp*>&& ops);
+  // Instructions given to the slot's thread and not issued yet.
+  std::size_t backlog(unsigned slot) const { return slots_[slot].trace.size() - slots_[slot].next; }
+  // The slot's thread has issued all it was given and cannot be given more yet (it waits at a barrier the other
+  // threads of its group have not reached): issue() passes it by instead of returning it, until more is appended.
+  // Its next instruction is the barrier's wait, which cannot issue before the others' arrivals anyway.
+  void hold(unsigned slot) { slots_[slot].held = true; }
   // What the slot's thread's sends asked of memory, one message per send in order (MemoryLog): with a memory
   // hierarchy attached, each send with lines completes when the hierarchy says, and the thread's end waits for them.
   void set_memory_log(unsigned slot, MemoryLog log) { slots_[slot].log = std::move(log); }
@@ -119,6 +122,7 @@ class EuCore {
   static constexpr unsigned kGrfs = 128;
   struct Slot {
     bool resident = false;
+    bool held = false;  // hold(): nothing to issue until more is appended
     bool ended = false;
     std::uint64_t started_at = 0;
     std::uint64_t ended_at = 0;

@@ -44,13 +44,17 @@ void ThreadGroup::begin(std::vector<ThreadState>& threads, std::uint64_t instruc
   for (const ThreadState& t : threads) running_ += t.ended ? 0 : 1;
 }
 
-ThreadGroupResult ThreadGroup::resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces) {
+ThreadGroupResult ThreadGroup::resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces,
+                                      const std::vector<bool>* allowed) {
   std::vector<ThreadState>& threads = *threads_;
   if (traces != nullptr) traces->resize(threads.size());
   ThreadGroupResult result;
   messages_ = 0;
   barriers_ = 0;
-  const std::uint64_t target = chunk == ~0ULL ? ~0ULL : chunk * std::max<std::size_t>(running_, 1);
+  const auto may_run = [&](std::size_t i) { return allowed == nullptr || (i < allowed->size() && (*allowed)[i]); };
+  std::size_t runnable = 0;
+  for (std::size_t i = 0; i < threads.size(); ++i) runnable += !threads[i].ended && may_run(i) ? 1 : 0;
+  const std::uint64_t target = chunk == ~0ULL ? ~0ULL : chunk * std::max<std::size_t>(runnable, 1);
   const auto fail = [&](std::string error) {
     result.ok = false;
     result.error = std::move(error);
@@ -60,11 +64,14 @@ ThreadGroupResult ThreadGroup::resume(std::uint64_t chunk, std::vector<std::vect
     bool progressed = false;
     for (std::size_t i = 0; i < threads.size(); ++i) {
       ThreadState& t = threads[i];
-      if (t.ended) continue;
+      if (t.ended || !may_run(i)) continue;
+      const std::uint32_t ip = t.ip;
       const RunResult r = executor_.run(t, kSlice, traces != nullptr ? &(*traces)[i] : nullptr);
       result.instructions += r.instructions;
       executed_ += r.instructions;
-      if (r.instructions > 0) progressed = true;
+      // A wait retried without its notification is no progress (it stays at the same instruction).
+      const bool still_waiting = r.reason == StopReason::kSuspended && t.ip == ip && r.instructions <= 1;
+      if (r.instructions > 0 && !still_waiting) progressed = true;
       if (r.reason == StopReason::kFault) {
         result.memory_fault = data_port_.memory_faulted();
         fail("thread " + std::to_string(i) + ": " + r.fault);
@@ -82,6 +89,9 @@ ThreadGroupResult ThreadGroup::resume(std::uint64_t chunk, std::vector<std::vect
       }
     }
     if (failed_) break;
+    bool others = false;  // live threads not allowed to run: they reach the barrier in a later step
+    for (std::size_t i = 0; i < threads.size() && !others; ++i) others = !threads[i].ended && !may_run(i);
+    if (!progressed && others) break;
     if (!progressed) {
       // Every live thread waits and nothing can release it: on hardware the group hangs.
       unsigned waiting = 0;

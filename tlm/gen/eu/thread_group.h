@@ -43,8 +43,11 @@ class ThreadGroup final : public SharedFunctions {
   // threads (which must stay in place), then resume() until done(). Each resume runs the threads round robin until
   // they have executed `chunk` instructions each on average (threads at a barrier run when it completes), every
   // thread has ended, or a fault; it appends to `traces` as run() does, and its result counts this step's work.
+  // With `allowed`, only those threads run: a step in which they cannot progress (they wait at a barrier for the
+  // others) ends without error, as long as some live thread was not allowed.
   void begin(std::vector<ThreadState>& threads, std::uint64_t instruction_limit);
-  ThreadGroupResult resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces);
+  ThreadGroupResult resume(std::uint64_t chunk, std::vector<std::vector<const TimingOp*>>* traces,
+                           const std::vector<bool>* allowed = nullptr);
   bool done() const { return running_ == 0 || failed_; }
 
   MessageResult send(const Message& message, ThreadState& thread) override;
