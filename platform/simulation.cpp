@@ -84,11 +84,19 @@ void print_activity(std::ostream& out, const std::string& root, core::Picosecond
   }
   out << "  activity:\n";
   if (groups.empty()) out << "    (none)\n";
+  // Blocks five levels below the platform (each EU of the array: gen.rcs.gpgpu.subslice<N>.eu<M>) are too many to
+  // read here; the statistics file has them.
+  std::size_t deeper = 0;
   for (const auto& [block, items] : groups) {
-    out << "    " << std::left << std::setw(14) << block;
+    if (std::count(block.begin(), block.end(), '.') >= 4) {
+      ++deeper;
+      continue;
+    }
+    out << "    " << std::left << std::setw(13) << block << ' ';
     for (std::size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << items[i];
     out << '\n';
   }
+  if (deeper > 0) out << "    (" << deeper << " more blocks below: in the statistics file, --stats FILE)\n";
 }
 
 // The progress line is carriage-return animation: only ever on a terminal.
