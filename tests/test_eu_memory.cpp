@@ -111,6 +111,59 @@ TEST(MemoryHierarchy, WrittenLinesAllocateWithoutAFillAndGoBackWhenEvicted) {
   EXPECT_LE(m.stats().l3_writebacks, 1280u - 512);
 }
 
+// L3CNTLREG's fields in ways: NEO's two Gen9 values are Mesa's validated configurations {URB 32, all 64} and {SLM 32,
+// URB 16, all 48}, each the L3's 96 ways; the data port caches in "all", else in DC. Ways are 8 KiB on 4 banks.
+TEST(L3Partition, NeosValuesDecodeToMesasValidatedConfigurations) {
+  const L3Partition plain = L3Partition::decode(0x80000340);
+  EXPECT_EQ(plain.slm, 0u);
+  EXPECT_EQ(plain.urb, 32u);
+  EXPECT_EQ(plain.all, 64u);
+  EXPECT_EQ(plain.ro + plain.dc, 0u);
+  EXPECT_EQ(plain.ways(), 96u);
+  EXPECT_EQ(plain.data_ways() * L3Partition::way_kib(4), 512u);
+  const L3Partition slm = L3Partition::decode(0x60000321);
+  EXPECT_EQ(slm.slm, 32u);
+  EXPECT_EQ(slm.urb, 16u);
+  EXPECT_EQ(slm.all, 48u);
+  EXPECT_EQ(slm.ways(), 96u);
+  EXPECT_EQ(slm.data_ways() * L3Partition::way_kib(4), 384u);
+  // {URB 32, DC 16, RO 48}: the data cache partition serves the data port.
+  const L3Partition split = L3Partition::decode((32U << 1) | (48U << 11) | (16U << 18));
+  EXPECT_EQ(split.ro, 48u);
+  EXPECT_EQ(split.dc, 16u);
+  EXPECT_EQ(split.data_ways(), 16u);
+  EXPECT_EQ(L3Partition::way_kib(1), 4u);  // Mesa get_l3_way_size: 4 KiB per bank with one bank
+  EXPECT_EQ(L3Partition::way_kib(2), 4u);
+}
+
+// Resizing the data partition empties it; with none, every line goes to DRAM and stays nowhere.
+TEST(MemoryHierarchy, AResizedL3StartsEmptyAndNoDataPartitionLeavesLinesUncached) {
+  MemoryHierarchy m(simple());
+  const MemoryLog read = log_of({{0x1000}});
+  const MemoryLog write = log_of({{0x2000}}, MemoryLine::kWrite);
+  m.access(0, read, read.messages[0], 0);
+  m.access(0, read, read.messages[0], 1000);
+  EXPECT_EQ(m.stats().l3_hits, 1u);
+  m.resize_l3(64);  // the same size: the lines stay
+  m.access(0, read, read.messages[0], 2000);
+  EXPECT_EQ(m.stats().l3_hits, 2u);
+  m.resize_l3(32);
+  EXPECT_EQ(m.l3_kib(), 32u);
+  m.access(0, read, read.messages[0], 3000);
+  EXPECT_EQ(m.stats().l3_hits, 2u);
+  EXPECT_EQ(m.stats().l3_misses, 2u);
+  m.resize_l3(0);
+  // Uncached, a read costs its bank, DRAM and both latencies every time, and a write its DRAM transfer.
+  EXPECT_EQ(m.access(0, read, read.messages[0], 4000), 4000u + 1 + 2 + 60 + 100);
+  EXPECT_EQ(m.access(0, read, read.messages[0], 5000), 5000u + 1 + 2 + 60 + 100);
+  EXPECT_EQ(m.access(0, write, write.messages[0], 6000), 6000u + 1 + 100);
+  EXPECT_EQ(m.stats().l3_hits, 2u);
+  EXPECT_EQ(m.stats().l3_misses, 5u);
+  EXPECT_EQ(m.stats().dram_read_lines, 4u);
+  EXPECT_EQ(m.stats().dram_written_lines, 1u);
+  EXPECT_EQ(m.stats().l3_writebacks, 0u);
+}
+
 // Streaming reads of distinct lines are bound by DRAM bandwidth: 4,096 lines at 32 B/clk take 8,192 cycles, at 16 B/clk
 // 16,384 (plus one line's latency), and two channels of half the bandwidth each take as long as one of all of it.
 TEST(MemoryHierarchy, StreamingReadsTakeTheirDramTime) {

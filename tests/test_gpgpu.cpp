@@ -241,6 +241,100 @@ TEST(GpgpuPipe, UnderArrayTimingHalfTheDramBandwidthDoublesTheStreamingPart) {
   EXPECT_LT(second * 3, first);
 }
 
+namespace {
+
+// Saxpy over 4,096 items run twice under array timing with L3CNTLREG set to `l3cntlreg` by MMIO (the kernel's dispatch
+// leaves it alone); false if a run did not complete.
+bool saxpy_twice_with_l3cntlreg(Rig& rig, std::uint32_t l3cntlreg, std::uint32_t* reset_value = nullptr,
+                                std::uint32_t groups = 256) {
+  bool ok = true;
+  test::run_thread([&] {
+    auto& d = rig.driver;
+    if (reset_value != nullptr) *reset_value = d.mmio_read(gen::gpgpu::kL3Cntlreg);
+    d.mmio_write(gen::gpgpu::kL3Cntlreg, l3cntlreg);
+    const std::uint64_t bytes = std::uint64_t{groups} * 16 * 4;
+    const auto a = d.alloc(bytes), b = d.alloc(bytes), out = d.alloc(bytes);
+    host::GpgpuKernel k;
+    k.instructions = host::saxpy_kernel();
+    k.simd = 16;
+    k.local_size = {16, 1, 1};
+    k.groups = {groups, 1, 1};
+    const float s = 2.0f;
+    k.cross_thread = bytes_of(&s, 4);
+    k.surfaces = {a, b, out};
+    k.program_l3 = false;
+    ok = run_dispatch(rig, k) && run_dispatch(rig, k);
+  });
+  return ok;
+}
+
+platform::PlatformParams array_timing() {
+  platform::PlatformParams params;
+  params.gen.gpu.cs.gpgpu.timing = "array";
+  return params;
+}
+
+}  // namespace
+
+// The L3 caches the data port's lines in the data partition L3CNTLREG gives it: NEO's partition with SLM leaves 48 of
+// the 96 ways of 8 KiB (384 KiB), and the second saxpy run hits every line as with the 512 KiB of its partition
+// without SLM (the register's reset value).
+TEST(GpgpuPipe, UnderArrayTimingTheL3HoldsDataInThePartitionL3CntlregGivesIt) {
+  Rig rig(array_timing());
+  std::uint32_t reset = 0;
+  ASSERT_TRUE(saxpy_twice_with_l3cntlreg(rig, gen::gpgpu::kL3CntlregWithSlm, &reset)) << rig.incidents();
+  EXPECT_EQ(reset, gen::gpgpu::kL3CntlregWithoutSlm);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_data_kib"), 384u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 768u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 512u);
+}
+
+// Saxpy over 36,864 items touches 6,912 lines (432 KiB): run again, it finds them all in the 512 KiB of the partition
+// without SLM (8,192 lines: no 16-way set overflows) and almost none in the 384 KiB of the one with SLM (6,144 lines:
+// LRU loses a working set larger than the cache).
+std::uint64_t second_run_hits_of_432_kib(std::uint32_t l3cntlreg) {
+  Rig rig(array_timing());
+  EXPECT_TRUE(saxpy_twice_with_l3cntlreg(rig, l3cntlreg, nullptr, 2304)) << rig.incidents();
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits") +
+                core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_misses"),
+            2u * 6912);
+  return core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits");
+}
+
+TEST(GpgpuPipe, UnderArrayTimingA432KiBWorkingSetStaysInThe512KiBDataPartition) {
+  EXPECT_EQ(second_run_hits_of_432_kib(gen::gpgpu::kL3CntlregWithoutSlm), 6912u);
+}
+
+TEST(GpgpuPipe, UnderArrayTimingA432KiBWorkingSetDoesNotFitThe384KiBDataPartition) {
+  EXPECT_LE(second_run_hits_of_432_kib(gen::gpgpu::kL3CntlregWithSlm), 6912u / 100);
+}
+
+// A partition without a data cache (URB 32, RO 64): every line goes to DRAM, in both runs, and each written line too.
+TEST(GpgpuPipe, UnderArrayTimingAnL3WithoutADataPartitionSendsEveryLineToDram) {
+  Rig rig(array_timing());
+  ASSERT_TRUE(saxpy_twice_with_l3cntlreg(rig, (32U << 1) | (64U << 11))) << rig.incidents();
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_data_kib"), 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_misses"), 2u * 768);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 2u * 512);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_written_lines"), 2u * 256);
+}
+
+// More ways than the L3 has (URB 64 and all 64 of 96) is a driver's error: the walker stops the engine naming the
+// register, its value and the partition; no thread runs.
+TEST(GpgpuPipe, AnL3PartitionLargerThanTheL3StopsTheEngineNamingIt) {
+  Rig rig;
+  const std::uint32_t value = (64U << 1) | (64U << 25);
+  EXPECT_FALSE(saxpy_twice_with_l3cntlreg(rig, value));
+  EXPECT_NE(
+      rig.incidents().find("L3CNTLREG (0x7034) 0x80000080 allocates 128 ways of the L3's 96 (SLM 0, URB 64, RO 0, "
+                           "DC 0, all 64)"),
+      std::string::npos)
+      << rig.incidents();
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.threads"), 0u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
 TEST(GpgpuPipe, ThePartialThreadTakesTheRightExecutionMaskAndOutOfBoundsAccessesAreDropped) {
   Rig rig;
   bool ok = false;
@@ -398,7 +492,8 @@ TEST(GpgpuPipe, AThreadGroupLargerThanASubsliceStopsTheEngineNamingBothCounts) {
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
 }
 
-// Shared local memory lives in the L3: a kernel with some, dispatched while L3CNTLREG allocates none (its reset value),
+// Shared local memory lives in the L3: a kernel with some, dispatched while L3CNTLREG allocates none (its reset value:
+// NEO's partition without SLM),
 // stops the engine with the error naming the register; the driver model programs NEO's SLM partition otherwise.
 TEST(GpgpuPipe, SharedLocalMemoryWithoutAnSlmPartitionInL3CntlregStopsTheEngine) {
   Rig rig;
@@ -419,7 +514,7 @@ TEST(GpgpuPipe, SharedLocalMemoryWithoutAnSlmPartitionInL3CntlregStopsTheEngine)
   });
   EXPECT_FALSE(ok);
   EXPECT_NE(rig.incidents().find("kernel with 1024 bytes of shared local memory while L3CNTLREG (0x7034) allocates "
-                                 "none (SLM Enable, bit 0, is clear: 0x0)"),
+                                 "none (SLM Enable, bit 0, is clear: 0x80000340)"),
             std::string::npos)
       << rig.incidents();
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);

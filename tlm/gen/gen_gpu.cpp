@@ -67,12 +67,15 @@ GenGpu::GenGpu(sc_core::sc_module_name name, const GenGpuParams& params, std::ui
         if (guc_ && (written & (kGdrstFull | kGdrstGuc))) guc_->reset();
         r.set(0);
       });
-  // The GPGPU set-up's GT registers (hw/gen/gpgpu_commands.h). L3CNTLREG's SLM enable is checked by the walker of a
-  // kernel with shared local memory; the thread arbitration policy is kept for the EU timing model (issue 19).
+  // The GPGPU set-up's GT registers (hw/gen/gpgpu_commands.h). A walker checks L3CNTLREG's partition (SLM enable for
+  // a kernel with shared local memory) and the EU array's timing caches data in its data partition; the thread
+  // arbitration policy is kept for the EU timing model. L3CNTLREG's reset value is not in the public documents: the
+  // model resets it to the partition NEO programs for kernels without SLM (URB 32, all 64 ways), so a driver that
+  // never programs it gets the L3 of a compute context.
   regs().add({"L3CNTLREG",
               gpgpu::kL3Cntlreg,
               32,
-              0,
+              gpgpu::kL3CntlregWithoutSlm,
               core::Access::kReadWrite,
               "L3 partition: bit 0 SLM enable, 7:1 URB, 17:11 RO, 24:18 DC, 31:25 all (Mesa genxml)",
               {{"SLM_ENABLE", 0, 1, ""}, {"URB", 1, 7, ""}, {"RO", 11, 7, ""}, {"DC", 18, 7, ""}, {"ALL", 25, 7, ""}}});

@@ -90,6 +90,8 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       l3_misses_(stats_.counter("l3_misses", "events", "array timing: data port lines the L3 fetched or allocated")),
       l3_writebacks_(stats_.counter("l3_writebacks", "events", "array timing: dirty L3 lines evicted to memory")),
       slm_lines_(stats_.counter("slm_lines", "events", "array timing: 64-byte lines of shared local memory accessed")),
+      l3_data_kib_(stats_.counter("l3_data_kib", "KiB",
+                                  "array timing: the L3's data partition per slice at the last walker (L3CNTLREG)")),
       dram_read_lines_(stats_.counter("dram_read_lines", "events", "array timing: 64-byte lines read from DRAM")),
       dram_written_lines_(
           stats_.counter("dram_written_lines", "events", "array timing: 64-byte lines written back to DRAM")),
@@ -177,7 +179,8 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
     m.slices = params_.slices;
     m.subslices = params_.slices * params_.subslices_per_slice;
     m.port_bytes_per_cycle = params_.data_port_bytes_per_cycle;
-    m.l3_kib = params_.l3_kib;
+    m.l3_kib =
+        eu::L3Partition::decode(gpgpu::kL3CntlregWithoutSlm).data_ways() * eu::L3Partition::way_kib(params_.l3_banks);
     m.l3_ways = params_.l3_ways;
     m.l3_banks = params_.l3_banks;
     m.l3_bank_bytes_per_cycle = params_.l3_bank_bytes_per_cycle;
@@ -375,10 +378,20 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   if (slm_code > 7)
     return engine.fail(&cmd, "interface descriptor SLM size " + std::to_string(slm_code) + " is reserved");
   const std::size_t slm_bytes = slm_code == 0 ? 0 : std::size_t{1024} << (slm_code - 1);
+  // The L3's partition: its ways must fit the L3, and shared local memory lives in it.
+  std::uint32_t l3 = 0;
+  if (!engine.reg_read(gpgpu::kL3Cntlreg, l3)) return Outcome::kStopped;
+  const eu::L3Partition partition = eu::L3Partition::decode(l3);
+  if (partition.ways() > eu::L3Partition::kWays) {
+    return engine.fail(&cmd, "L3CNTLREG (0x7034) " + core::format_hex(l3) + " allocates " +
+                                 std::to_string(partition.ways()) + " ways of the L3's " +
+                                 std::to_string(eu::L3Partition::kWays) + " (SLM " + std::to_string(partition.slm) +
+                                 ", URB " + std::to_string(partition.urb) + ", RO " + std::to_string(partition.ro) +
+                                 ", DC " + std::to_string(partition.dc) + ", all " + std::to_string(partition.all) +
+                                 ")");
+  }
   if (slm_bytes > 0) {
-    // Shared local memory lives in the L3: L3CNTLREG must allocate it (NEO programs its SLM configuration first).
-    std::uint32_t l3 = 0;
-    if (!engine.reg_read(gpgpu::kL3Cntlreg, l3)) return Outcome::kStopped;
+    // NEO programs its SLM configuration before a kernel with shared local memory.
     if ((l3 & gpgpu::kL3CntlregSlmEnable) == 0) {
       return engine.fail(&cmd, "kernel with " + std::to_string(slm_bytes) +
                                    " bytes of shared local memory while L3CNTLREG (0x7034) allocates none (SLM Enable, "
@@ -523,6 +536,8 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     eu::EuArray array(ap);
     const core::Picoseconds walker_start = engine.local_time();
     hierarchy_->restart();
+    hierarchy_->resize_l3(partition.data_ways() * eu::L3Partition::way_kib(params_.l3_banks));
+    l3_data_kib_.value = hierarchy_->l3_kib();
     array.attach_memory(hierarchy_.get());
     std::uint32_t x = x0, y = y0, z = z0;
     std::optional<Outcome> stopped;

@@ -51,7 +51,6 @@ struct GpgpuParams {
   std::uint32_t send_latency_cycles = 100;
   // The memory hierarchy under array timing (eu::MemoryHierarchy; Junkins, Gen9, sections 5.4-5.6).
   std::uint32_t data_port_bytes_per_cycle = 64;
-  std::uint32_t l3_kib = 512;
   std::uint32_t l3_ways = 16;
   std::uint32_t l3_banks = 4;
   std::uint32_t l3_bank_bytes_per_cycle = 64;
@@ -99,10 +98,11 @@ struct GpgpuParams {
             100000);
     v.param("data_port_bytes_per_cycle", data_port_bytes_per_cycle,
             "array timing: bytes per GPU cycle of a subslice's data port, each way (Gen9: 64)", 1, 4096);
-    v.param("l3_kib", l3_kib, "array timing: L3 cache for data per slice in KiB (Gen9: 512 of 768 in compute contexts)",
-            1, 65536);
     v.param("l3_ways", l3_ways, "array timing: L3 associativity", 1, 64);
-    v.param("l3_banks", l3_banks, "array timing: L3 banks per slice (Gen9 GT2: 4)", 1, 64);
+    v.param("l3_banks", l3_banks,
+            "array timing: L3 banks per slice (Gen9 GT2: 4; 2 KiB per bank make one of the 96 ways L3CNTLREG "
+            "partitions: 768 KiB)",
+            1, 64);
     v.param("l3_bank_bytes_per_cycle", l3_bank_bytes_per_cycle, "array timing: bytes per GPU cycle of an L3 bank", 1,
             4096);
     v.param("l3_latency_cycles", l3_latency_cycles, "array timing: GPU cycles from a send until an L3 hit's data", 1,
@@ -182,6 +182,7 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& l3_misses_;
   core::Counter& l3_writebacks_;
   core::Counter& slm_lines_;
+  core::Counter& l3_data_kib_;
   core::Counter& dram_read_lines_;
   core::Counter& dram_written_lines_;
   // Array timing, per subslice: instructions by class, FPU busy cycles, threads ended, flops.

@@ -61,8 +61,7 @@ void SlotCalendar::clear() {
 
 MemoryHierarchy::MemoryHierarchy(const MemoryHierarchyParams& params)
     : params_(params),
-      sets_(std::max(1U, params.slices * params.l3_kib * 1024U / kLineBytes / std::max(1U, params.l3_ways))),
-      ways_(static_cast<std::size_t>(sets_) * std::max(1U, params.l3_ways)),
+      sets_(0),
       gti_read_(params.gti_bytes_per_cycle, params.bucket_cycles),
       gti_write_(params.gti_bytes_per_cycle, params.bucket_cycles) {
   if (params.subslices == 0 || params.dram_channels == 0 || params.l3_banks == 0) {
@@ -79,6 +78,28 @@ MemoryHierarchy::MemoryHierarchy(const MemoryHierarchyParams& params)
   const double per_channel = params.dram_bytes_per_cycle / params.dram_channels;
   for (unsigned i = 0; i < params.dram_channels; ++i) channels_.emplace_back(per_channel, params.bucket_cycles);
   dram_line_bytes_ = kLineBytes + params.dram_line_overhead_cycles * per_channel;
+  params_.l3_kib = ~0U;
+  resize_l3(params.l3_kib);
+}
+
+L3Partition L3Partition::decode(std::uint32_t l3cntlreg) {
+  L3Partition p;
+  p.slm = (l3cntlreg & 1U) != 0 ? kSlmWays : 0;
+  p.urb = (l3cntlreg >> 1) & 0x7FU;
+  p.ro = (l3cntlreg >> 11) & 0x7FU;
+  p.dc = (l3cntlreg >> 18) & 0x7FU;
+  p.all = (l3cntlreg >> 25) & 0x7FU;
+  return p;
+}
+
+void MemoryHierarchy::resize_l3(unsigned kib) {
+  if (kib == params_.l3_kib) return;
+  params_.l3_kib = kib;
+  const std::uint64_t lines = std::uint64_t{params_.slices} * kib * 1024U / kLineBytes;
+  const unsigned ways = std::max(1U, params_.l3_ways);
+  sets_ = static_cast<unsigned>(lines / ways);
+  if (lines > 0 && sets_ == 0) sets_ = 1;  // smaller than one set: one set of all the ways
+  ways_.assign(static_cast<std::size_t>(sets_) * ways, Way{});
 }
 
 bool MemoryHierarchy::lookup(std::uint64_t line, bool write, bool& victim_dirty, std::uint64_t& victim) {
@@ -143,7 +164,15 @@ std::uint64_t MemoryHierarchy::access(unsigned subslice, const MemoryLog& log, c
     std::uint64_t end = std::max(port, at_bank) + params_.l3_latency_cycles;
     bool victim_dirty = false;
     std::uint64_t victim = 0;
-    if (lookup(line, write, victim_dirty, victim)) {
+    if (sets_ == 0) {
+      // No data partition: the line goes to memory and stays nowhere.
+      ++stats_.l3_misses;
+      if (write) end = std::max(end, line_of_dram(line, true, at_bank));
+      if (read) {
+        end = std::max(
+            end, line_of_dram(line, false, at_bank) + params_.dram_read_latency_cycles + params_.l3_latency_cycles);
+      }
+    } else if (lookup(line, write, victim_dirty, victim)) {
       ++stats_.l3_hits;
     } else {
       ++stats_.l3_misses;

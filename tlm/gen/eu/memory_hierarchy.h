@@ -41,11 +41,28 @@ class SlotCalendar {
   std::uint64_t first_free_ = 0;  // every bucket before it is full
 };
 
+// The L3's partition, from L3CNTLREG (0x7034; fields as Mesa's genxml: bit 0 SLM enable, 7:1 URB, 17:11 RO, 24:18 DC,
+// 31:25 all), in ways of the slice's L3. Gen9 has 96 ways per slice and shared local memory, when enabled, takes 32
+// of them: every validated Gen9 configuration in Mesa's intel_l3_config.c (chv_l3_configs, used for SKL) adds up to
+// 96, e.g. NEO's 0x80000340 (URB 32, all 64) and 0x60000321 (SLM 32, URB 16, all 48). A way is 2 KiB per bank (4
+// with one bank: Mesa get_l3_way_size), 8 KiB on GT2's 4 banks: 768 KiB per slice.
+struct L3Partition {
+  static constexpr unsigned kWays = 96;
+  static constexpr unsigned kSlmWays = 32;
+  unsigned slm = 0, urb = 0, ro = 0, dc = 0, all = 0;
+
+  static L3Partition decode(std::uint32_t l3cntlreg);
+  unsigned ways() const { return slm + urb + ro + dc + all; }
+  // The data port's lines are cached in the "all" partition, or in the data cache partition when there is none.
+  unsigned data_ways() const { return all > 0 ? all : dc; }
+  static unsigned way_kib(unsigned banks_per_slice) { return (banks_per_slice == 1 ? 4U : 2U) * banks_per_slice; }
+};
+
 struct MemoryHierarchyParams {
   unsigned slices = 1;
   unsigned subslices = 3;                  // in all
   unsigned port_bytes_per_cycle = 64;      // per subslice data port, each way (WP 5.4)
-  unsigned l3_kib = 512;                   // per slice, for application data (WP 5.5.1: 512 of 768 KiB)
+  unsigned l3_kib = 512;                   // per slice, for data (WP 5.5.1: 512 of 768 KiB); 0: lines uncached
   unsigned l3_ways = 16;                   // not published: the stated choice
   unsigned l3_banks = 4;                   // per slice (NEO hw_info_skl: 4 for 1x3x8)
   unsigned l3_bank_bytes_per_cycle = 64;   // WP 5.5.1: 64 B/clk per bank
@@ -87,6 +104,10 @@ class MemoryHierarchy {
   // A new address space or kernel's data: the cache starts empty (the walker's memory is coherent: its writes are in
   // memory already).
   void invalidate();
+  // The L3's data partition per slice (L3CNTLREG at a walker's start): a new size starts empty; 0 leaves the data
+  // port's lines uncached (each read and write goes to DRAM).
+  void resize_l3(unsigned kib);
+  unsigned l3_kib() const { return params_.l3_kib; }
 
   const MemoryHierarchyStats& stats() const { return stats_; }
 
@@ -101,7 +122,7 @@ class MemoryHierarchy {
   std::uint64_t line_of_dram(std::uint64_t line, bool write, std::uint64_t at);
 
   MemoryHierarchyParams params_;
-  unsigned sets_;
+  unsigned sets_;          // 0: no data partition
   std::vector<Way> ways_;  // sets_ x l3_ways
   std::uint64_t stamp_ = 0;
   std::vector<SlotCalendar> port_read_, port_write_, slm_;  // per subslice
