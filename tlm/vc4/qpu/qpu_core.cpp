@@ -1,0 +1,507 @@
+#include "tlm/vc4/qpu/qpu_core.h"
+
+#include <cstdio>
+
+#include "hw/vc4/qpu_isa.h"
+#include "tlm/vc4/qpu/qpu_alu.h"
+#include "tlm/vc4/qpu/qpu_disassembler.h"
+
+namespace gpuvp::vc4::qpu {
+namespace {
+
+// The small immediates (raddr_b when sig = 13): 0-15, -16..-1, 1.0..128.0, 1/256..1/2; 48-63 (the mul rotations)
+// read as -16..-1 (vc4asm's measurements).
+std::uint32_t small_immediate(std::uint32_t code) {
+  if (code < 16) return code;
+  if (code < 32) return static_cast<std::uint32_t>(static_cast<std::int32_t>(code) - 32);
+  if (code < 40) return (127U + (code - 32)) << 23;      // 2^(code - 32)
+  if (code < 48) return (127U - 8 + (code - 40)) << 23;  // 2^(code - 48)
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(code) - 64);
+}
+
+Vector splat(std::uint32_t v) {
+  Vector r;
+  r.fill(v);
+  return r;
+}
+
+// The bits a pack writes: a 16- or 8-bit pack writes its part of the register, the others all of it.
+std::uint32_t pack_mask(std::uint32_t code, bool mul_pack) {
+  if (!mul_pack && (code == kPack16a || code == kPack16aSat)) return 0x0000FFFFU;
+  if (!mul_pack && (code == kPack16b || code == kPack16bSat)) return 0xFFFF0000U;
+  if (code >= kPack8a && code <= kPack8a + 3) return 0xFFU << (8 * (code - kPack8a));
+  if (!mul_pack && code >= kPack8aSat) return 0xFFU << (8 * (code - kPack8aSat));
+  return ~0U;
+}
+
+std::string hex(std::uint64_t v, int digits) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "0x%0*llx", digits, static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+}  // namespace
+
+Qpu::Qpu(unsigned number, QpuEnvironment& env) : number_(number), env_(env) {}
+
+void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
+  pc_ = pc;
+  uniform_address_ = uniforms;
+  running_ = true;
+  error_.clear();
+  stall_ = Stall::kNone;
+  z_.fill(false);
+  n_.fill(false);
+  c_.fill(false);
+  pending_ = {};
+  queued_ = {};
+  branch_slots_ = 0;
+  branch_taken_ = false;
+  end_slots_ = 0;
+  ending_ = false;
+  sfu_countdown_ = 0;
+}
+
+std::string Qpu::where() const {
+  return "QPU " + std::to_string(number_) + " at " + hex(inst_address_, 8) + " (" + hex(inst_, 16) + " '" +
+         disassemble(inst_) + "')";
+}
+
+Qpu::Step Qpu::fail(const std::string& why) {
+  error_ = where() + ": " + why;
+  running_ = false;
+  return Step::kError;
+}
+
+std::array<bool, 16> Qpu::condition(std::uint32_t cond) const {
+  std::array<bool, 16> e{};
+  for (unsigned i = 0; i < kElements; ++i) {
+    switch (cond) {
+      case kAlways:
+        e[i] = true;
+        break;
+      case kZs:
+        e[i] = z_[i];
+        break;
+      case kZc:
+        e[i] = !z_[i];
+        break;
+      case kNs:
+        e[i] = n_[i];
+        break;
+      case kNc:
+        e[i] = !n_[i];
+        break;
+      case kCs:
+        e[i] = c_[i];
+        break;
+      case kCc:
+        e[i] = !c_[i];
+        break;
+      default:
+        e[i] = false;
+        break;  // never
+    }
+  }
+  return e;
+}
+
+void Qpu::set_flags(const Vector& value, const Vector& carry, const std::array<bool, 16>& enabled) {
+  // Flags change only in the elements whose condition holds (vc4asm's measurements).
+  for (unsigned i = 0; i < kElements; ++i) {
+    if (!enabled[i]) continue;
+    z_[i] = value[i] == 0;
+    n_[i] = (value[i] & 0x80000000U) != 0;
+    c_[i] = carry[i] != 0;
+  }
+}
+
+void Qpu::commit_pending_writes() {
+  for (unsigned f = 0; f < 2; ++f) {
+    Write& w = pending_[f];
+    if (!w.pending) continue;
+    Vector& reg = f == 0 ? ra_[w.index] : rb_[w.index];
+    for (unsigned i = 0; i < kElements; ++i) reg[i] = (reg[i] & ~w.mask[i]) | (w.value[i] & w.mask[i]);
+    w.pending = false;
+  }
+  pending_ = queued_;
+  queued_ = {};
+}
+
+bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
+  if (address < 32) {
+    value = file_b ? rb_[address] : ra_[address];
+    return true;
+  }
+  const char* file = file_b ? "B" : "A";
+  switch (address) {
+    case kReadUniform: {
+      std::uint32_t u = 0;
+      if (!env_.read_uniform(uniform_address_, u)) {
+        fail("uniform read at " + hex(uniform_address_, 8) + " outside memory");
+        return false;
+      }
+      uniform_address_ += 4;
+      value = splat(u);
+      return true;
+    }
+    case kReadElementOrQpu:
+      for (unsigned i = 0; i < kElements; ++i) value[i] = file_b ? number_ : i;
+      return true;
+    case kReadNop:
+    case kReadMutexAcquire:  // acquired before the instruction's reads
+      value = splat(0);
+      return true;
+    case kReadVarying:
+    case kReadPixelCoord:
+    case kReadMsOrRev:
+      fail(std::string("read address ") + std::to_string(address) + " (file " + file +
+           ") is a fragment shader input: fragment shading is not modelled yet");
+      return false;
+    case kReadVpm:
+    case kReadVpmBusy:
+    case kReadDmaWait:
+      fail(std::string("read address ") + std::to_string(address) + " (file " + file +
+           "): the VPM and its DMA are not modelled yet");
+      return false;
+    default:
+      fail("read address " + std::to_string(address) + " (file " + file + ") is undefined");
+      return false;
+  }
+}
+
+bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
+  if (address < 32) {
+    Write& w = queued_[file_b ? 1 : 0];
+    if (!w.pending) w = Write{true, address, {}, {}};
+    for (unsigned i = 0; i < kElements; ++i) {
+      if (!r.enabled[i]) continue;
+      w.value[i] = (w.value[i] & ~r.mask) | (r.value[i] & r.mask);
+      w.mask[i] |= r.mask;
+    }
+    return true;
+  }
+  if (address >= kWriteAcc0 && address < kWriteAcc0 + 4) {
+    Vector& acc = acc_[address - kWriteAcc0];
+    for (unsigned i = 0; i < kElements; ++i) {
+      if (r.enabled[i]) acc[i] = (acc[i] & ~r.mask) | (r.value[i] & r.mask);
+    }
+    return true;
+  }
+  const char* file = file_b ? "B" : "A";
+  switch (address) {
+    case kWriteNop:
+      return true;
+    case kWriteTmuNoswap:
+      // Element 0 counts; TMU swapping is invisible to direct lookups paired tN_s / ldtmuN (vc4asm).
+      if (r.enabled[0]) tmu_noswap_ = r.value[0] != 0;
+      return true;
+    case kWriteR5:
+      // A: elements 0, 4, 8, 12 each to their quad ("r5quad"); B: element 0 to all ("r5rep") (vc4asm, VC4C).
+      for (unsigned i = 0; i < kElements; ++i) {
+        const unsigned from = file_b ? 0 : (i & ~3U);
+        if (r.enabled[from]) acc_[5][i] = r.value[from];
+      }
+      return true;
+    case kWriteHostInt:
+      if (r.enabled[0] && r.value[0] != 0) env_.host_interrupt(number_);
+      return true;
+    case kWriteUniformsAddress:
+      if (file_b) {
+        fail(
+            "write address 40 on file B (a relative uniforms address change) is not modelled: its semantics are "
+            "not published");
+        return false;
+      }
+      if (r.enabled[0]) uniform_address_ = r.value[0];
+      return true;
+    case kWriteMutexRelease:
+      mutex_held_ = false;
+      env_.mutex_release(number_);
+      return true;
+    case kWriteSfuRecip:
+    case kWriteSfuRecipSqrt:
+    case kWriteSfuExp:
+    case kWriteSfuLog:
+      for (unsigned i = 0; i < kElements; ++i) sfu_result_[i] = sfu(address, r.value[i]);
+      sfu_countdown_ = 3;
+      return true;
+    default:
+      break;
+  }
+  if (address >= kWriteQuadXY && address <= kWriteTlbAlphaMask) {
+    fail(std::string("write address ") + std::to_string(address) + " (file " + file +
+         ") is a tile buffer or fragment register: fragment shading is not modelled yet");
+  } else if (address >= kWriteVpm && address <= kWriteVpmAddr) {
+    fail(std::string("write address ") + std::to_string(address) + " (file " + file +
+         "): the VPM and its DMA are not modelled yet");
+  } else {
+    fail(std::string("write address ") + std::to_string(address) + " (file " + file +
+         "): TMU lookups are not modelled yet");
+  }
+  return false;
+}
+
+Qpu::Step Qpu::step() {
+  if (!running_) return error_.empty() ? Step::kEnded : Step::kError;
+  stall_ = Stall::kNone;
+  inst_address_ = pc_;
+  if (!env_.fetch_instruction(pc_, inst_)) {
+    inst_ = 0;
+    return fail("instruction fetch outside memory");
+  }
+  if (sfu_countdown_ > 0 && --sfu_countdown_ == 0) acc_[4] = sfu_result_;
+  const bool in_branch_slots = branch_slots_ > 0;
+  const bool in_end_slots = ending_;
+  Step s = Step::kIssued;
+  switch (sig(inst_)) {
+    case kSigBranch:
+      if (in_branch_slots) {
+        return fail("branch in the delay slots of the branch at " + hex(branch_address_, 8) +
+                    " (the hardware leaves it undefined)");
+      }
+      if (in_end_slots) return fail("branch in the delay slots of the program end");
+      s = execute_branch(inst_);
+      break;
+    case kSigLoadImmediate:
+      s = execute_load_immediate(inst_);
+      break;
+    default:
+      s = execute_alu(inst_);
+      break;
+  }
+  if (s != Step::kIssued) {
+    if (s == Step::kStalled) sfu_countdown_ += sfu_countdown_ > 0 ? 1 : 0;  // the stalled issue did not count
+    return s;
+  }
+  commit_pending_writes();
+  ++instructions_;
+  pc_ += 8;
+  if (in_branch_slots && --branch_slots_ == 0 && branch_taken_) pc_ = branch_target_;
+  if (in_end_slots && --end_slots_ == 0) {
+    commit_pending_writes();  // the last instruction's register writes land
+    running_ = false;
+    return Step::kEnded;
+  }
+  return Step::kIssued;
+}
+
+Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
+  const std::uint32_t signal = sig(inst);
+  switch (signal) {
+    case kSigNone:
+    case kSigSmallImmediate:
+      break;
+    case kSigProgramEnd:
+      if (ending_) return fail("program end in the delay slots of a program end");
+      if (branch_slots_ > 0) return fail("program end in the delay slots of the branch at " + hex(branch_address_, 8));
+      break;
+    case kSigBreakpoint:
+      return fail("software breakpoint (signal 0): no debugger is attached");
+    case kSigThreadSwitch:
+    case kSigLastThreadSwitch:
+      return fail("thread switch (signal " + std::to_string(signal) +
+                  "): threaded fragment shaders are not modelled yet");
+    case kSigWaitForScoreboard:
+    case kSigScoreboardUnlock:
+      return fail("scoreboard signal " + std::to_string(signal) +
+                  ": only fragment shaders have a scoreboard, and fragment shading is not modelled yet");
+    case kSigLoadTmu0:
+    case kSigLoadTmu1:
+      return fail("TMU load (signal " + std::to_string(signal) + "): TMU lookups are not modelled yet");
+    default:  // coverage, colour and alpha-mask loads
+      return fail("tile buffer load (signal " + std::to_string(signal) + "): fragment shading is not modelled yet");
+  }
+  const std::uint32_t add_op = op_add(inst), mul_op = op_mul(inst);
+  if (!add_op_defined(add_op)) return fail("add op " + std::to_string(add_op) + " is undefined");
+  const bool small = signal == kSigSmallImmediate;
+  const std::uint32_t ra_addr = raddr_a(inst), rb_addr = raddr_b(inst);
+  const bool mul_pack = pm(inst) != 0;
+  const std::uint32_t pack_code = pack(inst);
+  if (mul_pack && pack_code != kPackNone && (pack_code < kPack8888 || pack_code > kPack8a + 3)) {
+    return fail("mul pack " + std::to_string(pack_code) + " is undefined");
+  }
+  // A wait first: a stalled instruction changes nothing.
+  if (ra_addr == kReadMutexAcquire || (!small && rb_addr == kReadMutexAcquire)) {
+    if (!env_.mutex_acquire(number_)) {
+      stall_ = Stall::kMutex;
+      return Step::kStalled;
+    }
+    mutex_held_ = true;
+  }
+  Vector va{}, vb{};
+  if (!read_address(false, ra_addr, va)) return Step::kError;
+  if (small) {
+    vb = splat(small_immediate(rb_addr));
+  } else if (!read_address(true, rb_addr, vb)) {
+    return Step::kError;
+  }
+  // An input through its mux, with the unpack (pm = 0: of regfile A reads; pm = 1: of r4) for the op's input type.
+  const auto input = [&](std::uint32_t mux, bool to_float) {
+    Vector v = mux < 6 ? acc_[mux] : (mux == kMuxA ? va : vb);
+    const std::uint32_t code = unpack(inst);
+    if (code != kUnpackNone && ((mux == kMuxA && !mul_pack) || (mux == kR4 && mul_pack))) {
+      for (auto& e : v) e = unpack_value(code, e, to_float);
+    }
+    return v;
+  };
+  const Vector aa = input(add_a(inst), add_op_reads_float(add_op));
+  const Vector ab = input(add_b(inst), add_op_reads_float(add_op));
+  Vector ma = input(mul_a(inst), mul_op_reads_float(mul_op));
+  Vector mb = input(mul_b(inst), mul_op_reads_float(mul_op));
+  if (small && rb_addr >= kSmallImmRotateByR5) {
+    // The mul inputs rotate: result[j] = input[j - n]; by all 16 elements only when both come from r0-r3, else
+    // within each quad by n's low two bits (vc4asm; Mesa's validator quotes the guide).
+    const unsigned n = rb_addr == kSmallImmRotateByR5 ? (acc_[5][0] & 15U) : rb_addr - kSmallImmRotateByR5;
+    const bool full = mul_a(inst) < 4 && mul_b(inst) < 4;
+    const auto rotate = [&](const Vector& v) {
+      Vector out{};
+      for (unsigned j = 0; j < kElements; ++j) {
+        out[j] = full ? v[(j - n) & 15U] : v[(j & ~3U) | ((j - n) & 3U)];
+      }
+      return out;
+    };
+    ma = rotate(ma);
+    mb = rotate(mb);
+  }
+  Result add_result, mul_result;
+  Vector add_carry{}, mul_carry{};
+  std::array<bool, 16> add_overflow{};
+  for (unsigned i = 0; i < kElements; ++i) {
+    const AluResult a = add_alu(add_op, aa[i], ab[i]);
+    add_result.value[i] = a.value;
+    add_carry[i] = a.carry ? 1 : 0;
+    add_overflow[i] = a.overflow;
+    const AluResult m = mul_alu(mul_op, ma[i], mb[i]);
+    mul_result.value[i] = m.value;
+    mul_carry[i] = m.carry ? 1 : 0;
+  }
+  add_result.enabled = condition(cond_add(inst));
+  mul_result.enabled = condition(cond_mul(inst));
+  if (sf(inst) != 0) {
+    // Flags from the add result unless the add op is a nop (Mesa's disassembler; a 'never' add still sets them).
+    if (add_op != kAddNop) {
+      set_flags(add_result.value, add_carry, add_result.enabled);
+    } else if (mul_op != kMulNop) {
+      set_flags(mul_result.value, mul_carry, mul_result.enabled);
+    }
+  }
+  const bool swap = ws(inst) != 0;
+  const std::uint32_t add_dest = waddr_add(inst), mul_dest = waddr_mul(inst);
+  // Packs: pm = 0 packs what is written to a register of file A, pm = 1 the mul result.
+  if (pack_code != kPackNone) {
+    if (mul_pack) {
+      if (mul_dest >= kWriteTmuNoswap && mul_dest != kWriteNop) {
+        return fail("a mul colour pack cannot write an I/O register (write address " + std::to_string(mul_dest) + ")");
+      }
+      for (auto& v : mul_result.value) v = pack_mul_colour(pack_code, v, 0);
+      mul_result.mask = pack_mask(pack_code, true);
+    } else {
+      Result& a_side = swap ? mul_result : add_result;
+      const std::uint32_t a_dest = swap ? mul_dest : add_dest;
+      const bool a_is_add = !swap;
+      if (a_dest < 32) {
+        const bool is_float = a_is_add ? add_op_writes_float(add_op) : mul_op_writes_float(mul_op);
+        for (unsigned i = 0; i < kElements; ++i) {
+          a_side.value[i] = pack_regfile_a(pack_code, a_side.value[i], 0, is_float, a_is_add && add_overflow[i]);
+        }
+        a_side.mask = pack_mask(pack_code, false);
+      }
+    }
+  }
+  if (add_op != kAddNop && !write_address(swap, add_dest, add_result)) return Step::kError;
+  if (mul_op != kMulNop && !write_address(!swap, mul_dest, mul_result)) return Step::kError;
+  if (signal == kSigProgramEnd) {
+    ending_ = true;
+    end_slots_ = kProgramEndDelaySlots;
+  }
+  return Step::kIssued;
+}
+
+Qpu::Step Qpu::execute_load_immediate(std::uint64_t inst) {
+  const std::uint32_t mode = load_mode(inst);
+  const std::uint32_t imm = immediate(inst);
+  Result r;
+  switch (mode) {
+    case kLoad32:
+      r.value = splat(imm);
+      break;
+    case kLoadPerElementSigned:
+    case kLoadPerElementUnsigned:
+      // Element i gets the two bits {imm[16 + i], imm[i]}, sign-extended in mode 1 (py-videocore).
+      for (unsigned i = 0; i < kElements; ++i) {
+        const std::uint32_t v = (((imm >> (16 + i)) & 1U) << 1) | ((imm >> i) & 1U);
+        r.value[i] = mode == kLoadPerElementSigned && v >= 2 ? v - 4 : v;
+      }
+      break;
+    case kLoadSemaphore:
+      if (!env_.semaphore(semaphore_number(inst), semaphore_acquire(inst) != 0)) {
+        stall_ = Stall::kSemaphore;
+        return Step::kStalled;
+      }
+      r.value = splat(imm);  // and otherwise a 32-bit load immediate (the guide, quoted by VC4C)
+      break;
+    default:
+      return fail("load immediate mode " + std::to_string(mode) + " is undefined");
+  }
+  Result add_side = r, mul_side = r;
+  add_side.enabled = condition(cond_add(inst));
+  mul_side.enabled = condition(cond_mul(inst));
+  if (sf(inst) != 0) set_flags(r.value, Vector{}, add_side.enabled);
+  const bool swap = ws(inst) != 0;
+  const std::uint32_t pack_code = pack(inst);
+  if (pack_code != kPackNone) {
+    if (pm(inst) != 0) {
+      if (pack_code < kPack8888 || pack_code > kPack8a + 3) {
+        return fail("mul pack " + std::to_string(pack_code) + " is undefined");
+      }
+      for (auto& v : mul_side.value) v = pack_mul_colour(pack_code, v, 0);
+      mul_side.mask = pack_mask(pack_code, true);
+    } else {
+      Result& a_side = swap ? mul_side : add_side;
+      if ((swap ? waddr_mul(inst) : waddr_add(inst)) < 32) {
+        for (auto& v : a_side.value) v = pack_regfile_a(pack_code, v, 0, false, false);
+        a_side.mask = pack_mask(pack_code, false);
+      }
+    }
+  }
+  if (!write_address(swap, waddr_add(inst), add_side)) return Step::kError;
+  if (!write_address(!swap, waddr_mul(inst), mul_side)) return Step::kError;
+  return Step::kIssued;
+}
+
+Qpu::Step Qpu::execute_branch(std::uint64_t inst) {
+  const std::uint32_t cond = branch_cond(inst);
+  if (cond >= 12 && cond <= 14) return fail("branch condition " + std::to_string(cond) + " is undefined");
+  bool taken = cond == kBranchAlways;
+  if (!taken) {
+    // all_/any_ of Z, N or C over the 16 elements; even conditions ask for the flag set, odd ones clear.
+    const std::array<bool, 16>& flags = cond < 4 ? z_ : (cond < 8 ? n_ : c_);
+    const bool want = (cond & 1U) == 0;
+    const bool any = (cond & 2U) != 0;
+    unsigned count = 0;
+    for (unsigned i = 0; i < kElements; ++i) count += flags[i] == want ? 1 : 0;
+    taken = any ? count > 0 : count == kElements;
+  }
+  const std::uint32_t link = inst_address_ + 8 * (kBranchDelaySlots + 1);
+  std::uint32_t target = immediate(inst);
+  if (branch_rel(inst) != 0) target += link;
+  // A register target comes from element 15 of regfile A (vc4asm's measurements; VC4C's emulator follows them).
+  if (branch_reg(inst) != 0) target += ra_[branch_raddr_a(inst)][15];
+  branch_slots_ = kBranchDelaySlots;
+  branch_taken_ = taken;
+  branch_target_ = target;
+  branch_address_ = inst_address_;
+  if (taken) {
+    // The links (the address after the delay slots) are written only when the branch is taken (vc4asm).
+    Result r;
+    r.value = splat(link);
+    r.enabled.fill(true);
+    const bool swap = ws(inst) != 0;
+    if (!write_address(swap, waddr_add(inst), r)) return Step::kError;
+    if (!write_address(!swap, waddr_mul(inst), r)) return Step::kError;
+  }
+  return Step::kIssued;
+}
+
+}  // namespace gpuvp::vc4::qpu

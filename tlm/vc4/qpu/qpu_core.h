@@ -1,0 +1,128 @@
+// One VideoCore IV QPU executing instructions, SystemC-free: register files A and B, accumulators r0-r5, the input
+// muxes with unpack and the small immediates (with the mul input rotations), both ALUs with their conditions, flags,
+// packs and write swap, load immediates (32-bit and per element), semaphores, branches with their three delay slots
+// and links, program end with its two, uniforms, the SFU into r4, the mutex and the host interrupt. What the QPU
+// shares with other QPUs and memory (instruction and uniform fetches, semaphores, the mutex, the host interrupt) goes
+// through QpuEnvironment, so that a scheduler runs many QPUs over one. Facts: ../shared/docs/reference-vc4-qpu.md
+// sections 1-2 (Linux vc4_qpu_defines.h, Mesa's vc4 compiler and validator, vc4asm's hardware measurements,
+// py-videocore); docs/vc4-qpu.md.
+//
+// An instruction the model does not execute yet (VPM, DMA, TMU, tile buffer, varyings, thread switches) or one the
+// hardware leaves undefined ends the program with an error naming it and its address, never undefined behaviour.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace gpuvp::vc4::qpu {
+
+using Vector = std::array<std::uint32_t, 16>;
+
+class QpuEnvironment {
+ public:
+  virtual ~QpuEnvironment() = default;
+  // The instruction at byte address `address` (a bus address); false: nothing there.
+  virtual bool fetch_instruction(std::uint32_t address, std::uint64_t& instruction) = 0;
+  // The uniform at `address`; false: nothing there.
+  virtual bool read_uniform(std::uint32_t address, std::uint32_t& value) = 0;
+  // A semaphore instruction: counts and returns true, or returns false when it must wait (an acquire at 0, a release
+  // at 15).
+  virtual bool semaphore(unsigned number, bool acquire) = 0;
+  // The mutex: acquire returns false while another QPU holds it.
+  virtual bool mutex_acquire(unsigned qpu) = 0;
+  virtual void mutex_release(unsigned qpu) = 0;
+  virtual void host_interrupt(unsigned qpu) = 0;
+};
+
+class Qpu {
+ public:
+  enum class Step { kIssued, kStalled, kEnded, kError };
+  enum class Stall { kNone, kSemaphore, kMutex };
+
+  Qpu(unsigned number, QpuEnvironment& env);
+
+  // Starts a program at `pc` with its uniforms at `uniforms` (a user program: SRQPC / SRQUA). Registers keep their
+  // values; flags and pending results are cleared.
+  void start(std::uint32_t pc, std::uint32_t uniforms);
+  // Issues the next instruction: kIssued, kStalled (it waits for a semaphore or the mutex: nothing changed; step
+  // again later), kEnded (the program end's last delay slot issued) or kError (error() says why; the QPU stops).
+  Step step();
+
+  bool running() const { return running_; }
+  unsigned number() const { return number_; }
+  std::uint32_t pc() const { return pc_; }
+  std::uint32_t uniform_address() const { return uniform_address_; }
+  const std::string& error() const { return error_; }
+  Stall stall() const { return stall_; }
+  std::uint64_t instructions() const { return instructions_; }
+
+  // State, for tests, traces and debuggers. Register file writes land one instruction late (no bypass): what these
+  // return is what the next instruction reads.
+  const Vector& ra(unsigned i) const { return ra_[i & 31U]; }
+  const Vector& rb(unsigned i) const { return rb_[i & 31U]; }
+  const Vector& acc(unsigned i) const { return acc_[i < 6 ? i : 0]; }
+  bool z(unsigned e) const { return z_[e & 15U]; }
+  bool n(unsigned e) const { return n_[e & 15U]; }
+  bool c(unsigned e) const { return c_[e & 15U]; }
+  void set_ra(unsigned i, const Vector& v) { ra_[i & 31U] = v; }
+  void set_rb(unsigned i, const Vector& v) { rb_[i & 31U] = v; }
+  void set_acc(unsigned i, const Vector& v) { acc_[i < 6 ? i : 0] = v; }
+
+ private:
+  struct Write {  // a register file write waiting for the instruction after the next to see it
+    bool pending = false;
+    unsigned index = 0;
+    Vector value{};
+    std::array<std::uint32_t, 16> mask{};  // the bits written per element (0: a disabled element)
+  };
+  // What an ALU (or a load immediate) writes: its value per element, the elements its condition enables and the
+  // bits a pack writes.
+  struct Result {
+    Vector value{};
+    std::array<bool, 16> enabled{};
+    std::uint32_t mask = ~0U;
+  };
+
+  Step fail(const std::string& why);
+  Step execute_alu(std::uint64_t inst);
+  Step execute_load_immediate(std::uint64_t inst);
+  Step execute_branch(std::uint64_t inst);
+  bool read_address(bool file_b, std::uint32_t address, Vector& value);
+  bool write_address(bool file_b, std::uint32_t address, const Result& result);
+  std::array<bool, 16> condition(std::uint32_t cond) const;
+  void set_flags(const Vector& value, const Vector& carry, const std::array<bool, 16>& enabled);
+  void commit_pending_writes();
+  std::string where() const;
+
+  unsigned number_;
+  QpuEnvironment& env_;
+  std::array<Vector, 32> ra_{}, rb_{};
+  std::array<Vector, 6> acc_{};
+  std::array<bool, 16> z_{}, n_{}, c_{};
+  // Register file writes (A, B): the previous instruction's, visible from the next one, and this one's.
+  std::array<Write, 2> pending_{}, queued_{};
+  bool running_ = false;
+  std::uint32_t pc_ = 0;
+  std::uint32_t inst_address_ = 0;  // the instruction being executed
+  std::uint64_t inst_ = 0;
+  std::uint32_t uniform_address_ = 0;
+  std::string error_;
+  Stall stall_ = Stall::kNone;
+  std::uint64_t instructions_ = 0;
+  // A taken branch: its target, after `branch_slots_` more instructions; a program end after `end_slots_`.
+  unsigned branch_slots_ = 0;
+  bool branch_taken_ = false;
+  std::uint32_t branch_target_ = 0;
+  std::uint32_t branch_address_ = 0;
+  unsigned end_slots_ = 0;
+  bool ending_ = false;
+  // An SFU result lands in r4 for the third instruction after the write (readable from there: the guide via Mesa's
+  // validator, "r4 not readable in the next 2 instructions").
+  unsigned sfu_countdown_ = 0;
+  Vector sfu_result_{};
+  bool mutex_held_ = false;
+  bool tmu_noswap_ = false;
+};
+
+}  // namespace gpuvp::vc4::qpu
