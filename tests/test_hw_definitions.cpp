@@ -170,6 +170,21 @@ TEST(Vc4Definitions, V3dRegistersAreLinuxVc4s) {
   EXPECT_EQ(vc4::kV3dRfc, 0x138u);
   EXPECT_EQ(vc4::kV3dBpoa, 0x308u);
   EXPECT_EQ(vc4::kV3dErrstat, 0xF20u);
+  // V3D_SQRSV0 0x00410, V3D_SQRSV1 0x00414, V3D_SQCNTL 0x00418, V3D_SRQPC 0x00430, V3D_SRQUA 0x00434, V3D_SRQUL
+  // 0x00438, V3D_SRQCS 0x0043c, V3D_VPACNTL 0x00500, V3D_VPMBASE 0x00504, V3D_DBCFG 0x00e00, V3D_DBQITE 0x00e2c,
+  // V3D_DBQITC 0x00e30.
+  EXPECT_EQ(vc4::kV3dSqrsv0, 0x410u);
+  EXPECT_EQ(vc4::kV3dSqrsv1, 0x414u);
+  EXPECT_EQ(vc4::kV3dSqcntl, 0x418u);
+  EXPECT_EQ(vc4::kV3dSrqpc, 0x430u);
+  EXPECT_EQ(vc4::kV3dSrqua, 0x434u);
+  EXPECT_EQ(vc4::kV3dSrqul, 0x438u);
+  EXPECT_EQ(vc4::kV3dSrqcs, 0x43Cu);
+  EXPECT_EQ(vc4::kV3dVpacntl, 0x500u);
+  EXPECT_EQ(vc4::kV3dVpmbase, 0x504u);
+  EXPECT_EQ(vc4::kV3dDbcfg, 0xE00u);
+  EXPECT_EQ(vc4::kV3dDbqite, 0xE2Cu);
+  EXPECT_EQ(vc4::kV3dDbqitc, 0xE30u);
   // V3D_INT_FRDONE BIT(0), FLDONE BIT(1), OUTOMEM BIT(2), SPILLUSE BIT(3); V3D_CTRSTA BIT(15), V3D_CTRUN BIT(5),
   // V3D_CTERR BIT(3), V3D_CTSEMA BIT(12), V3D_CTRTSD BIT(8).
   EXPECT_EQ(vc4::kV3dIntFrdone | vc4::kV3dIntFldone | vc4::kV3dIntOutomem | vc4::kV3dIntSpilluse, 0xFu);

@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::uint32_t kCode = 0x1000;
 constexpr std::uint32_t kUniforms = 0x8000;
+constexpr std::uint32_t kMemory = 0x10000;  // 64 KiB the DMA and the TMUs reach
 
 class TestEnvironment : public QpuEnvironment {
  public:
@@ -44,7 +45,26 @@ class TestEnvironment : public QpuEnvironment {
   }
   void mutex_release(unsigned) override { mutex_owner = -1; }
   void host_interrupt(unsigned qpu) override { interrupts.push_back(qpu); }
+  bool read_memory(std::uint32_t address, void* data, std::uint32_t bytes) override {
+    if (address < kMemory || address - kMemory + bytes > memory.size()) return false;
+    std::memcpy(data, memory.data() + (address - kMemory), bytes);
+    return true;
+  }
+  bool write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) override {
+    if (address < kMemory || address - kMemory + bytes > memory.size()) return false;
+    std::memcpy(memory.data() + (address - kMemory), data, bytes);
+    return true;
+  }
+  Vpm& vpm() override { return vpm_storage; }
+  std::uint32_t word(std::uint32_t address) const {
+    std::uint32_t v;
+    std::memcpy(&v, memory.data() + (address - kMemory), 4);
+    return v;
+  }
+  void set_word(std::uint32_t address, std::uint32_t v) { std::memcpy(memory.data() + (address - kMemory), &v, 4); }
 
+  std::vector<std::uint8_t> memory = std::vector<std::uint8_t>(0x10000);
+  Vpm vpm_storage;
   std::vector<std::uint64_t> code;
   std::vector<std::uint32_t> uniforms;
   unsigned semaphores[16] = {};
@@ -589,8 +609,8 @@ TEST(QpuCore, AnErrorNamesTheInstructionAndItsDisassembly) {
   bad.raddr_a = kReadVpm;
   run(r, {nop(), bad.encode()});
   EXPECT_EQ(r.qpu.error(),
-            "QPU 3 at 0x00001008 (0x1002482715c27d80 'mov r0, vpm_read ; nop nop, r0, r0'): read address 48 (file "
-            "A): the VPM and its DMA are not modelled yet");
+            "QPU 3 at 0x00001008 (0x1002482715c27d80 'mov r0, vpm_read ; nop nop, r0, r0'): VPM read with nothing "
+            "left to read (no read setup, or its count is used up): the QPU would wait forever");
 }
 
 TEST(QpuCore, UndefinedEncodingsEndTheProgramWithAnErrorNamingThem) {
@@ -624,17 +644,163 @@ TEST(QpuCore, BranchesInDelaySlotsAndRunawayProgramsAreErrors) {
 }
 
 TEST(QpuCore, UnmodelledUnitsAreNamedInTheError) {
-  AluInstruction vpm = add_op(kOr, acc(0), kMuxA, kMuxA);
-  vpm.raddr_a = kReadVpm;
-  expect_error({vpm.encode()}, "the VPM and its DMA are not modelled yet");
-  expect_error({ldi(kWriteTmu0S, 0)}, "TMU lookups are not modelled yet");
-  AluInstruction ldtmu;
-  ldtmu.sig = kSigLoadTmu0;
-  expect_error({ldtmu.encode()}, "TMU load (signal 10)");
+  expect_error({ldi(kWriteTmu0S + 1, 0)}, "texture lookups are not modelled yet");
   AluInstruction thrsw;
   thrsw.sig = kSigThreadSwitch;
   expect_error({thrsw.encode()}, "thread switch");
   expect_error({ldi(kWriteTlbZ, 0)}, "fragment shading is not modelled yet");
+  AluInstruction vary = add_op(kOr, acc(0), kMuxA, kMuxA);
+  vary.raddr_a = kReadVarying;
+  expect_error({vary.encode()}, "fragment shader input");
+}
+
+// ---- VPM, DMA and TMU ----
+
+// The element number into r0 (file A address 38).
+std::uint64_t elem_to_r0() {
+  AluInstruction i = add_op(kOr, acc(0), kMuxA, kMuxA);
+  i.raddr_a = kReadElementOrQpu;
+  return i.encode();
+}
+// `op` with r0 and small immediate `value` into `dest`.
+std::uint64_t op_r0_imm(std::uint32_t op, std::uint32_t dest, std::uint32_t value) {
+  return with_small(add_op(op, dest, kR0, kMuxB), value).encode();
+}
+std::uint64_t vpm_read_to(std::uint32_t dest) {
+  AluInstruction i = add_op(kOr, dest, kMuxA, kMuxA);
+  i.raddr_a = kReadVpm;
+  return i.encode();
+}
+// vw_setup (file B address 49) / vr_setup (file A): a load immediate writes file B through its mul side.
+std::uint64_t vw_setup(std::uint32_t value) {
+  LoadImmediateInstruction i;
+  i.waddr_mul = kWriteVpmSetup;
+  i.value = value;
+  return i.encode();
+}
+std::uint64_t vw_addr(std::uint32_t value) {
+  LoadImmediateInstruction i;
+  i.waddr_mul = kWriteVpmAddr;
+  i.value = value;
+  return i.encode();
+}
+
+// Generic 32-bit writes: horizontal (0x1a00 | y: a row, stride 1) and vertical (0x0200 | y | x: column x from row
+// y); a horizontal read setup of two vectors (NUM 2) reads the rows back in order.
+TEST(QpuVpm, GenericWritesAndReadsPlaceVectorsInRowsAndColumns) {
+  Machine r;
+  run(r, {elem_to_r0(), vw_setup(0x00001a00 | 5), add_op(kOr, kWriteVpm, kR0, kR0).encode(),
+          op_r0_imm(kAdd, kWriteVpm, 15),       // row 6: elem + 15
+          vw_setup(0x00000200 | 16 | 3),        // vertical: column 3, rows 16-31
+          op_r0_imm(kShl, kWriteVpm, 1),        // elem * 2
+          ldi(kWriteVpmSetup, 0x00201a00 | 5),  // read 2 rows from row 5
+          vpm_read_to(acc(1)), vpm_read_to(acc(2))});
+  ASSERT_EQ(r.last, Qpu::Step::kEnded) << r.qpu.error();
+  for (unsigned i = 0; i < 16; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.env.vpm_storage.at(5, i), i);
+    EXPECT_EQ(r.env.vpm_storage.at(6, i), i + 15);
+    EXPECT_EQ(r.env.vpm_storage.at(16 + i, 3), 2 * i);
+    EXPECT_EQ(r.qpu.acc(1)[i], i);
+    EXPECT_EQ(r.qpu.acc(2)[i], i + 15);
+  }
+  EXPECT_EQ(r.env.vpm_storage.at(16, 4), 0u);  // the next column is untouched
+}
+
+// VDW stores: horizontal units are rows of DEPTH words, each unit `stride` bytes after the previous one's end;
+// vertical units are columns (0x88010000: 16 units of depth 1 = one row, py-videocore's and EL's helloworld). The
+// stride is a setup of its own and stays until written again (the stated choice: no source says a store setup
+// resets it).
+TEST(QpuVpm, DmaStoresWriteRowsOrColumnsWithTheirStride) {
+  Machine r;
+  run(r, {elem_to_r0(), vw_setup(0x00001a00), add_op(kOr, kWriteVpm, kR0, kR0).encode(),
+          op_r0_imm(kAdd, kWriteVpm, 8),                                  // row 1: elem + 8
+          vw_setup(0x80000000U | (2U << 23) | (16U << 16) | (1U << 14)),  // 2 rows of 16 words from (0, 0)
+          vw_setup(0xC0000000U | 64),                                     // then 64 bytes to the next row
+          vw_addr(kMemory + 0x1000),
+          vw_setup(0x88010000U),  // vertical, 16 units of depth 1 from (0, 0): row 0
+          vw_setup(0xC0000000U),  // the stride stays until set again
+          vw_addr(kMemory + 0x2000)});
+  ASSERT_EQ(r.last, Qpu::Step::kEnded) << r.qpu.error();
+  for (unsigned i = 0; i < 16; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.env.word(kMemory + 0x1000 + 4 * i), i);
+    EXPECT_EQ(r.env.word(kMemory + 0x1080 + 4 * i), i + 8);  // 64 bytes of row, 64 of stride
+    EXPECT_EQ(r.env.word(kMemory + 0x1040 + 4 * i), 0u);
+    EXPECT_EQ(r.env.word(kMemory + 0x2000 + 4 * i), i);
+  }
+  EXPECT_EQ(r.qpu.dma_store_words(), 32u + 16);
+}
+
+// VCD loads: NROWS rows of ROWLEN words, the memory pitch 8 << MPITCH (or the extended pitch when MPITCH is 0), into
+// VPM rows VPITCH apart from row Y (horizontal) or columns from X (vertical).
+TEST(QpuVpm, DmaLoadsFillRowsOrColumnsFromPitchedMemory) {
+  Machine r;
+  for (unsigned i = 0; i < 64; ++i) r.env.set_word(kMemory + 0x3000 + 4 * i, 100 + i);
+  const std::uint32_t horizontal = 0x80000000U | (3U << 24) | (2U << 16) | (1U << 12) | (4U << 4);  // 64-byte pitch
+  const std::uint32_t vertical = 0x80000000U | (4U << 20) | (2U << 16) | (1U << 12) | (1U << 11) | (32U << 4) | 5;
+  run(r, {ldi(kWriteVpmSetup, horizontal), ldi(kWriteVpmAddr, kMemory + 0x3000),
+          ldi(kWriteVpmSetup, 0x90000000U | 8),  // extended pitch: 8 bytes
+          ldi(kWriteVpmSetup, vertical),         // MPITCH 0: the extended pitch; 2 columns of 4 words at (32, 5)
+          ldi(kWriteVpmAddr, kMemory + 0x3000)});
+  ASSERT_EQ(r.last, Qpu::Step::kEnded) << r.qpu.error();
+  for (unsigned i = 0; i < 16; ++i) {
+    EXPECT_EQ(r.env.vpm_storage.at(4, i), 100 + i) << i;
+    EXPECT_EQ(r.env.vpm_storage.at(5, i), 116 + i) << i;  // the second row, 64 bytes on
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.env.vpm_storage.at(32 + i, 5), 100 + i) << i;
+    EXPECT_EQ(r.env.vpm_storage.at(32 + i, 6), 102 + i) << i;  // 8 bytes on
+  }
+  EXPECT_EQ(r.qpu.dma_load_words(), 32u + 8);
+}
+
+// Direct TMU lookups: each element's word at its address, in r4 after load_tmu0, whose own read of r4 sees the
+// previous result (gpu_fft's `mov r0, r4; ldtmu0`).
+TEST(QpuTmu, DirectLookupsLoadEachElementsWordIntoR4InRequestOrder) {
+  Machine r;
+  for (unsigned i = 0; i < 32; ++i) r.env.set_word(kMemory + 0x400 + 4 * i, 0xA000 + i);
+  AluInstruction address = with_small(add_op(kShl, acc(1), kR0, kMuxB), 2);  // elem * 4
+  AluInstruction load_a = add_op(kOr, acc(2), kR4, kR4);
+  load_a.sig = kSigLoadTmu0;
+  AluInstruction load_b = add_op(kOr, acc(3), kR4, kR4);
+  load_b.sig = kSigLoadTmu1;
+  run(r, {elem_to_r0(), address.encode(), ldi(acc(0), kMemory + 0x400), add_op(kAdd, kWriteTmu0S, kR0, kR1).encode(),
+          ldi(acc(0), kMemory + 0x440 + 2),  // bits 1:0 are ignored
+          add_op(kAdd, kWriteTmu1S, kR0, kR1).encode(), load_a.encode(), load_b.encode(),
+          add_op(kOr, 7, kR4, kR4).encode()});
+  ASSERT_EQ(r.last, Qpu::Step::kEnded) << r.qpu.error();
+  for (unsigned i = 0; i < 16; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.qpu.acc(2)[i], 0u);          // r4 before the first load
+    EXPECT_EQ(r.qpu.acc(3)[i], 0xA000 + i);  // the TMU0 result
+    EXPECT_EQ(r.qpu.ra(7)[i], 0xA010 + i);   // the TMU1 result
+  }
+  EXPECT_EQ(r.qpu.tmu_requests(), 2u);
+  EXPECT_EQ(r.qpu.tmu_outstanding(), 0u);
+}
+
+TEST(QpuTmu, AFullRequestFifoAnEmptyLoadAndUnmappedAddressesAreErrors) {
+  std::vector<std::uint64_t> nine;
+  for (int i = 0; i < 9; ++i) nine.push_back(ldi(kWriteTmu0S, kMemory));
+  expect_error(nine, "the request FIFO is full");
+  AluInstruction load;
+  load.sig = kSigLoadTmu1;
+  expect_error({ldi(kWriteTmu0S, kMemory), load.encode()}, "load_tmu1 with no request of that TMU outstanding");
+  expect_error({ldi(kWriteTmu0S, 0x100)}, "TMU0 direct lookup of element 0 at 0x00000100: no memory there");
+}
+
+TEST(QpuVpm, BadSetupsAndDmaOutsideMemoryAreErrors) {
+  expect_error({vw_setup(0x80000000U | (1U << 23) | (1U << 16)), vw_addr(0x100)},
+               "VDW DMA store unit 0 to 0x00000100: no memory there");
+  expect_error({vw_addr(kMemory)}, "VDW DMA store to 0x00010000 without a store setup");
+  expect_error({ldi(kWriteVpmSetup, 0x80000000U | (1U << 16)), ldi(kWriteVpmAddr, 0x40)},
+               "VCD DMA load row 0 from 0x00000040: no memory there");
+  expect_error({vw_setup(0x00001900)}, "VPM generic 16-bit access (setup 0x00001900) is not modelled");
+  expect_error({ldi(kWriteVpmSetup, 0x40000000)}, "vr_setup 0x40000000: bits 31:30 = 01 is no setup");
+  expect_error({add_op(kOr, kWriteVpm, kR0, kR0).encode()}, "VPM write without a write setup");
+  expect_error({ldi(kWriteVpmSetup, 0x00101a00), vpm_read_to(acc(0)), vpm_read_to(acc(0))},
+               "VPM read with nothing left to read");
 }
 
 }  // namespace

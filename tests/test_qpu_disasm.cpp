@@ -11,45 +11,16 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/qpu_fields.h"
 #include "tlm/vc4/qpu/qpu_disassembler.h"
 
 using gpuvp::vc4::qpu::disassemble;
 
 namespace {
 
-constexpr std::uint64_t at(std::uint64_t value, unsigned lo) { return value << lo; }
-
-// Field values; the defaults make "nop nop, r0, r0 ; nop nop, r0, r0" (cond never, both writes to nop = 39).
-struct Alu {
-  std::uint32_t sig = 1, unpack = 0, pm = 0, pack = 0, cond_add = 0, cond_mul = 0, sf = 0, ws = 0, waddr_add = 39,
-                waddr_mul = 39, op_mul = 0, op_add = 0, raddr_a = 0, raddr_b = 0, add_a = 0, add_b = 0, mul_a = 0,
-                mul_b = 0;
-
-  std::uint64_t encode() const {
-    return at(sig, 60) | at(unpack, 57) | at(pm, 56) | at(pack, 52) | at(cond_add, 49) | at(cond_mul, 46) | at(sf, 45) |
-           at(ws, 44) | at(waddr_add, 38) | at(waddr_mul, 32) | at(op_mul, 29) | at(op_add, 24) | at(raddr_a, 18) |
-           at(raddr_b, 12) | at(add_a, 9) | at(add_b, 6) | at(mul_a, 3) | at(mul_b, 0);
-  }
-};
-
-struct LoadImm {
-  std::uint32_t mode = 0, pm = 0, pack = 0, cond_add = 0, cond_mul = 0, sf = 0, ws = 0, waddr_add = 39, waddr_mul = 39,
-                imm = 0;
-
-  std::uint64_t encode() const {
-    return at(14, 60) | at(mode, 57) | at(pm, 56) | at(pack, 52) | at(cond_add, 49) | at(cond_mul, 46) | at(sf, 45) |
-           at(ws, 44) | at(waddr_add, 38) | at(waddr_mul, 32) | imm;
-  }
-};
-
-struct Branch {
-  std::uint32_t cond = 15, rel = 0, reg = 0, raddr_a = 0, ws = 0, waddr_add = 39, waddr_mul = 39, imm = 0;
-
-  std::uint64_t encode() const {
-    return at(15, 60) | at(cond, 52) | at(rel, 51) | at(reg, 50) | at(raddr_a, 45) | at(ws, 44) | at(waddr_add, 38) |
-           at(waddr_mul, 32) | imm;
-  }
-};
+using Alu = gpuvp::test::AluFields<0>;
+using LoadImm = gpuvp::test::LoadImmFields;
+using Branch = gpuvp::test::BranchFields;
 
 // Mux codes: r0-r5 are 0-5.
 constexpr std::uint32_t kMuxA = 6;

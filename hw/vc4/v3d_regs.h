@@ -29,6 +29,28 @@ constexpr std::uint32_t kV3dBpca = 0x300;
 constexpr std::uint32_t kV3dBpcs = 0x304;
 constexpr std::uint32_t kV3dBpoa = 0x308;
 constexpr std::uint32_t kV3dBpos = 0x30C;
+// The QPU scheduler: reservations, control, and the user-program request queue (vc4_regs.h V3D_SQRSV0 ... V3D_SRQCS).
+constexpr std::uint32_t kV3dSqrsv0 = 0x410;
+constexpr std::uint32_t kV3dSqrsv1 = 0x414;
+constexpr std::uint32_t kV3dSqcntl = 0x418;
+constexpr std::uint32_t kV3dSrqpc = 0x430;
+constexpr std::uint32_t kV3dSrqua = 0x434;
+constexpr std::uint32_t kV3dSrqul = 0x438;
+constexpr std::uint32_t kV3dSrqcs = 0x43C;
+// SRQCS fields: 5:0 queue length, 7 error, 15:8 requests made, 23:16 programs completed (the guide via PeterLemon's
+// V3D.INC; gpu_fft_base.c clears bits 7, 8 and 16).
+constexpr std::uint32_t kV3dSrqcsError = 1u << 7;
+constexpr std::uint32_t kV3dSrqcsClearMade = 1u << 8;
+constexpr std::uint32_t kV3dSrqcsClearCompleted = 1u << 16;
+constexpr unsigned kV3dSrqcsMadeShift = 8;
+constexpr unsigned kV3dSrqcsCompletedShift = 16;
+// VPM allocator (vc4_regs.h V3D_VPACNTL, V3D_VPMBASE).
+constexpr std::uint32_t kV3dVpacntl = 0x500;
+constexpr std::uint32_t kV3dVpmbase = 0x504;
+// Debug: global enable, and the QPU host interrupts (vc4_regs.h V3D_DBCFG, V3D_DBQITE, V3D_DBQITC).
+constexpr std::uint32_t kV3dDbcfg = 0xE00;
+constexpr std::uint32_t kV3dDbqite = 0xE2C;
+constexpr std::uint32_t kV3dDbqitc = 0xE30;
 constexpr std::uint32_t kV3dDbge = 0xF00;
 constexpr std::uint32_t kV3dFdbgo = 0xF04;
 constexpr std::uint32_t kV3dFdbgb = 0xF08;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "hw/vc4/packets.h"
@@ -652,6 +653,39 @@ bool Vc4Driver::wait_frame(std::uint64_t timeout_ns, bool service_oom) {
   }
   if (ok) port_.write32(reg(vc4::kV3dIntctl), vc4::kV3dIntFldone | vc4::kV3dIntFrdone);
   return ok;
+}
+
+std::uint32_t Vc4Driver::upload_qpu_code(const std::vector<std::uint64_t>& code) {
+  const Buffer b = alloc(static_cast<std::uint32_t>(code.size() * 8));
+  std::vector<std::uint8_t> bytes(code.size() * 8);
+  std::memcpy(bytes.data(), code.data(), bytes.size());
+  upload(b, 0, bytes);
+  return b.addr;
+}
+
+std::uint32_t Vc4Driver::upload_uniforms(const std::vector<std::uint32_t>& uniforms) {
+  const Buffer b = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(uniforms.size(), 1) * 4), 16);
+  std::vector<std::uint8_t> bytes(uniforms.size() * 4);
+  std::memcpy(bytes.data(), uniforms.data(), bytes.size());
+  upload(b, 0, bytes);
+  return b.addr;
+}
+
+bool Vc4Driver::run_qpu_programs(std::uint32_t code, const std::vector<std::uint32_t>& uniforms,
+                                 std::uint64_t timeout_ns) {
+  port_.write32(reg(vc4::kV3dDbcfg), 0);  // "Disallow IRQ"
+  port_.write32(reg(vc4::kV3dDbqite), 0);
+  port_.write32(reg(vc4::kV3dDbqitc), ~0u);
+  port_.write32(reg(vc4::kV3dL2cactl), vc4::kV3dL2cClr);
+  port_.write32(reg(vc4::kV3dSlcactl), ~0u);
+  port_.write32(reg(vc4::kV3dSrqcs), vc4::kV3dSrqcsError | vc4::kV3dSrqcsClearMade | vc4::kV3dSrqcsClearCompleted);
+  for (std::uint32_t u : uniforms) {
+    port_.write32(reg(vc4::kV3dSrqua), u);
+    port_.write32(reg(vc4::kV3dSrqpc), code);
+  }
+  const auto n = static_cast<std::uint32_t>(uniforms.size() & 0xFF);
+  return port_.wait_for32(reg(vc4::kV3dSrqcs), n << vc4::kV3dSrqcsCompletedShift, 0xFFu << vc4::kV3dSrqcsCompletedShift,
+                          timeout_ns);
 }
 
 }  // namespace gpuvp::host

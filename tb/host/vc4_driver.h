@@ -184,6 +184,16 @@ class Vc4Driver {
 
   unsigned overflow_blocks_supplied() const { return overflow_blocks_; }
 
+  // ---- QPU user programs ----
+  // Uploads a QPU program (64-bit instructions) or uniforms into a new buffer; returns its bus address.
+  std::uint32_t upload_qpu_code(const std::vector<std::uint64_t>& code);
+  std::uint32_t upload_uniforms(const std::vector<std::uint32_t>& uniforms);
+  // Runs one program per entry of `uniforms` (the bus address of each program's uniforms), all at `code`, as
+  // gpu_fft's direct mode does (gpu_fft_base.c gpu_fft_base_exec_direct; no firmware): DBCFG = 0, DBQITE = 0,
+  // DBQITC = all, L2CACTL clear, SLCACTL clear, SRQCS error and counts reset, SRQUA and SRQPC per program (SRQUL is
+  // never written); then polls SRQCS until the completed count reaches the number of programs. False on time-out.
+  bool run_qpu_programs(std::uint32_t code, const std::vector<std::uint32_t>& uniforms, std::uint64_t timeout_ns);
+
  private:
   std::uint64_t reg(std::uint32_t offset) const { return layout_.v3d + offset; }
 

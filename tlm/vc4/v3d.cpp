@@ -175,6 +175,57 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
   ct_[0]->set_unit(binner_.get());
   ct_[1]->set_unit(renderer_.get());
 
+  // The QPUs and the user-program queue (../shared/docs/reference-vc4-qpu.md section 3; vc4_regs.h offsets).
+  qpus_ = std::make_unique<QpuScheduler>(
+      "qpus", params_.slices * params_.qpus_per_slice, params_.qpu,
+      QpuSchedulerServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
+                           [this](unsigned qpu) {
+                             dbqitc_->set_bits(1ULL << qpu);
+                             update_irq();
+                           }});
+  for (unsigned i = 0; i < 2; ++i) {
+    sqrsv_[i] = &add(i == 0 ? "SQRSV0" : "SQRSV1", i == 0 ? kV3dSqrsv0 : kV3dSqrsv1, Access::kReadWrite,
+                     i == 0 ? "QPU 0-7 reservations (4 bits each; bit 0 keeps user programs off the QPU)"
+                            : "QPU 8-15 reservations (4 bits each; bit 0 keeps user programs off the QPU)");
+    sqrsv_[i]->on_write([this](core::Register&, std::uint64_t, std::uint64_t) {
+      qpus_->set_reservations(static_cast<std::uint32_t>(sqrsv_[0]->value()),
+                              static_cast<std::uint32_t>(sqrsv_[1]->value()));
+    });
+  }
+  // Scheduler bypass limits and the VPM allocator: stored for software; they change nothing a user program sees.
+  add("SQCNTL", kV3dSqcntl, Access::kReadWrite, "scheduler control (VS/CS bypass limits)",
+      {{"VSRBL", 0, 2, ""}, {"CSRBL", 2, 2, ""}});
+  add("VPACNTL", kV3dVpacntl, Access::kReadWrite, "VPM allocator control");
+  add("VPMBASE", kV3dVpmbase, Access::kReadWrite, "VPM reserved for user programs, in 256-byte units",
+      {{"VPMURSV", 0, 5, ""}});
+  add("SRQPC", kV3dSrqpc, Access::kReadWrite, "user program request: writing the code address queues the program")
+      .on_write([this](core::Register&, std::uint64_t, std::uint64_t written) {
+        qpus_->request(static_cast<std::uint32_t>(written), static_cast<std::uint32_t>(srqua_->value()),
+                       static_cast<std::uint32_t>(srqul_->value()));
+      });
+  srqua_ = &add("SRQUA", kV3dSrqua, Access::kReadWrite, "uniforms address of the next user program request");
+  srqul_ = &add("SRQUL", kV3dSrqul, Access::kReadWrite, "uniforms length of the next user program request",
+                {{"QPURQUL", 0, 12, ""}}, 0, 0xFFF);
+  add("SRQCS", kV3dSrqcs, Access::kReadWrite, "user program request control and status",
+      {{"QPURQL", 0, 6, "queue length"},
+       {"QPURQERR", 7, 1, "a request found the queue full; write 1 to clear"},
+       {"QPURQCM", 8, 8, "requests made (mod 256); write 1 to bit 8 to clear"},
+       {"QPURQCC", 16, 8, "programs completed (mod 256); write 1 to bit 16 to clear"}})
+      .on_read([this](core::Register&, std::uint64_t) -> std::uint64_t { return qpus_->srqcs(); })
+      .on_write([this](core::Register& r, std::uint64_t, std::uint64_t written) {
+        qpus_->write_srqcs(static_cast<std::uint32_t>(written));
+        r.set(0);
+      });
+  // DBCFG: gpu_fft writes 0 ("Disallow IRQ"), Broadcom's driver 1 ("global debug enable"); no public source says
+  // what it gates, so it is stored and the host interrupts follow DBQITE alone.
+  add("DBCFG", kV3dDbcfg, Access::kReadWrite, "debug configuration");
+  dbqite_ =
+      &add("DBQITE", kV3dDbqite, Access::kReadWrite, "QPU host interrupt enables, one bit per QPU", {}, 0, 0xFFFF);
+  dbqite_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_irq(); });
+  dbqitc_ = &add("DBQITC", kV3dDbqitc, Access::kWriteOneToClear,
+                 "QPU host interrupts latched, one bit per QPU; write 1 to clear", {}, 0, 0xFFFF);
+  dbqitc_->on_write([this](core::Register&, std::uint64_t, std::uint64_t) { update_irq(); });
+
   // Error and debug registers: vc4_gem.c vc4_save_hang_state reads them into the hang state; no public source
   // documents their bits for the events modelled so far, so they read 0.
   add("DBGE", kV3dDbge, Access::kReadOnly, "PSE error signals");
@@ -207,11 +258,15 @@ void V3d::raise_interrupt(std::uint32_t bits) {
   update_irq();
 }
 
-void V3d::update_irq() { irq_.set((intctl_->value() & intena_->value()) != 0); }
+void V3d::update_irq() {
+  const bool qpu = dbqitc_ != nullptr && (dbqitc_->value() & dbqite_->value()) != 0;
+  irq_.set((intctl_->value() & intena_->value()) != 0 || qpu);
+}
 
 std::vector<std::string> V3d::incidents() const {
   std::vector<std::string> all;
   for (const auto& t : ct_) all.insert(all.end(), t->incidents().begin(), t->incidents().end());
+  all.insert(all.end(), qpus_->incidents().begin(), qpus_->incidents().end());
   return all;
 }
 

@@ -3,9 +3,11 @@
 // control list executor threads (ControlListExecutor: CT0 binning, CT1 rendering), pipeline status, flush/frame
 // counters, the binner pool registers and the error/debug registers. The block reaches memory through its own
 // initiator port (vc4 has no MMU: control-list addresses are physical DRAM addresses). TileBinner (the PTB, fed by
-// CT0) and TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering packets; there are no QPUs
-// yet, so primitives reaching the renderer are counted, not shaded. Offsets not modelled read as zero with a warning
-// from the register kit.
+// CT0) and TileRenderer (the tile buffer, fed by CT1) execute the binning and rendering packets; primitives reaching
+// the renderer are counted, not shaded (fragment shading is not modelled yet). QpuScheduler runs user programs on the
+// QPUs (SRQPC/SRQUA/SRQUL/SRQCS, SQRSV0/1); a QPU's host interrupt latches its bit in DBQITC, and the V3D interrupt
+// line is (INTCTL & INTENA) | (DBQITC & DBQITE) (Broadcom's BCM21553 driver services both on the one V3D interrupt).
+// Offsets not modelled read as zero with a warning from the register kit.
 #pragma once
 
 #include <array>
@@ -21,6 +23,7 @@
 #include "tlm/core/register_block.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/control_list_executor.h"
+#include "tlm/vc4/qpu_scheduler.h"
 #include "tlm/vc4/tile_binner.h"
 #include "tlm/vc4/tile_renderer.h"
 
@@ -40,6 +43,7 @@ struct V3dParams {
   ControlListExecutorParams cle;
   TileBinnerParams binner;
   TileRendererParams renderer;
+  QpuSchedulerParams qpu;
 
   void visit(core::ParamVisitor& v) {
     v.param("clock_hz", clock_hz, "V3D clock in Hz", 1'000'000, 2'000'000'000);
@@ -55,6 +59,7 @@ struct V3dParams {
     v.group("cle", cle, "control list executor (CT0 binning, CT1 rendering) timing and hang detection");
     v.group("binner", binner, "primitive tile binner (PTB) timing");
     v.group("renderer", renderer, "tile renderer (tile buffer loads and stores) timing");
+    v.group("qpu", qpu, "QPUs and the user-program scheduler");
   }
 };
 
@@ -75,10 +80,11 @@ class V3d : public core::RegisterBlock {
   ControlListExecutor& thread(unsigned n) { return *ct_.at(n); }
   TileBinner& binner() { return *binner_; }
   TileRenderer& renderer() { return *renderer_; }
+  QpuScheduler& qpus() { return *qpus_; }
   CleSemaphore& semaphore() { return semaphore_; }
   // Raises INTCTL bits (the binner and renderer report through it).
   void raise_interrupt(std::uint32_t bits);
-  // Errors and hangs of both CLE threads so far.
+  // Errors and hangs of both CLE threads and the QPUs so far.
   std::vector<std::string> incidents() const;
 
   static std::uint32_t ident1_for(const V3dParams& p);
@@ -103,6 +109,12 @@ class V3d : public core::RegisterBlock {
   std::array<std::unique_ptr<ControlListExecutor>, 2> ct_;
   std::unique_ptr<TileBinner> binner_;
   std::unique_ptr<TileRenderer> renderer_;
+  std::unique_ptr<QpuScheduler> qpus_;
+  core::Register* srqua_ = nullptr;
+  core::Register* srqul_ = nullptr;
+  core::Register* sqrsv_[2] = {nullptr, nullptr};
+  core::Register* dbqite_ = nullptr;
+  core::Register* dbqitc_ = nullptr;
 };
 
 }  // namespace gpuvp::vc4

@@ -60,6 +60,10 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   end_slots_ = 0;
   ending_ = false;
   sfu_countdown_ = 0;
+  vpm_port_.reset();
+  dma_load_words_ = dma_store_words_ = tmu_requests_ = 0;
+  tmu_results_[0].clear();
+  tmu_results_[1].clear();
 }
 
 std::string Qpu::where() const {
@@ -158,12 +162,19 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
       fail(std::string("read address ") + std::to_string(address) + " (file " + file +
            ") is a fragment shader input: fragment shading is not modelled yet");
       return false;
-    case kReadVpm:
+    case kReadVpm: {
+      std::string why;
+      if (!vpm_port_.read(env_.vpm(), value, why)) {
+        fail(why);
+        return false;
+      }
+      return true;
+    }
     case kReadVpmBusy:
     case kReadDmaWait:
-      fail(std::string("read address ") + std::to_string(address) + " (file " + file +
-           "): the VPM and its DMA are not modelled yet");
-      return false;
+      // A DMA transfer is complete when its address write issues (vpm.h): never busy, no wait.
+      value = splat(0);
+      return true;
     default:
       fail("read address " + std::to_string(address) + " (file " + file + ") is undefined");
       return false;
@@ -229,15 +240,56 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     default:
       break;
   }
+  if (address >= kWriteVpm && address <= kWriteVpmAddr) {
+    // VPM writes and setups are not conditional: one with any element enabled pushes the whole vector (vc4asm);
+    // setups and DMA addresses take element 0.
+    bool any = false;
+    for (bool e : r.enabled) any = any || e;
+    if (!any) return true;
+    std::string why;
+    bool ok = true;
+    if (address == kWriteVpm) {
+      ok = vpm_port_.write(env_.vpm(), r.value, why);
+    } else if (address == kWriteVpmSetup) {
+      ok = file_b ? vpm_port_.write_setup(r.value[0], why) : vpm_port_.read_setup(r.value[0], why);
+    } else if (file_b) {
+      ok = vpm_port_.store(env_.vpm(), env_, r.value[0], why);
+      if (ok) dma_store_words_ += vpm_port_.last_transfer_words();
+    } else {
+      ok = vpm_port_.load(env_.vpm(), env_, r.value[0], why);
+      if (ok) dma_load_words_ += vpm_port_.last_transfer_words();
+    }
+    if (!ok) fail(why);
+    return ok;
+  }
+  if (address == kWriteTmu0S || address == kWriteTmu1S) {
+    // A direct memory lookup: each element's word at its address (bits 1:0 ignored), queued for load_tmuN. A
+    // conditional write still pushes the request (vc4asm).
+    const unsigned tmu = address == kWriteTmu0S ? 0 : 1;
+    if (tmu_outstanding() >= kTmuFifoRequests) {
+      fail("a TMU" + std::to_string(tmu) + " request with " + std::to_string(kTmuFifoRequests) +
+           " outstanding: the request FIFO is full and only this QPU's loads drain it (it would wait forever)");
+      return false;
+    }
+    Vector result{};
+    for (unsigned i = 0; i < kElements; ++i) {
+      const std::uint32_t at = r.value[i] & ~3U;
+      if (!env_.read_memory(at, &result[i], 4)) {
+        fail("TMU" + std::to_string(tmu) + " direct lookup of element " + std::to_string(i) + " at " + hex(at, 8) +
+             ": no memory there");
+        return false;
+      }
+    }
+    tmu_results_[tmu].push_back(result);
+    ++tmu_requests_;
+    return true;
+  }
   if (address >= kWriteQuadXY && address <= kWriteTlbAlphaMask) {
     fail(std::string("write address ") + std::to_string(address) + " (file " + file +
          ") is a tile buffer or fragment register: fragment shading is not modelled yet");
-  } else if (address >= kWriteVpm && address <= kWriteVpmAddr) {
-    fail(std::string("write address ") + std::to_string(address) + " (file " + file +
-         "): the VPM and its DMA are not modelled yet");
   } else {
     fail(std::string("write address ") + std::to_string(address) + " (file " + file +
-         "): TMU lookups are not modelled yet");
+         "): a texture lookup's coordinate: texture lookups are not modelled yet");
   }
   return false;
 }
@@ -308,7 +360,11 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
                   ": only fragment shaders have a scoreboard, and fragment shading is not modelled yet");
     case kSigLoadTmu0:
     case kSigLoadTmu1:
-      return fail("TMU load (signal " + std::to_string(signal) + "): TMU lookups are not modelled yet");
+      if (tmu_results_[signal - kSigLoadTmu0].empty()) {
+        return fail("load_tmu" + std::to_string(signal - kSigLoadTmu0) +
+                    " with no request of that TMU outstanding: the QPU would wait forever");
+      }
+      break;
     default:  // coverage, colour and alpha-mask loads
       return fail("tile buffer load (signal " + std::to_string(signal) + "): fragment shading is not modelled yet");
   }
@@ -411,6 +467,13 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
   }
   if (add_op != kAddNop && !write_address(swap, add_dest, add_result)) return Step::kError;
   if (mul_op != kMulNop && !write_address(!swap, mul_dest, mul_result)) return Step::kError;
+  if (signal == kSigLoadTmu0 || signal == kSigLoadTmu1) {
+    // The result lands in r4 at the end of the instruction: its own reads of r4 see the previous one (gpu_fft's
+    // `mov r0, r4; ldtmu0`).
+    auto& fifo = tmu_results_[signal - kSigLoadTmu0];
+    acc_[4] = fifo.front();
+    fifo.pop_front();
+  }
   if (signal == kSigProgramEnd) {
     ending_ = true;
     end_slots_ = kProgramEndDelaySlots;

@@ -1,27 +1,30 @@
 // One VideoCore IV QPU executing instructions, SystemC-free: register files A and B, accumulators r0-r5, the input
 // muxes with unpack and the small immediates (with the mul input rotations), both ALUs with their conditions, flags,
 // packs and write swap, load immediates (32-bit and per element), semaphores, branches with their three delay slots
-// and links, program end with its two, uniforms, the SFU into r4, the mutex and the host interrupt. What the QPU
+// and links, program end with its two, uniforms, the SFU into r4, VPM reads and writes and its DMA (vpm.h), TMU
+// direct memory lookups into r4, the mutex and the host interrupt. What the QPU
 // shares with other QPUs and memory (instruction and uniform fetches, semaphores, the mutex, the host interrupt) goes
 // through QpuEnvironment, so that a scheduler runs many QPUs over one. Facts: ../shared/docs/reference-vc4-qpu.md
 // sections 1-2 (Linux vc4_qpu_defines.h, Mesa's vc4 compiler and validator, vc4asm's hardware measurements,
 // py-videocore); docs/vc4-qpu.md.
 //
-// An instruction the model does not execute yet (VPM, DMA, TMU, tile buffer, varyings, thread switches) or one the
+// An instruction the model does not execute yet (texture lookups, tile buffer, varyings, thread switches) or one the
 // hardware leaves undefined ends the program with an error naming it and its address, never undefined behaviour.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
+
+#include "tlm/vc4/qpu/vpm.h"
 
 namespace gpuvp::vc4::qpu {
 
-using Vector = std::array<std::uint32_t, 16>;
-
-class QpuEnvironment {
+// What a QPU shares: memory (instruction and uniform fetches; DMA and TMU reads and writes through DmaMemory), the
+// VPM, the semaphores, the mutex and the host interrupt.
+class QpuEnvironment : public DmaMemory {
  public:
-  virtual ~QpuEnvironment() = default;
   // The instruction at byte address `address` (a bus address); false: nothing there.
   virtual bool fetch_instruction(std::uint32_t address, std::uint64_t& instruction) = 0;
   // The uniform at `address`; false: nothing there.
@@ -33,6 +36,7 @@ class QpuEnvironment {
   virtual bool mutex_acquire(unsigned qpu) = 0;
   virtual void mutex_release(unsigned qpu) = 0;
   virtual void host_interrupt(unsigned qpu) = 0;
+  virtual Vpm& vpm() = 0;
 };
 
 class Qpu {
@@ -56,6 +60,12 @@ class Qpu {
   const std::string& error() const { return error_; }
   Stall stall() const { return stall_; }
   std::uint64_t instructions() const { return instructions_; }
+  // The words the VPM's DMA moved (loads, stores) and the TMU's direct lookups (16-element requests) of this program.
+  std::uint64_t dma_load_words() const { return dma_load_words_; }
+  std::uint64_t dma_store_words() const { return dma_store_words_; }
+  std::uint64_t tmu_requests() const { return tmu_requests_; }
+  // TMU requests whose results no load_tmu has taken yet.
+  unsigned tmu_outstanding() const { return static_cast<unsigned>(tmu_results_[0].size() + tmu_results_[1].size()); }
 
   // State, for tests, traces and debuggers. Register file writes land one instruction late (no bypass): what these
   // return is what the next instruction reads.
@@ -123,6 +133,12 @@ class Qpu {
   Vector sfu_result_{};
   bool mutex_held_ = false;
   bool tmu_noswap_ = false;
+  VpmPort vpm_port_;
+  std::array<std::deque<Vector>, 2> tmu_results_;  // per TMU, oldest first
+  std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0;
 };
+
+// The request FIFO of a QPU's TMUs holds 8 direct lookups (the guide, quoted in Mesa's vc4_qir_schedule.c).
+constexpr unsigned kTmuFifoRequests = 8;
 
 }  // namespace gpuvp::vc4::qpu

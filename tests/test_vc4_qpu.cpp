@@ -1,0 +1,414 @@
+// QPU user programs end to end, driven as gpu_fft's direct mode drives them (tb/host/vc4_driver run_qpu_programs:
+// SRQUA/SRQPC per program, SRQCS polled for the completed count): programs of the tests' own, in the assembler's
+// syntax (tlm/vc4/qpu/qpu_assembler.h), on the default platform's 12 QPUs. They read memory through TMU direct
+// lookups, write the VPM and store it through the VDW's DMA, share a counter under the mutex, hand work over with
+// semaphores and raise the host interrupt; the scheduler's queue, reservations and counts; every way a program can go
+// wrong (an error, a deadlock, a runaway) stopped with a report while the model stays up; the same run as a host
+// script through the executable.
+#include <cstring>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "hw/vc4/v3d_regs.h"
+#include "platform/platform.h"
+#include "tb/host/vc4_driver.h"
+#include "tests/support/run_gpuvp.h"
+#include "tests/support/sc_test.h"
+#include "tlm/core/stats.h"
+#include "tlm/vc4/qpu/qpu_assembler.h"
+
+using namespace gpuvp;
+using host::Vc4Driver;
+
+namespace {
+
+std::vector<std::uint64_t> assemble(const std::string& source) {
+  vc4::qpu::AssembledProgram program;
+  std::string error;
+  EXPECT_TRUE(vc4::qpu::assemble(source, program, error)) << error;
+  return program.code;
+}
+
+// Each program reads 16 words at `in` through TMU0, adds k, writes the sum to VPM row `row` and stores that row to
+// `out` through the VDW. Uniforms: in, out, k, the generic write setup of the row, the VDW setup of the row.
+const char* const kTmuAddStore = R"(
+    mov r0, elem
+    shl r1, r0, 2            # the element's byte offset
+    mov r2, uni              # in
+    add tmu0_s, r2, r1
+    mov r3, uni              # out
+    load_tmu0 nop
+    mov r2, uni              # k
+    add r1, r4, r2
+    mov vw_setup, uni        # horizontal 32-bit, row `row`
+    mov vpm, r1
+    mov vw_setup, uni        # VDW: one unit of 16 words from row `row`
+    mov vw_addr, r3
+    mov r0, vpm_st_wait
+    sig_end nop
+    nop
+    nop
+)";
+
+std::uint32_t generic_write_setup(unsigned row) { return 0x00001a00U | row; }
+std::uint32_t vdw_row(unsigned row, unsigned depth) {
+  return 0x80000000U | (1U << 23) | (depth << 16) | (1U << 14) | (row << 7);
+}
+
+struct Rig {
+  explicit Rig(platform::PlatformParams params = {}) : soc("gpuvp", params), port(soc.host()), driver(port) {}
+  std::string incidents() {
+    std::string all;
+    for (const auto& i : soc.v3d()->incidents()) all += i + "\n";
+    return all;
+  }
+  platform::Platform soc;
+  host::BusHostPort port;
+  Vc4Driver driver;
+};
+
+std::vector<std::uint32_t> words(Rig& rig, std::uint32_t address, unsigned count) {
+  std::vector<std::uint32_t> v(count);
+  rig.port.read_block(address, v.data(), count * 4);
+  return v;
+}
+
+// Eight programs, as gpu_fft launches its eight: each one's 16 words in, k added, out through the VPM and the DMA.
+TEST(Vc4Qpu, EightProgramsReadThroughTheTmuAndStoreThroughTheVpmDma) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer in, out;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    in = d.alloc(8 * 64);
+    out = d.alloc(8 * 64);
+    std::vector<std::uint8_t> bytes(8 * 64);
+    for (unsigned i = 0; i < 8 * 16; ++i) {
+      const std::uint32_t v = 1000 * i;
+      std::memcpy(&bytes[4 * i], &v, 4);
+    }
+    d.upload(in, 0, bytes);
+    const std::uint32_t code = d.upload_qpu_code(assemble(kTmuAddStore));
+    std::vector<std::uint32_t> uniforms;
+    for (unsigned q = 0; q < 8; ++q) {
+      uniforms.push_back(
+          d.upload_uniforms({in.addr + 64 * q, out.addr + 64 * q, 7 * q, generic_write_setup(q), vdw_row(q, 16)}));
+    }
+    ok = d.run_qpu_programs(code, uniforms, 1'000'000);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  const std::vector<std::uint32_t> result = words(rig, out.addr, 8 * 16);
+  for (unsigned i = 0; i < 8 * 16; ++i) EXPECT_EQ(result[i], 1000 * i + 7 * (i / 16)) << i;
+  EXPECT_EQ(rig.port.read32(rig.driver.layout().v3d + vc4::kV3dSrqcs), (8u << 16) | (8u << 8));
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.programs_completed"), 8u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.tmu_requests"), 8u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.dma_store_words"), 8u * 16);
+  std::uint64_t instructions = 0, programs = 0;
+  for (unsigned q = 0; q < 12; ++q) {
+    instructions += core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".instructions");
+    programs += core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".programs");
+  }
+  EXPECT_EQ(instructions, 8u * 16);
+  EXPECT_EQ(programs, 8u);
+}
+
+// Programs queued while SQRSV0/1 reserve every QPU start together when SQRSV0 frees QPUs 0-7: eight QPUs issue their 16
+// instructions side by side, one per 4 cycles each, and all are done 64 cycles (256 ns at 250 MHz) later.
+TEST(Vc4Qpu, ProgramsStartedTogetherRunSideBySide) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer in, out;
+  core::Picoseconds released = 0, done = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint64_t v3d = d.layout().v3d;
+    in = d.alloc(8 * 64);
+    out = d.alloc(8 * 64);
+    const std::uint32_t code = d.upload_qpu_code(assemble(kTmuAddStore));
+    rig.port.write32(v3d + vc4::kV3dSqrsv0, 0x11111111);
+    rig.port.write32(v3d + vc4::kV3dSqrsv1, 0x00001111);
+    for (unsigned q = 0; q < 8; ++q) {
+      rig.port.write32(v3d + vc4::kV3dSrqua, d.upload_uniforms({in.addr + 64 * q, out.addr + 64 * q, 1,
+                                                                generic_write_setup(q), vdw_row(q, 16)}));
+      rig.port.write32(v3d + vc4::kV3dSrqpc, code);
+    }
+    rig.port.write32(v3d + vc4::kV3dSqrsv0, 0);
+    released = core::to_ps(sc_core::sc_time_stamp());
+    ok = rig.port.wait_for32(v3d + vc4::kV3dSrqcs, 8u << 16, 0xFF0000, 1'000'000);
+    done = core::to_ps(sc_core::sc_time_stamp());
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  for (unsigned q = 0; q < 8; ++q) {
+    EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".instructions"), 16u) << q;
+    EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".busy_cycles"), 64u) << q;
+  }
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu8.instructions"), 0u);
+  // The host sees the count within its poll interval and a register access after the last program ends.
+  EXPECT_GE(done - released, 64u * 4000);
+  EXPECT_LE(done - released, 64u * 4000 + 500'000);
+}
+
+// Twelve programs each add 1 to a counter ten times under the mutex (TMU read, VPM write, DMA store, wait): 120.
+TEST(Vc4Qpu, TwelveProgramsCountUnderTheMutex) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer counter;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    counter = d.alloc(64);
+    d.upload(counter, 0, std::vector<std::uint8_t>(64, 0));
+    const std::uint32_t code = d.upload_qpu_code(assemble(R"(
+        mov ra0, uni             # the counter
+        mov ra1, uni             # iterations
+        mov ra2, uni             # the write setup of this program's VPM row
+        mov ra3, uni             # the VDW setup of element 0 of that row
+        nop
+      loop:
+        mov r0, mutex_acq
+        mov tmu0_s, ra0
+        load_tmu0 nop
+        add r1, r4, 1
+        mov vw_setup, ra2
+        mov vpm, r1
+        mov vw_setup, ra3
+        mov vw_addr, ra0
+        mov r0, vpm_st_wait
+        mov mutex_release, r0
+        sub.sf ra1, ra1, 1
+        branch.rel.any_zc loop
+        nop
+        nop
+        nop
+        sig_end nop
+        nop
+        nop
+    )"));
+    std::vector<std::uint32_t> uniforms;
+    for (unsigned q = 0; q < 12; ++q) {
+      uniforms.push_back(d.upload_uniforms({counter.addr, 10, generic_write_setup(q), vdw_row(q, 1)}));
+    }
+    ok = d.run_qpu_programs(code, uniforms, 2'000'000);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(words(rig, counter.addr, 2), (std::vector<std::uint32_t>{120, 0}));
+  std::uint64_t mutex_waits = 0;
+  for (unsigned q = 0; q < 12; ++q) {
+    mutex_waits += core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".mutex_stall_cycles");
+  }
+  EXPECT_GT(mutex_waits, 0u);  // twelve QPUs wanted it at once
+}
+
+// A producer hands a value to a consumer through memory and semaphore 2 (the consumer starts first and waits); the
+// consumer raises the host interrupt, which latches its QPU's bit in DBQITC and, enabled in DBQITE, the V3D
+// interrupt.
+TEST(Vc4Qpu, ASemaphoreHandsWorkOverAndTheHostInterruptLatches) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer data;
+  std::uint32_t dbqitc = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    data = d.alloc(128);
+    d.upload(data, 0, std::vector<std::uint8_t>(128, 0));
+    const std::uint32_t consumer = d.upload_qpu_code(assemble(R"(
+        mov r3, uni              # the value's address
+        sacq 2
+        mov tmu0_s, r3
+        load_tmu0 nop
+        add r1, r4, 1
+        mov vw_setup, uni
+        mov vpm, r1
+        mov vw_setup, uni
+        mov r2, uni              # where the result goes
+        mov vw_addr, r2
+        mov r0, vpm_st_wait
+        load_imm host_int, 1
+        sig_end nop
+        nop
+        nop
+    )"));
+    const std::uint32_t producer = d.upload_qpu_code(assemble(R"(
+        load_imm r1, 41
+        mov vw_setup, uni
+        mov vpm, r1
+        mov vw_setup, uni
+        mov vw_addr, uni
+        mov r0, vpm_st_wait
+        srel 2
+        sig_end nop
+        nop
+        nop
+    )"));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqcs, 0x10180);
+    rig.port.write32(d.layout().v3d + vc4::kV3dDbqite, 0xFFFF);
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqua,
+                     d.upload_uniforms({data.addr, generic_write_setup(0), vdw_row(0, 1), data.addr + 64}));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqpc, consumer);
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqua,
+                     d.upload_uniforms({generic_write_setup(1), vdw_row(1, 1), data.addr}));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqpc, producer);
+    ok = rig.port.wait_for32(d.layout().v3d + vc4::kV3dSrqcs, 2u << 16, 0xFF0000, 1'000'000);
+    dbqitc = rig.port.read32(d.layout().v3d + vc4::kV3dDbqitc);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(words(rig, data.addr + 64, 1)[0], 42u);
+  EXPECT_EQ(dbqitc, 1u);  // QPU 0 ran the consumer
+  EXPECT_TRUE(rig.soc.v3d()->irq().level());
+  EXPECT_GT(core::stats().counter_value("gpuvp.v3d.qpus.qpu0.semaphore_stall_cycles"), 0u);
+}
+
+// SQRSV0/1 keep every QPU from user programs: requests queue (16 at most: the 17th sets QPURQERR and is lost);
+// freed, the queue drains; SRQCS's clear bits reset the error and the counts.
+TEST(Vc4Qpu, TheQueueHoldsSixteenRequestsWhileReservationsKeepQpusAway) {
+  Rig rig;
+  std::uint32_t queued = 0, drained = 0, cleared = 0;
+  bool ok = false;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint64_t v3d = d.layout().v3d;
+    rig.port.write32(v3d + vc4::kV3dSqrsv0, 0x11111111);
+    rig.port.write32(v3d + vc4::kV3dSqrsv1, 0x00001111);
+    const std::uint32_t code = d.upload_qpu_code(assemble("sig_end nop\nnop\nnop\n"));
+    for (unsigned i = 0; i < 17; ++i) rig.port.write32(v3d + vc4::kV3dSrqpc, code);
+    queued = rig.port.read32(v3d + vc4::kV3dSrqcs);
+    rig.port.write32(v3d + vc4::kV3dSqrsv0, 0x11111110);  // QPU 0 may take user programs
+    ok = rig.port.wait_for32(v3d + vc4::kV3dSrqcs, 16u << 16, 0xFF0000, 1'000'000);
+    drained = rig.port.read32(v3d + vc4::kV3dSrqcs);
+    rig.port.write32(v3d + vc4::kV3dSrqcs, 0x10180);
+    cleared = rig.port.read32(v3d + vc4::kV3dSrqcs);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(queued, 16u | (1u << 7) | (16u << 8));
+  EXPECT_EQ(drained, (1u << 7) | (16u << 8) | (16u << 16));
+  EXPECT_EQ(cleared, 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu0.programs"), 16u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu1.programs"), 0u);
+}
+
+// Code and uniforms given through the 0xC... and 0x4... bus aliases reach the same DRAM.
+TEST(Vc4Qpu, BusAddressAliasesReachTheSameMemory) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer out;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    out = d.alloc(64);
+    const std::uint32_t code = d.upload_qpu_code(assemble(R"(
+        mov r1, uni
+        mov vw_setup, uni
+        mov vpm, r1
+        mov vw_setup, uni
+        mov vw_addr, uni
+        mov r0, vpm_st_wait
+        sig_end nop
+        nop
+        nop
+    )"));
+    const std::uint32_t uniforms =
+        d.upload_uniforms({0xCAFE, generic_write_setup(0), vdw_row(0, 1), 0xC0000000U | out.addr});
+    ok = d.run_qpu_programs(0xC0000000U | code, {0x40000000U | uniforms}, 1'000'000);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(words(rig, out.addr, 1)[0], 0xCAFEu);
+}
+
+// ---- programs that go wrong: each stops with a report, the others and the model go on ----
+
+TEST(Vc4Qpu, AProgramErrorStopsItsQpuWithAReportAndTheOthersComplete) {
+  Rig rig;
+  std::uint32_t srqcs = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint32_t good = d.upload_qpu_code(assemble("sig_end nop\nnop\nnop\n"));
+    const std::uint32_t bad = d.upload_qpu_code({0x100009e709000000ULL});  // add op 9: undefined
+    const std::uint64_t v3d = d.layout().v3d;
+    rig.port.write32(v3d + vc4::kV3dSrqpc, bad);
+    rig.port.write32(v3d + vc4::kV3dSrqpc, good);
+    rig.port.wait_for32(v3d + vc4::kV3dSrqcs, 1u << 16, 0xFF0000, 1'000'000);
+    sc_core::wait(10, sc_core::SC_US);
+    srqcs = rig.port.read32(v3d + vc4::kV3dSrqcs);
+  });
+  EXPECT_EQ(srqcs, (2u << 8) | (1u << 16));  // two made, one completed
+  EXPECT_NE(rig.incidents().find("QPU 0 at "), std::string::npos) << rig.incidents();
+  EXPECT_NE(rig.incidents().find("add op 9 is undefined"), std::string::npos) << rig.incidents();
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.programs_failed"), 1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
+// Both wait on semaphore 5 and no program is queued: they sleep (costing no host time) until software queues another
+// program, and none comes within the hang timeout: a deadlock, reported once with each QPU's instruction.
+TEST(Vc4Qpu, QpusThatAllWaitOnSemaphoresAreADeadlockAfterTheTimeout) {
+  platform::PlatformParams params;
+  params.vc4.v3d.qpu.hang_timeout_ns = 50'000;
+  Rig rig(params);
+  std::uint32_t srqcs = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint32_t code = d.upload_qpu_code(assemble("sacq 5\nsig_end nop\nnop\nnop\n"));
+    const std::uint64_t v3d = d.layout().v3d;
+    rig.port.write32(v3d + vc4::kV3dSrqpc, code);
+    rig.port.write32(v3d + vc4::kV3dSrqpc, code);
+    sc_core::wait(100, sc_core::SC_US);
+    srqcs = rig.port.read32(v3d + vc4::kV3dSrqcs);
+  });
+  EXPECT_EQ(srqcs, 2u << 8);  // none completed
+  const std::string incidents = rig.incidents();
+  EXPECT_NE(incidents.find("deadlock: every running QPU has waited 50000 ns with nothing to release it and no program "
+                           "to start: QPU 0 at "),
+            std::string::npos)
+      << incidents;
+  EXPECT_NE(incidents.find("'sacq 5' (a semaphore); QPU 1 at "), std::string::npos) << incidents;
+  // Waiting, they were busy and stalled for the whole timeout (12,500 cycles at 250 MHz).
+  EXPECT_GE(core::stats().counter_value("gpuvp.v3d.qpus.qpu0.semaphore_stall_cycles"), 12'500u - 100);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.programs_failed"), 2u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
+TEST(Vc4Qpu, AProgramThatNeverEndsIsHungAfterTheTimeout) {
+  platform::PlatformParams params;
+  params.vc4.v3d.qpu.hang_timeout_ns = 50'000;
+  Rig rig(params);
+  std::uint32_t srqcs = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint32_t code = d.upload_qpu_code(assemble("loop:\nbranch.rel.always loop\nnop\nnop\nnop\n"));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSrqpc, code);
+    sc_core::wait(100, sc_core::SC_US);
+    srqcs = rig.port.read32(d.layout().v3d + vc4::kV3dSrqcs);
+  });
+  EXPECT_EQ(srqcs, 1u << 8);
+  EXPECT_NE(rig.incidents().find("QPU 0: the program at "), std::string::npos) << rig.incidents();
+  EXPECT_NE(rig.incidents().find("instructions without ending"), std::string::npos) << rig.incidents();
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR).size(), 1u);
+}
+
+// The eight programs as a host script (register writes, a poll of SRQCS, checks of the results) through `gpuvp run
+// --script`.
+TEST(Vc4Qpu, TheSameProgramsAsAHostScriptThroughTheExecutable) {
+  host::ScriptHostPort port;
+  Vc4Driver d(port);
+  const Vc4Driver::Buffer in = d.alloc(8 * 64), out = d.alloc(8 * 64);
+  std::vector<std::uint8_t> bytes(8 * 64);
+  for (unsigned i = 0; i < 8 * 16; ++i) {
+    const std::uint32_t v = 3 * i;
+    std::memcpy(&bytes[4 * i], &v, 4);
+  }
+  d.upload(in, 0, bytes);
+  const std::uint32_t code = d.upload_qpu_code(assemble(kTmuAddStore));
+  std::vector<std::uint32_t> uniforms;
+  for (unsigned q = 0; q < 8; ++q) {
+    uniforms.push_back(
+        d.upload_uniforms({in.addr + 64 * q, out.addr + 64 * q, 100, generic_write_setup(q), vdw_row(q, 16)}));
+  }
+  d.run_qpu_programs(code, uniforms, 1'000'000);
+  for (unsigned i = 0; i < 8 * 16; i += 5) port.expect32(out.addr + 4 * i, 3 * i + 100);
+  EXPECT_EQ(port.unknown_reads(), 0u);
+  const std::string path = ::testing::TempDir() + "vc4_qpu.gpuvp";
+  std::ofstream(path) << port.script();
+  test::ProcessResult r = test::run_gpuvp("run --script " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+}
+
+}  // namespace

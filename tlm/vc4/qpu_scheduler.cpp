@@ -1,0 +1,294 @@
+#include "tlm/vc4/qpu_scheduler.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tlm/core/format_hex.h"
+#include "tlm/vc4/qpu/qpu_disassembler.h"
+
+namespace gpuvp::vc4 {
+
+namespace {
+// The V3D's bus addresses carry cache-alias bits in 31:30 (gpu_fft: 0x4... L2-cached, 0xC... direct; BUS_TO_PHYS
+// drops them): every alias reaches the same DRAM.
+constexpr std::uint32_t kAliasMask = 0x3FFFFFFFU;
+}  // namespace
+
+QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const QpuSchedulerParams& params,
+                           const QpuSchedulerServices& services)
+    : sc_module(name),
+      params_(params),
+      services_(services),
+      engine_(this->name(), services.clock, params.hang_timeout_ns * core::kPsPerNs, core::EngineState::kIdle),
+      qpus_(qpus),
+      stats_(this->name()),
+      requests_(stats_.counter("programs_requested", "events", "user programs queued through SRQPC")),
+      completed_(stats_.counter("programs_completed", "events", "user programs that reached their program end")),
+      failed_(stats_.counter("programs_failed", "events", "user programs stopped by an error, a deadlock or a hang")),
+      dma_load_words_(stats_.counter("dma_load_words", "words", "words the VCD's DMA loaded into the VPM")),
+      dma_store_words_(stats_.counter("dma_store_words", "words", "words the VDW's DMA stored from the VPM")),
+      tmu_requests_(stats_.counter("tmu_requests", "events", "TMU direct lookups (16 elements each)")) {
+  for (unsigned n = 0; n < qpus; ++n) {
+    Slot& s = qpus_[n];
+    qpu::QpuEnvironment& environment = *this;
+    s.core = std::make_unique<qpu::Qpu>(n, environment);
+    qpu_stats_.push_back(stats_.subgroup("qpu" + std::to_string(n)));
+    core::StatsGroup& g = qpu_stats_.back();
+    s.instructions = &g.counter("instructions", "instructions", "instructions issued");
+    s.busy_cycles = &g.counter("busy_cycles", "cycles", "V3D cycles running a program");
+    s.semaphore_stall_cycles =
+        &g.counter("semaphore_stall_cycles", "cycles", "V3D cycles waiting on a semaphore (part of busy_cycles)");
+    s.mutex_stall_cycles =
+        &g.counter("mutex_stall_cycles", "cycles", "V3D cycles waiting for the mutex (part of busy_cycles)");
+    s.programs = &g.counter("programs", "events", "programs that ran to their end on this QPU");
+    s.track = core::timeline().track(std::string(this->name()) + ".qpu" + std::to_string(n));
+    s.span = std::make_unique<core::OpenSpan>();
+  }
+  SC_HAS_PROCESS(QpuScheduler);
+  SC_THREAD(run);
+}
+
+QpuScheduler::~QpuScheduler() = default;
+
+bool QpuScheduler::request(std::uint32_t pc, std::uint32_t uniforms, std::uint32_t uniforms_length) {
+  if (queue_.size() >= params_.queue_depth) {
+    queue_error_ = true;
+    return false;
+  }
+  queue_.push_back({pc, uniforms, uniforms_length});
+  made_count_ = (made_count_ + 1) & 0xFFU;
+  ++requests_;
+  kick_.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+std::uint32_t QpuScheduler::srqcs() const {
+  return (static_cast<std::uint32_t>(queue_.size()) & 0x3FU) | (queue_error_ ? 1U << 7 : 0U) | made_count_ << 8 |
+         completed_count_ << 16;
+}
+
+void QpuScheduler::write_srqcs(std::uint32_t value) {
+  // gpu_fft_base.c writes (1 << 7) + (1 << 8) + (1 << 16): "Reset error bit and counts".
+  if ((value & (1U << 7)) != 0) queue_error_ = false;
+  if ((value & (1U << 8)) != 0) made_count_ = 0;
+  if ((value & (1U << 16)) != 0) completed_count_ = 0;
+}
+
+void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) {
+  reservations_ = static_cast<std::uint64_t>(sqrsv1) << 32 | sqrsv0;
+  kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void QpuScheduler::dispatch() {
+  for (unsigned n = 0; n < qpus_.size() && !queue_.empty(); ++n) {
+    Slot& s = qpus_[n];
+    if (s.busy || reserved(n)) continue;
+    const Request r = queue_.front();
+    queue_.pop_front();
+    s.busy = true;
+    s.started_ps = engine_.now();
+    s.program = r.pc;
+    s.code_line.invalidate();
+    s.uniform_line.invalidate();
+    s.core->start(r.pc, r.uniforms);
+    ++running_;
+    s.span->begin(s.track, "program " + core::format_hex(r.pc, 8), engine_.now());
+  }
+}
+
+void QpuScheduler::finish(unsigned n, bool completed) {
+  Slot& s = qpus_[n];
+  s.busy = false;
+  --running_;
+  s.span->end(engine_.now());
+  if (mutex_owner_ == static_cast<int>(n)) mutex_owner_ = -1;  // a stopped program must not keep the others out
+  if (completed) {
+    completed_count_ = (completed_count_ + 1) & 0xFFU;
+    ++completed_;
+    ++*s.programs;
+  } else {
+    ++failed_;
+  }
+  dma_load_words_.value += s.core->dma_load_words();
+  dma_store_words_.value += s.core->dma_store_words();
+  tmu_requests_.value += s.core->tmu_requests();
+}
+
+bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
+  // Only QPUs change the QPU semaphores and the mutex.
+  if (stalled.empty() || stalled.size() != running_) return false;
+  if (!queue_.empty()) {
+    for (unsigned n = 0; n < qpus_.size(); ++n) {
+      if (!qpus_[n].busy && !reserved(n)) return false;
+    }
+  }
+  return true;
+}
+
+void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
+  engine_.time().sync();
+  const core::Picoseconds from = engine_.now();
+  core::Picoseconds deadline = ~core::Picoseconds{0};
+  for (unsigned n : stalled) deadline = std::min(deadline, qpus_[n].started_ps + engine_.hang_timeout_ps() + 1);
+  if (deadline > from) sc_core::wait(core::to_sc_time(deadline - from), kick_);
+  // The sleep counts as waiting for each QPU.
+  const std::uint64_t cycles = services_.clock.cycles_in(engine_.now() - from);
+  for (unsigned n : stalled) {
+    Slot& s = qpus_[n];
+    *s.busy_cycles += cycles;
+    *(s.core->stall() == qpu::Qpu::Stall::kMutex ? s.mutex_stall_cycles : s.semaphore_stall_cycles) += cycles;
+  }
+  if (engine_.now() < deadline) return;  // a request came
+  std::string report = "deadlock: every running QPU has waited " +
+                       std::to_string(engine_.hang_timeout_ps() / core::kPsPerNs) +
+                       " ns with nothing to release it and no program to start:";
+  for (unsigned n : stalled) {
+    const qpu::Qpu& q = *qpus_[n].core;
+    std::uint64_t inst = 0;
+    read_memory(q.pc(), &inst, 8);
+    report += " QPU " + std::to_string(n) + " at " + core::format_hex(q.pc(), 8) + " '" + qpu::disassemble(inst) +
+              "' (" + (q.stall() == qpu::Qpu::Stall::kMutex ? "the mutex" : "a semaphore") + ");";
+  }
+  std::string counts;
+  for (unsigned i = 0; i < semaphores_.size(); ++i) counts += (i ? "," : "") + std::to_string(semaphores_[i]);
+  report += " semaphores " + counts;
+  engine_.record_hang(report);
+  for (unsigned n : stalled) finish(n, false);
+}
+
+void QpuScheduler::run() {
+  const std::uint64_t round_cycles = params_.issue_cycles;
+  std::vector<unsigned> stalled, ended;
+  for (;;) {
+    dispatch();
+    if (running_ == 0) {
+      engine_.set_state(core::EngineState::kIdle);
+      engine_.time().sync();
+      sc_core::wait(kick_);
+      continue;
+    }
+    engine_.set_state(core::EngineState::kRunning);
+    stalled.clear();
+    ended.clear();
+    for (unsigned n = 0; n < qpus_.size(); ++n) {
+      Slot& s = qpus_[n];
+      if (!s.busy) continue;
+      stepping_ = n;
+      *s.busy_cycles += round_cycles;
+      switch (s.core->step()) {
+        case qpu::Qpu::Step::kIssued:
+          ++*s.instructions;
+          break;
+        case qpu::Qpu::Step::kStalled:
+          stalled.push_back(n);
+          *(s.core->stall() == qpu::Qpu::Stall::kMutex ? s.mutex_stall_cycles : s.semaphore_stall_cycles) +=
+              round_cycles;
+          break;
+        case qpu::Qpu::Step::kEnded:
+          ++*s.instructions;
+          ended.push_back(n);
+          break;
+        case qpu::Qpu::Step::kError:
+          ended.push_back(n);
+          break;
+      }
+    }
+    engine_.cycles(round_cycles);
+    if (!ended.empty()) {
+      // Software sees a program end (SRQCS's count, an error) at the end of its last instruction, not at the start
+      // of the scheduler's quantum.
+      engine_.time().sync();
+      for (unsigned n : ended) {
+        const bool completed = qpus_[n].core->error().empty();
+        if (!completed) engine_.record_error(qpus_[n].core->error());
+        finish(n, completed);
+      }
+    }
+    if (all_waiting(stalled)) {
+      sleep_while_waiting(stalled);
+      continue;
+    }
+    for (unsigned n = 0; n < qpus_.size(); ++n) {
+      Slot& s = qpus_[n];
+      if (!s.busy || engine_.now() - s.started_ps <= engine_.hang_timeout_ps()) continue;
+      engine_.record_hang("QPU " + std::to_string(n) + ": the program at " + core::format_hex(s.program, 8) +
+                          " has run " + std::to_string(s.core->instructions()) +
+                          " instructions without ending (now at " + core::format_hex(s.core->pc(), 8) + ")");
+      finish(n, false);
+    }
+    engine_.time().sync_if_needed();
+  }
+}
+
+// ---- the QPUs' environment ----
+
+bool QpuScheduler::read_memory(std::uint32_t address, void* data, std::uint32_t bytes) {
+  const std::uint32_t physical = address & kAliasMask;
+  if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
+  // The QPUs' memory time is not charged yet: their accesses complete within the round (docs/vc4-qpu.md).
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  return services_.memory.read(physical, data, bytes, delay) == tlm::TLM_OK_RESPONSE;
+}
+
+bool QpuScheduler::write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) {
+  const std::uint32_t physical = address & kAliasMask;
+  if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  if (services_.memory.write(physical, data, bytes, delay) != tlm::TLM_OK_RESPONSE) return false;
+  // A QPU may store into code or uniforms another QPU reads: their lines go.
+  for (Slot& s : qpus_) {
+    for (std::uint32_t a = physical & ~63U; a < physical + bytes; a += 64) {
+      s.code_line.written(a);
+      s.uniform_line.written(a);
+    }
+  }
+  return true;
+}
+
+bool QpuScheduler::fetch_through(core::FetchLine& line, std::uint32_t address, void* data, unsigned bytes) {
+  const std::uint32_t physical = address & kAliasMask;
+  if ((physical & (bytes - 1)) != 0) return false;  // instructions and uniforms are aligned
+  if (!line.holds(physical)) {
+    const std::uint64_t start = line.line_of(physical);
+    if (!services_.in_dram(start, line.size())) return read_memory(physical, data, bytes);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    if (services_.memory.read(start, line.buffer(), line.size(), delay) != tlm::TLM_OK_RESPONSE) return false;
+    line.filled(start, 0, start);
+  }
+  std::memcpy(data, line.at(physical), bytes);
+  return true;
+}
+
+bool QpuScheduler::fetch_instruction(std::uint32_t address, std::uint64_t& instruction) {
+  return fetch_through(qpus_[stepping_].code_line, address, &instruction, 8);
+}
+
+bool QpuScheduler::read_uniform(std::uint32_t address, std::uint32_t& value) {
+  return fetch_through(qpus_[stepping_].uniform_line, address, &value, 4);
+}
+
+bool QpuScheduler::semaphore(unsigned number, bool acquire) {
+  // 16 four-bit counting semaphores: an acquire waits at 0, a release at 15 (VC4C's emulator).
+  unsigned& count = semaphores_[number & 15U];
+  if (acquire ? count == 0 : count == 15) return false;
+  count = acquire ? count - 1 : count + 1;
+  return true;
+}
+
+bool QpuScheduler::mutex_acquire(unsigned qpu) {
+  if (mutex_owner_ >= 0) return false;
+  mutex_owner_ = static_cast<int>(qpu);
+  return true;
+}
+
+void QpuScheduler::mutex_release(unsigned qpu) {
+  if (mutex_owner_ == static_cast<int>(qpu)) mutex_owner_ = -1;
+}
+
+void QpuScheduler::host_interrupt(unsigned qpu) {
+  // The interrupt reaches the host at the QPU's time, not ahead of the kernel's.
+  engine_.time().sync();
+  if (services_.host_interrupt) services_.host_interrupt(qpu);
+}
+
+}  // namespace gpuvp::vc4

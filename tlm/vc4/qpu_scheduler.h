@@ -1,0 +1,144 @@
+// QpuScheduler: the V3D's QPUs and the scheduler that runs user programs on them. Software queues a program by
+// writing its code address to SRQPC (with the uniforms address and length written to SRQUA/SRQUL before); the
+// scheduler starts queued programs in order on free QPUs that SQRSV0/1 do not reserve, and counts requests made and
+// programs completed in SRQCS (gpu_fft's direct mode polls the completed count; ../shared/docs/reference-vc4-qpu.md
+// section 3). The QPUs run interleaved on one SystemC thread: each round every running QPU issues one instruction
+// (vc4::qpu::Qpu), and a round takes issue_cycles V3D cycles (4: one instruction per QPU per 4 clocks, the 16 lanes
+// in four quads). They share the VPM, the 16 semaphores and the mutex. Memory is reached through the V3D's bus port
+// at bus addresses with their alias bits (31:30) dropped: 0x4..., 0x8... and 0xC... all map to DRAM (gpu_fft's
+// BUS_TO_PHYS).
+//
+// A guest cannot crash or hang the simulator through it: a program error (an undefined encoding, a fetch or DMA
+// outside DRAM, an unmodelled unit) stops that QPU with a report; QPUs that all wait on semaphores or the mutex, with
+// no queued program to start, cost no host time: they sleep until software queues another program (which may release
+// them) and, when none comes within hang_timeout_ns, are a deadlock, reported with each QPU's instruction; a program
+// still running after hang_timeout_ns is hung and stopped. A stopped program never completes (software polling SRQCS
+// sees it missing, as on hardware), its QPU takes the next request.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "tlm/core/config.h"
+#include "tlm/core/engine_kit.h"
+#include "tlm/core/initiator.h"
+#include "tlm/core/stats.h"
+#include "tlm/core/timeline.h"
+#include "tlm/core/timing.h"
+#include "tlm/vc4/qpu/qpu_core.h"
+
+namespace gpuvp::vc4 {
+
+struct QpuSchedulerParams {
+  std::uint32_t issue_cycles = 4;  // V3D cycles per instruction of a QPU
+  std::uint32_t queue_depth = 16;  // requests the user-program queue holds
+  // gpu_fft gives its QPU programs 2 s (gpu_fft_base.c: execute_qpu's timeout of 2000 ms).
+  std::uint64_t hang_timeout_ns = 2'000'000'000;
+
+  void visit(core::ParamVisitor& v) {
+    v.param("issue_cycles", issue_cycles, "V3D cycles per QPU instruction (16 lanes over 4 quads)", 1, 1000);
+    v.param("queue_depth", queue_depth, "user-program requests the QPU scheduler queues (SRQCS.QPURQL)", 1, 63);
+    v.param("hang_timeout_ns", hang_timeout_ns, "simulated time a QPU program may run before it is hung", 1000,
+            1'000'000'000'000ULL);
+  }
+};
+
+struct QpuSchedulerServices {
+  core::Initiator& memory;
+  const core::ClockDomain& clock;
+  std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
+  std::function<void(unsigned qpu)> host_interrupt;  // a QPU wrote host_int
+};
+
+class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
+ public:
+  QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const QpuSchedulerParams& params,
+               const QpuSchedulerServices& services);
+  ~QpuScheduler() override;
+
+  // SRQPC written: queues a program at `pc` with the uniforms at `uniforms`. False when the queue is full (the
+  // request is lost and QPURQERR set).
+  bool request(std::uint32_t pc, std::uint32_t uniforms, std::uint32_t uniforms_length);
+  // SRQCS: queue length (5:0), error (7), requests made (15:8) and programs completed (23:16), both mod 256. A
+  // write of 1 to bit 7, 8 or 16 clears the error, the made count or the completed count.
+  std::uint32_t srqcs() const;
+  void write_srqcs(std::uint32_t value);
+  // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
+  void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
+
+  unsigned qpu_count() const { return static_cast<unsigned>(qpus_.size()); }
+  const qpu::Qpu& qpu(unsigned n) const { return *qpus_.at(n).core; }
+  std::uint64_t programs_completed() const { return completed_.value; }
+  const std::vector<std::string>& incidents() const { return engine_.incidents(); }
+
+ private:
+  struct Slot {
+    std::unique_ptr<qpu::Qpu> core;
+    bool busy = false;
+    core::Picoseconds started_ps = 0;
+    std::uint32_t program = 0;  // its code address
+    core::FetchLine code_line{64};
+    core::FetchLine uniform_line{64};
+    core::Counter* instructions = nullptr;
+    core::Counter* busy_cycles = nullptr;
+    core::Counter* semaphore_stall_cycles = nullptr;
+    core::Counter* mutex_stall_cycles = nullptr;
+    core::Counter* programs = nullptr;
+    int track = 0;
+    std::unique_ptr<core::OpenSpan> span;
+  };
+  struct Request {
+    std::uint32_t pc, uniforms, uniforms_length;
+  };
+
+  void run();
+  void dispatch();
+  void finish(unsigned n, bool completed);
+  // Every running QPU waits and no queued program can start: only a new request can release them.
+  bool all_waiting(const std::vector<unsigned>& stalled) const;
+  // Sleeps until a request comes or the oldest program's time runs out; then the waiting QPUs are a deadlock.
+  void sleep_while_waiting(const std::vector<unsigned>& stalled);
+  bool reserved(unsigned n) const { return ((reservations_ >> (4 * n)) & 1U) != 0; }
+  bool fetch_through(core::FetchLine& line, std::uint32_t address, void* data, unsigned bytes);
+
+  // QpuEnvironment
+  bool fetch_instruction(std::uint32_t address, std::uint64_t& instruction) override;
+  bool read_uniform(std::uint32_t address, std::uint32_t& value) override;
+  bool semaphore(unsigned number, bool acquire) override;
+  bool mutex_acquire(unsigned qpu) override;
+  void mutex_release(unsigned qpu) override;
+  void host_interrupt(unsigned qpu) override;
+  qpu::Vpm& vpm() override { return vpm_; }
+  bool read_memory(std::uint32_t address, void* data, std::uint32_t bytes) override;
+  bool write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) override;
+
+  QpuSchedulerParams params_;
+  QpuSchedulerServices services_;
+  core::EngineKit engine_;
+  sc_core::sc_event kick_;
+  std::vector<Slot> qpus_;
+  std::deque<Request> queue_;
+  unsigned running_ = 0;
+  unsigned stepping_ = 0;  // the QPU whose instruction runs (for the environment's calls)
+  std::uint64_t reservations_ = 0;
+  bool queue_error_ = false;
+  std::uint32_t made_count_ = 0, completed_count_ = 0;  // SRQCS's, cleared by software
+  std::array<unsigned, 16> semaphores_{};
+  int mutex_owner_ = -1;
+  qpu::Vpm vpm_;
+  core::StatsGroup stats_;
+  core::Counter& requests_;
+  core::Counter& completed_;
+  core::Counter& failed_;
+  core::Counter& dma_load_words_;
+  core::Counter& dma_store_words_;
+  core::Counter& tmu_requests_;
+  std::vector<core::StatsGroup> qpu_stats_;
+};
+
+}  // namespace gpuvp::vc4
