@@ -58,7 +58,10 @@ bool add_op_writes_float(std::uint32_t op) { return (op >= kFadd && op <= kFmaxa
 bool mul_op_reads_float(std::uint32_t op) { return op == kFmul; }
 bool mul_op_writes_float(std::uint32_t op) { return op == kFmul; }
 
-AluResult add_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
+namespace {
+
+// One element's add op; inlined into a loop per op so that the op is chosen once per instruction.
+[[gnu::always_inline]] inline AluResult add_one(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
   AluResult r;
   const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
   const unsigned count = b & 31U;
@@ -156,7 +159,7 @@ AluResult add_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
   return r;
 }
 
-AluResult mul_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
+[[gnu::always_inline]] inline AluResult mul_one(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
   AluResult r;
   switch (op) {
     case kFmul:
@@ -188,6 +191,86 @@ AluResult mul_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) {
       break;
   }
   return r;
+}
+
+template <std::uint32_t kOp, bool kMul>
+void lanes(const Vector& a, const Vector& b, LaneResults& out) {
+  for (unsigned i = 0; i < 16; ++i) {
+    const AluResult r = kMul ? mul_one(kOp, a[i], b[i]) : add_one(kOp, a[i], b[i]);
+    out.value[i] = r.value;
+    out.carry[i] = r.carry;
+    out.overflow[i] = r.overflow;
+  }
+}
+
+}  // namespace
+
+AluResult add_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) { return add_one(op, a, b); }
+AluResult mul_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b) { return mul_one(op, a, b); }
+
+void add_alu(std::uint32_t op, const Vector& a, const Vector& b, LaneResults& out) {
+  switch (op) {
+#define GPUVP_QPU_ADD_OP(code)     \
+  case code:                       \
+    lanes<code, false>(a, b, out); \
+    break;
+    GPUVP_QPU_ADD_OP(kFadd)
+    GPUVP_QPU_ADD_OP(kFsub)
+    GPUVP_QPU_ADD_OP(kFmin)
+    GPUVP_QPU_ADD_OP(kFmax)
+    GPUVP_QPU_ADD_OP(kFminabs)
+    GPUVP_QPU_ADD_OP(kFmaxabs)
+    GPUVP_QPU_ADD_OP(kFtoi)
+    GPUVP_QPU_ADD_OP(kItof)
+    GPUVP_QPU_ADD_OP(kAdd)
+    GPUVP_QPU_ADD_OP(kSub)
+    GPUVP_QPU_ADD_OP(kShr)
+    GPUVP_QPU_ADD_OP(kAsr)
+    GPUVP_QPU_ADD_OP(kRor)
+    GPUVP_QPU_ADD_OP(kShl)
+    GPUVP_QPU_ADD_OP(kMin)
+    GPUVP_QPU_ADD_OP(kMax)
+    GPUVP_QPU_ADD_OP(kAnd)
+    GPUVP_QPU_ADD_OP(kOr)
+    GPUVP_QPU_ADD_OP(kXor)
+    GPUVP_QPU_ADD_OP(kNot)
+    GPUVP_QPU_ADD_OP(kClz)
+    GPUVP_QPU_ADD_OP(kAddV8adds)
+    GPUVP_QPU_ADD_OP(kAddV8subs)
+#undef GPUVP_QPU_ADD_OP
+    default:  // nop
+      out = LaneResults{};
+      break;
+  }
+}
+
+void mul_alu(std::uint32_t op, const Vector& a, const Vector& b, LaneResults& out) {
+  switch (op) {
+    case kFmul:
+      lanes<kFmul, true>(a, b, out);
+      break;
+    case kMul24:
+      lanes<kMul24, true>(a, b, out);
+      break;
+    case kV8muld:
+      lanes<kV8muld, true>(a, b, out);
+      break;
+    case kV8min:
+      lanes<kV8min, true>(a, b, out);
+      break;
+    case kV8max:
+      lanes<kV8max, true>(a, b, out);
+      break;
+    case kMulV8adds:
+      lanes<kMulV8adds, true>(a, b, out);
+      break;
+    case kMulV8subs:
+      lanes<kMulV8subs, true>(a, b, out);
+      break;
+    default:  // nop
+      out = LaneResults{};
+      break;
+  }
 }
 
 std::uint16_t float_to_half(std::uint32_t bits) {

@@ -5,9 +5,12 @@
 // gives the hardware's behaviour (../shared/docs/reference-vc4-qpu.md sections 1.3-1.6, 2.6).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace gpuvp::vc4::qpu {
+
+using Vector = std::array<std::uint32_t, 16>;
 
 struct AluResult {
   std::uint32_t value = 0;
@@ -25,6 +28,15 @@ bool add_op_defined(std::uint32_t op);
 
 AluResult add_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b);
 AluResult mul_alu(std::uint32_t op, std::uint32_t a, std::uint32_t b);
+
+// The same over the 16 elements at once (the op chosen once, not per element: the interpreter's hot path).
+struct LaneResults {
+  Vector value{};
+  std::array<bool, 16> carry{};
+  std::array<bool, 16> overflow{};
+};
+void add_alu(std::uint32_t op, const Vector& a, const Vector& b, LaneResults& out);
+void mul_alu(std::uint32_t op, const Vector& a, const Vector& b, LaneResults& out);
 
 // An unpack (qpu_isa.h Unpack) of a value read for an op taking floats (half to float, byte to [0, 1]) or integers
 // (half sign-extended, byte zero-extended).

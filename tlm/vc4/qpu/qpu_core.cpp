@@ -53,8 +53,7 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   z_.fill(false);
   n_.fill(false);
   c_.fill(false);
-  pending_ = {};
-  queued_ = {};
+  writes_ = {};
   branch_slots_ = 0;
   branch_taken_ = false;
   end_slots_ = 0;
@@ -79,57 +78,59 @@ Qpu::Step Qpu::fail(const std::string& why) {
 
 std::array<bool, 16> Qpu::condition(std::uint32_t cond) const {
   std::array<bool, 16> e{};
-  for (unsigned i = 0; i < kElements; ++i) {
-    switch (cond) {
-      case kAlways:
-        e[i] = true;
-        break;
-      case kZs:
-        e[i] = z_[i];
-        break;
-      case kZc:
-        e[i] = !z_[i];
-        break;
-      case kNs:
-        e[i] = n_[i];
-        break;
-      case kNc:
-        e[i] = !n_[i];
-        break;
-      case kCs:
-        e[i] = c_[i];
-        break;
-      case kCc:
-        e[i] = !c_[i];
-        break;
-      default:
-        e[i] = false;
-        break;  // never
-    }
+  // The condition chosen once per instruction, then applied to the elements.
+  const auto from = [&e](const std::array<bool, 16>& flags, bool want) {
+    for (unsigned i = 0; i < kElements; ++i) e[i] = flags[i] == want;
+  };
+  switch (cond) {
+    case kAlways:
+      e.fill(true);
+      break;
+    case kZs:
+      from(z_, true);
+      break;
+    case kZc:
+      from(z_, false);
+      break;
+    case kNs:
+      from(n_, true);
+      break;
+    case kNc:
+      from(n_, false);
+      break;
+    case kCs:
+      from(c_, true);
+      break;
+    case kCc:
+      from(c_, false);
+      break;
+    default:
+      break;  // never
   }
   return e;
 }
 
-void Qpu::set_flags(const Vector& value, const Vector& carry, const std::array<bool, 16>& enabled) {
+void Qpu::set_flags(const Vector& value, const std::array<bool, 16>& carry, const std::array<bool, 16>& enabled) {
   // Flags change only in the elements whose condition holds (vc4asm's measurements).
   for (unsigned i = 0; i < kElements; ++i) {
     if (!enabled[i]) continue;
     z_[i] = value[i] == 0;
     n_[i] = (value[i] & 0x80000000U) != 0;
-    c_[i] = carry[i] != 0;
+    c_[i] = carry[i];
   }
 }
 
 void Qpu::commit_pending_writes() {
+  std::array<Write, 2>& pending = writes_[previous_];
   for (unsigned f = 0; f < 2; ++f) {
-    Write& w = pending_[f];
+    Write& w = pending[f];
     if (!w.pending) continue;
     Vector& reg = f == 0 ? ra_[w.index] : rb_[w.index];
     for (unsigned i = 0; i < kElements; ++i) reg[i] = (reg[i] & ~w.mask[i]) | (w.value[i] & w.mask[i]);
     w.pending = false;
   }
-  pending_ = queued_;
-  queued_ = {};
+  // This instruction's writes become the previous ones; the emptied set takes the next instruction's.
+  previous_ ^= 1U;
 }
 
 bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
@@ -183,8 +184,12 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
 
 bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
   if (address < 32) {
-    Write& w = queued_[file_b ? 1 : 0];
-    if (!w.pending) w = Write{true, address, {}, {}};
+    Write& w = writes_[previous_ ^ 1U][file_b ? 1 : 0];
+    if (!w.pending) {
+      w.pending = true;
+      w.index = address;
+      w.mask.fill(0);
+    }
     for (unsigned i = 0; i < kElements; ++i) {
       if (!r.enabled[i]) continue;
       w.value[i] = (w.value[i] & ~r.mask) | (r.value[i] & r.mask);
@@ -332,6 +337,7 @@ Qpu::Step Qpu::step() {
   if (in_branch_slots && --branch_slots_ == 0 && branch_taken_) pc_ = branch_target_;
   if (in_end_slots && --end_slots_ == 0) {
     commit_pending_writes();  // the last instruction's register writes land
+    writes_ = {};
     running_ = false;
     return Step::kEnded;
   }
@@ -420,26 +426,20 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     ma = rotate(ma);
     mb = rotate(mb);
   }
+  LaneResults add_lanes, mul_lanes;
+  add_alu(add_op, aa, ab, add_lanes);
+  mul_alu(mul_op, ma, mb, mul_lanes);
   Result add_result, mul_result;
-  Vector add_carry{}, mul_carry{};
-  std::array<bool, 16> add_overflow{};
-  for (unsigned i = 0; i < kElements; ++i) {
-    const AluResult a = add_alu(add_op, aa[i], ab[i]);
-    add_result.value[i] = a.value;
-    add_carry[i] = a.carry ? 1 : 0;
-    add_overflow[i] = a.overflow;
-    const AluResult m = mul_alu(mul_op, ma[i], mb[i]);
-    mul_result.value[i] = m.value;
-    mul_carry[i] = m.carry ? 1 : 0;
-  }
+  add_result.value = add_lanes.value;
+  mul_result.value = mul_lanes.value;
   add_result.enabled = condition(cond_add(inst));
   mul_result.enabled = condition(cond_mul(inst));
   if (sf(inst) != 0) {
     // Flags from the add result unless the add op is a nop (Mesa's disassembler; a 'never' add still sets them).
     if (add_op != kAddNop) {
-      set_flags(add_result.value, add_carry, add_result.enabled);
+      set_flags(add_result.value, add_lanes.carry, add_result.enabled);
     } else if (mul_op != kMulNop) {
-      set_flags(mul_result.value, mul_carry, mul_result.enabled);
+      set_flags(mul_result.value, mul_lanes.carry, mul_result.enabled);
     }
   }
   const bool swap = ws(inst) != 0;
@@ -459,7 +459,7 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
       if (a_dest < 32) {
         const bool is_float = a_is_add ? add_op_writes_float(add_op) : mul_op_writes_float(mul_op);
         for (unsigned i = 0; i < kElements; ++i) {
-          a_side.value[i] = pack_regfile_a(pack_code, a_side.value[i], 0, is_float, a_is_add && add_overflow[i]);
+          a_side.value[i] = pack_regfile_a(pack_code, a_side.value[i], 0, is_float, a_is_add && add_lanes.overflow[i]);
         }
         a_side.mask = pack_mask(pack_code, false);
       }
@@ -510,7 +510,7 @@ Qpu::Step Qpu::execute_load_immediate(std::uint64_t inst) {
   Result add_side = r, mul_side = r;
   add_side.enabled = condition(cond_add(inst));
   mul_side.enabled = condition(cond_mul(inst));
-  if (sf(inst) != 0) set_flags(r.value, Vector{}, add_side.enabled);
+  if (sf(inst) != 0) set_flags(r.value, std::array<bool, 16>{}, add_side.enabled);
   const bool swap = ws(inst) != 0;
   const std::uint32_t pack_code = pack(inst);
   if (pack_code != kPackNone) {

@@ -101,7 +101,7 @@ class Qpu {
   bool read_address(bool file_b, std::uint32_t address, Vector& value);
   bool write_address(bool file_b, std::uint32_t address, const Result& result);
   std::array<bool, 16> condition(std::uint32_t cond) const;
-  void set_flags(const Vector& value, const Vector& carry, const std::array<bool, 16>& enabled);
+  void set_flags(const Vector& value, const std::array<bool, 16>& carry, const std::array<bool, 16>& enabled);
   void commit_pending_writes();
   std::string where() const;
 
@@ -110,8 +110,10 @@ class Qpu {
   std::array<Vector, 32> ra_{}, rb_{};
   std::array<Vector, 6> acc_{};
   std::array<bool, 16> z_{}, n_{}, c_{};
-  // Register file writes (A, B): the previous instruction's, visible from the next one, and this one's.
-  std::array<Write, 2> pending_{}, queued_{};
+  // Register file writes (A, B) of two instructions: writes_[previous_] the previous one's, landing after this
+  // instruction's reads; writes_[previous_ ^ 1] this one's.
+  std::array<std::array<Write, 2>, 2> writes_{};
+  unsigned previous_ = 0;
   bool running_ = false;
   std::uint32_t pc_ = 0;
   std::uint32_t inst_address_ = 0;  // the instruction being executed
