@@ -1,5 +1,6 @@
 // Writes the seed corpora of the fuzz harnesses, built with the project's own host drivers and encoders (the inputs
 // the tests use), so each harness starts from inputs that reach deep: `fuzz_seeds DIR` writes DIR/NAME/seed-N.
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "hw/gen/engines.h"
 #include "hw/gen/gtt_regs.h"
 #include "hw/gen/mi_commands.h"
+#include "hw/vc4/qpu_isa.h"
 #include "platform/aub_reader.h"
 #include "platform/tbx_protocol.h"
 #include "tb/host/gpgpu_kernels.h"
@@ -133,6 +135,220 @@ class TbxStream {
   Bytes out_;
   std::uint32_t trans_id_ = 0;
 };
+
+// ---- fuzz_qpu: QPU programs encoded with hw/vc4/qpu_isa.h ----
+
+namespace qpu = gpuvp::vc4::qpu;
+using QpuProgram = std::vector<std::uint64_t>;
+
+constexpr std::uint32_t qpu_acc(unsigned n) { return qpu::kWriteAcc0 + n; }  // rN as a write address
+// The add ALU's `op` into `dest` (file A for 0-31, file B with `file_b`) from muxes a and b.
+qpu::AluInstruction qpu_add(std::uint32_t op, std::uint32_t dest, std::uint32_t a, std::uint32_t b,
+                            bool file_b = false) {
+  qpu::AluInstruction i;
+  i.op_add = op;
+  i.waddr_add = dest;
+  i.add_a = a;
+  i.add_b = b;
+  i.ws = file_b ? 1 : 0;
+  return i;
+}
+// `op` of mux a and small immediate `code` (0-15: the value) into `dest`.
+std::uint64_t qpu_add_small(std::uint32_t op, std::uint32_t dest, std::uint32_t a, std::uint32_t code) {
+  qpu::AluInstruction i = qpu_add(op, dest, a, qpu::kMuxB);
+  i.sig = qpu::kSigSmallImmediate;
+  i.raddr_b = code;
+  return i.encode();
+}
+// A move from file A's read address `address` (a register, or a special one: uniform, element number, VPM, mutex).
+std::uint64_t qpu_read_a(std::uint32_t dest, std::uint32_t address, std::uint32_t sig = qpu::kSigNone) {
+  qpu::AluInstruction i = qpu_add(qpu::kOr, dest, qpu::kMuxA, qpu::kMuxA);
+  i.raddr_a = address;
+  i.sig = sig;
+  return i.encode();
+}
+// A 32-bit load immediate to `dest` of file A (or B: vw_setup and vw_addr are file B's 49 and 50).
+std::uint64_t qpu_ldi(std::uint32_t dest, std::uint32_t value, bool file_b = false) {
+  qpu::LoadImmediateInstruction i;
+  (file_b ? i.waddr_mul : i.waddr_add) = dest;
+  i.value = value;
+  return i.encode();
+}
+std::uint64_t qpu_nop() { return qpu::AluInstruction{}.encode(); }
+// The program end and its two delay slots.
+void qpu_end(QpuProgram& program) {
+  qpu::AluInstruction thrend;
+  thrend.sig = qpu::kSigProgramEnd;
+  program.push_back(thrend.encode());
+  program.push_back(qpu_nop());
+  program.push_back(qpu_nop());
+}
+
+// A fuzz_qpu input (tests/fuzz/fuzz_qpu.cpp): `cores` QPUs run `program`, QPU i from instruction starts[i] with its
+// uniforms from word first_uniform[i]; `memory` is the start of the memory window at bus address 0.
+Bytes qpu_seed(unsigned cores, const QpuProgram& program, const std::array<std::uint8_t, 4>& starts,
+               const std::vector<std::uint32_t>& uniforms = {}, const std::array<std::uint8_t, 4>& first_uniform = {},
+               const std::vector<std::uint32_t>& memory = {}) {
+  Bytes seed{static_cast<std::uint8_t>(cores - 2), static_cast<std::uint8_t>(program.size()),
+             static_cast<std::uint8_t>(uniforms.size())};
+  seed.insert(seed.end(), starts.begin(), starts.end());
+  seed.insert(seed.end(), first_uniform.begin(), first_uniform.end());
+  for (const std::uint64_t inst : program) {
+    put_dwords(seed, {static_cast<std::uint32_t>(inst), static_cast<std::uint32_t>(inst >> 32)});
+  }
+  put_dwords(seed, uniforms);
+  put_dwords(seed, memory);
+  return seed;
+}
+
+// Integer and float ops on both ALUs, flags and conditional writes, packs and unpacks, the SFU, on two QPUs.
+Bytes qpu_alu_seed() {
+  QpuProgram p;
+  p.push_back(qpu_ldi(qpu_acc(0), 0x3FC00000));  // 1.5f
+  p.push_back(qpu_ldi(qpu_acc(1), 7));
+  p.push_back(qpu_add_small(qpu::kAdd, qpu_acc(2), qpu::kR1, 5));
+  qpu::AluInstruction both = qpu_add(qpu::kFadd, 0, qpu::kR0, qpu::kR0);  // fadd ra0 ; fmul rb0
+  both.op_mul = qpu::kFmul;
+  both.waddr_mul = 0;
+  p.push_back(both.encode());
+  qpu::AluInstruction flags = qpu_add(qpu::kSub, qpu_acc(3), qpu::kR1, qpu::kR2);
+  flags.sf = 1;
+  p.push_back(flags.encode());
+  qpu::AluInstruction if_negative = qpu_add(qpu::kOr, 1, qpu::kR3, qpu::kR3);
+  if_negative.cond_add = qpu::kNs;
+  p.push_back(if_negative.encode());
+  qpu::AluInstruction shift_mul = qpu_add(qpu::kShl, 2, qpu::kR1, qpu::kMuxB);
+  shift_mul.sig = qpu::kSigSmallImmediate;
+  shift_mul.raddr_b = 3;
+  shift_mul.op_mul = qpu::kMul24;
+  shift_mul.waddr_mul = qpu_acc(3);
+  shift_mul.mul_a = qpu::kR1;
+  shift_mul.mul_b = qpu::kR2;
+  p.push_back(shift_mul.encode());
+  p.push_back(qpu_add(qpu::kItof, qpu_acc(2), qpu::kR1, qpu::kR1).encode());
+  p.push_back(qpu_add(qpu::kFtoi, qpu_acc(3), qpu::kR0, qpu::kR0).encode());
+  p.push_back(qpu_read_a(3, qpu::kReadElementOrQpu));
+  p.push_back(qpu_add(qpu::kOr, qpu::kWriteSfuRecip, qpu::kR0, qpu::kR0).encode());
+  qpu::AluInstruction v8 = qpu_add(qpu::kAddV8adds, qpu_acc(1), qpu::kR1, qpu::kR2);
+  v8.op_mul = qpu::kV8min;
+  v8.waddr_mul = 4;
+  v8.mul_a = qpu::kR1;
+  v8.mul_b = qpu::kR3;
+  p.push_back(v8.encode());
+  p.push_back(qpu_nop());
+  p.push_back(qpu_add(qpu::kOr, 5, qpu::kR4, qpu::kR4).encode());  // the reciprocal, three instructions on
+  qpu::AluInstruction packed = qpu_add(qpu::kFadd, 6, qpu::kR0, qpu::kR0);
+  packed.pack = qpu::kPack16a;
+  p.push_back(packed.encode());
+  qpu::AluInstruction unpacked = qpu_add(qpu::kFmax, qpu_acc(0), qpu::kMuxA, qpu::kR0);
+  unpacked.raddr_a = 6;
+  unpacked.unpack = qpu::kUnpack16a;
+  p.push_back(unpacked.encode());
+  qpu::LoadImmediateInstruction per_element;
+  per_element.mode = qpu::kLoadPerElementSigned;
+  per_element.waddr_add = qpu_acc(1);
+  per_element.value = 0x00F0F00F;
+  p.push_back(per_element.encode());
+  qpu_end(p);
+  return qpu_seed(2, p, {0, 0, 0, 0});
+}
+
+// A loop of ten: a counter with flags and a relative branch back over its three delay slots, on three QPUs.
+Bytes qpu_branch_loop_seed() {
+  QpuProgram p;
+  p.push_back(qpu_ldi(qpu_acc(0), 10));
+  qpu::AluInstruction count = qpu_add(qpu::kSub, qpu_acc(0), qpu::kR0, qpu::kMuxB);
+  count.sig = qpu::kSigSmallImmediate;
+  count.raddr_b = 1;
+  count.sf = 1;
+  p.push_back(count.encode());
+  qpu::BranchInstruction back;
+  back.cond = qpu::kAnyZc;
+  back.offset = (1 - (2 + 1 + static_cast<int>(qpu::kBranchDelaySlots))) * 8;  // from the link to instruction 1
+  p.push_back(back.encode());
+  p.push_back(qpu_add_small(qpu::kAdd, qpu_acc(1), qpu::kR1, 1));
+  p.push_back(qpu_nop());
+  p.push_back(qpu_nop());
+  qpu::BranchInstruction linked;  // a branch over nothing that writes its link to ra2
+  linked.waddr_add = 2;
+  p.push_back(linked.encode());
+  p.push_back(qpu_nop());
+  p.push_back(qpu_nop());
+  p.push_back(qpu_nop());
+  qpu_end(p);
+  return qpu_seed(3, p, {0, 0, 0, 0});
+}
+
+// Two QPUs hand over through semaphores: QPU 0 releases 3 and waits on 4; QPU 1 waits on 3 and releases 4.
+Bytes qpu_semaphore_seed() {
+  QpuProgram p;
+  p.push_back(qpu_ldi(qpu_acc(0), 1));
+  p.push_back(qpu_add(qpu::kAdd, qpu_acc(0), qpu::kR0, qpu::kR0).encode());
+  p.push_back(qpu::encode_semaphore(3, false));
+  p.push_back(qpu::encode_semaphore(4, true));
+  qpu_end(p);
+  const auto second = static_cast<std::uint8_t>(p.size());
+  p.push_back(qpu::encode_semaphore(3, true));
+  p.push_back(qpu_ldi(qpu_acc(1), 2));
+  p.push_back(qpu::encode_semaphore(4, false));
+  qpu_end(p);
+  return qpu_seed(2, p, {0, second, 0, 0});
+}
+
+// Under the mutex, each of two QPUs writes two VPM rows, stores them by DMA to the address its uniform gives, loads
+// them back by DMA into another row and reads that row; then it raises the host interrupt.
+Bytes qpu_vpm_dma_seed() {
+  QpuProgram p;
+  p.push_back(qpu_read_a(0, qpu::kReadUniform));  // ra0: the output address
+  p.push_back(qpu_read_a(qpu_acc(0), qpu::kReadElementOrQpu));
+  p.push_back(qpu_read_a(qpu::kWriteNop, qpu::kReadMutexAcquire));
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x00001A00, true));  // vw_setup: horizontal 32-bit rows from row 0
+  p.push_back(qpu_add(qpu::kOr, qpu::kWriteVpm, qpu::kR0, qpu::kR0).encode());
+  p.push_back(qpu_add_small(qpu::kShl, qpu::kWriteVpm, qpu::kR0, 2));
+  // VDW store: 2 horizontal units of 16 words from (0, 0).
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x80000000U | (2U << 23) | (16U << 16) | (1U << 14), true));
+  qpu::AluInstruction store = qpu_add(qpu::kOr, qpu::kWriteVpmAddr, qpu::kMuxA, qpu::kMuxA, true);  // vw_addr
+  store.raddr_a = 0;
+  p.push_back(store.encode());
+  qpu::AluInstruction wait = qpu_add(qpu::kOr, qpu::kWriteNop, qpu::kMuxB, qpu::kMuxB);  // vdw_wait
+  wait.raddr_b = qpu::kReadDmaWait;
+  p.push_back(wait.encode());
+  // VCD load: one row of 16 words, 64-byte pitch, into row 8.
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x80000000U | (3U << 24) | (1U << 16) | (1U << 12) | (8U << 4)));
+  qpu::AluInstruction load = qpu_add(qpu::kOr, qpu::kWriteVpmAddr, qpu::kMuxA, qpu::kMuxA);  // vr_addr
+  load.raddr_a = 0;
+  p.push_back(load.encode());
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x00101A08));  // vr_setup: one horizontal row from row 8
+  p.push_back(qpu_read_a(1, qpu::kReadVpm));
+  p.push_back(qpu_add(qpu::kOr, qpu::kWriteMutexRelease, qpu::kR0, qpu::kR0).encode());
+  p.push_back(qpu_ldi(qpu::kWriteHostInt, 1));
+  qpu_end(p);
+  return qpu_seed(2, p, {0, 0, 0, 0}, {0x100, 0x200}, {0, 1, 0, 0});
+}
+
+// Direct TMU lookups of each element's word (TMU0 twice, TMU1 once) and their load_tmu0 / load_tmu1, on four QPUs.
+Bytes qpu_tmu_seed() {
+  QpuProgram p;
+  p.push_back(qpu_read_a(qpu_acc(0), qpu::kReadElementOrQpu));
+  p.push_back(qpu_add_small(qpu::kShl, qpu_acc(1), qpu::kR0, 2));  // element * 4
+  p.push_back(qpu_ldi(qpu_acc(2), 0x40));
+  p.push_back(qpu_add(qpu::kAdd, qpu::kWriteTmu0S, qpu::kR1, qpu::kR2).encode());
+  p.push_back(qpu_ldi(qpu_acc(2), 0x80));
+  p.push_back(qpu_add(qpu::kAdd, qpu::kWriteTmu1S, qpu::kR1, qpu::kR2).encode());
+  p.push_back(qpu_add(qpu::kAdd, qpu::kWriteTmu0S, qpu::kR1, qpu::kR1).encode());
+  p.push_back(qpu_read_a(qpu_acc(3), 39, qpu::kSigLoadTmu0));  // ldtmu0 (r4)
+  qpu::AluInstruction second = qpu_add(qpu::kOr, 2, qpu::kR4, qpu::kR4);
+  second.sig = qpu::kSigLoadTmu1;
+  p.push_back(second.encode());
+  second.sig = qpu::kSigLoadTmu0;
+  second.waddr_add = 3;
+  p.push_back(second.encode());
+  p.push_back(qpu_add(qpu::kOr, 4, qpu::kR4, qpu::kR4).encode());
+  qpu_end(p);
+  std::vector<std::uint32_t> memory(64);
+  for (std::uint32_t i = 0; i < memory.size(); ++i) memory[i] = 0xA000 + i;
+  return qpu_seed(4, p, {0, 0, 0, 0}, {}, {}, memory);
+}
 
 }  // namespace
 
@@ -303,5 +519,13 @@ int main(int argc, char** argv) {
     const std::string script = port.script();
     write_seed(dir, "fuzz_script", 0, Bytes(script.begin(), script.end()));
   }
+
+  // fuzz_qpu: ALU ops, a branch loop, semaphores between two QPUs, VPM writes with DMA stores and loads under the
+  // mutex, TMU lookups with load_tmu; each ends its program.
+  write_seed(dir, "fuzz_qpu", 0, qpu_alu_seed());
+  write_seed(dir, "fuzz_qpu", 1, qpu_branch_loop_seed());
+  write_seed(dir, "fuzz_qpu", 2, qpu_semaphore_seed());
+  write_seed(dir, "fuzz_qpu", 3, qpu_vpm_dma_seed());
+  write_seed(dir, "fuzz_qpu", 4, qpu_tmu_seed());
   return 0;
 }

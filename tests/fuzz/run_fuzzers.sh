@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=build/fuzz
 HARNESSES=(fuzz_gen_ring fuzz_gen_execlists fuzz_vc4_cle fuzz_guc fuzz_script fuzz_eu fuzz_aub_reader fuzz_config fuzz_tbx
-           fuzz_aub_replay)
+           fuzz_aub_replay fuzz_qpu)
 # SystemC switches coroutine stacks, which ASan's stack-use-after-return detection cannot follow; the platform a
 # harness builds lives as long as the process, on purpose.
 export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0
