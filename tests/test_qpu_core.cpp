@@ -790,6 +790,56 @@ TEST(QpuTmu, AFullRequestFifoAnEmptyLoadAndUnmappedAddressesAreErrors) {
   expect_error({ldi(kWriteTmu0S, 0x100)}, "TMU0 direct lookup of element 0 at 0x00000100: no memory there");
 }
 
+// With timing: a TMU lookup's data is back tmu_latency_cycles after the request, and load_tmu before that stalls
+// (changing nothing); a DMA store is busy for its setup plus a cycle per word, vpm_st_busy reads 1 meanwhile and
+// vpm_st_wait stalls until it ends.
+TEST(QpuTiming, TmuDataAndDmaTransfersTakeTheirTime) {
+  TestEnvironment env;
+  Qpu qpu(3, env, QpuTiming{9, 12, 1.0});
+  AluInstruction load = add_op(kOr, acc(1), kR4, kR4);
+  load.sig = kSigLoadTmu0;
+  AluInstruction busy = add_op(kOr, acc(2), kMuxB, kMuxB);
+  busy.raddr_b = kReadVpmBusy;
+  AluInstruction wait = add_op(kOr, kWriteNop, kMuxB, kMuxB);
+  wait.raddr_b = kReadDmaWait;
+  env.code = {ldi(kWriteTmu0S, kMemory),
+              load.encode(),
+              vw_setup(0x80000000U | (1U << 23) | (16U << 16) | (1U << 14)),
+              vw_addr(kMemory + 0x100),
+              busy.encode(),
+              wait.encode(),
+              add_op(kOr, acc(3), kMuxB, kMuxB).encode()};
+  env.code.back() = [] {
+    AluInstruction after = add_op(kOr, acc(3), kMuxB, kMuxB);
+    after.raddr_b = kReadVpmBusy;
+    return after.encode();
+  }();
+  end(env.code);
+  env.set_word(kMemory, 0x5EED);
+  qpu.start(kCode, kUniforms);
+  EXPECT_EQ(qpu.step(0), Qpu::Step::kIssued);  // the request: data at 9
+  EXPECT_EQ(qpu.step(4), Qpu::Step::kStalled);
+  EXPECT_EQ(qpu.stall(), Qpu::Stall::kTmu);
+  EXPECT_EQ(qpu.step(8), Qpu::Step::kStalled);
+  EXPECT_EQ(qpu.pc(), kCode + 8);
+  EXPECT_EQ(qpu.step(12), Qpu::Step::kIssued);
+  EXPECT_EQ(qpu.step(16), Qpu::Step::kIssued);  // vw_setup
+  EXPECT_EQ(qpu.step(20), Qpu::Step::kIssued);  // vw_addr: busy until 20 + 12 + 16 = 48
+  EXPECT_EQ(qpu.step(24), Qpu::Step::kIssued);  // vpm_st_busy: 1
+  for (std::uint64_t now = 28; now < 48; now += 4) {
+    EXPECT_EQ(qpu.step(now), Qpu::Step::kStalled) << now;
+    EXPECT_EQ(qpu.stall(), Qpu::Stall::kDma);
+  }
+  EXPECT_EQ(qpu.step(48), Qpu::Step::kIssued);  // vpm_st_wait goes on
+  EXPECT_EQ(qpu.step(52), Qpu::Step::kIssued);  // vpm_st_busy: 0
+  EXPECT_EQ(qpu.acc(1)[0], 0u);                 // the load's own read of r4 sees the value before it
+  EXPECT_EQ(qpu.acc(4)[0], 0x5EEDu);
+  EXPECT_EQ(qpu.acc(2)[0], 1u);
+  EXPECT_EQ(qpu.acc(3)[0], 0u);
+  EXPECT_EQ(env.word(kMemory + 0x100), 0u);  // row 0 of the VPM, stored when the transfer started
+  EXPECT_EQ(qpu.instructions(), 7u);
+}
+
 TEST(QpuVpm, BadSetupsAndDmaOutsideMemoryAreErrors) {
   expect_error({vw_setup(0x80000000U | (1U << 23) | (1U << 16)), vw_addr(0x100)},
                "VDW DMA store unit 0 to 0x00000100: no memory there");

@@ -31,7 +31,8 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const Qp
   for (unsigned n = 0; n < qpus; ++n) {
     Slot& s = qpus_[n];
     qpu::QpuEnvironment& environment = *this;
-    s.core = std::make_unique<qpu::Qpu>(n, environment);
+    s.core = std::make_unique<qpu::Qpu>(
+        n, environment, qpu::QpuTiming{params.tmu_latency_cycles, params.dma_setup_cycles, params.dma_cycles_per_word});
     qpu_stats_.push_back(stats_.subgroup("qpu" + std::to_string(n)));
     core::StatsGroup& g = qpu_stats_.back();
     s.instructions = &g.counter("instructions", "instructions", "instructions issued");
@@ -40,6 +41,10 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const Qp
         &g.counter("semaphore_stall_cycles", "cycles", "V3D cycles waiting on a semaphore (part of busy_cycles)");
     s.mutex_stall_cycles =
         &g.counter("mutex_stall_cycles", "cycles", "V3D cycles waiting for the mutex (part of busy_cycles)");
+    s.tmu_stall_cycles =
+        &g.counter("tmu_stall_cycles", "cycles", "V3D cycles a load_tmu waited for its data (part of busy_cycles)");
+    s.dma_stall_cycles = &g.counter("dma_stall_cycles", "cycles",
+                                    "V3D cycles waiting for a VPM DMA transfer to end (part of busy_cycles)");
     s.programs = &g.counter("programs", "events", "programs that ran to their end on this QPU");
     s.track = core::timeline().track(std::string(this->name()) + ".qpu" + std::to_string(n));
     s.span = std::make_unique<core::OpenSpan>();
@@ -114,9 +119,26 @@ void QpuScheduler::finish(unsigned n, bool completed) {
   tmu_requests_.value += s.core->tmu_requests();
 }
 
+core::Counter* QpuScheduler::stall_counter(const Slot& s) {
+  switch (s.core->stall()) {
+    case qpu::Qpu::Stall::kMutex:
+      return s.mutex_stall_cycles;
+    case qpu::Qpu::Stall::kTmu:
+      return s.tmu_stall_cycles;
+    case qpu::Qpu::Stall::kDma:
+      return s.dma_stall_cycles;
+    default:
+      return s.semaphore_stall_cycles;
+  }
+}
+
 bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
-  // Only QPUs change the QPU semaphores and the mutex.
+  // Only QPUs change the QPU semaphores and the mutex; a QPU waiting for its own TMU data or DMA goes on by itself.
   if (stalled.empty() || stalled.size() != running_) return false;
+  for (unsigned n : stalled) {
+    const qpu::Qpu::Stall why = qpus_[n].core->stall();
+    if (why != qpu::Qpu::Stall::kSemaphore && why != qpu::Qpu::Stall::kMutex) return false;
+  }
   if (!queue_.empty()) {
     for (unsigned n = 0; n < qpus_.size(); ++n) {
       if (!qpus_[n].busy && !reserved(n)) return false;
@@ -136,8 +158,9 @@ void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
   for (unsigned n : stalled) {
     Slot& s = qpus_[n];
     *s.busy_cycles += cycles;
-    *(s.core->stall() == qpu::Qpu::Stall::kMutex ? s.mutex_stall_cycles : s.semaphore_stall_cycles) += cycles;
+    *stall_counter(s) += cycles;
   }
+  cycle_ += cycles;
   if (engine_.now() < deadline) return;  // a request came
   std::string report = "deadlock: every running QPU has waited " +
                        std::to_string(engine_.hang_timeout_ps() / core::kPsPerNs) +
@@ -175,14 +198,13 @@ void QpuScheduler::run() {
       if (!s.busy) continue;
       stepping_ = n;
       *s.busy_cycles += round_cycles;
-      switch (s.core->step()) {
+      switch (s.core->step(cycle_)) {
         case qpu::Qpu::Step::kIssued:
           ++*s.instructions;
           break;
         case qpu::Qpu::Step::kStalled:
           stalled.push_back(n);
-          *(s.core->stall() == qpu::Qpu::Stall::kMutex ? s.mutex_stall_cycles : s.semaphore_stall_cycles) +=
-              round_cycles;
+          *stall_counter(s) += round_cycles;
           break;
         case qpu::Qpu::Step::kEnded:
           ++*s.instructions;
@@ -194,6 +216,7 @@ void QpuScheduler::run() {
       }
     }
     engine_.cycles(round_cycles);
+    cycle_ += round_cycles;
     if (!ended.empty()) {
       // Software sees a program end (SRQCS's count, an error) at the end of its last instruction, not at the start
       // of the scheduler's quantum.

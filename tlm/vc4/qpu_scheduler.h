@@ -37,12 +37,23 @@ namespace gpuvp::vc4 {
 struct QpuSchedulerParams {
   std::uint32_t issue_cycles = 4;  // V3D cycles per instruction of a QPU
   std::uint32_t queue_depth = 16;  // requests the user-program queue holds
+  // Not published (docs/vc4-qpu.md): VC4C's emulator guesses 9 cycles for a TMU lookup from its cache and 12 for a
+  // DMA transfer to start; the transfer then moves a word per cycle (4 bytes per V3D clock: 1 GB/s at 250 MHz).
+  std::uint32_t tmu_latency_cycles = 9;
+  std::uint32_t dma_setup_cycles = 12;
+  double dma_cycles_per_word = 1.0;
   // gpu_fft gives its QPU programs 2 s (gpu_fft_base.c: execute_qpu's timeout of 2000 ms).
   std::uint64_t hang_timeout_ns = 2'000'000'000;
 
   void visit(core::ParamVisitor& v) {
     v.param("issue_cycles", issue_cycles, "V3D cycles per QPU instruction (16 lanes over 4 quads)", 1, 1000);
     v.param("queue_depth", queue_depth, "user-program requests the QPU scheduler queues (SRQCS.QPURQL)", 1, 63);
+    v.param("tmu_latency_cycles", tmu_latency_cycles, "V3D cycles from a TMU direct lookup to its data in the FIFO", 0,
+            100000);
+    v.param("dma_setup_cycles", dma_setup_cycles, "V3D cycles a VPM DMA transfer (VCD load, VDW store) takes to start",
+            0, 100000);
+    v.param("dma_cycles_per_word", dma_cycles_per_word, "V3D cycles per 32-bit word a VPM DMA transfer moves", 0.0,
+            1000.0);
     v.param("hang_timeout_ns", hang_timeout_ns, "simulated time a QPU program may run before it is hung", 1000,
             1'000'000'000'000ULL);
   }
@@ -88,6 +99,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     core::Counter* busy_cycles = nullptr;
     core::Counter* semaphore_stall_cycles = nullptr;
     core::Counter* mutex_stall_cycles = nullptr;
+    core::Counter* tmu_stall_cycles = nullptr;
+    core::Counter* dma_stall_cycles = nullptr;
     core::Counter* programs = nullptr;
     int track = 0;
     std::unique_ptr<core::OpenSpan> span;
@@ -101,6 +114,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   void finish(unsigned n, bool completed);
   // Every running QPU waits and no queued program can start: only a new request can release them.
   bool all_waiting(const std::vector<unsigned>& stalled) const;
+  static core::Counter* stall_counter(const Slot& s);
   // Sleeps until a request comes or the oldest program's time runs out; then the waiting QPUs are a deadlock.
   void sleep_while_waiting(const std::vector<unsigned>& stalled);
   bool reserved(unsigned n) const { return ((reservations_ >> (4 * n)) & 1U) != 0; }
@@ -124,7 +138,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::vector<Slot> qpus_;
   std::deque<Request> queue_;
   unsigned running_ = 0;
-  unsigned stepping_ = 0;  // the QPU whose instruction runs (for the environment's calls)
+  std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock
+  unsigned stepping_ = 0;    // the QPU whose instruction runs (for the environment's calls)
   std::uint64_t reservations_ = 0;
   bool queue_error_ = false;
   std::uint32_t made_count_ = 0, completed_count_ = 0;  // SRQCS's, cleared by software

@@ -1,5 +1,6 @@
 #include "tlm/vc4/qpu/qpu_core.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "hw/vc4/qpu_isa.h"
@@ -42,7 +43,7 @@ std::string hex(std::uint64_t v, int digits) {
 
 }  // namespace
 
-Qpu::Qpu(unsigned number, QpuEnvironment& env) : number_(number), env_(env) {}
+Qpu::Qpu(unsigned number, QpuEnvironment& env, const QpuTiming& timing) : number_(number), env_(env), timing_(timing) {}
 
 void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   pc_ = pc;
@@ -63,6 +64,7 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   dma_load_words_ = dma_store_words_ = tmu_requests_ = 0;
   tmu_results_[0].clear();
   tmu_results_[1].clear();
+  load_busy_until_ = store_busy_until_ = 0;
 }
 
 std::string Qpu::where() const {
@@ -172,8 +174,9 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
       return true;
     }
     case kReadVpmBusy:
-    case kReadDmaWait:
-      // A DMA transfer is complete when its address write issues (vpm.h): never busy, no wait.
+      value = splat((file_b ? store_busy_until_ : load_busy_until_) > now_ ? 1U : 0U);
+      return true;
+    case kReadDmaWait:  // the instruction issues once the transfer is done (checked before it reads anything)
       value = splat(0);
       return true;
     default:
@@ -257,12 +260,17 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
       ok = vpm_port_.write(env_.vpm(), r.value, why);
     } else if (address == kWriteVpmSetup) {
       ok = file_b ? vpm_port_.write_setup(r.value[0], why) : vpm_port_.read_setup(r.value[0], why);
-    } else if (file_b) {
-      ok = vpm_port_.store(env_.vpm(), env_, r.value[0], why);
-      if (ok) dma_store_words_ += vpm_port_.last_transfer_words();
     } else {
-      ok = vpm_port_.load(env_.vpm(), env_, r.value[0], why);
-      if (ok) dma_load_words_ += vpm_port_.last_transfer_words();
+      // The transfer moves its data now and is busy for its modelled time, after the one before it.
+      ok = file_b ? vpm_port_.store(env_.vpm(), env_, r.value[0], why)
+                  : vpm_port_.load(env_.vpm(), env_, r.value[0], why);
+      if (ok) {
+        const std::uint32_t words = vpm_port_.last_transfer_words();
+        std::uint64_t& busy = file_b ? store_busy_until_ : load_busy_until_;
+        busy = std::max(busy, now_) + timing_.dma_setup_cycles +
+               static_cast<std::uint64_t>(timing_.dma_cycles_per_word * words + 0.5);
+        (file_b ? dma_store_words_ : dma_load_words_) += words;
+      }
     }
     if (!ok) fail(why);
     return ok;
@@ -285,7 +293,7 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
         return false;
       }
     }
-    tmu_results_[tmu].push_back(result);
+    tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles});
     ++tmu_requests_;
     return true;
   }
@@ -299,8 +307,9 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
   return false;
 }
 
-Qpu::Step Qpu::step() {
+Qpu::Step Qpu::step(std::uint64_t now) {
   if (!running_) return error_.empty() ? Step::kEnded : Step::kError;
+  now_ = now;
   stall_ = Stall::kNone;
   inst_address_ = pc_;
   if (!env_.fetch_instruction(pc_, inst_)) {
@@ -370,6 +379,10 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
         return fail("load_tmu" + std::to_string(signal - kSigLoadTmu0) +
                     " with no request of that TMU outstanding: the QPU would wait forever");
       }
+      if (tmu_results_[signal - kSigLoadTmu0].front().ready > now_) {
+        stall_ = Stall::kTmu;
+        return Step::kStalled;
+      }
       break;
     default:  // coverage, colour and alpha-mask loads
       return fail("tile buffer load (signal " + std::to_string(signal) + "): fragment shading is not modelled yet");
@@ -383,7 +396,12 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
   if (mul_pack && pack_code != kPackNone && (pack_code < kPack8888 || pack_code > kPack8a + 3)) {
     return fail("mul pack " + std::to_string(pack_code) + " is undefined");
   }
-  // A wait first: a stalled instruction changes nothing.
+  // Waits first: a stalled instruction changes nothing.
+  if ((ra_addr == kReadDmaWait && load_busy_until_ > now_) ||
+      (!small && rb_addr == kReadDmaWait && store_busy_until_ > now_)) {
+    stall_ = Stall::kDma;
+    return Step::kStalled;
+  }
   if (ra_addr == kReadMutexAcquire || (!small && rb_addr == kReadMutexAcquire)) {
     if (!env_.mutex_acquire(number_)) {
       stall_ = Stall::kMutex;
@@ -471,7 +489,7 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     // The result lands in r4 at the end of the instruction: its own reads of r4 see the previous one (gpu_fft's
     // `mov r0, r4; ldtmu0`).
     auto& fifo = tmu_results_[signal - kSigLoadTmu0];
-    acc_[4] = fifo.front();
+    acc_[4] = fifo.front().data;
     fifo.pop_front();
   }
   if (signal == kSigProgramEnd) {

@@ -39,19 +39,30 @@ class QpuEnvironment : public DmaMemory {
   virtual Vpm& vpm() = 0;
 };
 
+// When the QPU's slow units deliver, in V3D cycles (all 0: at once, for functional use). None of these is published:
+// docs/vc4-qpu.md states each default.
+struct QpuTiming {
+  unsigned tmu_latency_cycles = 0;  // a direct lookup's data is ready this long after its request
+  unsigned dma_setup_cycles = 0;    // a DMA transfer's start-up
+  double dma_cycles_per_word = 0;   // and its rate
+};
+
 class Qpu {
  public:
   enum class Step { kIssued, kStalled, kEnded, kError };
-  enum class Stall { kNone, kSemaphore, kMutex };
+  // What a stalled instruction waits for: another QPU (a semaphore, the mutex) or its own slow units (TMU data, a DMA
+  // transfer).
+  enum class Stall { kNone, kSemaphore, kMutex, kTmu, kDma };
 
-  Qpu(unsigned number, QpuEnvironment& env);
+  Qpu(unsigned number, QpuEnvironment& env, const QpuTiming& timing = {});
 
   // Starts a program at `pc` with its uniforms at `uniforms` (a user program: SRQPC / SRQUA). Registers keep their
   // values; flags and pending results are cleared.
   void start(std::uint32_t pc, std::uint32_t uniforms);
-  // Issues the next instruction: kIssued, kStalled (it waits for a semaphore or the mutex: nothing changed; step
-  // again later), kEnded (the program end's last delay slot issued) or kError (error() says why; the QPU stops).
-  Step step();
+  // Issues the next instruction at V3D cycle `now` (non-decreasing from call to call): kIssued, kStalled (it waits
+  // for a semaphore, the mutex, TMU data or a DMA transfer: nothing changed; step again later), kEnded (the program
+  // end's last delay slot issued) or kError (error() says why; the QPU stops).
+  Step step(std::uint64_t now = 0);
 
   bool running() const { return running_; }
   unsigned number() const { return number_; }
@@ -136,7 +147,14 @@ class Qpu {
   bool mutex_held_ = false;
   bool tmu_noswap_ = false;
   VpmPort vpm_port_;
-  std::array<std::deque<Vector>, 2> tmu_results_;  // per TMU, oldest first
+  struct TmuResult {
+    Vector data;
+    std::uint64_t ready = 0;  // the cycle its data is back
+  };
+  std::array<std::deque<TmuResult>, 2> tmu_results_;  // per TMU, oldest first
+  QpuTiming timing_;
+  std::uint64_t now_ = 0;
+  std::uint64_t load_busy_until_ = 0, store_busy_until_ = 0;  // the DMA's transfers end
   std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0;
 };
 
