@@ -1,8 +1,10 @@
 #include "platform/demo/demo_workload.h"
 
+#include <complex>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "firmware/guc/guc_abi.h"
 #include "firmware/tools/guc_image.h"
@@ -16,8 +18,10 @@
 #include "tb/host/gpgpu_kernels.h"
 #include "tb/host/guc_driver.h"
 #include "tb/host/i915_driver.h"
+#include "tb/host/qpu_programs.h"
 #include "tb/host/vc4_driver.h"
 #include "tlm/core/report.h"
+#include "tlm/vc4/qpu/qpu_assembler.h"
 #include "tlm/vc4/v3d.h"  // V3d::ident1_for: the IDENT1 value of the configured V3D
 
 namespace gpuvp::demo {
@@ -249,6 +253,28 @@ void gen_demo(const PlatformParams& params, std::ostream& s) {
   s << port.script();
 }
 
+// The QPUs: the project's 256-point FFT (tb/host/qpu_programs) as 8 user programs launched as gpu_fft's direct mode
+// launches its own (SRQUA/SRQPC, SRQCS polled), passes synchronised by semaphores. The input (-1)^n makes every
+// product exact: X[128] = 256, every other bin 0.
+void qpu_demo(host::Vc4Driver& driver, host::ScriptHostPort& port) {
+  port.comment("VideoCore IV QPUs: a 256-point FFT on 8 QPUs (TMU lookups, VPM, DMA stores, semaphores)");
+  vc4::qpu::AssembledProgram program;
+  std::string error;
+  if (!vc4::qpu::assemble(host::fft_program_source(), program, error)) {
+    throw std::logic_error("the demo's FFT program does not assemble: " + error);
+  }
+  constexpr unsigned kN = host::QpuFftShape::kPoints;
+  std::vector<std::complex<float>> x(kN);
+  for (unsigned n = 0; n < kN; ++n) x[n] = {n % 2 == 0 ? 1.0F : -1.0F, 0.0F};
+  const host::QpuFft fft = host::prepare_qpu_fft(driver, program.code, x);
+  host::run_qpu_fft(driver, fft, kBudgetNs);
+  port.comment("FFT of (-1)^n: 256 at bin 128, 0 elsewhere (a few bins checked)");
+  for (unsigned k : {0U, 1U, 64U, 127U, 128U, 129U, 255U}) {
+    port.expect32(fft.data.addr + 8 * k, k == kN / 2 ? 0x43800000U : 0U);  // 256.0f
+    port.expect32(fft.data.addr + 8 * k + 4, 0);
+  }
+}
+
 // The vc4 part: the vc4-like driver model bins three triangles on CT0 (Mesa-style binning list, the kernel's bin
 // memory set-up, an overflow block supplied in advance) while CT1 waits on the semaphore the binning FLUSH releases,
 // then clears and stores a 256x128 RGBA8888 frame (the kernel's render-only list). The render list does not branch
@@ -291,6 +317,7 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   port.expect32(setup.tile_alloc + 3 * 32, vc4::packet::kReturnFromSubList, 0xFF);
   port.expect32(frame.addr, 0xFF204080);
   port.expect32(frame.addr + frame.size - 4, 0xFF204080);
+  if (params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice >= host::QpuFftShape::kPrograms) qpu_demo(driver, port);
   s << port.script();
 }
 }  // namespace

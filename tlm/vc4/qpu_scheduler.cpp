@@ -60,10 +60,10 @@ bool QpuScheduler::request(std::uint32_t pc, std::uint32_t uniforms, std::uint32
     queue_error_ = true;
     return false;
   }
-  queue_.push_back({pc, uniforms, uniforms_length});
+  queue_.push_back({pc, uniforms, uniforms_length, core::to_ps(sc_core::sc_time_stamp())});
   made_count_ = (made_count_ + 1) & 0xFFU;
   ++requests_;
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick();
   return true;
 }
 
@@ -81,7 +81,7 @@ void QpuScheduler::write_srqcs(std::uint32_t value) {
 
 void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) {
   reservations_ = static_cast<std::uint64_t>(sqrsv1) << 32 | sqrsv0;
-  kick_.notify(sc_core::SC_ZERO_TIME);
+  kick();
 }
 
 void QpuScheduler::dispatch() {
@@ -91,7 +91,13 @@ void QpuScheduler::dispatch() {
     const Request r = queue_.front();
     queue_.pop_front();
     s.busy = true;
-    s.started_ps = engine_.now();
+    // Running ahead of the kernel (temporal decoupling), the scheduler may see a request after the time it was made:
+    // the program starts then (its QPU catches up in the next round), so that its time does not depend on the
+    // quantum.
+    const core::Picoseconds now = engine_.now();
+    const std::uint64_t behind = r.arrival_ps < now ? services_.clock.cycles_in(now - r.arrival_ps) : 0;
+    s.cycle = std::max(behind < cycle_ ? cycle_ - behind : 0, s.free_cycle);
+    s.started_ps = now - services_.clock.cycles(cycle_ - s.cycle);
     s.program = r.pc;
     s.code_line.invalidate();
     s.uniform_line.invalidate();
@@ -104,6 +110,7 @@ void QpuScheduler::dispatch() {
 void QpuScheduler::finish(unsigned n, bool completed) {
   Slot& s = qpus_[n];
   s.busy = false;
+  s.free_cycle = s.cycle;
   --running_;
   s.span->end(engine_.now());
   if (mutex_owner_ == static_cast<int>(n)) mutex_owner_ = -1;  // a stopped program must not keep the others out
@@ -148,17 +155,20 @@ bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
 }
 
 void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
-  engine_.time().sync();
+  const std::uint64_t kicks = kicks_;
   const core::Picoseconds from = engine_.now();
+  engine_.time().sync();
   core::Picoseconds deadline = ~core::Picoseconds{0};
   for (unsigned n : stalled) deadline = std::min(deadline, qpus_[n].started_ps + engine_.hang_timeout_ps() + 1);
-  if (deadline > from) sc_core::wait(core::to_sc_time(deadline - from), kick_);
+  // A request that came while the thread caught up (its kick lost) ends the sleep at once.
+  if (kicks == kicks_ && deadline > engine_.now()) sc_core::wait(core::to_sc_time(deadline - engine_.now()), kick_);
   // The sleep counts as waiting for each QPU.
   const std::uint64_t cycles = services_.clock.cycles_in(engine_.now() - from);
   for (unsigned n : stalled) {
     Slot& s = qpus_[n];
     *s.busy_cycles += cycles;
     *stall_counter(s) += cycles;
+    s.cycle += cycles;
   }
   cycle_ += cycles;
   if (engine_.now() < deadline) return;  // a request came
@@ -186,8 +196,9 @@ void QpuScheduler::run() {
     dispatch();
     if (running_ == 0) {
       engine_.set_state(core::EngineState::kIdle);
+      const std::uint64_t kicks = kicks_;
       engine_.time().sync();
-      sc_core::wait(kick_);
+      if (kicks == kicks_) sc_core::wait(kick_);  // else a request came while it caught up
       continue;
     }
     engine_.set_state(core::EngineState::kRunning);
@@ -197,23 +208,17 @@ void QpuScheduler::run() {
       Slot& s = qpus_[n];
       if (!s.busy) continue;
       stepping_ = n;
-      *s.busy_cycles += round_cycles;
-      switch (s.core->step(cycle_)) {
-        case qpu::Qpu::Step::kIssued:
-          ++*s.instructions;
-          break;
-        case qpu::Qpu::Step::kStalled:
-          stalled.push_back(n);
-          *stall_counter(s) += round_cycles;
-          break;
-        case qpu::Qpu::Step::kEnded:
-          ++*s.instructions;
-          ended.push_back(n);
-          break;
-        case qpu::Qpu::Step::kError:
-          ended.push_back(n);
-          break;
+      // One issue per round; a QPU whose program started behind the scheduler's clock issues until it is level.
+      qpu::Qpu::Step last = qpu::Qpu::Step::kIssued;
+      while (s.cycle <= cycle_ && last != qpu::Qpu::Step::kEnded && last != qpu::Qpu::Step::kError) {
+        *s.busy_cycles += round_cycles;
+        last = s.core->step(s.cycle);
+        s.cycle += round_cycles;
+        if (last == qpu::Qpu::Step::kIssued || last == qpu::Qpu::Step::kEnded) ++*s.instructions;
+        if (last == qpu::Qpu::Step::kStalled) *stall_counter(s) += round_cycles;
       }
+      if (last == qpu::Qpu::Step::kStalled) stalled.push_back(n);
+      if (last == qpu::Qpu::Step::kEnded || last == qpu::Qpu::Step::kError) ended.push_back(n);
     }
     engine_.cycles(round_cycles);
     cycle_ += round_cycles;

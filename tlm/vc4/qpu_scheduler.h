@@ -92,6 +92,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     std::unique_ptr<qpu::Qpu> core;
     bool busy = false;
     core::Picoseconds started_ps = 0;
+    // The QPU's own clock: the cycle of its next issue (the scheduler's cycle_ unless it started behind), and when
+    // its last program ended.
+    std::uint64_t cycle = 0;
+    std::uint64_t free_cycle = 0;
     std::uint32_t program = 0;  // its code address
     core::FetchLine code_line{64};
     core::FetchLine uniform_line{64};
@@ -107,6 +111,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   };
   struct Request {
     std::uint32_t pc, uniforms, uniforms_length;
+    core::Picoseconds arrival_ps;  // when software wrote SRQPC
   };
 
   void run();
@@ -135,6 +140,13 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   QpuSchedulerServices services_;
   core::EngineKit engine_;
   sc_core::sc_event kick_;
+  // Requests and reservation changes so far: an event notified while the thread waits out its quantum is lost, so the
+  // thread compares this count across its sync before it waits for the event.
+  std::uint64_t kicks_ = 0;
+  void kick() {
+    ++kicks_;
+    kick_.notify(sc_core::SC_ZERO_TIME);
+  }
   std::vector<Slot> qpus_;
   std::deque<Request> queue_;
   unsigned running_ = 0;
