@@ -840,6 +840,26 @@ TEST(QpuTiming, TmuDataAndDmaTransfersTakeTheirTime) {
   EXPECT_EQ(qpu.instructions(), 7u);
 }
 
+// A second store started while the first is busy waits for it: one transfer per direction at a time.
+TEST(QpuTiming, ADmaTransferStartsWhenTheOneBeforeItEnds) {
+  TestEnvironment env;
+  Qpu qpu(3, env, QpuTiming{9, 12, 1.0});
+  env.code = {vw_setup(0x80000000U | (1U << 23) | (16U << 16) | (1U << 14)), vw_addr(kMemory + 0x100),
+              vw_addr(kMemory + 0x200), ldi(acc(0), 1)};
+  end(env.code);
+  qpu.start(kCode, kUniforms);
+  EXPECT_EQ(qpu.step(0), Qpu::Step::kIssued);
+  EXPECT_EQ(qpu.step(4), Qpu::Step::kIssued);  // busy until 4 + 12 + 16 = 32
+  for (std::uint64_t now = 8; now < 32; now += 4) {
+    EXPECT_EQ(qpu.step(now), Qpu::Step::kStalled) << now;
+    EXPECT_EQ(qpu.stall(), Qpu::Stall::kDma);
+  }
+  EXPECT_EQ(qpu.dma_store_words(), 16u);
+  EXPECT_EQ(qpu.step(32), Qpu::Step::kIssued);
+  EXPECT_EQ(qpu.dma_store_words(), 32u);
+  EXPECT_EQ(qpu.step(36), Qpu::Step::kIssued);  // an instruction that starts no transfer does not wait
+}
+
 TEST(QpuVpm, BadSetupsAndDmaOutsideMemoryAreErrors) {
   expect_error({vw_setup(0x80000000U | (1U << 23) | (1U << 16)), vw_addr(0x100)},
                "VDW DMA store unit 0 to 0x00000100: no memory there");

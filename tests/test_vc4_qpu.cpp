@@ -360,8 +360,8 @@ TEST(Vc4Qpu, QpusThatAllWaitOnSemaphoresAreADeadlockAfterTheTimeout) {
   });
   EXPECT_EQ(srqcs, 2u << 8);  // none completed
   const std::string incidents = rig.incidents();
-  EXPECT_NE(incidents.find("deadlock: every running QPU has waited 50000 ns with nothing to release it and no program "
-                           "to start: QPU 0 at "),
+  EXPECT_NE(incidents.find("deadlock: every running QPU waits, nothing releases it and no program came to start within "
+                           "50000 ns of the oldest one's start: QPU 0 at "),
             std::string::npos)
       << incidents;
   EXPECT_NE(incidents.find("'sacq 5' (a semaphore); QPU 1 at "), std::string::npos) << incidents;
@@ -415,6 +415,15 @@ TEST(Vc4Qpu, TheSameProgramsAsAHostScriptThroughTheExecutable) {
   test::ProcessResult r = test::run_gpuvp("run --script " + path);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+}
+
+// More QPUs than the V3D's registers have fields for is a configuration error: one line naming the keys, exit 2.
+TEST(Vc4Qpu, MoreThanSixteenQpusIsAConfigurationError) {
+  test::ProcessResult r = test::run_gpuvp("run --quiet --set vc4.v3d.slices=5 --set vc4.v3d.qpus_per_slice=4");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("config keys 'vc4.v3d.slices' x 'vc4.v3d.qpus_per_slice': 20 QPUs, more than the 16"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

@@ -80,7 +80,12 @@ void QpuScheduler::write_srqcs(std::uint32_t value) {
 }
 
 void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) {
+  const std::uint64_t was = reservations_;
   reservations_ = static_cast<std::uint64_t>(sqrsv1) << 32 | sqrsv0;
+  // A QPU freed now can take a queued program from now on, not from when the program was queued.
+  for (unsigned n = 0; n < qpus_.size(); ++n) {
+    if (((was >> (4 * n)) & 1U) != 0 && !reserved(n)) qpus_[n].available_ps = core::to_ps(sc_core::sc_time_stamp());
+  }
   kick();
 }
 
@@ -95,10 +100,12 @@ void QpuScheduler::dispatch() {
     // the program starts then (its QPU catches up in the next round), so that its time does not depend on the
     // quantum.
     const core::Picoseconds now = engine_.now();
-    const std::uint64_t behind = r.arrival_ps < now ? services_.clock.cycles_in(now - r.arrival_ps) : 0;
+    const core::Picoseconds since = std::max(r.arrival_ps, s.available_ps);
+    const std::uint64_t behind = since < now ? services_.clock.cycles_in(now - since) : 0;
     s.cycle = std::max(behind < cycle_ ? cycle_ - behind : 0, s.free_cycle);
     s.started_ps = now - services_.clock.cycles(cycle_ - s.cycle);
     s.program = r.pc;
+    s.first_instruction = s.core->instructions();
     s.code_line.invalidate();
     s.uniform_line.invalidate();
     s.core->start(r.pc, r.uniforms);
@@ -172,9 +179,8 @@ void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
   }
   cycle_ += cycles;
   if (engine_.now() < deadline) return;  // a request came
-  std::string report = "deadlock: every running QPU has waited " +
-                       std::to_string(engine_.hang_timeout_ps() / core::kPsPerNs) +
-                       " ns with nothing to release it and no program to start:";
+  std::string report = "deadlock: every running QPU waits, nothing releases it and no program came to start within " +
+                       std::to_string(engine_.hang_timeout_ps() / core::kPsPerNs) + " ns of the oldest one's start:";
   for (unsigned n : stalled) {
     const qpu::Qpu& q = *qpus_[n].core;
     std::uint64_t inst = 0;
@@ -240,7 +246,7 @@ void QpuScheduler::run() {
       Slot& s = qpus_[n];
       if (!s.busy || engine_.now() - s.started_ps <= engine_.hang_timeout_ps()) continue;
       engine_.record_hang("QPU " + std::to_string(n) + ": the program at " + core::format_hex(s.program, 8) +
-                          " has run " + std::to_string(s.core->instructions()) +
+                          " has run " + std::to_string(s.core->instructions() - s.first_instruction) +
                           " instructions without ending (now at " + core::format_hex(s.core->pc(), 8) + ")");
       finish(n, false);
     }
@@ -253,15 +259,16 @@ void QpuScheduler::run() {
 bool QpuScheduler::read_memory(std::uint32_t address, void* data, std::uint32_t bytes) {
   const std::uint32_t physical = address & kAliasMask;
   if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
-  // The QPUs' memory time is not charged yet: their accesses complete within the round (docs/vc4-qpu.md).
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // At the scheduler's local time (a copy: the bus's delay is not charged to the QPUs, docs/vc4-qpu.md), so that what
+  // a QPU writes is stamped when it happens, whatever the quantum.
+  sc_core::sc_time delay = engine_.time().offset();
   return services_.memory.read(physical, data, bytes, delay) == tlm::TLM_OK_RESPONSE;
 }
 
 bool QpuScheduler::write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) {
   const std::uint32_t physical = address & kAliasMask;
   if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time delay = engine_.time().offset();
   if (services_.memory.write(physical, data, bytes, delay) != tlm::TLM_OK_RESPONSE) return false;
   // A QPU may store into code or uniforms another QPU reads: their lines go.
   for (Slot& s : qpus_) {
@@ -279,7 +286,7 @@ bool QpuScheduler::fetch_through(core::FetchLine& line, std::uint32_t address, v
   if (!line.holds(physical)) {
     const std::uint64_t start = line.line_of(physical);
     if (!services_.in_dram(start, line.size())) return read_memory(physical, data, bytes);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time delay = engine_.time().offset();
     if (services_.memory.read(start, line.buffer(), line.size(), delay) != tlm::TLM_OK_RESPONSE) return false;
     line.filled(start, 0, start);
   }

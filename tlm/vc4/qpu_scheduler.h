@@ -52,7 +52,9 @@ struct QpuSchedulerParams {
             100000);
     v.param("dma_setup_cycles", dma_setup_cycles, "V3D cycles a VPM DMA transfer (VCD load, VDW store) takes to start",
             0, 100000);
-    v.param("dma_cycles_per_word", dma_cycles_per_word, "V3D cycles per 32-bit word a VPM DMA transfer moves", 0.0,
+    // At least 1/16 cycle per word: a transfer's host cost must come with simulated time (a program starting 64 KiB
+    // transfers back to back must not freeze time).
+    v.param("dma_cycles_per_word", dma_cycles_per_word, "V3D cycles per 32-bit word a VPM DMA transfer moves", 0.0625,
             1000.0);
     v.param("hang_timeout_ns", hang_timeout_ns, "simulated time a QPU program may run before it is hung", 1000,
             1'000'000'000'000ULL);
@@ -96,7 +98,9 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     // its last program ended.
     std::uint64_t cycle = 0;
     std::uint64_t free_cycle = 0;
-    std::uint32_t program = 0;  // its code address
+    core::Picoseconds available_ps = 0;   // when its reservation was last cleared
+    std::uint64_t first_instruction = 0;  // the core's instruction count when the program started
+    std::uint32_t program = 0;            // its code address
     core::FetchLine code_line{64};
     core::FetchLine uniform_line{64};
     core::Counter* instructions = nullptr;

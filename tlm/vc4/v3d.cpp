@@ -176,6 +176,11 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
   ct_[1]->set_unit(renderer_.get());
 
   // The QPUs and the user-program queue (../shared/docs/reference-vc4-qpu.md section 3; vc4_regs.h offsets).
+  if (params_.slices * params_.qpus_per_slice > 16) {
+    throw core::ConfigError("config keys 'vc4.v3d.slices' x 'vc4.v3d.qpus_per_slice': " +
+                            std::to_string(params_.slices * params_.qpus_per_slice) +
+                            " QPUs, more than the 16 that SQRSV0/1 and DBQITE/DBQITC have fields for");
+  }
   qpus_ = std::make_unique<QpuScheduler>(
       "qpus", params_.slices * params_.qpus_per_slice, params_.qpu,
       QpuSchedulerServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },

@@ -1,6 +1,7 @@
 #include "tlm/vc4/qpu/qpu_core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "hw/vc4/qpu_isa.h"
@@ -65,6 +66,15 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   tmu_results_[0].clear();
   tmu_results_[1].clear();
   load_busy_until_ = store_busy_until_ = 0;
+}
+
+bool Qpu::dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const {
+  // One transfer per direction at a time: an instruction starting another (vr_addr / vw_addr) waits for the one
+  // before it, so a program cannot pile up transfers faster than they move.
+  const bool swap = ws(inst) != 0;
+  const auto busy = [&](bool file_b) { return (file_b ? store_busy_until_ : load_busy_until_) > now_; };
+  return (add_writes && waddr_add(inst) == kWriteVpmAddr && busy(swap)) ||
+         (mul_writes && waddr_mul(inst) == kWriteVpmAddr && busy(!swap));
 }
 
 std::string Qpu::where() const {
@@ -268,7 +278,7 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
         const std::uint32_t words = vpm_port_.last_transfer_words();
         std::uint64_t& busy = file_b ? store_busy_until_ : load_busy_until_;
         busy = std::max(busy, now_) + timing_.dma_setup_cycles +
-               static_cast<std::uint64_t>(timing_.dma_cycles_per_word * words + 0.5);
+               static_cast<std::uint64_t>(std::llround(timing_.dma_cycles_per_word * words));
         (file_b ? dma_store_words_ : dma_load_words_) += words;
       }
     }
@@ -398,7 +408,8 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
   }
   // Waits first: a stalled instruction changes nothing.
   if ((ra_addr == kReadDmaWait && load_busy_until_ > now_) ||
-      (!small && rb_addr == kReadDmaWait && store_busy_until_ > now_)) {
+      (!small && rb_addr == kReadDmaWait && store_busy_until_ > now_) ||
+      dma_start_waits(inst, add_op != kAddNop, mul_op != kMulNop)) {
     stall_ = Stall::kDma;
     return Step::kStalled;
   }
@@ -500,6 +511,10 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
 }
 
 Qpu::Step Qpu::execute_load_immediate(std::uint64_t inst) {
+  if (dma_start_waits(inst, true, true)) {
+    stall_ = Stall::kDma;
+    return Step::kStalled;
+  }
   const std::uint32_t mode = load_mode(inst);
   const std::uint32_t imm = immediate(inst);
   Result r;

@@ -115,6 +115,7 @@ class Qpu {
   void set_flags(const Vector& value, const std::array<bool, 16>& carry, const std::array<bool, 16>& enabled);
   void commit_pending_writes();
   std::string where() const;
+  bool dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const;
 
   unsigned number_;
   QpuEnvironment& env_;
