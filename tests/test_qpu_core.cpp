@@ -866,7 +866,7 @@ TEST(QpuVpm, BadSetupsAndDmaOutsideMemoryAreErrors) {
   expect_error({vw_addr(kMemory)}, "VDW DMA store to 0x00010000 without a store setup");
   expect_error({ldi(kWriteVpmSetup, 0x80000000U | (1U << 16)), ldi(kWriteVpmAddr, 0x40)},
                "VCD DMA load row 0 from 0x00000040: no memory there");
-  expect_error({vw_setup(0x00001900)}, "VPM generic 16-bit access (setup 0x00001900) is not modelled");
+  expect_error({vw_setup(0x00001b00)}, "VPM generic setup 0x00001b00 with SIZE 3");
   expect_error({ldi(kWriteVpmSetup, 0x40000000)}, "vr_setup 0x40000000: bits 31:30 = 01 is no setup");
   expect_error({add_op(kOr, kWriteVpm, kR0, kR0).encode()}, "VPM write without a write setup");
   expect_error({ldi(kWriteVpmSetup, 0x00101a00), vpm_read_to(acc(0)), vpm_read_to(acc(0))},

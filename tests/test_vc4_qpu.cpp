@@ -113,11 +113,16 @@ TEST(Vc4Qpu, EightProgramsReadThroughTheTmuAndStoreThroughTheVpmDma) {
   EXPECT_EQ(programs, 8u);
 }
 
+// The default platform's memory as a QPU sees it (1 GHz bus and DRAM, 250 MHz V3D): a 64-byte read takes 66 ns (2
+// hop, 2 on the bus's DRAM port at 32 bytes a cycle, 60 DRAM read latency, 2 transfer) = 17 V3D cycles rounded up, a
+// 64-byte write 46 ns = 12 cycles.
+constexpr unsigned kLineReadCycles = 17;
+
 // Programs queued while SQRSV0/1 reserve every QPU start together when SQRSV0 frees QPUs 0-7: eight QPUs issue their 16
-// instructions side by side, one per 4 cycles each. By hand: the TMU request issues at cycle 12 and its data is back
-// at 21 (9 cycles), so load_tmu0 at cycle 20 waits one round (4 cycles); the VDW store issues at cycle 48 and takes
-// 12 + 16 cycles (to 76), so vpm_st_wait at 52 waits six rounds (24 cycles): 64 + 28 = 92 cycles (368 ns at
-// 250 MHz) for each QPU.
+// instructions side by side, one per 4 cycles each. By hand: the TMU request issues at cycle 12, misses the TMU cache
+// and its data is back at 12 + 9 + 17 = 38, so load_tmu0 at cycle 20 waits five rounds (20 cycles); the VDW store
+// issues at cycle 64 and takes 12 + 16 cycles (its 16 words at a word a cycle; the memory's 12 are less), so
+// vpm_st_wait at 68 waits six rounds (24 cycles): 64 + 44 = 108 cycles (432 ns at 250 MHz) for each QPU.
 TEST(Vc4Qpu, ProgramsStartedTogetherRunSideBySide) {
   Rig rig;
   bool ok = false;
@@ -145,14 +150,100 @@ TEST(Vc4Qpu, ProgramsStartedTogetherRunSideBySide) {
   for (unsigned q = 0; q < 8; ++q) {
     EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".instructions"), 16u) << q;
     const std::string qpu = "gpuvp.v3d.qpus.qpu" + std::to_string(q);
-    EXPECT_EQ(core::stats().counter_value(qpu + ".busy_cycles"), 92u) << q;
-    EXPECT_EQ(core::stats().counter_value(qpu + ".tmu_stall_cycles"), 4u) << q;
+    EXPECT_EQ(core::stats().counter_value(qpu + ".busy_cycles"), 108u) << q;
+    EXPECT_EQ(core::stats().counter_value(qpu + ".tmu_stall_cycles"), 20u) << q;
     EXPECT_EQ(core::stats().counter_value(qpu + ".dma_stall_cycles"), 24u) << q;
   }
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu8.instructions"), 0u);
   // The host sees the count within its poll interval and a register access after the last program ends.
-  EXPECT_GE(done - released, 92u * 4000);
-  EXPECT_LE(done - released, 92u * 4000 + 500'000);
+  EXPECT_GE(done - released, 108u * 4000);
+  EXPECT_LE(done - released, 108u * 4000 + 500'000);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.tmu_cache_misses"), 8u);  // a line per program
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.tmu_cache_hits"), 0u);
+}
+
+// A direct lookup hits its slice's TMU cache when an earlier lookup filled the line: QPU 0 reads a line twice (a miss,
+// then a hit); a second program on QPU 0 finds the line still there; SLCACTL's T0CCS bit of slice 0 clears it; QPU 4
+// (slice 1) has a cache of its own. By hand, per program: the first request issues at cycle 4, its data is back at
+// 4 + 9 + 17 = 30 (a miss) or 13 (a hit), so load_tmu0 at 8 waits six rounds (24 cycles) or two (8) and issues at 32
+// or 16; the second request, always a hit, is back 9 cycles after its issue, so its load_tmu0 waits two rounds (8):
+// 32 cycles for a program that misses, 16 for one that hits.
+TEST(Vc4Qpu, DirectLookupsHitTheirSlicesTmuCacheAndMissesFillThroughTheBus) {
+  Rig rig;
+  bool ok = true;
+  Vc4Driver::Buffer data;
+  std::vector<std::uint64_t> stalls, hits, misses;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint64_t v3d = d.layout().v3d;
+    data = d.alloc(64);
+    d.upload(data, 0, std::vector<std::uint8_t>(64, 1));
+    const std::uint32_t code = d.upload_qpu_code(assemble(R"(
+        mov r0, uni
+        mov tmu0_s, r0
+        load_tmu0 nop
+        mov tmu0_s, r0
+        load_tmu0 nop
+        sig_end nop
+        nop
+        nop
+    )"));
+    const std::uint32_t uniforms = d.upload_uniforms({data.addr});
+    const auto run_on = [&](unsigned qpu) {
+      // Every QPU but `qpu` reserved.
+      const std::uint64_t others = 0x111111111111ULL & ~(std::uint64_t{1} << (4 * qpu));
+      rig.port.write32(v3d + vc4::kV3dSqrsv0, static_cast<std::uint32_t>(others));
+      rig.port.write32(v3d + vc4::kV3dSqrsv1, static_cast<std::uint32_t>(others >> 32));
+      // Queued through the registers alone: the driver's run_qpu_programs clears the slice caches first, as gpu_fft.
+      rig.port.write32(v3d + vc4::kV3dSrqcs, 1U << 16);
+      rig.port.write32(v3d + vc4::kV3dSrqua, uniforms);
+      rig.port.write32(v3d + vc4::kV3dSrqpc, code);
+      ok = ok && rig.port.wait_for32(v3d + vc4::kV3dSrqcs, 1U << 16, 0xFF0000, 1'000'000);
+      const std::string q = "gpuvp.v3d.qpus.qpu" + std::to_string(qpu);
+      stalls.push_back(core::stats().counter_value(q + ".tmu_stall_cycles"));
+      hits.push_back(core::stats().counter_value("gpuvp.v3d.qpus.tmu_cache_hits"));
+      misses.push_back(core::stats().counter_value("gpuvp.v3d.qpus.tmu_cache_misses"));
+    };
+    run_on(0);                                           // a miss, then a hit
+    run_on(0);                                           // two hits
+    rig.port.write32(v3d + vc4::kV3dSlcactl, 1U << 16);  // slice 0's TMU0 cache
+    run_on(0);                                           // a miss again
+    run_on(4);                                           // slice 1: a miss
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(misses, (std::vector<std::uint64_t>{1, 1, 2, 3}));
+  EXPECT_EQ(hits, (std::vector<std::uint64_t>{1, 3, 4, 5}));
+  // QPU 0's stall cycles accumulate over its three programs.
+  EXPECT_EQ(stalls, (std::vector<std::uint64_t>{32, 32 + 16, 32 + 16 + 32, 32}));
+}
+
+// A DMA transfer lasts its start-up and then the longer of its own rate and the memory's time: at 1/16 cycle per word
+// a 16-word VDW store would take 1 cycle, but its 64-byte write takes the memory 12 (46 ns): it is busy 12 + 12 = 24
+// cycles from its issue at cycle 16, so vpm_st_wait at 20 waits five rounds (20 cycles).
+TEST(Vc4Qpu, ADmaTransferTakesAtLeastTheMemorysTime) {
+  platform::PlatformParams params;
+  params.vc4.v3d.qpu.dma_cycles_per_word = 0.0625;
+  Rig rig(params);
+  bool ok = false;
+  Vc4Driver::Buffer out;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    out = d.alloc(64);
+    const std::uint32_t code = d.upload_qpu_code(assemble(R"(
+        mov vw_setup, uni
+        mov vpm, elem
+        mov vw_setup, uni
+        mov vw_addr, uni
+        mov r0, vpm_st_wait
+        sig_end nop
+        nop
+        nop
+    )"));
+    ok = d.run_qpu_programs(code, {d.upload_uniforms({generic_write_setup(0), vdw_row(0, 16), out.addr})}, 1'000'000);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(words(rig, out.addr, 16)[15], 15u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu0.dma_stall_cycles"), 20u);
 }
 
 // Twelve programs each add 1 to a counter ten times under the mutex (TMU read, VPM write, DMA store, wait): 120.

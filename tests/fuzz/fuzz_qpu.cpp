@@ -108,10 +108,9 @@ class SharedEnvironment final : public qpu::QpuEnvironment {
   }
 
  private:
-  // A word-sized TMU lookup or a DMA row or unit: whole words, never more than the largest unit.
-  static void check_transfer(std::uint32_t bytes) {
-    check(bytes > 0 && bytes % 4 == 0 && bytes <= kLargestTransferBytes);
-  }
+  // A word-sized TMU lookup or a DMA row or unit (8- and 16-bit units may end inside a word): never empty, never more
+  // than the largest unit.
+  static void check_transfer(std::uint32_t bytes) { check(bytes > 0 && bytes <= kLargestTransferBytes); }
 
   std::vector<std::uint64_t> code_;
   std::vector<std::uint32_t> uniforms_;

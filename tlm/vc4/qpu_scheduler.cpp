@@ -14,21 +14,29 @@ namespace {
 constexpr std::uint32_t kAliasMask = 0x3FFFFFFFU;
 }  // namespace
 
-QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const QpuSchedulerParams& params,
-                           const QpuSchedulerServices& services)
+QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsigned qpus_per_slice,
+                           const QpuSchedulerParams& params, const QpuSchedulerServices& services)
     : sc_module(name),
       params_(params),
       services_(services),
       engine_(this->name(), services.clock, params.hang_timeout_ns * core::kPsPerNs, core::EngineState::kIdle),
-      qpus_(qpus),
+      qpus_(slices * qpus_per_slice),
+      qpus_per_slice_(std::max(1U, qpus_per_slice)),
       stats_(this->name()),
       requests_(stats_.counter("programs_requested", "events", "user programs queued through SRQPC")),
       completed_(stats_.counter("programs_completed", "events", "user programs that reached their program end")),
       failed_(stats_.counter("programs_failed", "events", "user programs stopped by an error, a deadlock or a hang")),
       dma_load_words_(stats_.counter("dma_load_words", "words", "words the VCD's DMA loaded into the VPM")),
       dma_store_words_(stats_.counter("dma_store_words", "words", "words the VDW's DMA stored from the VPM")),
-      tmu_requests_(stats_.counter("tmu_requests", "events", "TMU direct lookups (16 elements each)")) {
-  for (unsigned n = 0; n < qpus; ++n) {
+      tmu_requests_(stats_.counter("tmu_requests", "events", "TMU direct lookups (16 elements each)")),
+      tmu_cache_hits_(
+          stats_.counter("tmu_cache_hits", "lines", "64-byte lines TMU direct lookups found in their TMU's cache")),
+      tmu_cache_misses_(stats_.counter("tmu_cache_misses", "lines",
+                                       "64-byte lines TMU direct lookups filled from memory through the bus")) {
+  const unsigned tmu_lines = params.tmu_cache_bytes / 64;
+  const unsigned ways = std::min(std::max(1U, params.tmu_cache_ways), std::max(1U, tmu_lines));
+  tmu_caches_.assign(slices, {core::CacheTags(tmu_lines / ways, ways), core::CacheTags(tmu_lines / ways, ways)});
+  for (unsigned n = 0; n < qpus_.size(); ++n) {
     Slot& s = qpus_[n];
     qpu::QpuEnvironment& environment = *this;
     s.core = std::make_unique<qpu::Qpu>(
@@ -87,6 +95,13 @@ void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) 
     if (((was >> (4 * n)) & 1U) != 0 && !reserved(n)) qpus_[n].available_ps = core::to_ps(sc_core::sc_time_stamp());
   }
   kick();
+}
+
+void QpuScheduler::clear_tmu_caches(std::uint32_t slcactl) {
+  for (unsigned slice = 0; slice < tmu_caches_.size() && slice < 4; ++slice) {
+    if (((slcactl >> (16 + slice)) & 1U) != 0) tmu_caches_[slice][0].invalidate();
+    if (((slcactl >> (24 + slice)) & 1U) != 0) tmu_caches_[slice][1].invalidate();
+  }
 }
 
 void QpuScheduler::dispatch() {
@@ -256,20 +271,29 @@ void QpuScheduler::run() {
 
 // ---- the QPUs' environment ----
 
+bool QpuScheduler::timed_access(bool write, std::uint32_t physical, void* data, std::uint32_t bytes) {
+  // At the scheduler's local time, so that what a QPU writes is stamped when it happens, whatever the quantum; the
+  // bus and DRAM add their latency and contention, which a DMA transfer or a TMU fill waits for (the QPU issuing the
+  // instruction is not delayed by it).
+  sc_core::sc_time delay = engine_.time().offset();
+  const core::Picoseconds start = core::to_ps(delay);
+  const tlm::tlm_response_status status = write ? services_.memory.write(physical, data, bytes, delay)
+                                                : services_.memory.read(physical, data, bytes, delay);
+  memory_latency_ps_ = std::max(memory_latency_ps_, core::to_ps(delay) - start);
+  return status == tlm::TLM_OK_RESPONSE;
+}
+
 bool QpuScheduler::read_memory(std::uint32_t address, void* data, std::uint32_t bytes) {
   const std::uint32_t physical = address & kAliasMask;
   if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
-  // At the scheduler's local time (a copy: the bus's delay is not charged to the QPUs, docs/vc4-qpu.md), so that what
-  // a QPU writes is stamped when it happens, whatever the quantum.
-  sc_core::sc_time delay = engine_.time().offset();
-  return services_.memory.read(physical, data, bytes, delay) == tlm::TLM_OK_RESPONSE;
+  return timed_access(false, physical, data, bytes);
 }
 
 bool QpuScheduler::write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) {
   const std::uint32_t physical = address & kAliasMask;
   if (bytes == 0 || !services_.in_dram(physical, bytes)) return false;
-  sc_core::sc_time delay = engine_.time().offset();
-  if (services_.memory.write(physical, data, bytes, delay) != tlm::TLM_OK_RESPONSE) return false;
+  // TLM's data pointer is non-const by design; the memory does not modify write data.
+  if (!timed_access(true, physical, const_cast<void*>(data), bytes)) return false;
   // A QPU may store into code or uniforms another QPU reads: their lines go.
   for (Slot& s : qpus_) {
     for (std::uint32_t a = physical & ~63U; a < physical + bytes; a += 64) {
@@ -277,6 +301,56 @@ bool QpuScheduler::write_memory(std::uint32_t address, const void* data, std::ui
       s.uniform_line.written(a);
     }
   }
+  return true;
+}
+
+std::uint64_t QpuScheduler::take_memory_cycles() {
+  const core::Picoseconds period = services_.clock.cycles(1);
+  const std::uint64_t cycles = (memory_latency_ps_ + period - 1) / period;
+  memory_latency_ps_ = 0;
+  return cycles;
+}
+
+bool QpuScheduler::tmu_lookup(unsigned qpu, unsigned tmu, const qpu::Vector& addresses, qpu::Vector& data,
+                              std::uint64_t& fill_cycles, unsigned& failed) {
+  // The 16 elements' lines, each looked up once in the slice's cache of that TMU: a miss reads the line through the
+  // bus (its time is the fill's), a hit costs the hit latency alone. The cache holds tags only: the words come from
+  // memory as it is now (the model's TMU cache is coherent; the hardware's is not, and software clears it through
+  // SLCACTL before a program reads data written since, as gpu_fft does).
+  core::CacheTags& cache = tmu_caches_[(qpu / qpus_per_slice_) % tmu_caches_.size()][tmu & 1U];
+  std::array<std::uint32_t, 16> lines{};
+  std::array<unsigned char, 16 * 64> bytes{};
+  unsigned count = 0;
+  take_memory_cycles();
+  for (unsigned i = 0; i < addresses.size(); ++i) {
+    const std::uint32_t physical = addresses[i] & kAliasMask;
+    const std::uint32_t line = physical & ~63U;
+    unsigned k = 0;
+    while (k < count && lines[k] != line) ++k;
+    if (k == count) {
+      if (!services_.in_dram(line, 64)) {
+        failed = i;
+        return false;
+      }
+      lines[count++] = line;
+      unsigned char* buffer = &bytes[static_cast<std::size_t>(k) * 64];
+      if (cache.access(line / 64)) {
+        ++tmu_cache_hits_;
+        if (services_.memory.debug_read(line, buffer, 64) != 64) {
+          failed = i;
+          return false;
+        }
+      } else {
+        ++tmu_cache_misses_;
+        if (!timed_access(false, line, buffer, 64)) {
+          failed = i;
+          return false;
+        }
+      }
+    }
+    std::memcpy(&data[i], &bytes[static_cast<std::size_t>(k) * 64 + (physical & 63U)], 4);
+  }
+  fill_cycles = take_memory_cycles();
   return true;
 }
 

@@ -16,6 +16,7 @@
 // sees it missing, as on hardware), its QPU takes the next request.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -24,6 +25,7 @@
 #include <systemc>
 #include <vector>
 
+#include "tlm/core/cache_tags.h"
 #include "tlm/core/config.h"
 #include "tlm/core/engine_kit.h"
 #include "tlm/core/initiator.h"
@@ -42,6 +44,10 @@ struct QpuSchedulerParams {
   std::uint32_t tmu_latency_cycles = 9;
   std::uint32_t dma_setup_cycles = 12;
   double dma_cycles_per_word = 1.0;
+  // Each slice's TMU0 and TMU1 have a cache of 4 KB in 64-byte lines (the cache details of vc4asm's VideoCoreIV
+  // addendum, ../shared/docs/reference-vc4-qpu.md 2.5); its associativity is not published: 4 ways is the model's.
+  std::uint32_t tmu_cache_bytes = 4096;
+  std::uint32_t tmu_cache_ways = 4;
   // gpu_fft gives its QPU programs 2 s (gpu_fft_base.c: execute_qpu's timeout of 2000 ms).
   std::uint64_t hang_timeout_ns = 2'000'000'000;
 
@@ -56,6 +62,10 @@ struct QpuSchedulerParams {
     // transfers back to back must not freeze time).
     v.param("dma_cycles_per_word", dma_cycles_per_word, "V3D cycles per 32-bit word a VPM DMA transfer moves", 0.0625,
             1000.0);
+    v.param("tmu_cache_bytes", tmu_cache_bytes,
+            "bytes of each slice's TMU0 and TMU1 cache (64-byte lines; 0: every direct lookup fills from memory)", 0,
+            1U << 20);
+    v.param("tmu_cache_ways", tmu_cache_ways, "associativity of the TMU caches (LRU)", 1, 64);
     v.param("hang_timeout_ns", hang_timeout_ns, "simulated time a QPU program may run before it is hung", 1000,
             1'000'000'000'000ULL);
   }
@@ -70,7 +80,7 @@ struct QpuSchedulerServices {
 
 class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
  public:
-  QpuScheduler(sc_core::sc_module_name name, unsigned qpus, const QpuSchedulerParams& params,
+  QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsigned qpus_per_slice, const QpuSchedulerParams& params,
                const QpuSchedulerServices& services);
   ~QpuScheduler() override;
 
@@ -83,6 +93,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   void write_srqcs(std::uint32_t value);
   // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
   void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
+  // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
+  void clear_tmu_caches(std::uint32_t slcactl);
 
   unsigned qpu_count() const { return static_cast<unsigned>(qpus_.size()); }
   const qpu::Qpu& qpu(unsigned n) const { return *qpus_.at(n).core; }
@@ -139,6 +151,11 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   qpu::Vpm& vpm() override { return vpm_; }
   bool read_memory(std::uint32_t address, void* data, std::uint32_t bytes) override;
   bool write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) override;
+  std::uint64_t take_memory_cycles() override;
+  bool tmu_lookup(unsigned qpu, unsigned tmu, const qpu::Vector& addresses, qpu::Vector& data,
+                  std::uint64_t& fill_cycles, unsigned& failed) override;
+  // A timed bus access at the scheduler's local time; its latency counts towards take_memory_cycles.
+  bool timed_access(bool write, std::uint32_t physical, void* data, std::uint32_t bytes);
 
   QpuSchedulerParams params_;
   QpuSchedulerServices services_;
@@ -162,6 +179,9 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::array<unsigned, 16> semaphores_{};
   int mutex_owner_ = -1;
   qpu::Vpm vpm_;
+  unsigned qpus_per_slice_;
+  std::vector<std::array<core::CacheTags, 2>> tmu_caches_;  // per slice: TMU0's and TMU1's (tags: lines / 64)
+  core::Picoseconds memory_latency_ps_ = 0;                 // the slowest access since take_memory_cycles
   core::StatsGroup stats_;
   core::Counter& requests_;
   core::Counter& completed_;
@@ -169,6 +189,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   core::Counter& dma_load_words_;
   core::Counter& dma_store_words_;
   core::Counter& tmu_requests_;
+  core::Counter& tmu_cache_hits_;
+  core::Counter& tmu_cache_misses_;
   std::vector<core::StatsGroup> qpu_stats_;
 };
 

@@ -70,6 +70,7 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
       0, 0)
       .on_write([this](core::Register&, std::uint64_t, std::uint64_t written) {
         if (written & 0x0F0F0F0F) ++slice_cache_clears_;
+        qpus_->clear_tmu_caches(static_cast<std::uint32_t>(written));
       });
 
   // Interrupts (vc4_irq.c, DOC comment): "We have an interrupt status register (V3D_INTCTL) which reports
@@ -182,7 +183,7 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
                             " QPUs, more than the 16 that SQRSV0/1 and DBQITE/DBQITC have fields for");
   }
   qpus_ = std::make_unique<QpuScheduler>(
-      "qpus", params_.slices * params_.qpus_per_slice, params_.qpu,
+      "qpus", params_.slices, params_.qpus_per_slice, params_.qpu,
       QpuSchedulerServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
                            [this](unsigned qpu) {
                              dbqitc_->set_bits(1ULL << qpu);

@@ -61,7 +61,6 @@ void SlotCalendar::clear() {
 
 MemoryHierarchy::MemoryHierarchy(const MemoryHierarchyParams& params)
     : params_(params),
-      sets_(0),
       gti_read_(params.gti_bytes_per_cycle, params.bucket_cycles),
       gti_write_(params.gti_bytes_per_cycle, params.bucket_cycles) {
   if (params.subslices == 0 || params.dram_channels == 0 || params.l3_banks == 0) {
@@ -97,29 +96,9 @@ void MemoryHierarchy::resize_l3(unsigned kib) {
   params_.l3_kib = kib;
   const std::uint64_t lines = std::uint64_t{params_.slices} * kib * 1024U / kLineBytes;
   const unsigned ways = std::max(1U, params_.l3_ways);
-  sets_ = static_cast<unsigned>(lines / ways);
-  if (lines > 0 && sets_ == 0) sets_ = 1;  // smaller than one set: one set of all the ways
-  ways_.assign(static_cast<std::size_t>(sets_) * ways, Way{});
-}
-
-bool MemoryHierarchy::lookup(std::uint64_t line, bool write, bool& victim_dirty, std::uint64_t& victim) {
-  const unsigned ways = std::max(1U, params_.l3_ways);
-  Way* set = &ways_[static_cast<std::size_t>(fold(line) % sets_) * ways];
-  ++stamp_;
-  Way* lru = set;
-  for (unsigned w = 0; w < ways; ++w) {
-    if (set[w].line == line) {
-      set[w].used = stamp_;
-      set[w].dirty = set[w].dirty || write;
-      victim_dirty = false;
-      return true;
-    }
-    if (set[w].used < lru->used) lru = &set[w];
-  }
-  victim_dirty = lru->line != ~0ULL && lru->dirty;
-  victim = lru->line;
-  *lru = Way{line, stamp_, write};
-  return false;
+  auto sets = static_cast<unsigned>(lines / ways);
+  if (lines > 0 && sets == 0) sets = 1;  // smaller than one set: one set of all the ways
+  l3_ = core::CacheTags(sets, ways);
 }
 
 std::uint64_t MemoryHierarchy::line_of_dram(std::uint64_t line, bool write, std::uint64_t at) {
@@ -162,9 +141,8 @@ std::uint64_t MemoryHierarchy::access(unsigned subslice, const MemoryLog& log, c
     SlotCalendar& bank = banks_[fold(line) % banks_.size()];
     const std::uint64_t at_bank = bank.reserve(at, kLineBytes + atomic_bytes * bank.bytes_per_cycle());
     std::uint64_t end = std::max(port, at_bank) + params_.l3_latency_cycles;
-    bool victim_dirty = false;
-    std::uint64_t victim = 0;
-    if (sets_ == 0) {
+    core::CacheTags::Victim victim;
+    if (l3_.sets() == 0) {
       // No data partition: the line goes to memory and stays nowhere.
       ++stats_.l3_misses;
       if (write) end = std::max(end, line_of_dram(line, true, at_bank));
@@ -172,15 +150,15 @@ std::uint64_t MemoryHierarchy::access(unsigned subslice, const MemoryLog& log, c
         end = std::max(
             end, line_of_dram(line, false, at_bank) + params_.dram_read_latency_cycles + params_.l3_latency_cycles);
       }
-    } else if (lookup(line, write, victim_dirty, victim)) {
+    } else if (l3_.access(fold(line), line, write, victim)) {
       ++stats_.l3_hits;
     } else {
       ++stats_.l3_misses;
       // The line's way is free once its dirty victim is on its way to memory; a line only written needs no fill (the
       // L3 keeps byte masks).
-      if (victim_dirty) {
+      if (victim.dirty) {
         ++stats_.l3_writebacks;
-        end = std::max(end, line_of_dram(victim, true, at_bank));
+        end = std::max(end, line_of_dram(victim.line, true, at_bank));
       }
       if (read) {
         end = std::max(
@@ -208,6 +186,6 @@ void MemoryHierarchy::restart() {
   gti_write_.clear();
 }
 
-void MemoryHierarchy::invalidate() { std::fill(ways_.begin(), ways_.end(), Way{}); }
+void MemoryHierarchy::invalidate() { l3_.invalidate(); }
 
 }  // namespace gpuvp::gen::eu

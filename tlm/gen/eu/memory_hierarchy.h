@@ -15,6 +15,7 @@
 #include <deque>
 #include <vector>
 
+#include "tlm/core/cache_tags.h"
 #include "tlm/gen/eu/memory_log.h"
 
 namespace gpuvp::gen::eu {
@@ -112,19 +113,10 @@ class MemoryHierarchy {
   const MemoryHierarchyStats& stats() const { return stats_; }
 
  private:
-  struct Way {
-    std::uint64_t line = ~0ULL;  // line address / 64; ~0: invalid
-    std::uint64_t used = 0;      // LRU stamp
-    bool dirty = false;
-  };
-  // Looks the line up, allocating it on a miss; `victim_dirty` says whether a dirty line made room.
-  bool lookup(std::uint64_t line, bool write, bool& victim_dirty, std::uint64_t& victim);
   std::uint64_t line_of_dram(std::uint64_t line, bool write, std::uint64_t at);
 
   MemoryHierarchyParams params_;
-  unsigned sets_;          // 0: no data partition
-  std::vector<Way> ways_;  // sets_ x l3_ways
-  std::uint64_t stamp_ = 0;
+  core::CacheTags l3_;                                      // lines (address / 64); no sets: no data partition
   std::vector<SlotCalendar> port_read_, port_write_, slm_;  // per subslice
   std::vector<SlotCalendar> banks_;                         // all slices'
   SlotCalendar gti_read_, gti_write_;

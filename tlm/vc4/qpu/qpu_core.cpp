@@ -271,14 +271,17 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     } else if (address == kWriteVpmSetup) {
       ok = file_b ? vpm_port_.write_setup(r.value[0], why) : vpm_port_.read_setup(r.value[0], why);
     } else {
-      // The transfer moves its data now and is busy for its modelled time, after the one before it.
+      // The transfer moves its data now and is busy for its modelled time, after the one before it: its start-up,
+      // then the longer of its own rate and the memory's time for its rows (their latency and the bus's and DRAM's
+      // contention).
+      env_.take_memory_cycles();
       ok = file_b ? vpm_port_.store(env_.vpm(), env_, r.value[0], why)
                   : vpm_port_.load(env_.vpm(), env_, r.value[0], why);
       if (ok) {
         const std::uint32_t words = vpm_port_.last_transfer_words();
+        const auto own = static_cast<std::uint64_t>(std::llround(timing_.dma_cycles_per_word * words));
         std::uint64_t& busy = file_b ? store_busy_until_ : load_busy_until_;
-        busy = std::max(busy, now_) + timing_.dma_setup_cycles +
-               static_cast<std::uint64_t>(std::llround(timing_.dma_cycles_per_word * words));
+        busy = std::max(busy, now_) + timing_.dma_setup_cycles + std::max(own, env_.take_memory_cycles());
         (file_b ? dma_store_words_ : dma_load_words_) += words;
       }
     }
@@ -294,16 +297,16 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
            " outstanding: the request FIFO is full and only this QPU's loads drain it (it would wait forever)");
       return false;
     }
-    Vector result{};
-    for (unsigned i = 0; i < kElements; ++i) {
-      const std::uint32_t at = r.value[i] & ~3U;
-      if (!env_.read_memory(at, &result[i], 4)) {
-        fail("TMU" + std::to_string(tmu) + " direct lookup of element " + std::to_string(i) + " at " + hex(at, 8) +
-             ": no memory there");
-        return false;
-      }
+    Vector addresses{}, result{};
+    for (unsigned i = 0; i < kElements; ++i) addresses[i] = r.value[i] & ~3U;
+    std::uint64_t fill_cycles = 0;
+    unsigned failed = 0;
+    if (!env_.tmu_lookup(number_, tmu, addresses, result, fill_cycles, failed)) {
+      fail("TMU" + std::to_string(tmu) + " direct lookup of element " + std::to_string(failed) + " at " +
+           hex(addresses[failed & 15U], 8) + ": no memory there");
+      return false;
     }
-    tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles});
+    tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles});
     ++tmu_requests_;
     return true;
   }

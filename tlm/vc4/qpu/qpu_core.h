@@ -37,14 +37,33 @@ class QpuEnvironment : public DmaMemory {
   virtual void mutex_release(unsigned qpu) = 0;
   virtual void host_interrupt(unsigned qpu) = 0;
   virtual Vpm& vpm() = 0;
+  // The V3D cycles from its start until the slowest memory access made since the last call completed through the bus
+  // and DRAM, and a new count (0: memory without timing, as the defaults give). A DMA transfer's time includes it.
+  virtual std::uint64_t take_memory_cycles() { return 0; }
+  // A TMU direct lookup by QPU `qpu` through TMU `tmu`: each element's word at its byte address (bits 1:0 clear) into
+  // `data`, and the V3D cycles the lookup's cache misses take to fill beyond a hit's latency (0 here: memory without
+  // a cache model). False: element `failed` has no memory at its address.
+  virtual bool tmu_lookup(unsigned qpu, unsigned tmu, const Vector& addresses, Vector& data, std::uint64_t& fill_cycles,
+                          unsigned& failed) {
+    (void)qpu;
+    (void)tmu;
+    fill_cycles = 0;
+    for (unsigned i = 0; i < addresses.size(); ++i) {
+      if (!read_memory(addresses[i], &data[i], 4)) {
+        failed = i;
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 // When the QPU's slow units deliver, in V3D cycles (all 0: at once, for functional use). None of these is published:
 // docs/vc4-qpu.md states each default.
 struct QpuTiming {
-  unsigned tmu_latency_cycles = 0;  // a direct lookup's data is ready this long after its request
+  unsigned tmu_latency_cycles = 0;  // a direct lookup's data is ready this long after its request, when it hits
   unsigned dma_setup_cycles = 0;    // a DMA transfer's start-up
-  double dma_cycles_per_word = 0;   // and its rate
+  double dma_cycles_per_word = 0;   // and its rate (the memory's time may be longer: take_memory_cycles)
 };
 
 class Qpu {

@@ -4,9 +4,19 @@
 // vc4.qinc; ../shared/docs/reference-vc4-qpu.md section 2). SystemC-free. The DMA is functional here: a transfer
 // completes when its address is written (its time is the scheduler's: issue 20's timing).
 //
-// Modelled: 32-bit generic accesses, horizontal and vertical; 32-bit DMA loads and stores, horizontal and vertical,
-// with the basic and extended memory pitches and the store stride. 8- and 16-bit VPM accesses and DMA modes are
-// reported as not modelled (no workload of the project's uses them yet).
+// Modelled:
+// - generic accesses of 32, 16 and 8 bits, horizontal and vertical, packed and laned (vpm.cpp's generic_lane says
+//   which byte or half-word of which word each element is, and why); a read returns the element zero-extended, a
+//   write replaces only the element's byte or half-word with the low bits of the value;
+// - DMA loads: 32-bit horizontal and vertical, with the basic and extended memory pitches; 8- and 16-bit
+//   (MODEW 4-7 / 2-3) horizontal at X = 0, each memory row into the 16-element vector VPITCH vectors after the last
+//   one (the byte or half-word select picks the first);
+// - DMA stores: 32-, 16- and 8-bit, horizontal and vertical, from the byte or half-word offset MODEW gives in the
+//   first word, with the store stride.
+// Not modelled (a clear error naming the setup): vertical 8- and 16-bit DMA loads and 8- or 16-bit loads at X != 0
+// (the guide's VPITCH arithmetic leaves where their rows land unpublished), the VDW's MODEW 1 ("unused") and its
+// LANED bit ("write as 0"), the store stride's BLOCKMODE 1 (rows packed consecutively in the VPM), the reserved
+// generic SIZE 3.
 #pragma once
 
 #include <array>
@@ -52,6 +62,8 @@ class VpmPort {
 
  private:
   struct Generic {
+    unsigned size = 2;  // SIZE: 0 = 8-bit, 1 = 16-bit, 2 = 32-bit
+    bool laned = false;
     bool horizontal = true;
     unsigned stride = 1;
     std::uint32_t address = 0;
