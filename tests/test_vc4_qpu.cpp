@@ -296,6 +296,62 @@ TEST(Vc4Qpu, TwelveProgramsCountUnderTheMutex) {
   EXPECT_GT(mutex_waits, 0u);  // twelve QPUs wanted it at once
 }
 
+// The same count with semaphore 4 as the lock instead of the mutex (semaphores start at 0: the first program opens
+// the lock once with a release, then all twelve take and give it): 120, each QPU having waited on it.
+TEST(Vc4Qpu, TwelveProgramsCountUnderASemaphoreLock) {
+  Rig rig;
+  bool ok = false;
+  Vc4Driver::Buffer counter;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    counter = d.alloc(64);
+    d.upload(counter, 0, std::vector<std::uint8_t>(64, 0));
+    const std::string body = R"(
+        mov ra0, uni             # the counter
+        mov ra1, uni             # iterations
+        mov ra2, uni             # the write setup of this program's VPM row
+        mov ra3, uni             # the VDW setup of element 0 of that row
+        nop
+      loop:
+        sacq 4
+        mov tmu0_s, ra0
+        load_tmu0 nop
+        add r1, r4, 1
+        mov vw_setup, ra2
+        mov vpm, r1
+        mov vw_setup, ra3
+        mov vw_addr, ra0
+        mov r0, vpm_st_wait
+        srel 4
+        sub.sf ra1, ra1, 1
+        branch.rel.any_zc loop
+        nop
+        nop
+        nop
+        sig_end nop
+        nop
+        nop
+    )";
+    const std::uint32_t opener = d.upload_qpu_code(assemble("    srel 4\n" + body));
+    const std::uint32_t code = d.upload_qpu_code(assemble(body));
+    const std::uint64_t v3d = d.layout().v3d;
+    rig.port.write32(v3d + vc4::kV3dSrqcs, 0x10180);
+    for (unsigned q = 0; q < 12; ++q) {
+      rig.port.write32(v3d + vc4::kV3dSrqua,
+                       d.upload_uniforms({counter.addr, 10, generic_write_setup(q), vdw_row(q, 1)}));
+      rig.port.write32(v3d + vc4::kV3dSrqpc, q == 0 ? opener : code);
+    }
+    ok = rig.port.wait_for32(v3d + vc4::kV3dSrqcs, 12u << 16, 0xFF0000, 2'000'000);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  EXPECT_EQ(words(rig, counter.addr, 2), (std::vector<std::uint32_t>{120, 0}));
+  for (unsigned q = 0; q < 12; ++q) {
+    EXPECT_GT(core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".semaphore_stall_cycles"), 0u)
+        << q;
+    EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".programs"), 1u) << q;
+  }
+}
+
 // A producer hands a value to a consumer through memory and semaphore 2 (the consumer starts first and waits); the
 // consumer raises the host interrupt, which latches its QPU's bit in DBQITC and, enabled in DBQITE, the V3D
 // interrupt.
