@@ -10,67 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "hw/vc4/qpu_isa.h"
+#include "tests/support/qpu_test_environment.h"
 #include "tlm/vc4/qpu/qpu_alu.h"
 #include "tlm/vc4/qpu/qpu_core.h"
 
 namespace gpuvp::vc4::qpu {
 namespace {
-
-constexpr std::uint32_t kCode = 0x1000;
-constexpr std::uint32_t kUniforms = 0x8000;
-constexpr std::uint32_t kMemory = 0x10000;  // 64 KiB the DMA and the TMUs reach
-
-class TestEnvironment : public QpuEnvironment {
- public:
-  bool fetch_instruction(std::uint32_t address, std::uint64_t& instruction) override {
-    if (address < kCode || (address - kCode) % 8 != 0 || (address - kCode) / 8 >= code.size()) return false;
-    instruction = code[(address - kCode) / 8];
-    return true;
-  }
-  bool read_uniform(std::uint32_t address, std::uint32_t& value) override {
-    if (address < kUniforms || (address - kUniforms) / 4 >= uniforms.size()) return false;
-    value = uniforms[(address - kUniforms) / 4];
-    return true;
-  }
-  bool semaphore(unsigned number, bool acquire) override {
-    unsigned& count = semaphores[number];
-    if (acquire ? count == 0 : count == 15) return false;
-    count = acquire ? count - 1 : count + 1;
-    return true;
-  }
-  bool mutex_acquire(unsigned qpu) override {
-    if (mutex_owner >= 0) return false;
-    mutex_owner = static_cast<int>(qpu);
-    return true;
-  }
-  void mutex_release(unsigned) override { mutex_owner = -1; }
-  void host_interrupt(unsigned qpu) override { interrupts.push_back(qpu); }
-  bool read_memory(std::uint32_t address, void* data, std::uint32_t bytes) override {
-    if (address < kMemory || address - kMemory + bytes > memory.size()) return false;
-    std::memcpy(data, memory.data() + (address - kMemory), bytes);
-    return true;
-  }
-  bool write_memory(std::uint32_t address, const void* data, std::uint32_t bytes) override {
-    if (address < kMemory || address - kMemory + bytes > memory.size()) return false;
-    std::memcpy(memory.data() + (address - kMemory), data, bytes);
-    return true;
-  }
-  Vpm& vpm() override { return vpm_storage; }
-  std::uint32_t word(std::uint32_t address) const {
-    std::uint32_t v;
-    std::memcpy(&v, memory.data() + (address - kMemory), 4);
-    return v;
-  }
-  void set_word(std::uint32_t address, std::uint32_t v) { std::memcpy(memory.data() + (address - kMemory), &v, 4); }
-
-  std::vector<std::uint8_t> memory = std::vector<std::uint8_t>(0x10000);
-  Vpm vpm_storage;
-  std::vector<std::uint64_t> code;
-  std::vector<std::uint32_t> uniforms;
-  unsigned semaphores[16] = {};
-  int mutex_owner = -1;
-  std::vector<unsigned> interrupts;
-};
 
 std::uint32_t bits(float f) {
   std::uint32_t u;
@@ -648,7 +593,7 @@ TEST(QpuCore, UnmodelledUnitsAreNamedInTheError) {
   AluInstruction thrsw;
   thrsw.sig = kSigThreadSwitch;
   expect_error({thrsw.encode()}, "thread switch");
-  expect_error({ldi(kWriteTlbZ, 0)}, "fragment shading is not modelled yet");
+  expect_error({ldi(kWriteTlbZ, 0)}, "is the tile buffer, and a user program has no fragments");
   AluInstruction vary = add_op(kOr, acc(0), kMuxA, kMuxA);
   vary.raddr_a = kReadVarying;
   expect_error({vary.encode()}, "fragment shader input");

@@ -66,6 +66,61 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   tmu_results_[0].clear();
   tmu_results_[1].clear();
   load_busy_until_ = store_busy_until_ = 0;
+  fragments_ = nullptr;
+  scoreboard_held_ = scoreboard_released_ = false;
+  varying_pending_ = false;
+}
+
+void Qpu::start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort& fragments, const Vector& w,
+                         const Vector& z) {
+  start(pc, uniforms);
+  fragments_ = &fragments;
+  ra_[15] = w;
+  rb_[15] = z;
+}
+
+bool Qpu::scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes) {
+  if (fragments_ == nullptr || scoreboard_held_ || scoreboard_released_) return true;
+  const auto tlb = [](std::uint32_t address) { return address >= kWriteTlbStencil && address <= kWriteTlbAlphaMask; };
+  const std::uint32_t signal = sig(inst);
+  const bool alu = signal != kSigLoadImmediate && signal != kSigBranch;
+  const bool needs = (alu && (signal == kSigWaitForScoreboard || signal == kSigCoverageLoad ||
+                              signal == kSigColorLoad || signal == kSigColorLoadEnd || signal == kSigAlphaMaskLoad)) ||
+                     (add_writes && tlb(waddr_add(inst))) || (mul_writes && tlb(waddr_mul(inst)));
+  if (!needs) return true;
+  if (!fragments_->scoreboard_acquire()) return false;
+  scoreboard_held_ = true;
+  return true;
+}
+
+void Qpu::release_scoreboard() {
+  if (fragments_ == nullptr || scoreboard_released_) return;
+  fragments_->scoreboard_release();
+  scoreboard_held_ = false;
+  scoreboard_released_ = true;
+}
+
+bool Qpu::fragment_input(std::uint32_t address, bool file_b, Vector& value) {
+  if (fragments_ == nullptr) {
+    fail(std::string("read address ") + std::to_string(address) + " (file " + (file_b ? "B" : "A") +
+         ") is a fragment shader input, and a user program has no fragments");
+    return false;
+  }
+  if (address == kReadPixelCoord) {
+    value = fragments_->pixel_coordinate(file_b);
+    return true;
+  }
+  if (address == kReadMsOrRev) {
+    value = fragments_->ms_or_reverse(file_b);
+    return true;
+  }
+  std::string why;
+  if (!fragments_->next_varying(value, varying_c_, why)) {
+    fail(why);
+    return false;
+  }
+  varying_pending_ = true;
+  return true;
 }
 
 bool Qpu::dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const {
@@ -172,9 +227,7 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
     case kReadVarying:
     case kReadPixelCoord:
     case kReadMsOrRev:
-      fail(std::string("read address ") + std::to_string(address) + " (file " + file +
-           ") is a fragment shader input: fragment shading is not modelled yet");
-      return false;
+      return fragment_input(address, file_b, value);
     case kReadVpm: {
       std::string why;
       if (!vpm_port_.read(env_.vpm(), value, why)) {
@@ -310,9 +363,23 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     ++tmu_requests_;
     return true;
   }
-  if (address >= kWriteQuadXY && address <= kWriteTlbAlphaMask) {
+  if (address >= kWriteTlbStencil && address <= kWriteTlbAlphaMask) {
+    if (fragments_ == nullptr) {
+      fail(std::string("write address ") + std::to_string(address) + " (file " + file +
+           ") is the tile buffer, and a user program has no fragments");
+      return false;
+    }
+    std::string why;
+    if (!fragments_->tlb_write(address, r.value, r.enabled, why)) {
+      fail(why);
+      return false;
+    }
+    return true;
+  }
+  if (address == kWriteQuadXY || address == kWriteMsOrRev) {
     fail(std::string("write address ") + std::to_string(address) + " (file " + file +
-         ") is a tile buffer or fragment register: fragment shading is not modelled yet");
+         ") sets a quad's coordinates or multisample flags: only the front end's own shaders write them and they "
+         "are not modelled");
   } else {
     fail(std::string("write address ") + std::to_string(address) + " (file " + file +
          "): a texture lookup's coordinate: texture lookups are not modelled yet");
@@ -354,6 +421,10 @@ Qpu::Step Qpu::step(std::uint64_t now) {
     return s;
   }
   commit_pending_writes();
+  if (varying_pending_) {
+    acc_[5] = varying_c_;
+    varying_pending_ = false;
+  }
   ++instructions_;
   pc_ += 8;
   if (in_branch_slots && --branch_slots_ == 0 && branch_taken_) pc_ = branch_target_;
@@ -361,6 +432,7 @@ Qpu::Step Qpu::step(std::uint64_t now) {
     commit_pending_writes();  // the last instruction's register writes land
     writes_ = {};
     running_ = false;
+    release_scoreboard();  // a shader that never unlocked it does at its end
     return Step::kEnded;
   }
   return Step::kIssued;
@@ -380,12 +452,29 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
       return fail("software breakpoint (signal 0): no debugger is attached");
     case kSigThreadSwitch:
     case kSigLastThreadSwitch:
-      return fail("thread switch (signal " + std::to_string(signal) +
-                  "): threaded fragment shaders are not modelled yet");
+      // A shader runs alone on its QPU here, so a switch to the other thread changes nothing it computes.
+      if (fragments_ == nullptr) {
+        return fail("thread switch (signal " + std::to_string(signal) +
+                    ") in a user program: only threaded "
+                    "fragment shaders switch threads");
+      }
+      break;
     case kSigWaitForScoreboard:
     case kSigScoreboardUnlock:
-      return fail("scoreboard signal " + std::to_string(signal) +
-                  ": only fragment shaders have a scoreboard, and fragment shading is not modelled yet");
+      if (fragments_ == nullptr) {
+        return fail("scoreboard signal " + std::to_string(signal) +
+                    " in a user program: only fragment shaders have a scoreboard");
+      }
+      break;
+    case kSigCoverageLoad:
+    case kSigColorLoad:
+    case kSigColorLoadEnd:
+    case kSigAlphaMaskLoad:
+      if (fragments_ == nullptr) {
+        return fail("tile buffer load (signal " + std::to_string(signal) +
+                    ") in a user program: only fragment shaders reach the tile buffer");
+      }
+      break;
     case kSigLoadTmu0:
     case kSigLoadTmu1:
       if (tmu_results_[signal - kSigLoadTmu0].empty()) {
@@ -397,8 +486,8 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
         return Step::kStalled;
       }
       break;
-    default:  // coverage, colour and alpha-mask loads
-      return fail("tile buffer load (signal " + std::to_string(signal) + "): fragment shading is not modelled yet");
+    default:
+      return fail("signal " + std::to_string(signal) + " is undefined");
   }
   const std::uint32_t add_op = op_add(inst), mul_op = op_mul(inst);
   if (!add_op_defined(add_op)) return fail("add op " + std::to_string(add_op) + " is undefined");
@@ -410,6 +499,10 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     return fail("mul pack " + std::to_string(pack_code) + " is undefined");
   }
   // Waits first: a stalled instruction changes nothing.
+  if (!scoreboard_ready(inst, add_op != kAddNop, mul_op != kMulNop)) {
+    stall_ = Stall::kScoreboard;
+    return Step::kStalled;
+  }
   if ((ra_addr == kReadDmaWait && load_busy_until_ > now_) ||
       (!small && rb_addr == kReadDmaWait && store_busy_until_ > now_) ||
       dma_start_waits(inst, add_op != kAddNop, mul_op != kMulNop)) {
@@ -506,6 +599,13 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     acc_[4] = fifo.front().data;
     fifo.pop_front();
   }
+  if (signal == kSigCoverageLoad || signal == kSigColorLoad || signal == kSigColorLoadEnd ||
+      signal == kSigAlphaMaskLoad) {
+    // Into r4 at the end of the instruction, as a TMU load.
+    std::string why;
+    if (!fragments_->tlb_load(signal, acc_[4], why)) return fail(why);
+  }
+  if (signal == kSigScoreboardUnlock) release_scoreboard();  // after this instruction's own tile buffer accesses
   if (signal == kSigProgramEnd) {
     ending_ = true;
     end_slots_ = kProgramEndDelaySlots;
@@ -514,6 +614,10 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
 }
 
 Qpu::Step Qpu::execute_load_immediate(std::uint64_t inst) {
+  if (!scoreboard_ready(inst, true, true)) {
+    stall_ = Stall::kScoreboard;
+    return Step::kStalled;
+  }
   if (dma_start_waits(inst, true, true)) {
     stall_ = Stall::kDma;
     return Step::kStalled;

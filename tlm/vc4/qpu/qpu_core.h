@@ -8,8 +8,9 @@
 // sections 1-2 (Linux vc4_qpu_defines.h, Mesa's vc4 compiler and validator, vc4asm's hardware measurements,
 // py-videocore); docs/vc4-qpu.md.
 //
-// An instruction the model does not execute yet (texture lookups, tile buffer, varyings, thread switches) or one the
-// hardware leaves undefined ends the program with an error naming it and its address, never undefined behaviour.
+// Fragment shaders (start_fragment) read their payload, varyings and pixel coordinates and reach the tile buffer
+// through a FragmentPort. An instruction the model does not execute yet (texture lookups) or one the hardware leaves
+// undefined ends the program with an error naming it and its address, never undefined behaviour.
 #pragma once
 
 #include <array>
@@ -58,6 +59,33 @@ class QpuEnvironment : public DmaMemory {
   }
 };
 
+// What a fragment shader sees of its 16 fragments and of the tile buffer: the tile renderer's front end gives one to
+// the QPU that shades a batch (Qpu::start_fragment); user programs have none. Facts:
+// ../shared/docs/reference-vc4-qpu.md section 5 (Mesa's vc4 compiler and validator, the guide as they quote it,
+// Broadcom's compiled shaders).
+class FragmentPort {
+ public:
+  virtual ~FragmentPort() = default;
+  // raddr 35: the next varying's partial value per element, A * (x - x0) + B * (y - y0), and its C (r5 gets it at
+  // the end of the instruction; the shader computes partial * W + C). False: the shader reads more varyings than
+  // its shader record declares (`error` says so).
+  virtual bool next_varying(Vector& partial, Vector& c, std::string& error) = 0;
+  // raddr 41 (A: pixel X, B: pixel Y, integers) and 42 (A: the multisample mask, B: the reverse flag of a back face).
+  virtual Vector pixel_coordinate(bool y) const = 0;
+  virtual Vector ms_or_reverse(bool reverse) const = 0;
+  // The scoreboard: a shader's tile buffer accesses wait until the shaders of earlier primitives on the same pixels
+  // have released it (sig 4, or implicitly at the first access; false: wait). Each shader releases it once: at sig 5
+  // or at its end, whichever comes first, whether or not it acquired it.
+  virtual bool scoreboard_acquire() = 0;
+  virtual void scoreboard_release() = 0;
+  // Tile buffer writes: waddr 43 stencil setup, 44 Z, 45 colour per sample, 46 colour of every sample, 47 alpha
+  // mask, for the `enabled` elements (a conditional write is a discard). False: `error` says why.
+  virtual bool tlb_write(std::uint32_t address, const Vector& value, const std::array<bool, 16>& enabled,
+                         std::string& error) = 0;
+  // Tile buffer loads into r4: signal 7 coverage, 8 colour, 9 colour with the last-load flag, 12 alpha mask.
+  virtual bool tlb_load(std::uint32_t signal, Vector& value, std::string& error) = 0;
+};
+
 // When the QPU's slow units deliver, in V3D cycles (all 0: at once, for functional use). None of these is published:
 // docs/vc4-qpu.md states each default.
 struct QpuTiming {
@@ -71,13 +99,19 @@ class Qpu {
   enum class Step { kIssued, kStalled, kEnded, kError };
   // What a stalled instruction waits for: another QPU (a semaphore, the mutex) or its own slow units (TMU data, a DMA
   // transfer).
-  enum class Stall { kNone, kSemaphore, kMutex, kTmu, kDma };
+  enum class Stall { kNone, kSemaphore, kMutex, kTmu, kDma, kScoreboard };
 
   Qpu(unsigned number, QpuEnvironment& env, const QpuTiming& timing = {});
 
   // Starts a program at `pc` with its uniforms at `uniforms` (a user program: SRQPC / SRQUA). Registers keep their
   // values; flags and pending results are cleared.
   void start(std::uint32_t pc, std::uint32_t uniforms);
+  // Starts a fragment shader for a batch of 16 fragments: ra15 = W and rb15 = Z (24-bit integers) as the payload,
+  // the varyings, pixel coordinates and tile buffer through `fragments` until the program ends. Thread switches are
+  // no-ops: each shader runs to its end alone on its QPU (a threaded shader's two halves never share a QPU).
+  void start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort& fragments, const Vector& w,
+                      const Vector& z);
+  bool shading() const { return fragments_ != nullptr; }
   // Issues the next instruction at V3D cycle `now` (non-decreasing from call to call): kIssued, kStalled (it waits
   // for a semaphore, the mutex, TMU data or a DMA transfer: nothing changed; step again later), kEnded (the program
   // end's last delay slot issued) or kError (error() says why; the QPU stops).
@@ -135,6 +169,11 @@ class Qpu {
   void commit_pending_writes();
   std::string where() const;
   bool dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const;
+  // A fragment shader's instruction that reaches the tile buffer (a TLB write or load, or sig 4) waits for the
+  // scoreboard first; false: it must stall.
+  bool scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes);
+  bool fragment_input(std::uint32_t address, bool file_b, Vector& value);
+  void release_scoreboard();
 
   unsigned number_;
   QpuEnvironment& env_;
@@ -165,6 +204,10 @@ class Qpu {
   unsigned sfu_countdown_ = 0;
   Vector sfu_result_{};
   bool mutex_held_ = false;
+  FragmentPort* fragments_ = nullptr;  // while a fragment shader runs
+  bool scoreboard_held_ = false, scoreboard_released_ = false;
+  bool varying_pending_ = false;  // a varying's C lands in r5 at the end of the instruction
+  Vector varying_c_{};
   bool tmu_noswap_ = false;
   VpmPort vpm_port_;
   struct TmuResult {
