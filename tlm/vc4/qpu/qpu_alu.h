@@ -8,9 +8,9 @@
 #include <array>
 #include <cstdint>
 
-namespace gpuvp::vc4::qpu {
+#include "tlm/vc4/qpu/qpu_vector.h"
 
-using Vector = std::array<std::uint32_t, 16>;
+namespace gpuvp::vc4::qpu {
 
 struct AluResult {
   std::uint32_t value = 0;

@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <string>
 
-namespace gpuvp::vc4::qpu {
+#include "tlm/vc4/qpu/qpu_vector.h"
 
-using Vector = std::array<std::uint32_t, 16>;
+namespace gpuvp::vc4::qpu {
 
 // The VPM's storage: rows of 16 32-bit words; DMA addresses reach 128 rows (Y[6:0]).
 struct Vpm {
