@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 # Debian 12 packages the build needs (see README).
 PACKAGES=(cmake make g++ pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          googletest libgtest-dev libgmock-dev libbenchmark-dev
+          libpng-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
           verilator yosys libunicorn-dev libcapstone-dev gcc-multilib libssl-dev gdb clang-format clang-tidy
           clang libclang-rt-14-dev
           libigc-tools intel-opencl-icd clinfo clpeak ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)

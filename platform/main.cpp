@@ -28,6 +28,7 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --config base.yaml --config fast.yaml --set gen.clock_hz=1.2GHz
   gpuvp run --set dram.size=4GiB --set sim.quantum_ns=100 --stats stats.json --trace trace.json
   gpuvp run --stats - | jq .stats         statistics as JSON on stdout (the summary goes to stderr)
+  gpuvp --dump-fb frame.png               run the demo, then write the vc4 frame it rendered as a PNG
   gpuvp info --json                       memory map, blocks and register tables for machines
   gpuvp disasm k_Gen9core.bin             EU instructions of an ocloc binary's kernels in IGA syntax
   gpuvp disasm --gen 8 kernel.raw         raw Gen8 instruction bytes
@@ -116,6 +117,8 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--aub-dump-dir", run.aub_dump_dir,
                       "directory for the AUB's own dump records (NEO AUBDumpBufferFormat=BIN): aub-dump-N-ADDRESS.bin");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
+  run_cmd->add_option("--dump-fb", run.dump_fb,
+                      "after the run write the last frame the vc4 tile renderer stored to this file as a PNG");
   exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
 
   std::vector<std::string> info_configs;

@@ -1,5 +1,7 @@
 #include "platform/platform.h"
 
+#include <algorithm>
+
 #include "hw/gen/gtt_regs.h"
 #include "rtl/rtl_ring_pointer.h"
 #include "tlm/core/report.h"
@@ -68,6 +70,19 @@ core::InterruptLine* Platform::find_irq(const std::string& name_or_index) const 
   std::uint64_t index;
   if (core::parse_u64(name_or_index, index) && index < host_irqs_.size()) return host_irqs_[index].second;
   return nullptr;
+}
+
+bool Platform::debug_read_dram(std::uint64_t address, void* data, std::uint64_t len) {
+  if (map_.find(address, len) == nullptr) return false;
+  auto* bytes = static_cast<unsigned char*>(data);
+  // transport_dbg takes an unsigned length: chunks of 1 GiB.
+  constexpr std::uint64_t kChunk = 1ULL << 30;
+  for (std::uint64_t done = 0; done < len;) {
+    const auto n = static_cast<unsigned>(std::min(len - done, kChunk));
+    if (host_.debug_read(address + done, bytes + done, n) != n) return false;
+    done += n;
+  }
+  return true;
 }
 
 nlohmann::json Platform::describe() const {

@@ -43,6 +43,10 @@ class Platform : public sc_core::sc_module {
   // By name or by decimal index; nullptr if there is no such line.
   core::InterruptLine* find_irq(const std::string& name_or_index) const;
 
+  // Reads DRAM as a debugger does (transport_dbg from the host port: no simulated time, no statistics), e.g. to dump a
+  // frame buffer. False when [address, address + len) is not inside one DRAM range or the bus returns less.
+  bool debug_read_dram(std::uint64_t address, void* data, std::uint64_t len);
+
   // Memory map, blocks and their register tables.
   nlohmann::json describe() const;
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "platform/framebuffer_png.h"
 #include "tlm/core/host_poll.h"
 #include "tlm/core/report.h"
 
@@ -249,6 +250,46 @@ ScriptAnswer ScriptInterpreter::run(const std::vector<std::string>& w) {
       if (status != tlm::TLM_OK_RESPONSE) return access_error("load", addr + done, status);
       done += n;
     }
+    return ok();
+  }
+
+  if (cmd == "dump_png") {
+    if (!args(5, 6)) return usage("dump_png ADDR FORMAT WIDTH HEIGHT [STRIDE] FILE");
+    std::uint64_t addr;
+    if (!parse_number(w[1], addr)) return err("bad address '" + w[1] + "'");
+    FramebufferImage image;
+    if (!parse_framebuffer_format(w[2], image)) {
+      return err("unknown format '" + w[2] + "' (" + kFramebufferFormatNames + ")");
+    }
+    const std::string max_side = std::to_string(vc4::kMaxSurfaceSide);
+    std::uint64_t width, height;
+    if (!parse_number(w[3], width) || width == 0 || width > vc4::kMaxSurfaceSide) {
+      return err("bad width '" + w[3] + "' (1.." + max_side + ", the largest vc4 surface)");
+    }
+    if (!parse_number(w[4], height) || height == 0 || height > vc4::kMaxSurfaceSide) {
+      return err("bad height '" + w[4] + "' (1.." + max_side + ", the largest vc4 surface)");
+    }
+    image.width = static_cast<std::uint32_t>(width);
+    image.height = static_cast<std::uint32_t>(height);
+    if (w.size() == 7) {
+      if (!parse_number(w[5], image.stride) || image.stride == 0) return err("bad stride '" + w[5] + "'");
+    }
+    if (std::string why = check_framebuffer(image); !why.empty()) return err(why);
+    const std::uint64_t span = framebuffer_span(image);
+    if (addr > ~0ULL - span || platform_.memory_map().find(addr, span) == nullptr) {
+      return err("the " + describe_framebuffer(image) + " image at " + core::format_hex(addr) + " (" +
+                 std::to_string(span) + " bytes) is not inside DRAM");
+    }
+    std::string path = w.back();
+    if (!base_dir_.empty() && path[0] != '/') path = base_dir_ + "/" + path;
+    // Debug reads: the picture is an observation, not a CPU's accesses, and takes no simulated time.
+    const std::string why = write_framebuffer_png(
+        image,
+        [&](std::uint64_t offset, std::uint8_t* data, std::size_t len) {
+          return platform_.debug_read_dram(addr + offset, data, len);
+        },
+        path);
+    if (!why.empty()) return err(why);
     return ok();
   }
 

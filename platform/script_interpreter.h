@@ -10,6 +10,8 @@
 //   pollb|pollw|polll|pollq ADDR VALUE [MASK] TIMEOUT_NS  -> OK TIME_NS when (value & MASK) == VALUE, or ERR on
 //                                               time-out (reads every host.poll_interval_ns, core::poll)
 //   irq_intercept_in                            -> OK; from then on "IRQ raise N" / "IRQ lower N" notices
+//   dump_png ADDR FORMAT WIDTH HEIGHT [STRIDE] FILE  -> OK: memory holding a vc4 colour buffer (rgba8888, bgr565, -t
+//                                               T-format, -lt LT) as a PNG file (platform/framebuffer_png.h)
 // '#' starts a comment; numbers are 0x hex or decimal.
 #pragma once
 

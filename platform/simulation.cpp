@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -18,6 +19,7 @@
 #include "firmware/tools/guc_image.h"
 #include "platform/aub_replay.h"
 #include "platform/child_process.h"
+#include "platform/framebuffer_png.h"
 #include "platform/platform.h"
 #include "platform/progress_monitor.h"
 #include "platform/script_runner.h"
@@ -136,6 +138,55 @@ int dump_demo(const RunOptions& options, const PlatformParams& params, std::ostr
   }
   if (!options.quiet) out << "demo script written to " << options.dump_demo << " (run it: gpuvp run --script FILE)\n";
   return kExitOk;
+}
+
+// --dump-fb, checked before anything is built: a file that cannot be written fails fast with exit code 2.
+void check_dump_fb(const RunOptions& options, const PlatformParams& params) {
+  if (options.dump_fb.empty()) return;
+  const std::string& file = options.dump_fb;
+  if (!options.dump_demo.empty()) throw std::runtime_error("--dump-fb cannot be used with --dump-demo (nothing runs)");
+  if (!params.vc4.enabled) throw std::runtime_error("--dump-fb needs the vc4 GPU (vc4.enabled is false)");
+  namespace fs = std::filesystem;
+  const fs::path path(file);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error("--dump-fb '" + file + "' is a directory");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error("--dump-fb '" + file + "': no directory '" + dir.string() + "'");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw std::runtime_error("--dump-fb '" + file + "': directory '" + dir.string() + "' is not writable");
+  }
+}
+
+// --dump-fb after the run: the frame the vc4 tile renderer stored last (its TILE_RENDERING_MODE_CONFIG's address,
+// size, format and layout), read as a debugger would. Empty, or a one-line error; `written` describes the frame.
+std::string dump_frame(Platform& platform, const std::string& file, std::string& written) {
+  if (platform.v3d() == nullptr) return "--dump-fb: the platform has no vc4 GPU";
+  const std::optional<vc4::StoredFrame>& frame = platform.v3d()->renderer().last_frame();
+  if (!frame) {
+    return "--dump-fb: the vc4 tile renderer stored no frame in this run (no STORE_MS_TILE_BUFFER wrote memory)";
+  }
+  FramebufferImage image;
+  image.format = frame->format;
+  image.layout = frame->layout;
+  image.width = frame->width;
+  image.height = frame->height;
+  image.stride = frame->layout == vc4::MemoryLayout::kLinear ? frame->stride : 0;
+  const std::string what = describe_framebuffer(image) + " at " + core::format_hex(frame->address);
+  if (std::string why = check_framebuffer(image); !why.empty()) {
+    return "--dump-fb: the last frame, " + what + ": " + why;
+  }
+  const std::uint32_t address = frame->address;
+  const std::string why = write_framebuffer_png(
+      image,
+      [&platform, address](std::uint64_t offset, std::uint8_t* data, std::size_t len) {
+        return platform.debug_read_dram(address + offset, data, len);
+      },
+      file);
+  if (!why.empty()) return "--dump-fb: the last frame, " + what + ": " + why;
+  written = what;
+  return {};
 }
 
 // What --stats writes (README "Statistics and timeline"): what produced the numbers (command line, configuration),
@@ -300,6 +351,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   const bool neo = exec || !options.aub.empty();
   PlatformParams params =
       load_platform_params(options.config_files, options.overrides, neo ? neo_defaults : std::vector<std::string>{});
+  check_dump_fb(options, params);
   if (!options.dump_demo.empty()) return dump_demo(options, params, out);
   prepare_kernel(options.verbose);
 
@@ -404,6 +456,9 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
       if (!dump_error.empty()) break;
     }
   }
+  // The frame, whatever the outcome: a failed run's last frame is what a debugging user wants to see.
+  std::string frame_error, frame_written;
+  if (!options.dump_fb.empty()) frame_error = dump_frame(platform, options.dump_fb, frame_written);
   const core::Picoseconds sim_ps = core::now_ps();
   core::stats().finish_run(sim_ps);
   core::timeline().close();
@@ -510,6 +565,7 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     if (!options.trace_file.empty()) {
       summary << "  trace:          " << options.trace_file << " (open in ui.perfetto.dev or chrome://tracing)\n";
     }
+    if (!frame_written.empty()) summary << "  frame:          " << options.dump_fb << " (" << frame_written << ")\n";
   }
   out.flush();
   summary.flush();
@@ -526,6 +582,12 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
     return kExitBadInput;
   } else if (runner.failed()) {
     std::cerr << "gpuvp: " << runner.failure() << '\n';
+  }
+  if (!frame_error.empty()) {
+    // Asked for a picture the run did not leave (or a file that cannot be written): the run's own failure, if any,
+    // keeps its exit code.
+    std::cerr << "gpuvp: error: " << frame_error << '\n';
+    if (status == kExitOk) return kExitBadInput;
   }
   return status;
 }

@@ -32,6 +32,7 @@ struct RunOptions {
   double max_wall_time_s = 0;             // --max-wall-time: > 0 ends the run after this much host time
   std::vector<std::string> command_line;  // as typed, recorded in the stats file
   std::string dump_demo;                  // write the demo script for this configuration here instead of running
+  std::string dump_fb;                    // after the run: the vc4 tile renderer's last stored frame as a PNG file
   // The embedded demo (run without --script or --qtest, and what --dump-demo writes). The gpuvp executable sets it
   // (platform/demo/); without it such a run is an error.
   WorkloadScript default_workload;

@@ -21,6 +21,7 @@
 #include "hw/gen/guc_regs.h"
 #include "hw/gen/mi_commands.h"
 #include "hw/vc4/packets.h"
+#include "hw/vc4/surface.h"
 #include "hw/vc4/v3d_regs.h"
 #include "platform/platform.h"
 
@@ -291,6 +292,34 @@ TEST(Vc4Definitions, EncodersWriteWholePacketsLittleEndian) {
   std::vector<std::uint8_t> cl;
   pk::tile_rendering_mode_config(cl, 0x12345678, 256, 128, 0x0004);
   EXPECT_EQ(cl, (std::vector<std::uint8_t>{113, 0x78, 0x56, 0x34, 0x12, 0x00, 0x01, 0x80, 0x00, 0x04, 0x00}));
+}
+
+TEST(Vc4Definitions, SurfaceFormatsAndLayoutsAreLinuxVc4s) {
+  // vc4_packet.h: VC4_RENDER_CONFIG_FORMAT_BGR565_DITHERED 0, _RGBA8888 1, _BGR565 2;
+  // VC4_LOADSTORE_TILE_BUFFER_RGBA8888 0, _BGR565_DITHER 1, _BGR565 2; VC4_TILING_FORMAT_LINEAR 0, _T 1, _LT 2.
+  // vc4_validate.c utile_width/utile_height: 8x4 pixels at 2 bytes, 4x4 at 4 bytes.
+  vc4::ColorFormat f = vc4::ColorFormat::kRgba8888;
+  ASSERT_TRUE(vc4::config_color_format(0, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kBgr565Dithered);
+  ASSERT_TRUE(vc4::config_color_format(1, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kRgba8888);
+  ASSERT_TRUE(vc4::config_color_format(2, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kBgr565);
+  EXPECT_FALSE(vc4::config_color_format(3, f));
+  ASSERT_TRUE(vc4::general_color_format(0, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kRgba8888);
+  ASSERT_TRUE(vc4::general_color_format(1, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kBgr565Dithered);
+  ASSERT_TRUE(vc4::general_color_format(2, f));
+  EXPECT_EQ(f, vc4::ColorFormat::kBgr565);
+  EXPECT_FALSE(vc4::general_color_format(3, f));
+  EXPECT_EQ(static_cast<unsigned>(vc4::MemoryLayout::kLinear), 0u);
+  EXPECT_EQ(static_cast<unsigned>(vc4::MemoryLayout::kT), 1u);
+  EXPECT_EQ(static_cast<unsigned>(vc4::MemoryLayout::kLt), 2u);
+  EXPECT_EQ(vc4::micro_tile_width(2), 8u);
+  EXPECT_EQ(vc4::micro_tile_height(2), 4u);
+  EXPECT_EQ(vc4::micro_tile_width(4), 4u);
+  EXPECT_EQ(vc4::micro_tile_height(4), 4u);
 }
 
 // The model's register tables at the same literal offsets (the names are the model's).

@@ -130,7 +130,7 @@ class ReadmeRunning : public ::testing::Test {
 
 TEST_F(ReadmeRunning, TheSectionListsTheCommandsThisTestKnows) {
   // Every line is a gpuvp command; a new line in the README needs its check here.
-  ASSERT_EQ(commands_.size(), 14u);
+  ASSERT_EQ(commands_.size(), 15u);
   for (const auto& c : commands_) EXPECT_EQ(c.rfind("gpuvp", 0), 0u) << c;
 }
 
@@ -236,6 +236,10 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
       EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
     } else if (args.find("--dump-demo demo.gpuvp") != std::string::npos) {
       EXPECT_NE(slurp("demo.gpuvp").find("polll "), std::string::npos);
+    } else if (args.find("--dump-fb frame.png") != std::string::npos) {
+      // The demo's 256x128 frame (test_framebuffer_png reads its pixels): a PNG, named in the summary.
+      EXPECT_EQ(slurp("frame.png").compare(0, 8, "\x89PNG\r\n\x1a\n"), 0);
+      EXPECT_NE(r.out.find("frame:          frame.png (256x128 RGBA8888 raster at "), std::string::npos) << r.out;
     } else if (args.find("--stats stats.json --stats-interval 10000") != std::string::npos) {
       const auto doc = nlohmann::json::parse(slurp("stats.json"));
       EXPECT_EQ(doc["series"]["interval_ps"], 10'000'000);
@@ -249,7 +253,7 @@ TEST_F(ReadmeRunning, EveryCommandWorksAsShown) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 14u);
+  EXPECT_EQ(checked, 15u);
 }
 
 }  // namespace

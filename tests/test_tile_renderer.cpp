@@ -408,6 +408,69 @@ TEST_F(Renderer, DecimatedStoresOfPartialTilesUseTheDecimatedFrameStride) {
   EXPECT_EQ(word(kOut + 16 * 80 + 20 * 4), 0xEEEEEEEEu);  // right of the frame (next row's start is 16 * 80 + 80)
 }
 
+// The frame `gpuvp --dump-fb` writes: what STORE_MS_TILE_BUFFER stored, described by the configuration in effect.
+TEST_F(Renderer, MultisampleStoresRecordTheFrameTheyWrote) {
+  EXPECT_FALSE(v3d_.renderer().last_frame().has_value());
+  List l{kList, {}};
+  clear_colors(l, 0xFF336699);
+  render_config(l, kFrame, 100, 70, 2 << 2);  // BGR565, 2x2 tiles
+  for (std::uint8_t y = 0; y < 2; ++y)
+    for (std::uint8_t x = 0; x < 2; ++x)
+      tile(l, x, y).op(x == 1 && y == 1 ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+  run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dRfc), 1u); });
+  const auto& frame = v3d_.renderer().last_frame();
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->address, kFrame);
+  EXPECT_EQ(frame->width, 100u);
+  EXPECT_EQ(frame->height, 70u);
+  EXPECT_EQ(frame->stride, 200u);
+  EXPECT_EQ(frame->format, vc4::ColorFormat::kBgr565);
+  EXPECT_EQ(frame->layout, vc4::MemoryLayout::kLinear);
+}
+
+TEST_F(Renderer, ADecimatedFrameIsRecordedAtItsStoredSize) {
+  // Decimate 4x without multisampling: 100x70 is stored as 50x35 (rounded up), BGR565 dithered, stride 100.
+  List l{kList, {}};
+  render_config(l, kFrame, 100, 70, 0 << 2 | 1 << 4);
+  tile(l, 0, 0).op(pk::kStoreMsTileBufferAndEof);
+  run(l);
+  const auto& frame = v3d_.renderer().last_frame();
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->width, 50u);
+  EXPECT_EQ(frame->height, 35u);
+  EXPECT_EQ(frame->stride, 100u);
+  EXPECT_EQ(frame->format, vc4::ColorFormat::kBgr565Dithered);
+}
+
+TEST_F(Renderer, GeneralStoresAndLaterConfigurationsLeaveTheRecordedFrame) {
+  // A general colour store has its own address and format: not the frame. A configuration nothing stored into does
+  // not replace the frame that was stored.
+  constexpr std::uint32_t kOther = 0x300000;
+  List l{kList, {}};
+  render_config(l, kFrame, 64, 64, 0x0004);
+  tile(l, 0, 0).op(pk::kStoreMsTileBuffer);
+  render_config(l, kOther, 128, 32, 2 << 2);
+  tile(l, 1, 0);
+  store_general(l, 1 | 2 << 8, kOther);
+  run(l);
+  const auto& frame = v3d_.renderer().last_frame();
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->address, kFrame);
+  EXPECT_EQ(frame->width, 64u);
+  EXPECT_EQ(frame->height, 64u);
+  EXPECT_EQ(frame->stride, 256u);
+  EXPECT_EQ(frame->format, vc4::ColorFormat::kRgba8888);
+}
+
+TEST_F(Renderer, GeneralStoresAloneRecordNoFrame) {
+  List l{kList, {}};
+  render_config(l, kFrame, 64, 64, 0x0004);
+  tile(l, 0, 0);
+  store_general(l, 1, kFrame);
+  run(l);
+  EXPECT_FALSE(v3d_.renderer().last_frame().has_value());
+}
+
 TEST_F(Renderer, StoreTimeFollowsTheBytesStored) {
   // 64 rows of 256 bytes at 16 bytes per cycle: at least 1024 V3D cycles (4.1 us at 250 MHz) per tile store.
   List l{kList, {}};

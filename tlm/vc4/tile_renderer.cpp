@@ -10,16 +10,6 @@ namespace {
 
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
 
-// 0xAARRGGBB -> BGR565 (red in bits 15:11, green 10:5, blue 4:0) and back (vc4's "BGR565" is Mesa's
-// PIPE_FORMAT_B5G6R5_UNORM: blue in the low bits).
-std::uint16_t to_565(std::uint32_t c) {
-  return static_cast<std::uint16_t>(((c >> 19) & 0x1F) << 11 | ((c >> 10) & 0x3F) << 5 | ((c >> 3) & 0x1F));
-}
-std::uint32_t from_565(std::uint16_t p) {
-  const std::uint32_t r = (p >> 11) & 0x1F, g = (p >> 5) & 0x3F, b = p & 0x1F;
-  return 0xFF000000u | ((r << 3) | (r >> 2)) << 16 | ((g << 2) | (g >> 4)) << 8 | ((b << 3) | (b >> 2));
-}
-
 }  // namespace
 
 TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParams& params,
@@ -109,8 +99,10 @@ UnitResult TileRenderer::configure(const StatePacket& p) {
     return UnitResult::error("TILE_RENDERING_MODE_CONFIG with a " + std::to_string(width) + "x" +
                              std::to_string(height) + " frame");
   }
-  const unsigned format = (flags >> kConfigFormatShift) & 3;
-  if (format == 3) return UnitResult::error("TILE_RENDERING_MODE_CONFIG colour format 3 is undefined");
+  ColorFormat format = ColorFormat::kRgba8888;
+  if (!config_color_format((flags >> kConfigFormatShift) & 3, format)) {
+    return UnitResult::error("TILE_RENDERING_MODE_CONFIG colour format 3 is undefined");
+  }
   if (flags & kConfig64BitColor) {
     return UnitResult::error("TILE_RENDERING_MODE_CONFIG 64-bit (HDR) colour is not modelled");
   }
@@ -198,17 +190,24 @@ std::size_t TileRenderer::grid_index(unsigned x, unsigned y, unsigned s) const {
   return static_cast<std::size_t>(2 * y + (s >> 1)) * kGrid + 2 * x + (s & 1);
 }
 
-UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, unsigned block,
-                                      UnitContext& ctx) {
+void TileRenderer::stored_extent(unsigned block, unsigned& out_tile, unsigned& out_w, unsigned& out_h) const {
   // The stored image: pixels (sample 0) in sample mode, else one pixel per block x block grid samples (see the
   // header). Its size and stride follow the frame's extent in that unit.
   const bool ms = samples() == 4;
-  unsigned out_tile = tile_px_, out_w = width_, out_h = height_;
+  out_tile = tile_px_;
+  out_w = width_;
+  out_h = height_;
   if (block != 0) {
     out_tile = kGrid / block;
     out_w = ((ms ? 2 * width_ : width_) + block - 1) / block;
     out_h = ((ms ? 2 * height_ : height_) + block - 1) / block;
   }
+}
+
+UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, unsigned block,
+                                      UnitContext& ctx) {
+  unsigned out_tile = 0, out_w = 0, out_h = 0;
+  stored_extent(block, out_tile, out_w, out_h);
   const unsigned x0 = tile_x_ * out_tile, y0 = tile_y_ * out_tile;
   const unsigned w = std::min(out_tile, out_w - std::min(out_w, x0));
   const unsigned h = std::min(out_tile, out_h - std::min(out_h, y0));
@@ -232,7 +231,7 @@ UnitResult TileRenderer::store_raster(Buffer buffer, std::uint32_t base, unsigne
     for (unsigned x = 0; x < w; ++x) {
       const std::uint32_t v = block == 0 ? src[grid_index(x, y, 0)] : average(x * block, y * block);
       if (bpp == 2) {
-        const std::uint16_t p = to_565(v);
+        const std::uint16_t p = argb_to_bgr565(v);
         row_[2 * x] = static_cast<std::uint8_t>(p);
         row_[2 * x + 1] = static_cast<std::uint8_t>(p >> 8);
       } else {
@@ -266,7 +265,7 @@ UnitResult TileRenderer::load_raster(Buffer buffer, std::uint32_t base, unsigned
                                (message.empty() ? "load beyond the 32-bit bus" : message));
     }
     for (unsigned x = 0; x < w; ++x) {
-      const std::uint32_t v = bpp == 2 ? from_565(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8))
+      const std::uint32_t v = bpp == 2 ? bgr565_to_argb(static_cast<std::uint16_t>(row_[2 * x] | row_[2 * x + 1] << 8))
                                        : static_cast<std::uint32_t>(row_[4 * x]) |
                                              static_cast<std::uint32_t>(row_[4 * x + 1]) << 8 |
                                              static_cast<std::uint32_t>(row_[4 * x + 2]) << 16 |
@@ -445,14 +444,21 @@ UnitResult TileRenderer::store_ms(UnitContext& ctx) {
   // header), to the frame buffer of TILE_RENDERING_MODE_CONFIG in its format (0 BGR565 dithered, 1 RGBA8888,
   // 2 BGR565), then the clear.
   if (!configured_) return need_config("STORE_MS_TILE_BUFFER");
-  const unsigned format = (flags_ >> kConfigFormatShift) & 3;
+  ColorFormat format = ColorFormat::kRgba8888;
+  config_color_format((flags_ >> kConfigFormatShift) & 3, format);  // checked by configure()
   const unsigned decimate = (flags_ >> kConfigDecimateShift) & 3;
-  UnitResult r = store_raster(Buffer::kColor, frame_address_, format == 1 ? 4 : 2,
-                              decimate == 0   ? 0
-                              : decimate == 1 ? 2
-                                              : 4,
-                              ctx);
+  const unsigned block = decimate == 0 ? 0 : decimate == 1 ? 2 : 4;
+  UnitResult r = store_raster(Buffer::kColor, frame_address_, bytes_per_pixel(format), block, ctx);
   if (r.kind != UnitResult::Kind::kDone) return r;
+  // What the frame buffer now holds, for a host that dumps it (--dump-fb).
+  StoredFrame frame;
+  unsigned out_tile = 0;
+  stored_extent(block, out_tile, frame.width, frame.height);
+  frame.address = frame_address_;
+  frame.stride = frame.width * bytes_per_pixel(format);
+  frame.format = format;
+  frame.layout = static_cast<MemoryLayout>((flags_ >> kConfigMemFormatShift) & 3);  // linear: configure() checked
+  last_frame_ = frame;
   clear(true, true);
   return UnitResult::done();
 }

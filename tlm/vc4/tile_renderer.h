@@ -37,10 +37,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <systemc>
 #include <vector>
 
+#include "hw/vc4/surface.h"
 #include "tlm/core/config.h"
 #include "tlm/core/initiator.h"
 #include "tlm/core/stats.h"
@@ -66,6 +68,17 @@ struct TileRendererServices {
   core::Initiator& memory;
   const core::ClockDomain& clock;
   std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
+};
+
+// The colour buffer STORE_MS_TILE_BUFFER(_AND_EOF) last wrote: the frame of the TILE_RENDERING_MODE_CONFIG in effect,
+// as stored (a decimated store writes fewer pixels than the frame has). What `gpuvp --dump-fb` writes as a PNG.
+struct StoredFrame {
+  std::uint32_t address = 0;
+  unsigned width = 0;  // stored pixels
+  unsigned height = 0;
+  std::uint32_t stride = 0;  // bytes per row
+  ColorFormat format = ColorFormat::kRgba8888;
+  MemoryLayout layout = MemoryLayout::kLinear;
 };
 
 // TILE_RENDERING_MODE_CONFIG flags and the load/store field bits: TileBufferFields in hw/vc4/packets.h.
@@ -96,6 +109,9 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   // The primitives the current tile received (since its TILE_COORDINATES), decoded.
   const std::vector<compressed::Primitive>& tile_primitives() const { return tile_primitives_; }
   std::uint64_t tiles_stored() const { return stores_.value; }
+  // The frame of the last STORE_MS_TILE_BUFFER that wrote memory; empty before any. Kept across thread resets: it
+  // describes memory, not the renderer's state.
+  const std::optional<StoredFrame>& last_frame() const { return last_frame_; }
   std::uint64_t primitives_not_shaded() const { return not_shaded_.value; }
 
  private:
@@ -118,6 +134,8 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   // Raster transfer of one buffer of the current tile; bpp 2 (BGR565) or 4. `block` is the decimation's side in grid
   // samples: 0 sample mode, 2 decimate 4x, 4 decimate 16x.
   UnitResult store_raster(Buffer buffer, std::uint32_t base, unsigned bpp, unsigned block, UnitContext& ctx);
+  // The stored image of a store with that decimation block: pixels per tile side, image width and height.
+  void stored_extent(unsigned block, unsigned& out_tile, unsigned& out_w, unsigned& out_h) const;
   std::size_t grid_index(unsigned x, unsigned y, unsigned s) const;
   UnitResult load_raster(Buffer buffer, std::uint32_t base, unsigned bpp, UnitContext& ctx);
   UnitResult store_full(Buffer buffer, std::uint32_t address, UnitContext& ctx);
@@ -149,6 +167,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::vector<std::uint8_t> row_;
   std::vector<compressed::Primitive> tile_primitives_;
   bool warned_not_shaded_ = false;
+  std::optional<StoredFrame> last_frame_;
 
   core::StatsGroup stats_;
   core::Counter& tiles_;
