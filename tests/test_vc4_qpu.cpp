@@ -7,9 +7,11 @@
 // script through the executable.
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 #include <gtest/gtest.h>
 
+#include "hw/vc4/qpu_isa.h"
 #include "hw/vc4/v3d_regs.h"
 #include "platform/platform.h"
 #include "tb/host/vc4_driver.h"
@@ -17,6 +19,8 @@
 #include "tests/support/sc_test.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/qpu/qpu_assembler.h"
+#include "tlm/vc4/qpu_scheduler.h"
+#include "tlm/vc4/v3d.h"
 
 using namespace gpuvp;
 using host::Vc4Driver;
@@ -562,6 +566,93 @@ TEST(Vc4Qpu, TheSameProgramsAsAHostScriptThroughTheExecutable) {
   test::ProcessResult r = test::run_gpuvp("run --script " + path);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.find("ERR"), std::string::npos) << r.out;
+}
+
+// Fragment shader batches as the tile renderer's front end queues them: each interpolates a varying with the payload's
+// W and writes it as the colour. The ports grant the scoreboard in queue order (as the front end orders overlapping
+// primitives); SQRSV's FS bits keep the batches off QPUs 0-10, so all five run on QPU 11, one after another, and no
+// user program's count moves.
+TEST(Vc4Qpu, FragmentShaderBatchesRunOnTheQpusTheirReservationsAllow) {
+  struct Shared {
+    unsigned turn = 0;
+    std::vector<unsigned> colour_writes;  // job numbers, in write order
+  };
+  class Port : public vc4::qpu::FragmentPort {
+   public:
+    Port(unsigned job, Shared& shared) : job_(job), shared_(shared) {}
+    bool next_varying(vc4::qpu::Vector& partial, vc4::qpu::Vector& c, std::string&) override {
+      for (unsigned e = 0; e < 16; ++e) {
+        partial[e] = float_bits(static_cast<float>(e));
+        c[e] = float_bits(static_cast<float>(100 * job_));
+      }
+      return true;
+    }
+    vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
+    vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
+    bool scoreboard_acquire() override { return shared_.turn == job_; }
+    void scoreboard_release() override { ++shared_.turn; }
+    bool tlb_write(std::uint32_t address, const vc4::qpu::Vector& value, const std::array<bool, 16>&,
+                   std::string&) override {
+      if (address == vc4::qpu::kWriteTlbColorAll) {
+        shared_.colour_writes.push_back(job_);
+        colour = value;
+      }
+      return true;
+    }
+    bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
+    static std::uint32_t float_bits(float f) {
+      std::uint32_t u;
+      std::memcpy(&u, &f, 4);
+      return u;
+    }
+    vc4::qpu::Vector colour{};
+
+   private:
+    unsigned job_;
+    Shared& shared_;
+  };
+  Rig rig;
+  Shared shared;
+  std::vector<std::unique_ptr<Port>> ports;
+  std::vector<vc4::FragmentJob::Status> status(5);
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint64_t v3d = d.layout().v3d;
+    const std::uint32_t code = d.upload_qpu_code(assemble(R"(
+        mov r0, vary
+        fmul r1, r0, ra15
+        fadd tlb_color_all, r1, r5
+        sig_end nop
+        nop
+        sig_unlock_score nop
+    )"));
+    rig.port.write32(v3d + vc4::kV3dSqrsv0, 0x22222222);
+    rig.port.write32(v3d + vc4::kV3dSqrsv1, 0x00000222);
+    vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
+    for (unsigned j = 0; j < 5; ++j) {
+      ports.push_back(std::make_unique<Port>(j, shared));
+      vc4::FragmentJob job;
+      job.pc = code;
+      job.port = ports.back().get();
+      job.w.fill(Port::float_bits(2.0F));
+      job.status = &status[j];
+      qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
+    }
+    while (qpus.fragment_jobs_pending() > 0) sc_core::wait(qpus.fragments_done());
+  });
+  EXPECT_EQ(shared.colour_writes, (std::vector<unsigned>{0, 1, 2, 3, 4}));
+  for (unsigned j = 0; j < 5; ++j) {
+    EXPECT_TRUE(status[j].done) << j;
+    EXPECT_EQ(status[j].error, "") << j;
+    for (unsigned e = 0; e < 16; ++e) {
+      EXPECT_EQ(ports[j]->colour[e], Port::float_bits(static_cast<float>(2 * e + 100 * j))) << j << " " << e;
+    }
+  }
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.fragment_batches"), 5u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu11.instructions"), 5u * 6u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.qpu0.instructions"), 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.programs_completed"), 0u);
+  EXPECT_EQ(rig.port.read32(rig.driver.layout().v3d + vc4::kV3dSrqcs) >> 16, 0u);
 }
 
 // More QPUs than the V3D's registers have fields for is a configuration error: one line naming the keys, exit 2.

@@ -29,6 +29,7 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsign
       dma_load_words_(stats_.counter("dma_load_words", "words", "words the VCD's DMA loaded into the VPM")),
       dma_store_words_(stats_.counter("dma_store_words", "words", "words the VDW's DMA stored from the VPM")),
       tmu_requests_(stats_.counter("tmu_requests", "events", "TMU direct lookups (16 elements each)")),
+      fragment_batches_(stats_.counter("fragment_batches", "events", "fragment shader batches (16 fragments) run")),
       tmu_cache_hits_(
           stats_.counter("tmu_cache_hits", "lines", "64-byte lines TMU direct lookups found in their TMU's cache")),
       tmu_cache_misses_(stats_.counter("tmu_cache_misses", "lines",
@@ -53,6 +54,9 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsign
         &g.counter("tmu_stall_cycles", "cycles", "V3D cycles a load_tmu waited for its data (part of busy_cycles)");
     s.dma_stall_cycles = &g.counter("dma_stall_cycles", "cycles",
                                     "V3D cycles waiting for a VPM DMA transfer to end (part of busy_cycles)");
+    s.scoreboard_stall_cycles =
+        &g.counter("scoreboard_stall_cycles", "cycles",
+                   "V3D cycles a fragment shader waited for the scoreboard (part of busy_cycles)");
     s.programs = &g.counter("programs", "events", "programs that ran to their end on this QPU");
     s.track = core::timeline().track(std::string(this->name()) + ".qpu" + std::to_string(n));
     s.span = std::make_unique<core::OpenSpan>();
@@ -68,7 +72,7 @@ bool QpuScheduler::request(std::uint32_t pc, std::uint32_t uniforms, std::uint32
     queue_error_ = true;
     return false;
   }
-  queue_.push_back({pc, uniforms, uniforms_length, core::to_ps(sc_core::sc_time_stamp())});
+  queue_.push_back({pc, uniforms, uniforms_length, core::to_ps(sc_core::sc_time_stamp()), FragmentJob{}});
   made_count_ = (made_count_ + 1) & 0xFFU;
   ++requests_;
   kick();
@@ -104,12 +108,30 @@ void QpuScheduler::clear_tmu_caches(std::uint32_t slcactl) {
   }
 }
 
+void QpuScheduler::shade(const FragmentJob& job, core::Picoseconds at) {
+  fragment_queue_.push_back({job.pc, job.uniforms, 0, at, job});
+  ++fragment_pending_;
+  kick();
+}
+
 void QpuScheduler::dispatch() {
+  for (unsigned n = 0; n < qpus_.size() && !fragment_queue_.empty(); ++n) {
+    if (qpus_[n].busy || reserved(n, true)) continue;
+    const Request r = fragment_queue_.front();
+    fragment_queue_.pop_front();
+    start(n, r);
+  }
   for (unsigned n = 0; n < qpus_.size() && !queue_.empty(); ++n) {
-    Slot& s = qpus_[n];
-    if (s.busy || reserved(n)) continue;
+    if (qpus_[n].busy || reserved(n)) continue;
     const Request r = queue_.front();
     queue_.pop_front();
+    start(n, r);
+  }
+}
+
+void QpuScheduler::start(unsigned n, const Request& r) {
+  {
+    Slot& s = qpus_[n];
     s.busy = true;
     // Running ahead of the kernel (temporal decoupling), the scheduler may see a request after the time it was made:
     // the program starts then (its QPU catches up in the next round), so that its time does not depend on the
@@ -123,9 +145,15 @@ void QpuScheduler::dispatch() {
     s.first_instruction = s.core->instructions();
     s.code_line.invalidate();
     s.uniform_line.invalidate();
-    s.core->start(r.pc, r.uniforms);
+    s.fragment = r.fragment.status;
+    if (r.fragment.port != nullptr) {
+      s.core->start_fragment(r.pc, r.uniforms, *r.fragment.port, r.fragment.w, r.fragment.z);
+    } else {
+      s.core->start(r.pc, r.uniforms);
+    }
     ++running_;
-    s.span->begin(s.track, "program " + core::format_hex(r.pc, 8), engine_.now());
+    s.span->begin(s.track, (r.fragment.port != nullptr ? "fragments " : "program ") + core::format_hex(r.pc, 8),
+                  engine_.now());
   }
 }
 
@@ -136,7 +164,16 @@ void QpuScheduler::finish(unsigned n, bool completed) {
   --running_;
   s.span->end(engine_.now());
   if (mutex_owner_ == static_cast<int>(n)) mutex_owner_ = -1;  // a stopped program must not keep the others out
-  if (completed) {
+  if (s.core->shading()) {
+    // A fragment shader batch: its outcome goes to the front end, not to SRQCS's counts.
+    ++fragment_batches_;
+    if (s.fragment != nullptr) {
+      s.fragment->done = true;
+      s.fragment->error = completed ? std::string() : s.core->error().empty() ? "stopped" : s.core->error();
+    }
+    s.fragment = nullptr;
+    if (--fragment_pending_ == 0) fragments_done_.notify(sc_core::SC_ZERO_TIME);
+  } else if (completed) {
     completed_count_ = (completed_count_ + 1) & 0xFFU;
     ++completed_;
     ++*s.programs;
@@ -156,6 +193,8 @@ core::Counter* QpuScheduler::stall_counter(const Slot& s) {
       return s.tmu_stall_cycles;
     case qpu::Qpu::Stall::kDma:
       return s.dma_stall_cycles;
+    case qpu::Qpu::Stall::kScoreboard:
+      return s.scoreboard_stall_cycles;
     default:
       return s.semaphore_stall_cycles;
   }
@@ -166,12 +205,14 @@ bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
   if (stalled.empty() || stalled.size() != running_) return false;
   for (unsigned n : stalled) {
     const qpu::Qpu::Stall why = qpus_[n].core->stall();
-    if (why != qpu::Qpu::Stall::kSemaphore && why != qpu::Qpu::Stall::kMutex) return false;
-  }
-  if (!queue_.empty()) {
-    for (unsigned n = 0; n < qpus_.size(); ++n) {
-      if (!qpus_[n].busy && !reserved(n)) return false;
+    if (why != qpu::Qpu::Stall::kSemaphore && why != qpu::Qpu::Stall::kMutex && why != qpu::Qpu::Stall::kScoreboard) {
+      return false;
     }
+  }
+  for (unsigned n = 0; n < qpus_.size(); ++n) {
+    if (qpus_[n].busy) continue;
+    if (!queue_.empty() && !reserved(n)) return false;
+    if (!fragment_queue_.empty() && !reserved(n, true)) return false;
   }
   return true;
 }
@@ -201,7 +242,11 @@ void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
     std::uint64_t inst = 0;
     read_memory(q.pc(), &inst, 8);
     report += " QPU " + std::to_string(n) + " at " + core::format_hex(q.pc(), 8) + " '" + qpu::disassemble(inst) +
-              "' (" + (q.stall() == qpu::Qpu::Stall::kMutex ? "the mutex" : "a semaphore") + ");";
+              "' (" +
+              (q.stall() == qpu::Qpu::Stall::kMutex        ? "the mutex"
+               : q.stall() == qpu::Qpu::Stall::kScoreboard ? "the scoreboard"
+                                                           : "a semaphore") +
+              ");";
   }
   std::string counts;
   for (unsigned i = 0; i < semaphores_.size(); ++i) counts += (i ? "," : "") + std::to_string(semaphores_[i]);

@@ -78,6 +78,19 @@ struct QpuSchedulerServices {
   std::function<void(unsigned qpu)> host_interrupt;  // a QPU wrote host_int
 };
 
+// A batch of 16 fragments for a fragment shader (the tile renderer's front end): its code and uniforms, the port its
+// varyings, coordinates and tile buffer come through, the payload (W, Z), and where the outcome goes.
+struct FragmentJob {
+  struct Status {
+    bool done = false;
+    std::string error;  // empty: the shader ended normally
+  };
+  std::uint32_t pc = 0, uniforms = 0;
+  qpu::FragmentPort* port = nullptr;
+  qpu::Vector w{}, z{};
+  Status* status = nullptr;  // set when the shader ends or is stopped
+};
+
 class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
  public:
   QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsigned qpus_per_slice, const QpuSchedulerParams& params,
@@ -93,6 +106,12 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   void write_srqcs(std::uint32_t value);
   // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
   void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
+  // The front end queues a fragment shader batch at the caller's local time; batches start before queued user
+  // programs, on any QPU whose reservation nibble has bit 1 (FS) clear. The job's port and status must outlive it.
+  void shade(const FragmentJob& job, core::Picoseconds at);
+  // Fragment jobs queued or running; `fragments_done()` is notified when the count returns to 0.
+  unsigned fragment_jobs_pending() const { return fragment_pending_; }
+  const sc_core::sc_event& fragments_done() const { return fragments_done_; }
   // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
   void clear_tmu_caches(std::uint32_t slcactl);
 
@@ -121,13 +140,16 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     core::Counter* mutex_stall_cycles = nullptr;
     core::Counter* tmu_stall_cycles = nullptr;
     core::Counter* dma_stall_cycles = nullptr;
+    core::Counter* scoreboard_stall_cycles = nullptr;
+    FragmentJob::Status* fragment = nullptr;  // the running shader's, null for a user program
     core::Counter* programs = nullptr;
     int track = 0;
     std::unique_ptr<core::OpenSpan> span;
   };
   struct Request {
     std::uint32_t pc, uniforms, uniforms_length;
-    core::Picoseconds arrival_ps;  // when software wrote SRQPC
+    core::Picoseconds arrival_ps;  // when software wrote SRQPC (the front end queued the batch)
+    FragmentJob fragment;          // port set: a fragment shader batch
   };
 
   void run();
@@ -138,7 +160,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   static core::Counter* stall_counter(const Slot& s);
   // Sleeps until a request comes or the oldest program's time runs out; then the waiting QPUs are a deadlock.
   void sleep_while_waiting(const std::vector<unsigned>& stalled);
-  bool reserved(unsigned n) const { return ((reservations_ >> (4 * n)) & 1U) != 0; }
+  bool reserved(unsigned n, bool fragment = false) const {
+    return ((reservations_ >> (4 * n + (fragment ? 1 : 0))) & 1U) != 0;
+  }
+  void start(unsigned n, const Request& r);
   bool fetch_through(core::FetchLine& line, std::uint32_t address, void* data, unsigned bytes);
 
   // QpuEnvironment
@@ -170,6 +195,9 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   }
   std::vector<Slot> qpus_;
   std::deque<Request> queue_;
+  std::deque<Request> fragment_queue_;
+  unsigned fragment_pending_ = 0;
+  sc_core::sc_event fragments_done_;
   unsigned running_ = 0;
   std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock
   unsigned stepping_ = 0;    // the QPU whose instruction runs (for the environment's calls)
@@ -189,6 +217,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   core::Counter& dma_load_words_;
   core::Counter& dma_store_words_;
   core::Counter& tmu_requests_;
+  core::Counter& fragment_batches_;
   core::Counter& tmu_cache_hits_;
   core::Counter& tmu_cache_misses_;
   std::vector<core::StatsGroup> qpu_stats_;
