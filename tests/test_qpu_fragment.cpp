@@ -242,6 +242,42 @@ TEST(QpuFragment, ColourLoadsFillR4AndOtherTileBufferWritesPassThrough) {
   EXPECT_EQ(s.fragments.events, (std::vector<std::string>{"acquire", "load 8", "write 43", "write 47", "release"}));
 }
 
+// After its unlock a shader has handed the tile buffer on: a later access is an error, not an unordered write.
+TEST(QpuFragment, ATileBufferAccessAfterTheUnlockIsAnError) {
+  Shader s(R"(
+      sig_unlock_score nop
+      load_imm tlb_color_all, 1
+      sig_end nop
+      nop
+      nop
+  )");
+  s.start();
+  EXPECT_EQ(s.run(), -1);
+  EXPECT_NE(s.qpu.error().find("a tile buffer access after the scoreboard unlock"), std::string::npos) << s.qpu.error();
+  EXPECT_EQ(s.fragments.events, (std::vector<std::string>{"release"}));
+  EXPECT_TRUE(s.fragments.writes.empty());
+}
+
+// A taken branch's link written to the tile buffer is a tile buffer write like any other: it waits for the
+// scoreboard (fuzz_qpu found it reaching the port unguarded).
+TEST(QpuFragment, ABranchLinkIntoTheTileBufferWaitsForTheScoreboard) {
+  Shader s("sig_end nop\nnop\nnop\n");
+  BranchInstruction branch;  // always, relative, to the instruction after its delay slots
+  branch.waddr_add = kWriteTlbZ;
+  s.env.code.insert(s.env.code.begin(),
+                    {branch.encode(), AluInstruction{}.encode(), AluInstruction{}.encode(), AluInstruction{}.encode()});
+  s.fragments.scoreboard_free = false;
+  s.start();
+  EXPECT_EQ(s.qpu.step(0), Qpu::Step::kStalled);
+  EXPECT_EQ(s.qpu.stall(), Qpu::Stall::kScoreboard);
+  EXPECT_TRUE(s.fragments.writes.empty());
+  s.fragments.scoreboard_free = true;
+  EXPECT_EQ(s.run(), 7);
+  ASSERT_EQ(s.fragments.writes.size(), 1u);
+  EXPECT_EQ(s.fragments.writes[0].address, kWriteTlbZ);
+  EXPECT_EQ(s.fragments.writes[0].value[0], kCode + 32);  // the link: the address after the delay slots
+}
+
 TEST(QpuFragment, TooManyVaryingReadsEndTheShaderWithTheReason) {
   Shader s(R"(
       mov r0, vary
@@ -252,6 +288,7 @@ TEST(QpuFragment, TooManyVaryingReadsEndTheShaderWithTheReason) {
   s.start();
   EXPECT_EQ(s.run(), -1);
   EXPECT_NE(s.qpu.error().find("a varying read with all 0 read"), std::string::npos) << s.qpu.error();
+  EXPECT_EQ(s.fragments.events, (std::vector<std::string>{"release"}));  // a stopped shader lets the others on
 }
 
 // A user program (Qpu::start) has no fragments: each fragment-only register and signal ends it with the reason.

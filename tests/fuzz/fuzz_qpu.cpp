@@ -3,9 +3,13 @@
 // environment (semaphores, mutex, VPM, a 4 KiB memory window), one step each per round, at most 500 rounds. Bad
 // encodings, setups and addresses must be modelled errors, never a crash; every step is checked against what holds
 // for any program (CheckedCore::step) and every instruction run is disassembled.
-// Input: byte 0: the QPUs (bits 1:0: 2, 3, 4, 4); byte 1: P, instructions; byte 2: U, uniform words; bytes 3-6: QPU
-// i starts at instruction byte[3 + i] % P; bytes 7-10: its uniforms at word byte[7 + i]; then P 64-bit instructions
-// (bus address 0x1000) and U 32-bit uniforms (0x8000), little-endian; the rest: the memory window (bus address 0).
+// With bit 2 of byte 0 the QPUs run fragment shaders (Qpu::start_fragment) through ports that grant the scoreboard in
+// QPU order and give bits 5:3 varyings; a tile buffer access outside the scoreboard, a second release or a varying
+// past the count is a broken invariant.
+// Input: byte 0: the QPUs (bits 1:0: 2, 3, 4, 4), fragment mode (bit 2), varyings (bits 5:3); byte 1: P, instructions;
+// byte 2: U, uniform words; bytes 3-6: QPU i starts at instruction byte[3 + i] % P; bytes 7-10: its uniforms at word
+// byte[7 + i]; then P 64-bit instructions (bus address 0x1000) and U 32-bit uniforms (0x8000), little-endian; the rest:
+// the memory window (bus address 0).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -122,12 +126,86 @@ class SharedEnvironment final : public qpu::QpuEnvironment {
   unsigned host_interrupts_ = 0;
 };
 
+// The scoreboard's order: QPU n may take it once QPUs 0..n-1 have released it.
+struct ScoreboardTurn {
+  unsigned turn = 0;
+};
+
+// A fragment shader's port: values derived from its QPU number, the tile buffer's accesses checked against the
+// scoreboard the core must hold.
+class FuzzFragments final : public qpu::FragmentPort {
+ public:
+  FuzzFragments(unsigned number, unsigned varyings, ScoreboardTurn& turn)
+      : number_(number), varyings_(varyings), turn_(turn) {}
+
+  bool next_varying(qpu::Vector& partial, qpu::Vector& c, std::string& error) override {
+    if (read_ == varyings_) {
+      error = "a varying read past the record's " + std::to_string(varyings_);
+      return false;
+    }
+    for (unsigned e = 0; e < 16; ++e) {
+      partial[e] = 0x3F800000U + e + read_;  // 1.0 and a little more
+      c[e] = number_;
+    }
+    ++read_;
+    return true;
+  }
+  qpu::Vector pixel_coordinate(bool y) const override { return splat(y ? 2 * number_ : number_); }
+  qpu::Vector ms_or_reverse(bool reverse) const override { return splat(reverse ? 1 : 0xF); }
+  bool scoreboard_acquire() override {
+    check(!held_ && !released_);
+    waiting_ = turn_.turn != number_;
+    held_ = !waiting_;
+    return held_;
+  }
+  void scoreboard_release() override {
+    check(!released_);  // once per shader
+    released_ = true;
+    held_ = false;
+    waiting_ = false;
+    if (turn_.turn == number_) ++turn_.turn;
+  }
+  bool tlb_write(std::uint32_t address, const qpu::Vector&, const std::array<bool, 16>&, std::string&) override {
+    check(held_ && address >= qpu::kWriteTlbStencil && address <= qpu::kWriteTlbAlphaMask);
+    return true;
+  }
+  bool tlb_load(std::uint32_t signal, qpu::Vector& value, std::string&) override {
+    check(held_ && (signal == qpu::kSigCoverageLoad || signal == qpu::kSigColorLoad ||
+                    signal == qpu::kSigColorLoadEnd || signal == qpu::kSigAlphaMaskLoad));
+    value = splat(0xFF000000U | number_);
+    return true;
+  }
+  bool waiting() const { return waiting_; }
+  // A shader that stopped (ended or failed) has released the scoreboard once; it gave up its turn if it held it.
+  bool settled() const { return released_ && !held_; }
+
+ private:
+  static qpu::Vector splat(std::uint32_t v) {
+    qpu::Vector r;
+    r.fill(v);
+    return r;
+  }
+  unsigned number_;
+  unsigned varyings_;
+  ScoreboardTurn& turn_;
+  unsigned read_ = 0;
+  bool held_ = false, released_ = false, waiting_ = false;
+};
+
 // One QPU with what the harness knows of its past: the steps it was given, what they returned, where it stopped.
 class CheckedCore {
  public:
-  CheckedCore(unsigned number, SharedEnvironment& env, std::uint32_t pc, std::uint32_t uniforms)
-      : number_(number), env_(env), core_(number, env), disassembled_(env.code().size()) {
-    core_.start(pc, uniforms);
+  CheckedCore(unsigned number, SharedEnvironment& env, std::uint32_t pc, std::uint32_t uniforms,
+              FuzzFragments* fragments)
+      : number_(number), env_(env), core_(number, env), disassembled_(env.code().size()), fragments_(fragments) {
+    if (fragments_ != nullptr) {
+      qpu::Vector w, z;
+      w.fill(0x40000000U);  // 2.0
+      z.fill(0x800000U);
+      core_.start_fragment(pc, uniforms, *fragments_, w, z);
+    } else {
+      core_.start(pc, uniforms);
+    }
   }
 
   bool finished() const { return finished_; }
@@ -177,6 +255,7 @@ class CheckedCore {
     finished_ = true;
     final_ = result;
     env_.core_stopped(number_);
+    if (fragments_ != nullptr) check(fragments_->settled());
     return true;
   }
 
@@ -200,6 +279,10 @@ class CheckedCore {
 
   // A stalled core waits for something another core holds: a semaphore at its limit or the mutex.
   void check_stall_reason() {
+    if (core_.stall() == qpu::Qpu::Stall::kScoreboard) {
+      check(fragments_ != nullptr && fragments_->waiting());
+      return;
+    }
     if (core_.stall() == qpu::Qpu::Stall::kMutex) {
       check(env_.mutex_owner() >= 0);
       return;
@@ -219,6 +302,7 @@ class CheckedCore {
   std::uint64_t steps_ = 0;
   bool finished_ = false;
   qpu::Qpu::Step final_ = qpu::Qpu::Step::kIssued;
+  FuzzFragments* fragments_;
 };
 
 // Reads the input front to back; past its end, zeros.
@@ -249,7 +333,10 @@ class InputReader {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < kHeaderBytes) return 0;
   InputReader input(data, size);
-  const unsigned cores = 2 + std::min(input.byte() & 3U, 2U);
+  const std::uint8_t mode = input.byte();
+  const unsigned cores = 2 + std::min(mode & 3U, 2U);
+  const bool fragment = (mode & 4U) != 0;
+  const unsigned varyings = (mode >> 3) & 7U;
   const std::size_t program_length = input.byte();
   const std::size_t uniform_count = input.byte();
   std::array<std::uint8_t, kMaxCores> start_instruction{}, first_uniform{};
@@ -264,16 +351,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   SharedEnvironment env(std::move(code), std::move(uniforms), std::move(memory), cores);
   const std::size_t instructions = env.code().size();
+  ScoreboardTurn turn;
+  std::vector<FuzzFragments> ports;
+  ports.reserve(cores);
   std::vector<CheckedCore> qpus;
   qpus.reserve(cores);
   for (unsigned i = 0; i < cores; ++i) {
     const std::uint32_t start = instructions ? static_cast<std::uint32_t>(start_instruction[i] % instructions) : 0;
-    qpus.emplace_back(i, env, kCodeAddress + 8 * start, kUniformsAddress + 4U * first_uniform[i]);
+    if (fragment) ports.emplace_back(i, varyings, turn);
+    qpus.emplace_back(i, env, kCodeAddress + 8 * start, kUniformsAddress + 4U * first_uniform[i],
+                      fragment ? &ports.back() : nullptr);
   }
   for (unsigned round = 0; round < kRounds; ++round) {
     bool changed = false;
     for (CheckedCore& q : qpus) changed = q.step() || changed;
-    // Only the cores change the semaphores and the mutex: when every running core waits, all wait for ever.
+    // Only the cores change the semaphores, the mutex and the scoreboard's turn: when every running core waits, all
+    // wait for ever.
     if (!changed) break;
   }
   return 0;

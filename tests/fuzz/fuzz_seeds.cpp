@@ -188,8 +188,8 @@ void qpu_end(QpuProgram& program) {
 // uniforms from word first_uniform[i]; `memory` is the start of the memory window at bus address 0.
 Bytes qpu_seed(unsigned cores, const QpuProgram& program, const std::array<std::uint8_t, 4>& starts,
                const std::vector<std::uint32_t>& uniforms = {}, const std::array<std::uint8_t, 4>& first_uniform = {},
-               const std::vector<std::uint32_t>& memory = {}) {
-  Bytes seed{static_cast<std::uint8_t>(cores - 2), static_cast<std::uint8_t>(program.size()),
+               const std::vector<std::uint32_t>& memory = {}, std::uint8_t mode_bits = 0) {
+  Bytes seed{static_cast<std::uint8_t>((cores - 2) | mode_bits), static_cast<std::uint8_t>(program.size()),
              static_cast<std::uint8_t>(uniforms.size())};
   seed.insert(seed.end(), starts.begin(), starts.end());
   seed.insert(seed.end(), first_uniform.begin(), first_uniform.end());
@@ -293,6 +293,29 @@ Bytes qpu_semaphore_seed() {
   p.push_back(qpu::encode_semaphore(4, false));
   qpu_end(p);
   return qpu_seed(2, p, {0, second, 0, 0});
+}
+
+// Three fragment shaders with two varyings each (fuzz_qpu's fragment mode: byte 0 bit 2, varyings in bits 5:3): each
+// interpolates a varying with W, loads the tile buffer's colour and writes colour and Z, then unlocks the scoreboard
+// in its last delay slot.
+Bytes qpu_fragment_seed() {
+  QpuProgram p;
+  p.push_back(qpu_read_a(qpu_acc(0), qpu::kReadVarying));
+  qpu::AluInstruction times_w = qpu_add(qpu::kAddNop, qpu::kWriteNop, 0, 0);
+  times_w.op_mul = qpu::kFmul;
+  times_w.waddr_mul = qpu_acc(1);
+  times_w.mul_a = qpu::kR0;
+  times_w.mul_b = qpu::kMuxA;
+  times_w.raddr_a = 15;  // W
+  p.push_back(times_w.encode());
+  p.push_back(qpu_add(qpu::kFadd, qpu::kWriteTlbZ, qpu::kR1, qpu::kR5).encode());
+  p.push_back(qpu_read_a(qpu_acc(2), qpu::kReadPixelCoord, qpu::kSigColorLoad));
+  p.push_back(qpu_add(qpu::kOr, qpu::kWriteTlbColorAll, qpu::kR4, qpu::kR4).encode());
+  qpu_end(p);
+  qpu::AluInstruction unlock;
+  unlock.sig = qpu::kSigScoreboardUnlock;
+  p.back() = unlock.encode();
+  return qpu_seed(3, p, {0, 0, 0, 0}, {}, {}, {}, static_cast<std::uint8_t>(4U | (2U << 3)));
 }
 
 // Under the mutex, each of two QPUs writes two VPM rows, stores them by DMA to the address its uniform gives, loads
@@ -527,5 +550,6 @@ int main(int argc, char** argv) {
   write_seed(dir, "fuzz_qpu", 2, qpu_semaphore_seed());
   write_seed(dir, "fuzz_qpu", 3, qpu_vpm_dma_seed());
   write_seed(dir, "fuzz_qpu", 4, qpu_tmu_seed());
+  write_seed(dir, "fuzz_qpu", 5, qpu_fragment_seed());
   return 0;
 }

@@ -79,18 +79,24 @@ void Qpu::start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort&
   rb_[15] = z;
 }
 
-bool Qpu::scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes) {
-  if (fragments_ == nullptr || scoreboard_held_ || scoreboard_released_) return true;
+Qpu::Step Qpu::scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes) {
+  if (fragments_ == nullptr || scoreboard_held_) return Step::kIssued;
   const auto tlb = [](std::uint32_t address) { return address >= kWriteTlbStencil && address <= kWriteTlbAlphaMask; };
   const std::uint32_t signal = sig(inst);
   const bool alu = signal != kSigLoadImmediate && signal != kSigBranch;
   const bool needs = (alu && (signal == kSigWaitForScoreboard || signal == kSigCoverageLoad ||
                               signal == kSigColorLoad || signal == kSigColorLoadEnd || signal == kSigAlphaMaskLoad)) ||
                      (add_writes && tlb(waddr_add(inst))) || (mul_writes && tlb(waddr_mul(inst)));
-  if (!needs) return true;
-  if (!fragments_->scoreboard_acquire()) return false;
+  if (!needs) return Step::kIssued;
+  // Past its unlock a shader has given the tile buffer to the next primitive's shaders: its access would land out of
+  // order (the hardware leaves it undefined).
+  if (scoreboard_released_) return fail("a tile buffer access after the scoreboard unlock (sig 5)");
+  if (!fragments_->scoreboard_acquire()) {
+    stall_ = Stall::kScoreboard;
+    return Step::kStalled;
+  }
   scoreboard_held_ = true;
-  return true;
+  return Step::kIssued;
 }
 
 void Qpu::release_scoreboard() {
@@ -140,6 +146,7 @@ std::string Qpu::where() const {
 Qpu::Step Qpu::fail(const std::string& why) {
   error_ = where() + ": " + why;
   running_ = false;
+  release_scoreboard();  // a stopped shader must not keep the next primitive's shaders waiting
   return Step::kError;
 }
 
@@ -499,9 +506,8 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     return fail("mul pack " + std::to_string(pack_code) + " is undefined");
   }
   // Waits first: a stalled instruction changes nothing.
-  if (!scoreboard_ready(inst, add_op != kAddNop, mul_op != kMulNop)) {
-    stall_ = Stall::kScoreboard;
-    return Step::kStalled;
+  if (const Step ready = scoreboard_ready(inst, add_op != kAddNop, mul_op != kMulNop); ready != Step::kIssued) {
+    return ready;
   }
   if ((ra_addr == kReadDmaWait && load_busy_until_ > now_) ||
       (!small && rb_addr == kReadDmaWait && store_busy_until_ > now_) ||
@@ -614,10 +620,7 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
 }
 
 Qpu::Step Qpu::execute_load_immediate(std::uint64_t inst) {
-  if (!scoreboard_ready(inst, true, true)) {
-    stall_ = Stall::kScoreboard;
-    return Step::kStalled;
-  }
+  if (const Step ready = scoreboard_ready(inst, true, true); ready != Step::kIssued) return ready;
   if (dma_start_waits(inst, true, true)) {
     stall_ = Stall::kDma;
     return Step::kStalled;
@@ -685,6 +688,10 @@ Qpu::Step Qpu::execute_branch(std::uint64_t inst) {
     unsigned count = 0;
     for (unsigned i = 0; i < kElements; ++i) count += flags[i] == want ? 1 : 0;
     taken = any ? count > 0 : count == kElements;
+  }
+  // A taken branch writes its links, also to the tile buffer (a fragment shader waits for the scoreboard first).
+  if (taken) {
+    if (const Step ready = scoreboard_ready(inst, true, true); ready != Step::kIssued) return ready;
   }
   const std::uint32_t link = inst_address_ + 8 * (kBranchDelaySlots + 1);
   std::uint32_t target = immediate(inst);

@@ -74,8 +74,8 @@ class FragmentPort {
   virtual Vector pixel_coordinate(bool y) const = 0;
   virtual Vector ms_or_reverse(bool reverse) const = 0;
   // The scoreboard: a shader's tile buffer accesses wait until the shaders of earlier primitives on the same pixels
-  // have released it (sig 4, or implicitly at the first access; false: wait). Each shader releases it once: at sig 5
-  // or at its end, whichever comes first, whether or not it acquired it.
+  // have released it (sig 4, or implicitly at the first access; false: wait). Each shader releases it once: at sig 5,
+  // at its end or when it stops on an error, whichever comes first, whether or not it acquired it.
   virtual bool scoreboard_acquire() = 0;
   virtual void scoreboard_release() = 0;
   // Tile buffer writes: waddr 43 stencil setup, 44 Z, 45 colour per sample, 46 colour of every sample, 47 alpha
@@ -170,8 +170,8 @@ class Qpu {
   std::string where() const;
   bool dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const;
   // A fragment shader's instruction that reaches the tile buffer (a TLB write or load, or sig 4) waits for the
-  // scoreboard first; false: it must stall.
-  bool scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes);
+  // scoreboard first: kIssued (go on), kStalled or kError (an access after the unlock).
+  Step scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes);
   bool fragment_input(std::uint32_t address, bool file_b, Vector& value);
   void release_scoreboard();
 
