@@ -484,10 +484,11 @@ TEST_F(Cle, CompressedPrimitiveListsRunToTheirEscape) {
   std::vector<std::array<std::uint16_t, 3>> got;
   for (const auto& p : v3d_.renderer().tile_primitives()) got.push_back(p.index);
   EXPECT_EQ(got, (std::vector<std::array<std::uint16_t, 3>>{{1, 2, 3}, {5, 5, 5}, {6, 10, 7}, {7, 10, 8}, {0, 0, 1}}));
-  // Each primitive entry reaches the tile renderer, which counts it and warns once that it cannot shade it yet.
+  // Each primitive entry reaches the tile renderer, which (with no shader state in the list) counts it and warns once
+  // that it draws nothing.
   EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 5u);
-  EXPECT_EQ(warnings("primitive entry at 0x10003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0): rasterisation "
-                     "and fragment shading (QPU) are not yet modelled"),
+  EXPECT_EQ(warnings("primitive entry at 0x10003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0) before any shader "
+                     "state in the render thread: counted in primitives_not_shaded, not drawn"),
             1u);
 }
 
@@ -505,7 +506,7 @@ TEST_F(Cle, CompressedListRelativeBranchContinuesInCompressedMode) {
     EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u);
     EXPECT_EQ(rd(vc4::kV3dCtnCa(1)), 0x10103u);
   });
-  EXPECT_EQ(warnings("not yet modelled"), 1u);
+  EXPECT_EQ(warnings("before any shader state in the render thread"), 1u);
 }
 
 TEST_F(Cle, CompressedListsOfUndocumentedFormatsAndUnterminatedListsAreErrors) {
@@ -553,7 +554,7 @@ TEST_F(Cle, CompressedLineEntriesWithoutADocumentedMeaningStopTheThread) {
   std::vector<std::array<std::uint16_t, 3>> got;
   for (const auto& p : v3d_.renderer().tile_primitives()) got.push_back(p.index);
   EXPECT_EQ(got, (std::vector<std::array<std::uint16_t, 3>>{{5, 6, 0}, {0x20, 0x22, 0}}));
-  EXPECT_EQ(warnings("not yet modelled"), 1u);
+  EXPECT_EQ(warnings("before any shader state in the render thread"), 1u);
   EXPECT_EQ(errors("compressed list entry 0x00000004 in PRIMITIVE_LIST_FORMAT 0x00000011: the 1-byte line coding is "
                    "not modelled"),
             1u);
@@ -797,7 +798,7 @@ TEST_F(CleLongWatchdog, ATileReceivesAtMostTheLimitOfPrimitivesThenTheRenderThre
   });
   EXPECT_EQ(v3d_.renderer().tile_primitives().size(), vc4::TileRenderer::kMaxTilePrimitives);
   EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), vc4::TileRenderer::kMaxTilePrimitives);
-  EXPECT_EQ(warnings("rasterisation and fragment shading (QPU) are not yet modelled"), 1u);
+  EXPECT_EQ(warnings("before any shader state in the render thread"), 1u);
   EXPECT_EQ(errors("CT1 (rendering): tile (0, 0) receives more than 65536 primitives, the model's limit per tile (a "
                    "render list looping inside a primitive list?); thread stopped with CTERR at 0x00001020, opcode 48 "
                    "(COMPRESSED_PRIMITIVE)"),

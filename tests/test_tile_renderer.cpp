@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tests/test_vc4_support.h"
+#include "tlm/vc4/qpu/qpu_assembler.h"
 
 using namespace gpuvp;
 using namespace gpuvp::test::vc4t;
@@ -161,7 +162,7 @@ TEST_F(Renderer, FullResolutionLoadRestoresTheTileBuffer) {
   EXPECT_EQ(word(kOut + 4 * (64 * 64 - 1)), 0x5A000000u | (64 * 64 - 1));
 }
 
-TEST_F(Renderer, PrimitivesInTileListsAreCountedAndReportedAsNotYetShaded) {
+TEST_F(Renderer, PrimitivesBeforeAnyShaderStateAreCountedAndReportedAsNotDrawn) {
   List tl{0x30000, {}};
   tl.format(0x12)
       .op(pk::kCompressedPrimitive)
@@ -181,9 +182,162 @@ TEST_F(Renderer, PrimitivesInTileListsAreCountedAndReportedAsNotYetShaded) {
   tile(l, 0, 0).op(pk::kBranchToSubList).u32(0x30000).op(pk::kStoreMsTileBufferAndEof);
   run(l, 100, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), 0u); });
   EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 2u);
-  EXPECT_EQ(warnings("primitive entry at 0x30003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0): rasterisation and "
-                     "fragment shading (QPU) are not yet modelled"),
+  EXPECT_EQ(warnings("primitive entry at 0x30003 (PRIMITIVE_LIST_FORMAT 0x12) reached tile (0, 0) before any shader "
+                     "state in the render thread"),
             1u);
+}
+
+// ---- shading (NV shader state: pre-shaded vertices, the fragment shader on the QPUs) ----
+
+constexpr std::uint32_t kRecords = 0x40000, kCode = 0x48000, kVertexData = 0x50000, kUniforms = 0x58000;
+
+std::vector<std::uint8_t> code_bytes(const std::string& source) {
+  vc4::qpu::AssembledProgram program;
+  std::string error;
+  EXPECT_TRUE(vc4::qpu::assemble(source, program, error)) << error;
+  std::vector<std::uint8_t> bytes;
+  for (const std::uint64_t inst : program.code) le(bytes, inst, 8);
+  return bytes;
+}
+
+struct ShadedVertexIn {
+  int x, y;  // pixels
+  float z, inv_w;
+  std::vector<float> varyings;
+};
+
+class RendererShading : public Renderer {
+ protected:
+  // NV shader record `n` at kRecords + 16n: single-threaded, the vertices' stride, `varyings`, the code at `code`,
+  // uniforms at `uniforms`, its vertices at kVertexData + 0x1000n.
+  std::uint32_t record(unsigned n, const std::vector<ShadedVertexIn>& vertices, unsigned varyings, std::uint32_t code,
+                       std::uint32_t uniforms = 0) {
+    const std::uint32_t data = kVertexData + 0x1000 * n, at = kRecords + 16 * n;
+    std::vector<std::uint8_t> r = {1, static_cast<std::uint8_t>(12 + 4 * varyings), 0,
+                                   static_cast<std::uint8_t>(varyings)};
+    le(r, code, 4);
+    le(r, uniforms, 4);
+    le(r, data, 4);
+    put(at, r);
+    std::vector<std::uint8_t> v;
+    for (const ShadedVertexIn& p : vertices) {
+      le(v, static_cast<std::uint16_t>(p.x * 16), 2);
+      le(v, static_cast<std::uint16_t>(p.y * 16), 2);
+      le(v, f32_bits(p.z), 4);
+      le(v, f32_bits(p.inv_w), 4);
+      for (unsigned k = 0; k < varyings; ++k) le(v, f32_bits(k < p.varyings.size() ? p.varyings[k] : 0.0F), 4);
+    }
+    put(data, v);
+    return at;
+  }
+  // One 64x64 RGBA8888 frame per body, frame i at frame(i), cleared to `clear` (Z 0xFFFFFF), the body in tile
+  // (0, 0), stored; `status` is CT1CS at the end (0: the list ran to its end).
+  void render(const std::vector<std::function<void(List&)>>& bodies, std::uint32_t clear = 0xFF000000,
+              std::uint32_t status = 0) {
+    List l{kList, {}};
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      // As the kernel's render lists: the clear values latched by a store of nothing, then the frame.
+      clear_colors(l, clear, 0xFFFFFF);
+      store_general(tile(l, 0, 0), 0, 0);
+      render_config(l, frame(static_cast<unsigned>(i)), 64, 64, 0x0004);
+      tile(l, 0, 0).format(0x12);
+      bodies[i](l);
+      l.op(i + 1 == bodies.size() ? pk::kStoreMsTileBufferAndEof : pk::kStoreMsTileBuffer);
+    }
+    put(l);
+    run(l, 400, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), status); });
+  }
+  static std::uint32_t frame(unsigned i) { return kFrame + 0x10000 * i; }
+  static List& triangle(List& l, std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+    return l.op(pk::kCompressedPrimitive).u8(0x81).u16(a).u16(b).u16(c).u8(0x80);
+  }
+  std::uint32_t pixel(unsigned x, unsigned y, unsigned f = 0) { return word(frame(f) + 4 * (64 * y + x)); }
+};
+
+// A varying equal to x at the vertices, interpolated to the pixel centre (x + 1/2) and truncated by the shader's
+// ftoi: each covered pixel's colour word is its own x; pixels outside keep the clear colour.
+TEST_F(RendererShading, ATrianglesFragmentsGetTheirInterpolatedVarying) {
+  put(kCode, code_bytes(R"(
+      mov r0, vary
+      fmul r1, r0, ra15
+      fadd r2, r1, r5
+      ftoi tlb_color_all, r2
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  const std::uint32_t rec =
+      record(0, {{0, 0, 0.5F, 1.0F, {0}}, {64, 0, 0.5F, 1.0F, {64}}, {0, 64, 0.5F, 1.0F, {0}}}, 1, kCode);
+  render({[&](List& l) { triangle(l.op(pk::kNvShaderState).u32(rec), 0, 1, 2); }});
+  for (const auto& [x, y] : {std::pair{10u, 5u}, {40u, 20u}, {3u, 50u}, {0u, 0u}, {30u, 30u}}) {
+    EXPECT_EQ(pixel(x, y), x) << x << "," << y;
+  }
+  for (const auto& [x, y] : {std::pair{60u, 60u}, {63u, 2u}, {33u, 33u}}) EXPECT_EQ(pixel(x, y), 0xFF000000u);
+  // Centres with x + y < 63 (the hypotenuse, through the centres with x + y = 63, is neither top nor left): 2016.
+  EXPECT_EQ(v3d_.renderer().fragments_shaded(), 63u * 64u / 2u);
+  EXPECT_EQ(v3d_.renderer().primitives_not_shaded(), 0u);
+}
+
+// Three triangles over the whole frame, Z passed through (rb15 to tlb_z), each with its colour as a uniform: with
+// "less" and Z updates the nearest (Z 0.25, green) wins whatever the order; without updates every one passes against
+// the cleared Z and the last (blue) stays.
+TEST_F(RendererShading, TheDepthTestKeepsTheNearestFragment) {
+  put(kCode, code_bytes(R"(
+      mov tlb_z, rb15
+      mov tlb_color_all, uni
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  const std::uint32_t colours[3] = {0xFFFF0000, 0xFF00FF00, 0xFF0000FF};
+  const float depths[3] = {0.5F, 0.25F, 0.75F};
+  std::uint32_t recs[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    put(kUniforms + 16 * i, {static_cast<std::uint8_t>(colours[i]), static_cast<std::uint8_t>(colours[i] >> 8),
+                             static_cast<std::uint8_t>(colours[i] >> 16), static_cast<std::uint8_t>(colours[i] >> 24)});
+    recs[i] = record(i, {{0, 0, depths[i], 1.0F, {}}, {128, 0, depths[i], 1.0F, {}}, {0, 128, depths[i], 1.0F, {}}}, 0,
+                     kCode, kUniforms + 16 * i);
+  }
+  const std::uint8_t updates[2] = {0x80, 0x00};
+  std::vector<std::function<void(List&)>> frames;
+  for (const std::uint8_t update : updates) {
+    frames.emplace_back([&, update](List& l) {
+      l.config_bits(0x03, static_cast<std::uint8_t>(0x10 | update));  // both faces; Z "less" (1 << 12), update
+      for (unsigned i = 0; i < 3; ++i) triangle(l.op(pk::kNvShaderState).u32(recs[i]), 0, 1, 2);
+    });
+  }
+  render(frames);
+  for (unsigned f = 0; f < 2; ++f) {
+    std::size_t wrong = 0;
+    for (unsigned y = 0; y < 64; ++y) {
+      for (unsigned x = 0; x < 64; ++x) wrong += pixel(x, y, f) != (updates[f] ? 0xFF00FF00u : 0xFF0000FFu);
+    }
+    EXPECT_EQ(wrong, 0u) << "update " << int{updates[f]};
+  }
+}
+
+// Culling by facing as CONFIGURATION_BITS asks (b0 forward, b1 reverse enabled; b2 clockwise is forward): a
+// clockwise triangle with only reverse faces enabled draws nothing.
+TEST_F(RendererShading, FacingCullsAsTheConfigurationBitsSay) {
+  put(kCode, code_bytes("load_imm tlb_color_all, 0xffffffff\nsig_end nop\nnop\nsig_unlock_score nop\n"));
+  const std::uint32_t rec =
+      record(0, {{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}, 0, kCode);
+  render({[&](List& l) { triangle(l.config_bits(0x06).op(pk::kNvShaderState).u32(rec), 0, 1, 2); },
+          [&](List& l) { triangle(l.config_bits(0x05).op(pk::kNvShaderState).u32(rec), 0, 1, 2); }});
+  EXPECT_EQ(pixel(5, 5, 0), 0xFF000000u);  // reverse only: culled
+  EXPECT_EQ(pixel(5, 5, 1), 0xFFFFFFFFu);  // forward only, clockwise forward: drawn
+  EXPECT_EQ(v3d_.renderer().fragments_shaded(), 63u * 64u / 2u);
+}
+
+// A fragment shader's error (its code here is zeros: a breakpoint) stops the render thread with CTERR when the tile
+// is stored, naming the shader's QPU, address and instruction.
+TEST_F(RendererShading, AFragmentShadersErrorStopsTheRenderThread) {
+  const std::uint32_t rec =
+      record(0, {{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}, 0, kCode + 0x800);
+  render({[&](List& l) { triangle(l.op(pk::kNvShaderState).u32(rec), 0, 1, 2); }}, 0xFF000000,
+         ControlListExecutor::kCtErr);
+  EXPECT_EQ(errors("fragment shader: QPU"), 1u);
+  EXPECT_GE(errors("software breakpoint"), 1u);  // each shader's own report
 }
 
 struct RenderErrorCase {
@@ -213,6 +367,20 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         RenderErrorCase{"StoreBeforeConfig", [](List& l) { store_general(l, 1, kFrame); },
                         "STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"},
+        RenderErrorCase{"GlShaderStatePrimitive",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 0x0004);
+                          tile(l, 0, 0).format(0x12).op(pk::kGlShaderState).u32(0x60000);
+                          l.op(pk::kCompressedPrimitive).u8(0x81).u16(0).u16(1).u16(2).u8(0x80);
+                        },
+                        "GL_SHADER_STATE: the vertex shader's rendering pass is not modelled yet"},
+        RenderErrorCase{"PointsAreNotRasterisedYet",
+                        [](List& l) {
+                          render_config(l, kFrame, 64, 64, 0x0004);
+                          tile(l, 0, 0).format(0x10).op(pk::kNvShaderState).u32(0x60000);
+                          l.op(pk::kCompressedPrimitive).u8(0x81).u16(0).u8(0x80);
+                        },
+                        "points and lines are not rasterised yet"},
         RenderErrorCase{"TileBeforeConfig", [](List& l) { tile(l, 1, 0); },
                         "TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"},
         RenderErrorCase{"TileOutsideTheGrid",

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tb/host/vc4_driver.h"
 #include "tests/support/sc_test.h"
 #include "tlm/core/bus.h"
 #include "tlm/core/initiator.h"
@@ -151,12 +152,17 @@ class Vc4Fixture : public ::testing::Test {
   std::size_t warnings(const std::string& text) { return take_reports(sc_core::SC_WARNING, text).size(); }
 
   // NV shader record at `record` (16 bytes) for vertices at `data` with a 12-byte stride (X, Y 12.4; Z; 1/W).
-  void nv_record(std::uint32_t record, std::uint32_t data, std::uint8_t flags = 0, std::uint8_t stride = 12) {
+  // The record, and its flat fragment shader (host::flat_color_fragment_shader, `color`) 32 bytes after it.
+  void nv_record(std::uint32_t record, std::uint32_t data, std::uint8_t flags = 0, std::uint8_t stride = 12,
+                 std::uint32_t color = 0xFFFFFFFF) {
     std::vector<std::uint8_t> r = {flags, stride, 0, 0};
-    le(r, 0, 4);
+    le(r, record + 0x20, 4);
     le(r, 0, 4);
     le(r, data, 4);
     put(record, r);
+    std::vector<std::uint8_t> code;
+    for (const std::uint64_t inst : host::flat_color_fragment_shader(color)) le(code, inst, 8);
+    put(record + 0x20, code);
   }
   // Vertices in pixels (converted to 12.4), stride 12.
   void vertices(std::uint32_t data, const std::vector<std::array<int, 2>>& px) {

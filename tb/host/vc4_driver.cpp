@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hw/vc4/packets.h"
+#include "hw/vc4/qpu_isa.h"
 #include "hw/vc4/v3d_regs.h"
 #include "tlm/core/report.h"
 
@@ -80,6 +81,16 @@ void Vc4Driver::enable_interrupts() {
   port_.write32(reg(vc4::kV3dIntena), vc4::kV3dIntFldone | vc4::kV3dIntFrdone | vc4::kV3dIntOutomem);
 }
 
+std::vector<std::uint64_t> flat_color_fragment_shader(std::uint32_t color) {
+  vc4::qpu::LoadImmediateInstruction write;
+  write.waddr_add = vc4::qpu::kWriteTlbColorAll;
+  write.value = color;
+  vc4::qpu::AluInstruction end, nop, unlock;
+  end.sig = vc4::qpu::kSigProgramEnd;
+  unlock.sig = vc4::qpu::kSigScoreboardUnlock;
+  return {write.encode(), end.encode(), nop.encode(), unlock.encode()};
+}
+
 std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   const unsigned tiles_x = (scene.width + 63) / 64, tiles_y = (scene.height + 63) / 64;
   if (tiles_x == 0 || tiles_y == 0 || tiles_x > 255 || tiles_y > 255) {
@@ -100,14 +111,21 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   for (std::uint16_t i : scene.indices) put_u16(ibytes, i);
   const Buffer ibo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(ibytes.size(), 16)), 16);
   upload(ibo, 0, ibytes);
-  // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, stride 12, no uniforms or varyings, FS code and
-  // uniforms 0 (no QPU runs yet), shaded vertex data.
+  // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, stride 12, no uniforms or varyings, the flat
+  // fragment shader, shaded vertex data.
+  std::vector<std::uint8_t> code;
+  for (const std::uint64_t inst : flat_color_fragment_shader(scene.color)) {
+    put_u32(code, static_cast<std::uint32_t>(inst));
+    put_u32(code, static_cast<std::uint32_t>(inst >> 32));
+  }
+  const Buffer fs = alloc(static_cast<std::uint32_t>(code.size()), 8);
+  upload(fs, 0, code);
   std::vector<std::uint8_t> rec;
   put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
   put_u8(rec, 12);
   put_u8(rec, 0);
   put_u8(rec, 0);
-  put_u32(rec, 0);
+  put_u32(rec, fs.addr);
   put_u32(rec, 0);
   put_u32(rec, vbo.addr);
   const Buffer rbo = alloc(16, 16);

@@ -37,7 +37,12 @@ struct Vc4Scene {
   unsigned height = 0;
   std::vector<Vc4Vertex> vertices;
   std::vector<std::uint16_t> indices;  // triangle list
+  std::uint32_t color = 0xFFFFFFFF;    // the flat fragment shader's colour (0xAARRGGBB, as the tile buffer holds it)
 };
+
+// The smallest fragment shader (the shape of Broadcom's compiled flat shaders): the constant `color` to the tile
+// buffer's colour for every sample, the thread end and its two delay slots, the scoreboard unlock on the last.
+std::vector<std::uint64_t> flat_color_fragment_shader(std::uint32_t color);
 
 // The kernel's render set-up (struct drm_vc4_submit_cl fields that shape the render list).
 struct Vc4RenderSetup {

@@ -270,6 +270,7 @@ void QpuScheduler::run() {
     engine_.set_state(core::EngineState::kRunning);
     stalled.clear();
     ended.clear();
+    bool progressed = false;
     for (unsigned n = 0; n < qpus_.size(); ++n) {
       Slot& s = qpus_[n];
       if (!s.busy) continue;
@@ -281,6 +282,7 @@ void QpuScheduler::run() {
         last = s.core->step(s.cycle);
         s.cycle += round_cycles;
         if (last == qpu::Qpu::Step::kIssued || last == qpu::Qpu::Step::kEnded) ++*s.instructions;
+        if (last != qpu::Qpu::Step::kStalled) progressed = true;
         if (last == qpu::Qpu::Step::kStalled) *stall_counter(s) += round_cycles;
       }
       if (last == qpu::Qpu::Step::kStalled) stalled.push_back(n);
@@ -298,7 +300,9 @@ void QpuScheduler::run() {
         finish(n, completed);
       }
     }
-    if (all_waiting(stalled)) {
+    // A QPU that issued or ended this round may have released what the stalled ones wait for (a semaphore, the
+    // scoreboard in a shader's last delay slot) after they tried: they try again next round.
+    if (!progressed && all_waiting(stalled)) {
       sleep_while_waiting(stalled);
       continue;
     }

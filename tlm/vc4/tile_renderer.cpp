@@ -1,7 +1,9 @@
 #include "tlm/vc4/tile_renderer.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "hw/vc4/qpu_isa.h"
 #include "tlm/core/report.h"
 
 namespace gpuvp::vc4 {
@@ -25,10 +27,133 @@ TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParam
       loads_(stats_.counter("loads", "events", "tile buffer loads from memory")),
       bytes_stored_(stats_.counter("bytes_stored", "bytes", "bytes tile buffer stores wrote to memory")),
       not_shaded_(stats_.counter("primitives_not_shaded", "events",
-                                 "primitives that reached the renderer (rasterisation not yet modelled)")) {}
+                                 "primitives that reached the renderer before any shader state (not drawn)")),
+      fragments_shaded_(stats_.counter("fragments_shaded", "events", "covered pixels sent to fragment shaders")),
+      fragment_batches_(stats_.counter("fragment_batches", "events", "batches of four 2x2 quads queued on the QPUs")),
+      culled_(stats_.counter("culled", "events", "triangles culled by facing or covering no pixel of the tile")) {
+  last_batch_at_quad_.fill(-1);
+}
+
+TileRenderer::~TileRenderer() = default;
+
+// A batch's view of the tile buffer for its fragment shader (qpu_core.h FragmentPort): varyings, coordinates, the
+// depth test and the colour writes of its covered pixels, the scoreboard in primitive order.
+class TileRenderer::BatchPort : public qpu::FragmentPort {
+ public:
+  BatchPort(TileRenderer& renderer, FragmentBatch batch, unsigned sequence, unsigned varyings, bool reverse,
+            unsigned x0, unsigned y0)
+      : renderer_(renderer),
+        batch_(std::move(batch)),
+        sequence_(sequence),
+        varyings_(varyings),
+        reverse_(reverse),
+        x0_(x0),
+        y0_(y0) {}
+
+  const FragmentBatch& batch() const { return batch_; }
+  FragmentJob::Status& status() { return status_; }
+  // The thread was reset: the shader may still run, but the tile buffer is no longer its to change.
+  void detach() { detached_ = true; }
+
+  bool next_varying(qpu::Vector& partial, qpu::Vector& c, std::string& error) override {
+    if (next_ >= varyings_ || next_ >= batch_.partial.size()) {
+      error = "varying read " + std::to_string(next_ + 1) + " of a shader whose NV shader record gives " +
+              std::to_string(varyings_) + " varyings";
+      return false;
+    }
+    partial = batch_.partial[next_];
+    c = batch_.c[next_];
+    ++next_;
+    return true;
+  }
+  qpu::Vector pixel_coordinate(bool y) const override { return y ? batch_.y : batch_.x; }
+  qpu::Vector ms_or_reverse(bool reverse) const override {
+    qpu::Vector v{};
+    for (unsigned e = 0; e < 16; ++e) v[e] = reverse ? (reverse_ ? 1U : 0U) : (covered(e) ? 1U : 0U);
+    return v;
+  }
+  // Batches of earlier primitives on the same quads must have released the scoreboard first.
+  void wait_for(unsigned sequence) {
+    if (std::find(after_.begin(), after_.end(), sequence) == after_.end()) after_.push_back(sequence);
+  }
+  bool scoreboard_acquire() override {
+    if (detached_) return true;
+    return std::all_of(after_.begin(), after_.end(), [&](unsigned s) { return renderer_.released_[s]; });
+  }
+  void scoreboard_release() override {
+    if (!detached_) renderer_.released_[sequence_] = true;
+  }
+  bool tlb_write(std::uint32_t address, const qpu::Vector& value, const std::array<bool, 16>& enabled,
+                 std::string& error) override {
+    if (address != qpu::kWriteTlbZ && address != qpu::kWriteTlbColorAll) {
+      error = std::string("tile buffer write ") + std::to_string(address) + " (" +
+              (address == qpu::kWriteTlbStencil   ? "stencil setup"
+               : address == qpu::kWriteTlbColorMs ? "colour per sample"
+                                                  : "alpha mask") +
+              ") is not modelled yet";
+      return false;
+    }
+    if (detached_) return true;
+    for (unsigned e = 0; e < 16; ++e) {
+      if (!covered(e) || !enabled[e] || failed_[e]) continue;
+      const std::size_t at = renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, 0);
+      if (address == qpu::kWriteTlbColorAll) {
+        renderer_.color_[at] = value[e];
+        continue;
+      }
+      // Z: the depth test of CONFIGURATION_BITS (b14:12 never, <, =, <=, >, !=, >=, always; b15 update), the new Z
+      // against the tile buffer's; a failed fragment writes no colour after it (none: always, no update).
+      const std::uint32_t z = value[e] & 0xFFFFFFU, old = renderer_.zs_[at] & 0xFFFFFFU;
+      const unsigned func = renderer_.config_seen_ ? (renderer_.config_bits_ >> 12) & 7U : 7U;
+      const bool pass = func == 7 || (func == 1 && z < old) || (func == 2 && z == old) || (func == 3 && z <= old) ||
+                        (func == 4 && z > old) || (func == 5 && z != old) || (func == 6 && z >= old);
+      if (!pass) {
+        failed_[e] = true;
+      } else if (renderer_.config_seen_ && ((renderer_.config_bits_ >> 15) & 1U) != 0) {
+        renderer_.zs_[at] = (renderer_.zs_[at] & 0xFF000000U) | z;
+      }
+    }
+    return true;
+  }
+  bool tlb_load(std::uint32_t signal, qpu::Vector& value, std::string& error) override {
+    if (signal != qpu::kSigColorLoad && signal != qpu::kSigColorLoadEnd) {
+      error = std::string(signal == qpu::kSigCoverageLoad ? "coverage" : "alpha mask") + " load (signal " +
+              std::to_string(signal) + ") is not modelled yet";
+      return false;
+    }
+    for (unsigned e = 0; e < 16; ++e) {
+      const bool inside = batch_.x[e] >= x0_ && batch_.x[e] - x0_ < renderer_.tile_px_ && batch_.y[e] >= y0_ &&
+                          batch_.y[e] - y0_ < renderer_.tile_px_;
+      value[e] =
+          inside && !detached_ ? renderer_.color_[renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, 0)] : 0;
+    }
+    return true;
+  }
+
+ private:
+  bool covered(unsigned e) const { return ((batch_.covered >> e) & 1U) != 0; }
+
+  TileRenderer& renderer_;
+  FragmentBatch batch_;
+  unsigned sequence_;
+  unsigned varyings_;
+  bool reverse_;
+  unsigned x0_, y0_;  // the tile's first pixel
+  unsigned next_ = 0;
+  std::vector<unsigned> after_;  // the batches it waits for
+  std::array<bool, 16> failed_{};
+  bool detached_ = false;
+  FragmentJob::Status status_;
+};
 
 UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
   const std::uint8_t op = p.u8(0);
+  // The tile buffer is complete only when the fragment shaders queued for it have ended.
+  if (op == packet::kTileRenderingModeConfig || op == packet::kTileCoordinates ||
+      op == packet::kStoreTileBufferGeneral || op == packet::kStoreFullResTileBuffer ||
+      op == packet::kStoreMsTileBuffer || op == packet::kStoreMsTileBufferAndEof) {
+    if (UnitResult r = finish_fragments(ctx); r.kind != UnitResult::Kind::kDone) return r;
+  }
   switch (op) {
     case packet::kTileRenderingModeConfig:
       return configure(p);
@@ -61,10 +186,170 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
     case packet::kClipperZScaleAndOffset:
       return UnitResult::ignored();  // binning-list packets
     default:
-      // Render state (PRIMITIVE_LIST_FORMAT, shader states, CONFIGURATION_BITS, CLIP_WINDOW, ...): recorded by the
-      // CLE for the rasteriser.
+      // Render state (PRIMITIVE_LIST_FORMAT, shader states, CONFIGURATION_BITS, CLIP_WINDOW, ...).
+      record_state(p);
       return UnitResult::done();
   }
+}
+
+void TileRenderer::record_state(const StatePacket& p) {
+  switch (p.u8(0)) {
+    case packet::kGlShaderState:
+    case packet::kNvShaderState:
+    case packet::kVgShaderState:
+      shader_state_op_ = p.u8(0);
+      shader_record_ = p.u32(1);
+      break;
+    case packet::kConfigurationBits:
+      config_seen_ = true;
+      config_bits_ = p.u8(1) | static_cast<std::uint32_t>(p.u8(2)) << 8 | static_cast<std::uint32_t>(p.u8(3)) << 16;
+      break;
+    case packet::kFlatShadeFlags:
+      flat_shade_flags_ = p.u32(1);
+      break;
+    case packet::kClipWindow:
+      // u16 left, bottom, width, height (vc4_packet.h), the rows counted from the first in memory as the binner
+      // takes them.
+      clip_seen_ = true;
+      clip_left_ = p.u16(1);
+      clip_top_ = p.u16(3);
+      clip_width_ = p.u16(5);
+      clip_height_ = p.u16(7);
+      break;
+    case packet::kViewportOffset:
+      viewport_x_ = static_cast<std::int16_t>(p.u16(1));
+      viewport_y_ = static_cast<std::int16_t>(p.u16(3));
+      break;
+    default:
+      break;
+  }
+}
+
+UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx) {
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus == nullptr) return UnitResult::error("a triangle to shade, and no QPUs to shade it");
+  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
+  // NV shader record (vc4_packet.h VC4_SHADER_FLAG_*; the binner reads the same): flags, shaded vertex stride, FS
+  // uniforms count, FS varyings, FS code, FS uniforms, shaded vertex data. Flag bit 3: a 16-byte clip header
+  // precedes Xs/Ys.
+  std::string message;
+  std::uint8_t rec[16];
+  if ((shader_record_ & 15U) != 0) {
+    return UnitResult::error("NV shader record address " + hex(shader_record_) + " is not 16-byte aligned");
+  }
+  if (!transfer(false, shader_record_, rec, sizeof rec, ctx, message)) {
+    return UnitResult::error("NV shader record: " + message);
+  }
+  const auto u32_at = [&](unsigned i) {
+    return static_cast<std::uint32_t>(rec[i]) | static_cast<std::uint32_t>(rec[i + 1]) << 8 |
+           static_cast<std::uint32_t>(rec[i + 2]) << 16 | static_cast<std::uint32_t>(rec[i + 3]) << 24;
+  };
+  const unsigned stride = rec[1], varyings = rec[3];
+  const std::uint32_t fs_code = u32_at(4), fs_uniforms = u32_at(8), vertex_data = u32_at(12);
+  const unsigned header = (rec[0] & 8U) != 0 ? 16 : 0;
+  // Shaded vertex: s16 X and Y in 1/16 pixel, f32 Zs, f32 1/Wc, then f32 varyings.
+  std::array<ShadedVertex, 3> v;
+  std::vector<std::uint8_t> bytes(12 + 4U * varyings);
+  for (unsigned i = 0; i < 3; ++i) {
+    const std::uint64_t at = std::uint64_t{vertex_data} + std::uint64_t{primitive.index[i]} * stride + header;
+    if (at > 0xFFFFFFFFULL || !transfer(false, static_cast<std::uint32_t>(at), bytes.data(),
+                                        static_cast<unsigned>(bytes.size()), ctx, message)) {
+      return UnitResult::error("shaded vertex " + std::to_string(primitive.index[i]) + " at " + hex(at) + ": " +
+                               (message.empty() ? "beyond the 32-bit bus" : message));
+    }
+    const auto f32 = [&](unsigned o) {
+      float f;
+      std::memcpy(&f, &bytes[o], 4);
+      return f;
+    };
+    v[i].x = static_cast<std::int16_t>(bytes[0] | bytes[1] << 8) + viewport_x_;
+    v[i].y = static_cast<std::int16_t>(bytes[2] | bytes[3] << 8) + viewport_y_;
+    v[i].z = f32(4);
+    v[i].inv_w = f32(8);
+    v[i].varyings.resize(varyings);
+    for (unsigned k = 0; k < varyings; ++k) v[i].varyings[k] = f32(12 + 4 * k);
+  }
+  // The pixels it may cover: the tile within the frame and the clip window.
+  const int tx0 = static_cast<int>(tile_x_ * tile_px_), ty0 = static_cast<int>(tile_y_ * tile_px_);
+  PixelRect clip{tx0, ty0, std::min(tx0 + static_cast<int>(tile_px_), static_cast<int>(width_)),
+                 std::min(ty0 + static_cast<int>(tile_px_), static_cast<int>(height_))};
+  if (clip_seen_) {
+    clip.x0 = std::max(clip.x0, static_cast<int>(clip_left_));
+    clip.y0 = std::max(clip.y0, static_cast<int>(clip_top_));
+    clip.x1 = std::min(clip.x1, static_cast<int>(clip_left_ + clip_width_));
+    clip.y1 = std::min(clip.y1, static_cast<int>(clip_top_ + clip_height_));
+  }
+  const TriangleSetup setup = rasterise_triangle(v, clip, flat_shade_flags_);
+  // Facing as the binner culls (CONFIGURATION_BITS b0 forward, b1 reverse enabled, b2 clockwise is forward).
+  const bool forward = (config_bits_ & 4U) != 0 ? setup.clockwise : !setup.clockwise;
+  if (setup.batches.empty() ||
+      (config_seen_ && ((forward && (config_bits_ & 1U) == 0) || (!forward && (config_bits_ & 2U) == 0)))) {
+    ++culled_;
+    return UnitResult::done();
+  }
+  // The front end walks a quad a cycle (1 Gpixel/s at 250 MHz: reference-vc4-qpu.md 5.5).
+  ctx.time.advance(services_.clock.cycles(4 * setup.batches.size()));
+  for (const FragmentBatch& b : setup.batches) {
+    const auto sequence = static_cast<unsigned>(batches_.size());
+    batches_.push_back(std::make_unique<BatchPort>(*this, b, sequence, varyings, !forward, static_cast<unsigned>(tx0),
+                                                   static_cast<unsigned>(ty0)));
+    released_.push_back(false);
+    BatchPort& port = *batches_.back();
+    // The scoreboard orders the tile buffer accesses of fragments on the same pixels (per quad here): this batch
+    // waits for the last earlier batch on each of its quads.
+    for (unsigned q = 0; q < 4; ++q) {
+      if (((b.covered >> (4 * q)) & 0xFU) == 0) continue;
+      const unsigned qx = (b.x[4 * q] - static_cast<unsigned>(tx0)) / 2,
+                     qy = (b.y[4 * q] - static_cast<unsigned>(ty0)) / 2;
+      int& last = last_batch_at_quad_[qy * (kGrid / 2) + qx];
+      if (last >= 0) port.wait_for(static_cast<unsigned>(last));
+      last = static_cast<int>(sequence);
+    }
+    FragmentJob job;
+    job.pc = fs_code;
+    job.uniforms = fs_uniforms;
+    job.port = &port;
+    job.w = b.w;
+    job.z = b.z;
+    job.status = &port.status();
+    qpus->shade(job, ctx.time.now());
+    ++fragment_batches_;
+    fragments_shaded_ += static_cast<std::uint64_t>(__builtin_popcount(b.covered));
+  }
+  return UnitResult::done();
+}
+
+UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
+  if (batches_.empty()) return UnitResult::done();
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus != nullptr && qpus->fragment_jobs_pending() > 0) {
+    ctx.time.sync();
+    // A hang is no batch ending for the hang timeout.
+    core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
+    unsigned pending = qpus->fragment_jobs_pending();
+    while (qpus->fragment_jobs_pending() > 0) {
+      if (!ctx.running()) return UnitResult::aborted();
+      if (qpus->fragment_jobs_pending() < pending) {
+        pending = qpus->fragment_jobs_pending();
+        deadline = core::now_ps() + ctx.hang_timeout_ps;
+      }
+      if (core::now_ps() >= deadline) {
+        return UnitResult::hang(std::to_string(qpus->fragment_jobs_pending()) + " fragment shader batches of tile (" +
+                                std::to_string(tile_x_) + ", " + std::to_string(tile_y_) +
+                                ") did not end (QPUs reserved against fragment shaders?)");
+      }
+      sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->fragments_done() | ctx.kick);
+    }
+  }
+  std::string error;
+  for (const auto& b : batches_) {
+    if (error.empty() && !b->status().error.empty()) error = b->status().error;
+  }
+  batches_.clear();
+  released_.clear();
+  std::fill(last_batch_at_quad_.begin(), last_batch_at_quad_.end(), -1);
+  if (!error.empty()) return UnitResult::error("fragment shader: " + error);
+  return UnitResult::done();
 }
 
 UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_t list_format,
@@ -75,15 +360,27 @@ UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_
         std::to_string(kMaxTilePrimitives) +
         " primitives, the model's limit per tile (a render list looping inside a primitive list?)");
   }
-  ++not_shaded_;
   tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
+  if (shader_state_op_ == packet::kNvShaderState) {
+    if (primitive.vertices != 3) {
+      return UnitResult::error("primitive entry at " + hex(address) + ": points and lines are not rasterised yet");
+    }
+    return shade_triangle(primitive, ctx);
+  }
+  if (shader_state_op_ != 0) {
+    return UnitResult::error(std::string("primitive entry at ") + hex(address) + " with " +
+                             (shader_state_op_ == packet::kGlShaderState
+                                  ? "GL_SHADER_STATE: the vertex shader's rendering pass is not modelled yet"
+                                  : "VG_SHADER_STATE: VG shading is not modelled"));
+  }
+  ++not_shaded_;
   if (warned_not_shaded_) return UnitResult::done();
   warned_not_shaded_ = true;
   core::report_guest_warning(name(), "primitive entry at " + hex(address) + " (PRIMITIVE_LIST_FORMAT " +
                                          hex(list_format) + ") reached tile (" + std::to_string(tile_x_) + ", " +
                                          std::to_string(tile_y_) +
-                                         "): rasterisation and fragment shading (QPU) are not yet modelled; counted in "
+                                         ") before any shader state in the render thread: counted in "
                                          "primitives_not_shaded, not drawn (reported once)");
   return UnitResult::done();
 }
@@ -437,6 +734,13 @@ UnitResult TileRenderer::zs_beyond_4gib(const char* packet) {
 void TileRenderer::thread_reset() {
   // Loads queued by a stopped or reset list must not fire in the next one.
   pending_loads_.clear();
+  // Neither does its render state, and its shaders still running leave the tile buffer alone.
+  shader_state_op_ = 0;
+  config_seen_ = clip_seen_ = false;
+  config_bits_ = flat_shade_flags_ = 0;
+  viewport_x_ = viewport_y_ = 0;
+  for (const auto& b : batches_) b->detach();
+  std::fill(released_.begin(), released_.end(), true);
 }
 
 UnitResult TileRenderer::store_ms(UnitContext& ctx) {

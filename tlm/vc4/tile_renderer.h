@@ -35,8 +35,10 @@
 // average of depths has no documented meaning): they stop the thread with an error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <systemc>
@@ -49,6 +51,8 @@
 #include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/control_list_executor.h"
+#include "tlm/vc4/qpu_scheduler.h"
+#include "tlm/vc4/rasteriser.h"
 
 namespace gpuvp::vc4 {
 
@@ -68,6 +72,7 @@ struct TileRendererServices {
   core::Initiator& memory;
   const core::ClockDomain& clock;
   std::function<bool(std::uint64_t address, std::uint64_t length)> in_dram;
+  std::function<QpuScheduler*()> qpus;  // where fragment shaders run (null: primitives are not shaded)
 };
 
 // The colour buffer STORE_MS_TILE_BUFFER(_AND_EOF) last wrote: the frame of the TILE_RENDERING_MODE_CONFIG in effect,
@@ -91,6 +96,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   static constexpr std::size_t kMaxTilePrimitives = 65536;
 
   TileRenderer(sc_core::sc_module_name name, const TileRendererParams& params, const TileRendererServices& services);
+  ~TileRenderer() override;
 
   const char* unit_name() const override { return "tile renderer"; }
   UnitResult execute(const StatePacket& p, UnitContext& ctx) override;
@@ -113,6 +119,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   // describes memory, not the renderer's state.
   const std::optional<StoredFrame>& last_frame() const { return last_frame_; }
   std::uint64_t primitives_not_shaded() const { return not_shaded_.value; }
+  std::uint64_t fragments_shaded() const { return fragments_shaded_.value; }
 
  private:
   enum class Buffer : std::uint8_t { kColor, kZs };
@@ -123,6 +130,15 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
     std::uint32_t address;
   };
 
+  class BatchPort;
+  // Render state the tile lists carry (the binner copies it in: tile_binner.h is_tile_state_packet).
+  void record_state(const StatePacket& p);
+  // A triangle of the current tile: its vertices fetched from the NV shader record's shaded vertex data, culled by
+  // facing, rasterised (rasteriser.h) inside the tile and the clip window, and its batches queued on the QPUs.
+  UnitResult shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx);
+  // Waits until the queued fragment shaders have ended (before the tile buffer is stored or the tile changes); an
+  // error of one of them stops the thread.
+  UnitResult finish_fragments(UnitContext& ctx);
   UnitResult configure(const StatePacket& p);
   UnitResult clear_colors(const StatePacket& p);
   UnitResult tile_coordinates(const StatePacket& p, UnitContext& ctx);
@@ -168,6 +184,20 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::vector<compressed::Primitive> tile_primitives_;
   bool warned_not_shaded_ = false;
   std::optional<StoredFrame> last_frame_;
+  // Render state from the tile lists (reset with the thread).
+  std::uint8_t shader_state_op_ = 0;  // the last shader state packet's opcode (0: none)
+  std::uint32_t shader_record_ = 0;
+  bool config_seen_ = false;
+  std::uint32_t config_bits_ = 0;
+  std::uint32_t flat_shade_flags_ = 0;
+  bool clip_seen_ = false;
+  unsigned clip_left_ = 0, clip_top_ = 0, clip_width_ = 0, clip_height_ = 0;
+  std::int32_t viewport_x_ = 0, viewport_y_ = 0;
+  // The fragment shader batches of the current tile, in primitive order, and which have released the scoreboard; the
+  // last batch on each 2x2 quad of the tile (-1: none).
+  std::vector<std::unique_ptr<BatchPort>> batches_;
+  std::vector<bool> released_;
+  std::array<int, (kGrid / 2) * (kGrid / 2)> last_batch_at_quad_;
 
   core::StatsGroup stats_;
   core::Counter& tiles_;
@@ -175,6 +205,9 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   core::Counter& loads_;
   core::Counter& bytes_stored_;
   core::Counter& not_shaded_;
+  core::Counter& fragments_shaded_;
+  core::Counter& fragment_batches_;
+  core::Counter& culled_;
 };
 
 }  // namespace gpuvp::vc4

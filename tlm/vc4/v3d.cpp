@@ -172,7 +172,8 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
                          [this](std::uint32_t n) { ct_[0]->set_primitives_remaining(n); }});
   renderer_ = std::make_unique<TileRenderer>(
       "renderer", params_.renderer,
-      TileRendererServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); }});
+      TileRendererServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
+                           [this] { return qpus_.get(); }});
   ct_[0]->set_unit(binner_.get());
   ct_[1]->set_unit(renderer_.get());
 
