@@ -589,7 +589,7 @@ TEST(QpuCore, BranchesInDelaySlotsAndRunawayProgramsAreErrors) {
 }
 
 TEST(QpuCore, UnmodelledUnitsAreNamedInTheError) {
-  expect_error({ldi(kWriteTmu0S + 1, 0)}, "texture lookups are not modelled yet");
+  expect_error({ldi(kWriteTmu0S + 1, 0)}, "the texture parameter uniform at 0x00008000 is outside memory");
   AluInstruction thrsw;
   thrsw.sig = kSigThreadSwitch;
   expect_error({thrsw.encode()}, "thread switch");

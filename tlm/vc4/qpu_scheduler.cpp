@@ -360,6 +360,28 @@ std::uint64_t QpuScheduler::take_memory_cycles() {
   return cycles;
 }
 
+bool QpuScheduler::TexelMemory::read_memory(std::uint32_t address, void* data, std::uint32_t bytes) {
+  const std::uint32_t physical = address & kAliasMask;
+  if (bytes == 0 || !scheduler_.services_.in_dram(physical, bytes)) return false;
+  return scheduler_.services_.memory.debug_read(physical, data, bytes) == bytes;
+}
+
+std::uint64_t QpuScheduler::tmu_fill_cycles(unsigned qpu, unsigned tmu, const std::vector<std::uint32_t>& lines) {
+  core::CacheTags& cache = tmu_caches_[(qpu / qpus_per_slice_) % tmu_caches_.size()][tmu & 1U];
+  take_memory_cycles();
+  std::array<unsigned char, 64> scratch{};
+  for (const std::uint32_t line : lines) {
+    const std::uint32_t physical = line & kAliasMask & ~63U;
+    if (cache.access(physical / 64)) {
+      ++tmu_cache_hits_;
+    } else {
+      ++tmu_cache_misses_;
+      if (services_.in_dram(physical, 64)) timed_access(false, physical, scratch.data(), 64);
+    }
+  }
+  return take_memory_cycles();
+}
+
 bool QpuScheduler::tmu_lookup(unsigned qpu, unsigned tmu, const qpu::Vector& addresses, qpu::Vector& data,
                               std::uint64_t& fill_cycles, unsigned& failed) {
   // The 16 elements' lines, each looked up once in the slice's cache of that TMU: a miss reads the line through the

@@ -179,6 +179,19 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::uint64_t take_memory_cycles() override;
   bool tmu_lookup(unsigned qpu, unsigned tmu, const qpu::Vector& addresses, qpu::Vector& data,
                   std::uint64_t& fill_cycles, unsigned& failed) override;
+  qpu::DmaMemory& texel_memory() override { return texels_; }
+  std::uint64_t tmu_fill_cycles(unsigned qpu, unsigned tmu, const std::vector<std::uint32_t>& lines) override;
+  // Texels as a texture lookup reads them: memory as it is, untimed (the lines are charged by tmu_fill_cycles).
+  class TexelMemory : public qpu::DmaMemory {
+   public:
+    explicit TexelMemory(QpuScheduler& scheduler) : scheduler_(scheduler) {}
+    bool read_memory(std::uint32_t address, void* data, std::uint32_t bytes) override;
+    bool write_memory(std::uint32_t, const void*, std::uint32_t) override { return false; }
+
+   private:
+    QpuScheduler& scheduler_;
+  };
+  TexelMemory texels_{*this};
   // A timed bus access at the scheduler's local time; its latency counts towards take_memory_cycles.
   bool timed_access(bool write, std::uint32_t physical, void* data, std::uint32_t bytes);
 

@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "hw/vc4/qpu_isa.h"
+#include "tlm/core/format_hex.h"
 #include "tlm/vc4/qpu/qpu_alu.h"
 #include "tlm/vc4/qpu/qpu_disassembler.h"
+#include "tlm/vc4/qpu/texture_sampler.h"
 
 namespace gpuvp::vc4::qpu {
 namespace {
@@ -36,11 +38,7 @@ std::uint32_t pack_mask(std::uint32_t code, bool mul_pack) {
   return ~0U;
 }
 
-std::string hex(std::uint64_t v, int digits) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return buffer;
-}
+std::string hex(std::uint64_t v, int digits) { return core::format_hex(v, digits); }
 
 }  // namespace
 
@@ -62,11 +60,12 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   ending_ = false;
   sfu_countdown_ = 0;
   vpm_port_.reset();
-  dma_load_words_ = dma_store_words_ = tmu_requests_ = 0;
+  dma_load_words_ = dma_store_words_ = tmu_requests_ = texture_requests_ = 0;
   tmu_results_[0].clear();
   tmu_results_[1].clear();
   load_busy_until_ = store_busy_until_ = 0;
   fragments_ = nullptr;
+  texture_ = {};
   scoreboard_held_ = scoreboard_released_ = false;
   varying_pending_ = false;
 }
@@ -348,15 +347,37 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     if (!ok) fail(why);
     return ok;
   }
-  if (address == kWriteTmu0S || address == kWriteTmu1S) {
-    // A direct memory lookup: each element's word at its address (bits 1:0 ignored), queued for load_tmuN. A
-    // conditional write still pushes the request (vc4asm).
-    const unsigned tmu = address == kWriteTmu0S ? 0 : 1;
+  if (address >= kWriteTmu0S && address <= kWriteTmu1S + 3) {
+    // A conditional write still pushes the request (vc4asm).
+    const unsigned tmu = address >= kWriteTmu1S ? 1 : 0;
+    const unsigned component = address - (tmu == 1 ? kWriteTmu1S : kWriteTmu0S);  // 0 S, 1 T, 2 R, 3 B
+    TextureSetup& setup = texture_[tmu];
+    if (component != 0 || setup.params != 0) {
+      // A texture lookup: each parameter write takes the next uniform as P0, P1, P2, P3 (Linux vc4_validate_shaders.c
+      // check_tmu_write); the S write submits it. Without T, R or B before it, an S write is a direct lookup.
+      if (setup.params == 4) {
+        fail("a fifth TMU" + std::to_string(tmu) + " parameter write before its S write: a lookup takes P0-P3");
+        return false;
+      }
+      std::uint32_t p = 0;
+      if (!env_.read_uniform(uniform_address_, p)) {
+        fail("the texture parameter uniform at " + hex(uniform_address_, 8) + " is outside memory");
+        return false;
+      }
+      uniform_address_ += 4;
+      setup.p[setup.params++] = p;
+      if (component == 1) setup.t = r.value;
+      if (component == 2) setup.r = r.value, setup.has_r = true;
+      if (component == 3) setup.b = r.value, setup.has_b = true;
+      if (component != 0) return true;
+    }
     if (tmu_outstanding() >= kTmuFifoRequests) {
       fail("a TMU" + std::to_string(tmu) + " request with " + std::to_string(kTmuFifoRequests) +
            " outstanding: the request FIFO is full and only this QPU's loads drain it (it would wait forever)");
       return false;
     }
+    if (setup.params != 0) return texture_lookup(tmu, r.value);
+    // A direct memory lookup: each element's word at its address (bits 1:0 ignored), queued for load_tmuN.
     Vector addresses{}, result{};
     for (unsigned i = 0; i < kElements; ++i) addresses[i] = r.value[i] & ~3U;
     std::uint64_t fill_cycles = 0;
@@ -388,10 +409,34 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
          ") sets a quad's coordinates or multisample flags: only the front end's own shaders write them and they "
          "are not modelled");
   } else {
-    fail(std::string("write address ") + std::to_string(address) + " (file " + file +
-         "): a texture lookup's coordinate: texture lookups are not modelled yet");
+    fail(std::string("write address ") + std::to_string(address) + " (file " + file + ") is undefined");
   }
   return false;
+}
+
+bool Qpu::texture_lookup(unsigned tmu, const Vector& s) {
+  TextureSetup setup = texture_[tmu];
+  texture_[tmu] = TextureSetup{};
+  const std::string what = "TMU" + std::to_string(tmu) + " texture lookup: ";
+  TextureParams params;
+  std::string why;
+  if (!decode_texture_params(setup.p, setup.params, params, why)) {
+    fail(what + why);
+    return false;
+  }
+  Vector result{};
+  std::vector<std::uint32_t> lines;
+  // The texels come from memory as it is (untimed); the TMU cache charges the lines they lie in.
+  if (!sample_texture(params, s, setup.t, setup.has_r ? &setup.r : nullptr, setup.has_b ? &setup.b : nullptr,
+                      env_.texel_memory(), result, lines, why)) {
+    fail(what + why);
+    return false;
+  }
+  const std::uint64_t fill_cycles = env_.tmu_fill_cycles(number_, tmu, lines);
+  tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles});
+  ++tmu_requests_;
+  ++texture_requests_;
+  return true;
 }
 
 Qpu::Step Qpu::step(std::uint64_t now) {

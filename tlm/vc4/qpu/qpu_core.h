@@ -9,14 +9,16 @@
 // py-videocore); docs/vc4-qpu.md.
 //
 // Fragment shaders (start_fragment) read their payload, varyings and pixel coordinates and reach the tile buffer
-// through a FragmentPort. An instruction the model does not execute yet (texture lookups) or one the hardware leaves
-// undefined ends the program with an error naming it and its address, never undefined behaviour.
+// through a FragmentPort. Texture lookups sample through texture_sampler.h. An instruction the model does not execute
+// or one the hardware leaves undefined ends the program with an error naming it and its address, never undefined
+// behaviour.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "tlm/vc4/qpu/vpm.h"
 
@@ -41,6 +43,17 @@ class QpuEnvironment : public DmaMemory {
   // The V3D cycles from its start until the slowest memory access made since the last call completed through the bus
   // and DRAM, and a new count (0: memory without timing, as the defaults give). A DMA transfer's time includes it.
   virtual std::uint64_t take_memory_cycles() { return 0; }
+  // Memory as a texture lookup reads its texels: untimed (the lookup's time is tmu_fill_cycles'); here the same as
+  // DMA's.
+  virtual DmaMemory& texel_memory() { return *this; }
+  // The V3D cycles the 64-byte `lines` a texture lookup of QPU `qpu` through TMU `tmu` read take to fill its TMU
+  // cache beyond a hit's latency (0 here: no cache model).
+  virtual std::uint64_t tmu_fill_cycles(unsigned qpu, unsigned tmu, const std::vector<std::uint32_t>& lines) {
+    (void)qpu;
+    (void)tmu;
+    (void)lines;
+    return 0;
+  }
   // A TMU direct lookup by QPU `qpu` through TMU `tmu`: each element's word at its byte address (bits 1:0 clear) into
   // `data`, and the V3D cycles the lookup's cache misses take to fill beyond a hit's latency (0 here: memory without
   // a cache model). False: element `failed` has no memory at its address.
@@ -128,6 +141,7 @@ class Qpu {
   std::uint64_t dma_load_words() const { return dma_load_words_; }
   std::uint64_t dma_store_words() const { return dma_store_words_; }
   std::uint64_t tmu_requests() const { return tmu_requests_; }
+  std::uint64_t texture_requests() const { return texture_requests_; }  // those of them that were texture lookups
   // TMU requests whose results no load_tmu has taken yet.
   unsigned tmu_outstanding() const { return static_cast<unsigned>(tmu_results_[0].size() + tmu_results_[1].size()); }
 
@@ -173,6 +187,8 @@ class Qpu {
   // scoreboard first: kIssued (go on), kStalled or kError (an access after the unlock).
   Step scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes);
   bool fragment_input(std::uint32_t address, bool file_b, Vector& value);
+  // The S write of a texture lookup on TMU `tmu`: decodes its parameters, samples, queues the result.
+  bool texture_lookup(unsigned tmu, const Vector& s);
   void release_scoreboard();
 
   unsigned number_;
@@ -215,10 +231,18 @@ class Qpu {
     std::uint64_t ready = 0;  // the cycle its data is back
   };
   std::array<std::deque<TmuResult>, 2> tmu_results_;  // per TMU, oldest first
+  // A texture lookup being set up: the parameters its writes took (P0 first) and its T, R, B coordinates.
+  struct TextureSetup {
+    std::array<std::uint32_t, 4> p{};
+    unsigned params = 0;
+    Vector t{}, r{}, b{};
+    bool has_r = false, has_b = false;
+  };
+  std::array<TextureSetup, 2> texture_{};
   QpuTiming timing_;
   std::uint64_t now_ = 0;
   std::uint64_t load_busy_until_ = 0, store_busy_until_ = 0;  // the DMA's transfers end
-  std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0;
+  std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0, texture_requests_ = 0;
 };
 
 // The request FIFO of a QPU's TMUs holds 8 direct lookups (the guide, quoted in Mesa's vc4_qir_schedule.c).

@@ -3,14 +3,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "tlm/core/format_hex.h"
+
 namespace gpuvp::vc4::qpu {
 namespace {
 
-std::string hex(std::uint32_t v) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%08x", v);
-  return buffer;
-}
+std::string hex(std::uint32_t v) { return core::format_hex(v, 8); }
 
 // The word at linear position `index` of the VPM (row-major, wrapping at its end).
 std::uint32_t& linear(Vpm& vpm, std::uint32_t index) { return vpm.words[index % vpm.words.size()]; }
