@@ -413,9 +413,10 @@ TEST(FramebufferPng, AFileThatCannotBeWrittenIsAOneLineErrorAndNoFile) {
 
 // ---- gpuvp --dump-fb ----
 
-TEST(FramebufferDumpFb, TheDemosFrameIsItsClearColourEverywhere) {
-  // The demo's vc4 part clears and stores a 256x128 RGBA8888 frame with CLEAR_COLORS 0xFF204080: R 0x20, G 0x40,
-  // B 0x80, opaque. The summary names the file and the frame.
+TEST(FramebufferDumpFb, TheDemosFrameHoldsItsTriangles) {
+  // The demo's vc4 part renders three triangles into a 256x128 RGBA8888 frame cleared with CLEAR_COLORS 0xFF204080
+  // (R 0x20, G 0x40, B 0x80, opaque): a red one, a nearer green one drawn first over part of it, a shaded one. The
+  // summary names the file and the frame.
   const std::string path = temp_path("demo.png");
   const auto r = test::run_gpuvp_split("--dump-fb " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -425,10 +426,18 @@ TEST(FramebufferDumpFb, TheDemosFrameIsItsClearColourEverywhere) {
   EXPECT_EQ(png.width, 256u);
   EXPECT_EQ(png.height, 128u);
   EXPECT_EQ(png.color_type, PNG_COLOR_TYPE_RGBA);
-  std::size_t other = 0;
-  for (std::uint32_t y = 0; y < 128; ++y)
-    for (std::uint32_t x = 0; x < 256; ++x) other += !(pixel(png.rgba, 256, x, y) == Rgba{0x20, 0x40, 0x80, 0xFF});
-  EXPECT_EQ(other, 0u);
+  const Rgba clear{0x20, 0x40, 0x80, 0xFF}, red{0xFF, 0, 0, 0xFF}, green{0, 0xFF, 0, 0xFF};
+  EXPECT_TRUE(pixel(png.rgba, 256, 40, 30) == red);     // red alone
+  EXPECT_TRUE(pixel(png.rgba, 256, 110, 40) == green);  // green in front of red
+  EXPECT_TRUE(pixel(png.rgba, 256, 190, 60) == green);  // green alone
+  EXPECT_TRUE(pixel(png.rgba, 256, 240, 20) == clear);
+  EXPECT_TRUE(pixel(png.rgba, 256, 0, 0) == clear);
+  EXPECT_TRUE(pixel(png.rgba, 256, 255, 127) == clear);
+  const Rgba shaded = pixel(png.rgba, 256, 175, 110);  // inside the shaded triangle: opaque, red, green and blue mixed
+  EXPECT_EQ(shaded.a, 0xFF);
+  EXPECT_GT(shaded.r, 0);
+  EXPECT_GT(shaded.g, 0);
+  EXPECT_GT(shaded.b, 0);
 }
 
 TEST(FramebufferDumpFb, ARunThatStoredNoFrameIsAOneLineErrorAndNoFile) {

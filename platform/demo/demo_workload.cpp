@@ -1,5 +1,6 @@
 #include "platform/demo/demo_workload.h"
 
+#include <array>
 #include <complex>
 #include <cstring>
 #include <fstream>
@@ -275,10 +276,12 @@ void qpu_demo(host::Vc4Driver& driver, host::ScriptHostPort& port) {
   }
 }
 
-// The vc4 part: the vc4-like driver model bins three triangles on CT0 (Mesa-style binning list, the kernel's bin
-// memory set-up, an overflow block supplied in advance) while CT1 waits on the semaphore the binning FLUSH releases,
-// then clears and stores a 256x128 RGBA8888 frame (the kernel's render-only list). The render list does not branch
-// into the tile lists: rasterisation is not modelled yet, and the script checks the tile lists themselves.
+// The vc4 part: the vc4-like driver model bins three overlapping triangles on CT0 (Mesa-style binning list, the
+// kernel's bin memory set-up, an overflow block supplied in advance) while CT1 waits on the semaphore the binning
+// FLUSH releases, then renders them into a 256x128 RGBA8888 frame (the kernel's render list, branching into the tile
+// lists): each triangle's fragments run a shader of the demo's own on the QPUs that interpolates the vertices' colours
+// and passes Z to the depth test ("less", with updates). The green triangle is drawn first and nearest: the red one
+// behind it stays hidden where they overlap. `gpuvp --dump-fb FILE` writes the frame as a PNG.
 void vc4_demo(const PlatformParams& params, std::ostream& s) {
   host::ScriptHostPort port;
   host::Vc4Layout layout;
@@ -286,14 +289,48 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   layout.memory_base = static_cast<std::uint32_t>(params.dram.base + 0x0600'0000);
   layout.memory_size = 0x0100'0000;
   host::Vc4Driver driver(port, layout);
-  port.comment("VideoCore IV: bin three triangles on CT0, clear and store a 256x128 frame on CT1");
+  port.comment("VideoCore IV: bin three triangles on CT0, render them into a 256x128 frame on CT1");
   driver.enable_interrupts();
   driver.supply_overspill();
   host::Vc4Scene scene;
   scene.width = 256;
   scene.height = 128;
-  scene.vertices = {{10, 10}, {50, 10}, {10, 50}, {80, 20}, {180, 30}, {100, 110}, {200, 80}, {250, 80}, {200, 120}};
+  const std::array<float, 4> red = {1, 0, 0, 0}, green = {0, 1, 0, 0}, blue = {0, 0, 1, 0};
+  scene.vertices = {{100, 10, 0.25F, 1, green}, {230, 60, 0.25F, 1, green},  {60, 120, 0.25F, 1, green},
+                    {20, 10, 0.5F, 1, red},     {150, 20, 0.5F, 1, red},     {40, 110, 0.5F, 1, red},
+                    {160, 70, 0.75F, 1, red},   {250, 120, 0.75F, 1, green}, {170, 125, 0.75F, 1, blue}};
   scene.indices = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  // Red, green and blue interpolated (partial * W + C per varying), packed into 0xAARRGGBB by the mul ALU's colour
+  // packs (a float 0..1 to a byte), Z passed through to the depth test.
+  vc4::qpu::AssembledProgram shader;
+  std::string error;
+  if (!vc4::qpu::assemble(R"(
+      load_imm r3, 0xff000000
+      mov r0, vary
+      fmul r0, r0, ra15
+      fadd r0, r0, r5
+      mov r1, vary
+      fmul r1, r1, ra15
+      fadd r1, r1, r5
+      mov r2, vary
+      fmul r2, r2, ra15
+      fadd r2, r2, r5
+      nop ; fmul r3.8c, r0, 1.0
+      nop ; fmul r3.8b, r1, 1.0
+      nop ; fmul r3.8a, r2, 1.0
+      mov tlb_z, rb15
+      mov tlb_color_all, r3
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )",
+                          shader, error)) {
+    throw std::logic_error("the demo's fragment shader does not assemble: " + error);
+  }
+  scene.fragment_shader = shader.code;
+  scene.varyings = 3;
+  scene.depth_func = 1;  // less
+  scene.depth_write = true;
   std::vector<std::uint8_t> bin = driver.build_bin_cl(scene);
   const host::Vc4Driver::BinSetup setup = driver.bin_setup(bin);
   const host::Vc4Driver::Buffer frame = driver.alloc(256 * 128 * 4);
@@ -303,19 +340,27 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   render.height = 128;
   render.use_clear_color = true;
   render.clear_color[0] = render.clear_color[1] = 0xFF204080;
+  render.clear_z = 0xFFFFFF;  // the far plane
+  render.has_bin = true;
+  render.tile_alloc = setup.tile_alloc;
+  render.bin_tiles_x = setup.tiles_x;
+  render.bin_tiles_y = setup.tiles_y;
   render.max_x_tile = 3;
   render.max_y_tile = 1;
-  std::vector<std::uint8_t> rcl = {vc4::packet::kWaitOnSemaphore};  // wait for the binning flush
-  const std::vector<std::uint8_t> clear = host::Vc4Driver::build_render_cl(render);
-  rcl.insert(rcl.end(), clear.begin(), clear.end());
-  driver.submit(bin, rcl);
+  driver.submit(bin, host::Vc4Driver::build_render_cl(render));
   driver.wait_frame(kBudgetNs, false);
-  port.comment("one binning flush, one frame; tile (0,0) starts with its state, tile (3,0) holds only the cap");
+  port.comment("one binning flush, one frame; tile (0,0)'s list starts with its state");
   port.expect32(params.vc4.base + vc4::kV3dBfc, 1);
   port.expect32(params.vc4.base + vc4::kV3dRfc, 1);
   port.expect32(setup.tile_alloc, 0x1238, 0xFFFF);  // PRIMITIVE_LIST_FORMAT 0x12
-  port.expect32(setup.tile_alloc + 3 * 32, vc4::packet::kReturnFromSubList, 0xFF);
-  port.expect32(frame.addr, 0xFF204080);
+  const auto pixel = [&](unsigned x, unsigned y) { return frame.addr + 4 * (256 * y + x); };
+  port.comment(
+      "pixels: red alone, green over red (nearer, drawn first), green alone, the shaded one, the clear colour");
+  port.expect32(pixel(40, 30), 0xFFFF0000);
+  port.expect32(pixel(110, 40), 0xFF00FF00);
+  port.expect32(pixel(190, 60), 0xFF00FF00);
+  port.expect32(pixel(175, 110), 0xFF000000, 0xFF000000);
+  port.expect32(pixel(240, 20), 0xFF204080);
   port.expect32(frame.addr + frame.size - 4, 0xFF204080);
   if (params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice >= host::QpuFftShape::kPrograms) qpu_demo(driver, port);
   s << port.script();

@@ -97,13 +97,15 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     throw std::runtime_error("vc4 driver: scene size " + std::to_string(scene.width) + "x" +
                              std::to_string(scene.height) + " has no valid tile grid");
   }
-  // Shaded vertex data: X, Y (12.4), Z, 1/W; stride 12.
+  if (scene.varyings > 4) throw std::runtime_error("vc4 driver: a scene has at most 4 varyings");
+  // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying.
   std::vector<std::uint8_t> vdata;
   for (const Vc4Vertex& v : scene.vertices) {
     put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x)));
     put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y)));
     put_f32(vdata, v.z);
     put_f32(vdata, v.inv_w);
+    for (unsigned k = 0; k < scene.varyings; ++k) put_f32(vdata, v.varyings[k]);
   }
   const Buffer vbo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(vdata.size(), 16)), 16);
   upload(vbo, 0, vdata);
@@ -111,10 +113,11 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   for (std::uint16_t i : scene.indices) put_u16(ibytes, i);
   const Buffer ibo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(ibytes.size(), 16)), 16);
   upload(ibo, 0, ibytes);
-  // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, stride 12, no uniforms or varyings, the flat
-  // fragment shader, shaded vertex data.
+  // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, the vertex stride, no uniforms, the varyings,
+  // the fragment shader, shaded vertex data.
   std::vector<std::uint8_t> code;
-  for (const std::uint64_t inst : flat_color_fragment_shader(scene.color)) {
+  for (const std::uint64_t inst :
+       scene.fragment_shader.empty() ? flat_color_fragment_shader(scene.color) : scene.fragment_shader) {
     put_u32(code, static_cast<std::uint32_t>(inst));
     put_u32(code, static_cast<std::uint32_t>(inst >> 32));
   }
@@ -122,9 +125,9 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   upload(fs, 0, code);
   std::vector<std::uint8_t> rec;
   put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
-  put_u8(rec, 12);
+  put_u8(rec, static_cast<std::uint8_t>(12 + 4 * scene.varyings));
   put_u8(rec, 0);
-  put_u8(rec, 0);
+  put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
   put_u32(rec, fs.addr);
   put_u32(rec, 0);
   put_u32(rec, vbo.addr);
@@ -140,7 +143,9 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   // vc4_draw.c: "the current compressed primitives format" must be reset at the start of every tile.
   pk::primitive_list_format(cl, pk::kListFormat16BitTriangles);
   pk::clip_window(cl, 0, 0, static_cast<std::uint16_t>(scene.width), static_cast<std::uint16_t>(scene.height));
-  pk::configuration_bits(cl, 0x03, 0x00, 0x00);  // both faces enabled, no depth test
+  // Both faces enabled; the depth function in bits 14:12 and the Z update in bit 15 (vc4_packet.h).
+  pk::configuration_bits(
+      cl, 0x03, static_cast<std::uint8_t>((scene.depth_func & 7U) << 4 | (scene.depth_write ? 0x80U : 0U)), 0x00);
   pk::viewport_offset(cl, 0, 0);
   // Half width / height in 1/16 pixel, as vc4_emit.c emits them.
   pk::clipper_xy_scaling(cl, static_cast<float>(scene.width) * 8.0f, -(static_cast<float>(scene.height) * 8.0f));

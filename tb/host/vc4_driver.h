@@ -8,6 +8,7 @@
 // through a HostPort, so the same code runs live or is recorded as a host script.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,12 +24,14 @@ struct Vc4Layout {
   std::uint32_t memory_size = 0x0800'0000;  // 128 MiB
 };
 
-// A pre-shaded vertex: screen position in pixels (stored as 12.4 fixed point), Z and 1/W.
+// A pre-shaded vertex: screen position in pixels (stored as 12.4 fixed point), Z and 1/W, and the values of the
+// scene's varyings (the first Vc4Scene::varyings of them).
 struct Vc4Vertex {
   float x = 0;
   float y = 0;
   float z = 0.5f;
   float inv_w = 1.0f;
+  std::array<float, 4> varyings{};
 };
 
 // One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices.
@@ -38,6 +41,12 @@ struct Vc4Scene {
   std::vector<Vc4Vertex> vertices;
   std::vector<std::uint16_t> indices;  // triangle list
   std::uint32_t color = 0xFFFFFFFF;    // the flat fragment shader's colour (0xAARRGGBB, as the tile buffer holds it)
+  // The fragment shader (encoded QPU instructions; empty: the flat shader of `color`) and the varyings (0-4) it reads.
+  std::vector<std::uint64_t> fragment_shader;
+  unsigned varyings = 0;
+  // CONFIGURATION_BITS' depth test: the function (0 never, 1 less, ... 7 always) and whether Z is updated.
+  unsigned depth_func = 7;
+  bool depth_write = false;
 };
 
 // The smallest fragment shader (the shape of Broadcom's compiled flat shaders): the constant `color` to the tile

@@ -138,9 +138,15 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     // quantum.
     const core::Picoseconds now = engine_.now();
     const core::Picoseconds since = std::max(r.arrival_ps, s.available_ps);
-    const std::uint64_t behind = since < now ? services_.clock.cycles_in(now - since) : 0;
-    s.cycle = std::max(behind < cycle_ ? cycle_ - behind : 0, s.free_cycle);
-    s.started_ps = now - services_.clock.cycles(cycle_ - s.cycle);
+    if (since > now) {
+      // Requested ahead of the scheduler's clock (its requester runs ahead in its quantum): the QPU waits until then.
+      s.cycle = std::max(cycle_ + services_.clock.cycles_in(since - now), s.free_cycle);
+      s.started_ps = now + services_.clock.cycles(s.cycle - cycle_);
+    } else {
+      const std::uint64_t behind = services_.clock.cycles_in(now - since);
+      s.cycle = std::max(behind < cycle_ ? cycle_ - behind : 0, s.free_cycle);
+      s.started_ps = now - services_.clock.cycles(cycle_ - std::min(s.cycle, cycle_));
+    }
     s.program = r.pc;
     s.first_instruction = s.core->instructions();
     s.code_line.invalidate();
@@ -172,7 +178,9 @@ void QpuScheduler::finish(unsigned n, bool completed) {
       s.fragment->error = completed ? std::string() : s.core->error().empty() ? "stopped" : s.core->error();
     }
     s.fragment = nullptr;
-    if (--fragment_pending_ == 0) fragments_done_.notify(sc_core::SC_ZERO_TIME);
+    // The front end sees the end at the shader's time, not at the start of the scheduler's quantum.
+    fragments_end_ps_ = std::max(fragments_end_ps_, engine_.now());
+    if (--fragment_pending_ == 0) fragments_done_.notify(engine_.time().offset());
   } else if (completed) {
     completed_count_ = (completed_count_ + 1) & 0xFFU;
     ++completed_;
@@ -267,6 +275,17 @@ void QpuScheduler::run() {
       if (kicks == kicks_) sc_core::wait(kick_);  // else a request came while it caught up
       continue;
     }
+    // Every running QPU starts later (requested ahead of the scheduler's clock): the scheduler idles until the first.
+    std::uint64_t earliest = ~std::uint64_t{0};
+    for (const Slot& s : qpus_) {
+      if (s.busy) earliest = std::min(earliest, s.cycle);
+    }
+    if (earliest > cycle_) {
+      engine_.set_state(core::EngineState::kIdle);
+      engine_.cycles(earliest - cycle_);
+      cycle_ = earliest;
+      engine_.time().sync_if_needed();
+    }
     engine_.set_state(core::EngineState::kRunning);
     stalled.clear();
     ended.clear();
@@ -308,7 +327,7 @@ void QpuScheduler::run() {
     }
     for (unsigned n = 0; n < qpus_.size(); ++n) {
       Slot& s = qpus_[n];
-      if (!s.busy || engine_.now() - s.started_ps <= engine_.hang_timeout_ps()) continue;
+      if (!s.busy || engine_.now() <= s.started_ps + engine_.hang_timeout_ps()) continue;  // (it may start ahead)
       engine_.record_hang("QPU " + std::to_string(n) + ": the program at " + core::format_hex(s.program, 8) +
                           " has run " + std::to_string(s.core->instructions() - s.first_instruction) +
                           " instructions without ending (now at " + core::format_hex(s.core->pc(), 8) + ")");

@@ -112,6 +112,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   // Fragment jobs queued or running; `fragments_done()` is notified when the count returns to 0.
   unsigned fragment_jobs_pending() const { return fragment_pending_; }
   const sc_core::sc_event& fragments_done() const { return fragments_done_; }
+  // When the last fragment shader batch ended (the scheduler's local time: it may be ahead of the kernel's).
+  core::Picoseconds fragments_end_ps() const { return fragments_end_ps_; }
   // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
   void clear_tmu_caches(std::uint32_t slcactl);
 
@@ -210,6 +212,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::deque<Request> queue_;
   std::deque<Request> fragment_queue_;
   unsigned fragment_pending_ = 0;
+  core::Picoseconds fragments_end_ps_ = 0;
   sc_core::sc_event fragments_done_;
   unsigned running_ = 0;
   std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock

@@ -341,6 +341,10 @@ UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
       sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->fragments_done() | ctx.kick);
     }
   }
+  // The scheduler may have run the shaders ahead of the kernel's time: the tile is done when the last one ended.
+  if (qpus != nullptr && qpus->fragments_end_ps() > ctx.time.now()) {
+    ctx.time.advance(qpus->fragments_end_ps() - ctx.time.now());
+  }
   std::string error;
   for (const auto& b : batches_) {
     if (error.empty() && !b->status().error.empty()) error = b->status().error;
