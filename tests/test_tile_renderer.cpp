@@ -316,6 +316,38 @@ TEST_F(RendererShading, TheDepthTestKeepsTheNearestFragment) {
   }
 }
 
+// Each triangle keeps the depth state of the CONFIGURATION_BITS before it, however late its shaders run: green (Z
+// 0.25, "less" with updates) first, then blue (0.75) with "always" and no update, then red (0.5) with "less" again:
+// blue overwrites green's colour but not its Z, so red fails against 0.25 and blue stays.
+TEST_F(RendererShading, EachTriangleKeepsTheDepthStateItWasDrawnWith) {
+  put(kCode, code_bytes(R"(
+      mov tlb_z, rb15
+      mov tlb_color_all, uni
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  const std::uint32_t colours[3] = {0xFF00FF00, 0xFF0000FF, 0xFFFF0000};
+  const float depths[3] = {0.25F, 0.75F, 0.5F};
+  std::uint32_t recs[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    put(kUniforms + 16 * i, {static_cast<std::uint8_t>(colours[i]), static_cast<std::uint8_t>(colours[i] >> 8),
+                             static_cast<std::uint8_t>(colours[i] >> 16), static_cast<std::uint8_t>(colours[i] >> 24)});
+    recs[i] = record(i, {{0, 0, depths[i], 1.0F, {}}, {128, 0, depths[i], 1.0F, {}}, {0, 128, depths[i], 1.0F, {}}}, 0,
+                     kCode, kUniforms + 16 * i);
+  }
+  render({[&](List& l) {
+    triangle(l.config_bits(0x03, 0x90).op(pk::kNvShaderState).u32(recs[0]), 0, 1, 2);  // less, update
+    triangle(l.config_bits(0x03, 0x70).op(pk::kNvShaderState).u32(recs[1]), 0, 1, 2);  // always
+    triangle(l.config_bits(0x03, 0x90).op(pk::kNvShaderState).u32(recs[2]), 0, 1, 2);  // less, update
+  }});
+  std::size_t wrong = 0;
+  for (unsigned y = 0; y < 64; ++y) {
+    for (unsigned x = 0; x < 64; ++x) wrong += pixel(x, y) != 0xFF0000FFu;
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
 // Culling by facing as CONFIGURATION_BITS asks (b0 forward, b1 reverse enabled; b2 clockwise is forward): a
 // clockwise triangle with only reverse faces enabled draws nothing.
 TEST_F(RendererShading, FacingCullsAsTheConfigurationBitsSay) {

@@ -655,6 +655,75 @@ TEST(Vc4Qpu, FragmentShaderBatchesRunOnTheQpusTheirReservationsAllow) {
   EXPECT_EQ(rig.port.read32(rig.driver.layout().v3d + vc4::kV3dSrqcs) >> 16, 0u);
 }
 
+// A fragment shader the scheduler stops as hung releases the scoreboard, as one that ends does: the batch waiting
+// for it (the ports' turns) then runs. The first loops for ever after its tile buffer write; the hang timeout is 50 us;
+// SQRSV's FS bits leave only QPU 0 to shaders, so the second starts when the first is stopped.
+TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
+  struct Port : vc4::qpu::FragmentPort {
+    Port(unsigned job, unsigned& turn) : job_(job), turn_(turn) {}
+    bool next_varying(vc4::qpu::Vector&, vc4::qpu::Vector&, std::string& error) override {
+      error = "no varyings";
+      return false;
+    }
+    vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
+    vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
+    bool scoreboard_acquire() override { return turn_ == job_; }
+    void scoreboard_release() override { turn_ = job_ + 1; }
+    bool tlb_write(std::uint32_t, const vc4::qpu::Vector&, const std::array<bool, 16>&, std::string&) override {
+      ++writes;
+      return true;
+    }
+    bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
+    unsigned writes = 0;
+    unsigned job_;
+    unsigned& turn_;
+  };
+  platform::PlatformParams params;
+  params.vc4.v3d.qpu.hang_timeout_ns = 50'000;
+  Rig rig(params);
+  unsigned turn = 0;
+  Port hung(0, turn), next(1, turn);
+  vc4::FragmentJob::Status hung_status, next_status;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint32_t loop = d.upload_qpu_code(assemble(R"(
+        load_imm tlb_color_all, 1
+      forever:
+        branch.rel forever
+        nop
+        nop
+        nop
+    )"));
+    const std::uint32_t flat = d.upload_qpu_code(assemble(R"(
+        load_imm tlb_color_all, 2
+        sig_end nop
+        nop
+        sig_unlock_score nop
+    )"));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv0, 0x22222220);
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv1, 0x00002222);
+    vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
+    vc4::FragmentJob job;
+    job.pc = loop;
+    job.port = &hung;
+    job.status = &hung_status;
+    qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
+    job.pc = flat;
+    job.port = &next;
+    job.status = &next_status;
+    qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
+    while (qpus.fragment_jobs_pending() > 0) sc_core::wait(qpus.fragments_done());
+  });
+  EXPECT_TRUE(hung_status.done);
+  EXPECT_NE(hung_status.error.find("hung"), std::string::npos) << hung_status.error;
+  EXPECT_TRUE(next_status.done);
+  EXPECT_EQ(next_status.error, "");
+  EXPECT_EQ(hung.writes, 1u);
+  EXPECT_EQ(next.writes, 1u);
+  EXPECT_EQ(turn, 2u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "has run").size(), 1u);  // the hang report
+}
+
 // More QPUs than the V3D's registers have fields for is a configuration error: one line naming the keys, exit 2.
 TEST(Vc4Qpu, MoreThanSixteenQpusIsAConfigurationError) {
   test::ProcessResult r = test::run_gpuvp("run --quiet --set vc4.v3d.slices=5 --set vc4.v3d.qpus_per_slice=4");

@@ -97,6 +97,9 @@ void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) 
   // A QPU freed now can take a queued program from now on, not from when the program was queued.
   for (unsigned n = 0; n < qpus_.size(); ++n) {
     if (((was >> (4 * n)) & 1U) != 0 && !reserved(n)) qpus_[n].available_ps = core::to_ps(sc_core::sc_time_stamp());
+    if (((was >> (4 * n + 1)) & 1U) != 0 && !reserved(n, true)) {
+      qpus_[n].fs_available_ps = core::to_ps(sc_core::sc_time_stamp());
+    }
   }
   kick();
 }
@@ -137,7 +140,8 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     // the program starts then (its QPU catches up in the next round), so that its time does not depend on the
     // quantum.
     const core::Picoseconds now = engine_.now();
-    const core::Picoseconds since = std::max(r.arrival_ps, s.available_ps);
+    const core::Picoseconds since =
+        std::max(r.arrival_ps, r.fragment.port != nullptr ? s.fs_available_ps : s.available_ps);
     if (since > now) {
       // Requested ahead of the scheduler's clock (its requester runs ahead in its quantum): the QPU waits until then.
       s.cycle = std::max(cycle_ + services_.clock.cycles_in(since - now), s.free_cycle);
@@ -180,6 +184,7 @@ void QpuScheduler::finish(unsigned n, bool completed) {
     s.fragment = nullptr;
     // The front end sees the end at the shader's time, not at the start of the scheduler's quantum.
     fragments_end_ps_ = std::max(fragments_end_ps_, engine_.now());
+    fragment_ended_.notify(engine_.time().offset());
     if (--fragment_pending_ == 0) fragments_done_.notify(engine_.time().offset());
   } else if (completed) {
     completed_count_ = (completed_count_ + 1) & 0xFFU;
@@ -260,7 +265,10 @@ void QpuScheduler::sleep_while_waiting(const std::vector<unsigned>& stalled) {
   for (unsigned i = 0; i < semaphores_.size(); ++i) counts += (i ? "," : "") + std::to_string(semaphores_[i]);
   report += " semaphores " + counts;
   engine_.record_hang(report);
-  for (unsigned n : stalled) finish(n, false);
+  for (unsigned n : stalled) {
+    qpus_[n].core->stop("stopped: a deadlock (every running QPU waited)");
+    finish(n, false);
+  }
 }
 
 void QpuScheduler::run() {
@@ -331,6 +339,7 @@ void QpuScheduler::run() {
       engine_.record_hang("QPU " + std::to_string(n) + ": the program at " + core::format_hex(s.program, 8) +
                           " has run " + std::to_string(s.core->instructions() - s.first_instruction) +
                           " instructions without ending (now at " + core::format_hex(s.core->pc(), 8) + ")");
+      s.core->stop("stopped: hung (no end within the hang timeout)");
       finish(n, false);
     }
     engine_.time().sync_if_needed();

@@ -11,7 +11,8 @@
 // A guest cannot crash or hang the simulator through it: a program error (an undefined encoding, a fetch or DMA
 // outside DRAM, an unmodelled unit) stops that QPU with a report; QPUs that all wait on semaphores or the mutex, with
 // no queued program to start, cost no host time: they sleep until software queues another program (which may release
-// them) and, when none comes within hang_timeout_ns, are a deadlock, reported with each QPU's instruction; a program
+// them) and, when none comes within hang_timeout_ns, are a deadlock, reported with each QPU's instruction (fragment
+// shaders waiting for the scoreboard count as waiting too); a program
 // still running after hang_timeout_ns is hung and stopped. A stopped program never completes (software polling SRQCS
 // sees it missing, as on hardware), its QPU takes the next request.
 #pragma once
@@ -112,6 +113,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   // Fragment jobs queued or running; `fragments_done()` is notified when the count returns to 0.
   unsigned fragment_jobs_pending() const { return fragment_pending_; }
   const sc_core::sc_event& fragments_done() const { return fragments_done_; }
+  const sc_core::sc_event& fragment_ended() const { return fragment_ended_; }  // each batch's end
   // When the last fragment shader batch ended (the scheduler's local time: it may be ahead of the kernel's).
   core::Picoseconds fragments_end_ps() const { return fragments_end_ps_; }
   // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
@@ -131,9 +133,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     // its last program ended.
     std::uint64_t cycle = 0;
     std::uint64_t free_cycle = 0;
-    core::Picoseconds available_ps = 0;   // when its reservation was last cleared
-    std::uint64_t first_instruction = 0;  // the core's instruction count when the program started
-    std::uint32_t program = 0;            // its code address
+    core::Picoseconds available_ps = 0;     // when its reservation was last cleared
+    core::Picoseconds fs_available_ps = 0;  // and its fragment shader reservation
+    std::uint64_t first_instruction = 0;    // the core's instruction count when the program started
+    std::uint32_t program = 0;              // its code address
     core::FetchLine code_line{64};
     core::FetchLine uniform_line{64};
     core::Counter* instructions = nullptr;
@@ -213,7 +216,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::deque<Request> fragment_queue_;
   unsigned fragment_pending_ = 0;
   core::Picoseconds fragments_end_ps_ = 0;
-  sc_core::sc_event fragments_done_;
+  sc_core::sc_event fragments_done_, fragment_ended_;
   unsigned running_ = 0;
   std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock
   unsigned stepping_ = 0;    // the QPU whose instruction runs (for the environment's calls)

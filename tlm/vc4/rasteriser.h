@@ -56,7 +56,8 @@ struct TriangleSetup {
 };
 
 // Rasterises the triangle inside `clip`; `flat` has bit k set for a flat-shaded varying k. A triangle of zero area
-// gives no batches. Vertices beyond the 16-bit screen range are the caller's to reject.
+// gives no batches. Coordinates within +-2^30 (1/16 pixel) are safe (64-bit edge functions); the tile renderer passes
+// the 16-bit shaded positions plus the viewport offset.
 TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const PixelRect& clip, std::uint32_t flat);
 
 }  // namespace gpuvp::vc4

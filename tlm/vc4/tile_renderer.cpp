@@ -40,15 +40,19 @@ TileRenderer::~TileRenderer() = default;
 // depth test and the colour writes of its covered pixels, the scoreboard in primitive order.
 class TileRenderer::BatchPort : public qpu::FragmentPort {
  public:
+  // `depth_func` and `depth_update`: CONFIGURATION_BITS b14:12 and b15 when the triangle was set up (7 and false
+  // without the packet: every test passes, nothing is updated).
   BatchPort(TileRenderer& renderer, FragmentBatch batch, unsigned sequence, unsigned varyings, bool reverse,
-            unsigned x0, unsigned y0)
+            unsigned x0, unsigned y0, unsigned depth_func, bool depth_update)
       : renderer_(renderer),
         batch_(std::move(batch)),
         sequence_(sequence),
         varyings_(varyings),
         reverse_(reverse),
         x0_(x0),
-        y0_(y0) {}
+        y0_(y0),
+        depth_func_(depth_func),
+        depth_update_(depth_update) {}
 
   const FragmentBatch& batch() const { return batch_; }
   FragmentJob::Status& status() { return status_; }
@@ -101,15 +105,15 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
         renderer_.color_[at] = value[e];
         continue;
       }
-      // Z: the depth test of CONFIGURATION_BITS (b14:12 never, <, =, <=, >, !=, >=, always; b15 update), the new Z
-      // against the tile buffer's; a failed fragment writes no colour after it (none: always, no update).
+      // Z: the depth test (never, <, =, <=, >, !=, >=, always), the new Z against the tile buffer's; a failed
+      // fragment writes no colour after it.
       const std::uint32_t z = value[e] & 0xFFFFFFU, old = renderer_.zs_[at] & 0xFFFFFFU;
-      const unsigned func = renderer_.config_seen_ ? (renderer_.config_bits_ >> 12) & 7U : 7U;
+      const unsigned func = depth_func_;
       const bool pass = func == 7 || (func == 1 && z < old) || (func == 2 && z == old) || (func == 3 && z <= old) ||
                         (func == 4 && z > old) || (func == 5 && z != old) || (func == 6 && z >= old);
       if (!pass) {
         failed_[e] = true;
-      } else if (renderer_.config_seen_ && ((renderer_.config_bits_ >> 15) & 1U) != 0) {
+      } else if (depth_update_) {
         renderer_.zs_[at] = (renderer_.zs_[at] & 0xFF000000U) | z;
       }
     }
@@ -139,6 +143,8 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
   unsigned varyings_;
   bool reverse_;
   unsigned x0_, y0_;  // the tile's first pixel
+  unsigned depth_func_;
+  bool depth_update_;
   unsigned next_ = 0;
   std::vector<unsigned> after_;  // the batches it waits for
   std::array<bool, 16> failed_{};
@@ -289,10 +295,14 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
   }
   // The front end walks a quad a cycle (1 Gpixel/s at 250 MHz: reference-vc4-qpu.md 5.5).
   ctx.time.advance(services_.clock.cycles(4 * setup.batches.size()));
+  const unsigned depth_func = config_seen_ ? (config_bits_ >> 12) & 7U : 7U;
+  const bool depth_update = config_seen_ && ((config_bits_ >> 15) & 1U) != 0;
   for (const FragmentBatch& b : setup.batches) {
-    const auto sequence = static_cast<unsigned>(batches_.size());
+    // The front end stalls while kMaxQueuedBatches of its batches wait for or run on the QPUs.
+    if (UnitResult r = wait_for_batches(ctx, kMaxQueuedBatches - 1); r.kind != UnitResult::Kind::kDone) return r;
+    const auto sequence = static_cast<unsigned>(released_.size());
     batches_.push_back(std::make_unique<BatchPort>(*this, b, sequence, varyings, !forward, static_cast<unsigned>(tx0),
-                                                   static_cast<unsigned>(ty0)));
+                                                   static_cast<unsigned>(ty0), depth_func, depth_update));
     released_.push_back(false);
     BatchPort& port = *batches_.back();
     // The scoreboard orders the tile buffer accesses of fragments on the same pixels (per quad here): this batch
@@ -319,37 +329,51 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
   return UnitResult::done();
 }
 
-UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
-  if (batches_.empty()) return UnitResult::done();
-  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
-  if (qpus != nullptr && qpus->fragment_jobs_pending() > 0) {
-    ctx.time.sync();
-    // A hang is no batch ending for the hang timeout.
-    core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
-    unsigned pending = qpus->fragment_jobs_pending();
-    while (qpus->fragment_jobs_pending() > 0) {
-      if (!ctx.running()) return UnitResult::aborted();
-      if (qpus->fragment_jobs_pending() < pending) {
-        pending = qpus->fragment_jobs_pending();
-        deadline = core::now_ps() + ctx.hang_timeout_ps;
-      }
-      if (core::now_ps() >= deadline) {
-        return UnitResult::hang(std::to_string(qpus->fragment_jobs_pending()) + " fragment shader batches of tile (" +
-                                std::to_string(tile_x_) + ", " + std::to_string(tile_y_) +
-                                ") did not end (QPUs reserved against fragment shaders?)");
-      }
-      sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->fragments_done() | ctx.kick);
-    }
+void TileRenderer::prune_batches() {
+  while (!batches_.empty() && batches_.front()->status().done) {
+    if (batch_error_.empty()) batch_error_ = batches_.front()->status().error;
+    batches_.pop_front();
   }
+  orphans_.erase(std::remove_if(orphans_.begin(), orphans_.end(), [](const auto& b) { return b->status().done; }),
+                 orphans_.end());
+}
+
+UnitResult TileRenderer::wait_for_batches(UnitContext& ctx, std::size_t at_most) {
+  prune_batches();
+  if (batches_.size() <= at_most) return UnitResult::done();
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus == nullptr) return UnitResult::error("fragment shader batches queued, and no QPUs");
+  ctx.time.sync();
+  // A hang is no batch ending for the hang timeout.
+  core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
+  std::size_t left = batches_.size();
+  for (;;) {
+    prune_batches();  // batches may have ended while this thread waited
+    if (batches_.size() <= at_most) return UnitResult::done();
+    if (batches_.size() < left) {
+      left = batches_.size();
+      deadline = core::now_ps() + ctx.hang_timeout_ps;
+    }
+    if (!ctx.running()) return UnitResult::aborted();
+    if (core::now_ps() >= deadline) {
+      return UnitResult::hang(std::to_string(batches_.size()) + " fragment shader batches of tile (" +
+                              std::to_string(tile_x_) + ", " + std::to_string(tile_y_) +
+                              ") did not end (QPUs reserved against fragment shaders?)");
+    }
+    sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->fragment_ended() | ctx.kick);
+  }
+}
+
+UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
+  if (released_.empty()) return UnitResult::done();
+  if (UnitResult r = wait_for_batches(ctx, 0); r.kind != UnitResult::Kind::kDone) return r;
   // The scheduler may have run the shaders ahead of the kernel's time: the tile is done when the last one ended.
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
   if (qpus != nullptr && qpus->fragments_end_ps() > ctx.time.now()) {
     ctx.time.advance(qpus->fragments_end_ps() - ctx.time.now());
   }
-  std::string error;
-  for (const auto& b : batches_) {
-    if (error.empty() && !b->status().error.empty()) error = b->status().error;
-  }
-  batches_.clear();
+  const std::string error = batch_error_;
+  batch_error_.clear();
   released_.clear();
   std::fill(last_batch_at_quad_.begin(), last_batch_at_quad_.end(), -1);
   if (!error.empty()) return UnitResult::error("fragment shader: " + error);
@@ -738,13 +762,21 @@ UnitResult TileRenderer::zs_beyond_4gib(const char* packet) {
 void TileRenderer::thread_reset() {
   // Loads queued by a stopped or reset list must not fire in the next one.
   pending_loads_.clear();
-  // Neither does its render state, and its shaders still running leave the tile buffer alone.
+  // Neither does its render state.
   shader_state_op_ = 0;
   config_seen_ = clip_seen_ = false;
   config_bits_ = flat_shade_flags_ = 0;
   viewport_x_ = viewport_y_ = 0;
-  for (const auto& b : batches_) b->detach();
-  std::fill(released_.begin(), released_.end(), true);
+  // Its shaders still running leave the tile buffer alone, and the next list neither waits for them nor inherits
+  // their errors.
+  for (auto& b : batches_) {
+    b->detach();
+    orphans_.push_back(std::move(b));
+  }
+  batches_.clear();
+  released_.clear();
+  batch_error_.clear();
+  std::fill(last_batch_at_quad_.begin(), last_batch_at_quad_.end(), -1);
 }
 
 UnitResult TileRenderer::store_ms(UnitContext& ctx) {

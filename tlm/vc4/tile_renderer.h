@@ -4,8 +4,8 @@
 // loads and stores and STORE_MS_TILE_BUFFER(_AND_EOF), and writes real pixels to memory in the frame's format and
 // stride. A store clears the tile buffer to the clear values unless its disable-clear bits say otherwise ("The tile
 // buffer gets cleared when the previous tile is stored", vc4_render_cl.c). Primitives that reach it through the
-// binned tile lists are counted and reported as not yet shaded: rasterisation and the fragment shader (QPU) are the
-// next issue. Facts: docs/vc4-v3d.md; Linux vc4_packet.h, vc4_render_cl.c; IGT lib/igt_vc4.c (the clear).
+// binned tile lists under NV shader state are rasterised and shaded by their fragment shader on the QPUs
+// (docs/vc4-v3d.md). Facts: docs/vc4-v3d.md; Linux vc4_packet.h, vc4_render_cl.c; IGT lib/igt_vc4.c (the clear).
 //
 // Colour in the tile buffer is one 32-bit value per sample, 0xAARRGGBB (the value CLEAR_COLORS holds; Mesa renders
 // PIPE_FORMAT_B8G8R8A8 as the hardware's RGBA8888, vc4_formats.c); BGR565 stores keep its top 5/6/5 bits of red,
@@ -37,6 +37,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -139,6 +140,13 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   // Waits until the queued fragment shaders have ended (before the tile buffer is stored or the tile changes); an
   // error of one of them stops the thread.
   UnitResult finish_fragments(UnitContext& ctx);
+  // Drops the batches at the front that have ended (keeping the first error) and the ended orphans.
+  void prune_batches();
+  // Waits until at most `at_most` of this list's batches have not ended.
+  UnitResult wait_for_batches(UnitContext& ctx, std::size_t at_most);
+  // The front end's queue to the QPUs: its depth is not published; the model's bound keeps a guest's tile of many
+  // large triangles from holding unbounded host memory.
+  static constexpr std::size_t kMaxQueuedBatches = 64;
   UnitResult configure(const StatePacket& p);
   UnitResult clear_colors(const StatePacket& p);
   UnitResult tile_coordinates(const StatePacket& p, UnitContext& ctx);
@@ -195,8 +203,10 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::int32_t viewport_x_ = 0, viewport_y_ = 0;
   // The fragment shader batches of the current tile, in primitive order, and which have released the scoreboard; the
   // last batch on each 2x2 quad of the tile (-1: none).
-  std::vector<std::unique_ptr<BatchPort>> batches_;
-  std::vector<bool> released_;
+  std::deque<std::unique_ptr<BatchPort>> batches_;   // not yet ended or not yet pruned, oldest first
+  std::vector<bool> released_;                       // per batch of the tile
+  std::string batch_error_;                          // the first error of a pruned batch
+  std::vector<std::unique_ptr<BatchPort>> orphans_;  // batches of a reset list, until they end
   std::array<int, (kGrid / 2) * (kGrid / 2)> last_batch_at_quad_;
 
   core::StatsGroup stats_;

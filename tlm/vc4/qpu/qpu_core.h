@@ -130,6 +130,11 @@ class Qpu {
   // end's last delay slot issued) or kError (error() says why; the QPU stops).
   Step step(std::uint64_t now = 0);
 
+  // Stops the program from outside (a hang or deadlock the scheduler found): error() says `why`; a fragment shader
+  // releases the scoreboard, as at its end.
+  void stop(const std::string& why) {
+    if (running_) fail(why);
+  }
   bool running() const { return running_; }
   unsigned number() const { return number_; }
   std::uint32_t pc() const { return pc_; }
