@@ -491,13 +491,13 @@ INSTANTIATE_TEST_SUITE_P(
                           return l;
                         },
                         "GL_ARRAY_PRIMITIVE before any shader state"},
-        BinnerErrorCase{"GlShaderStateNeedsTheQpus",
+        BinnerErrorCase{"GlShaderRecordOutsideDram",
                         [](BinnerGuestError& t) {
                           List l = t.prologue();
-                          l.op(pk::kGlShaderState).u32(kRecord).array(4, 3, 0);
+                          l.op(pk::kGlShaderState).u32(0xFFFFFF01U).array(4, 3, 0);
                           return l;
                         },
-                        "with GL_SHADER_STATE: the coordinate shader runs on the QPUs, which are not modelled"},
+                        "bad GL shader record address: 0xffffff00 (44 bytes) is outside DRAM"},
         BinnerErrorCase{"MisalignedNvRecord",
                         [](BinnerGuestError& t) {
                           List l = t.prologue();

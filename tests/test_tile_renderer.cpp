@@ -361,6 +361,53 @@ TEST_F(RendererShading, FacingCullsAsTheConfigurationBitsSay) {
   EXPECT_EQ(v3d_.renderer().fragments_shaded(), 63u * 64u / 2u);
 }
 
+// A compressed entry of `list_format` for one point or line, in its absolute coding, in a COMPRESSED_PRIMITIVE run.
+List& entry(List& l, std::uint8_t list_format, std::uint16_t a, std::uint16_t b = 0) {
+  vc4::compressed::Primitive q;
+  q.vertices = vc4::compressed::vertices_of(list_format);
+  q.index = {a, b, 0};
+  std::array<std::uint8_t, vc4::compressed::kMaxEntryLength> bytes{};
+  const unsigned n = vc4::compressed::encode(list_format, q, nullptr, bytes);
+  l.op(pk::kCompressedPrimitive);
+  for (unsigned i = 0; i < n; ++i) l.u8(bytes[i]);
+  return l.u8(0x80);
+}
+
+// POINT_SIZE 4 around a pixel corner covers its 4x4 pixels; a 1-pixel LINE_WIDTH line along a pixel row boundary
+// covers the row above it (centres on a top edge count, rasteriser.h), 16 pixels from x 4 to 19. The point's
+// fragment shader reads the point coordinate (the first varying: 1/8, 3/8, 5/8, 7/8 across the columns) and writes
+// 8 x point_x as an integer; the line's writes white.
+TEST_F(RendererShading, PointsAndLinesAreRasterisedWithTheirSizesAndPointCoordinates) {
+  put(kCode, code_bytes(R"(
+      mov r0, vary
+      fmul r1, r0, ra15
+      fadd r2, r1, r5
+      fmul r2, r2, 8.0
+      ftoi tlb_color_all, r2
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  put(kCode + 0x100, code_bytes("load_imm tlb_color_all, 0xffffffff\nsig_end nop\nnop\nsig_unlock_score nop\n"));
+  const std::uint32_t point = record(0, {{10, 10, 0.5F, 1.0F, {}}}, 0, kCode);
+  const std::uint32_t line = record(1, {{4, 30, 0.5F, 1.0F, {}}, {20, 30, 0.5F, 1.0F, {}}}, 0, kCode + 0x100);
+  render({[&](List& l) {
+    l.op(pk::kPointSize).u32(f32_bits(4.0F)).op(pk::kLineWidth).u32(f32_bits(1.0F));
+    entry(l.op(pk::kNvShaderState).u32(point).format(pk::kListFormat16BitPoints), pk::kListFormat16BitPoints, 0);
+    entry(l.op(pk::kNvShaderState).u32(line).format(pk::kListFormat16BitLines), pk::kListFormat16BitLines, 0, 1);
+  }});
+  std::size_t lit = 0;
+  for (unsigned y = 0; y < 64; ++y) {
+    for (unsigned x = 0; x < 64; ++x) lit += pixel(x, y) != 0xFF000000u;
+  }
+  EXPECT_EQ(lit, 32u);
+  for (unsigned y = 8; y < 12; ++y) {
+    for (unsigned x = 8; x < 12; ++x) EXPECT_EQ(pixel(x, y), 2 * (x - 8) + 1) << x << "," << y;
+  }
+  for (unsigned x = 4; x < 20; ++x) EXPECT_EQ(pixel(x, 29), 0xFFFFFFFFu) << x;
+  EXPECT_EQ(v3d_.renderer().fragments_shaded(), 32u);
+}
+
 // A fragment shader's error (its code here is zeros: a breakpoint) stops the render thread with CTERR when the tile
 // is stored, naming the shader's QPU, address and instruction.
 TEST_F(RendererShading, AFragmentShadersErrorStopsTheRenderThread) {
@@ -370,6 +417,15 @@ TEST_F(RendererShading, AFragmentShadersErrorStopsTheRenderThread) {
          ControlListExecutor::kCtErr);
   EXPECT_EQ(errors("fragment shader: QPU"), 1u);
   EXPECT_GE(errors("software breakpoint"), 1u);  // each shader's own report
+}
+
+// With GL shader state the vertex shader runs first: its error (an eight-attribute record of zeros, no attribute
+// selected, its code at 0: a breakpoint) stops the render thread with CTERR at the primitive.
+TEST_F(RendererShading, AVertexShadersErrorStopsTheRenderThread) {
+  render({[&](List& l) { triangle(l.op(pk::kGlShaderState).u32(0x60000), 0, 1, 2); }}, 0xFF000000,
+         ControlListExecutor::kCtErr);
+  EXPECT_EQ(errors("vertex shader: QPU 0 at 0x00000000"), 1u);
+  EXPECT_GE(errors("software breakpoint"), 1u);  // the shader's own report
 }
 
 struct RenderErrorCase {
@@ -399,20 +455,6 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         RenderErrorCase{"StoreBeforeConfig", [](List& l) { store_general(l, 1, kFrame); },
                         "STORE_TILE_BUFFER_GENERAL before any TILE_RENDERING_MODE_CONFIG"},
-        RenderErrorCase{"GlShaderStatePrimitive",
-                        [](List& l) {
-                          render_config(l, kFrame, 64, 64, 0x0004);
-                          tile(l, 0, 0).format(0x12).op(pk::kGlShaderState).u32(0x60000);
-                          l.op(pk::kCompressedPrimitive).u8(0x81).u16(0).u16(1).u16(2).u8(0x80);
-                        },
-                        "GL_SHADER_STATE: the vertex shader's rendering pass is not modelled yet"},
-        RenderErrorCase{"PointsAreNotRasterisedYet",
-                        [](List& l) {
-                          render_config(l, kFrame, 64, 64, 0x0004);
-                          tile(l, 0, 0).format(0x10).op(pk::kNvShaderState).u32(0x60000);
-                          l.op(pk::kCompressedPrimitive).u8(0x81).u16(0).u8(0x80);
-                        },
-                        "points and lines are not rasterised yet"},
         RenderErrorCase{"TileBeforeConfig", [](List& l) { tile(l, 1, 0); },
                         "TILE_COORDINATES (1, 0) outside the 1x1 tile grid (no TILE_RENDERING_MODE_CONFIG yet)"},
         RenderErrorCase{"TileOutsideTheGrid",

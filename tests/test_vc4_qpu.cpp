@@ -614,7 +614,7 @@ TEST(Vc4Qpu, FragmentShaderBatchesRunOnTheQpusTheirReservationsAllow) {
   Rig rig;
   Shared shared;
   std::vector<std::unique_ptr<Port>> ports;
-  std::vector<vc4::FragmentJob::Status> status(5);
+  std::vector<vc4::ShaderJob::Status> status(5);
   test::run_thread([&] {
     Vc4Driver& d = rig.driver;
     const std::uint64_t v3d = d.layout().v3d;
@@ -631,14 +631,14 @@ TEST(Vc4Qpu, FragmentShaderBatchesRunOnTheQpusTheirReservationsAllow) {
     vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
     for (unsigned j = 0; j < 5; ++j) {
       ports.push_back(std::make_unique<Port>(j, shared));
-      vc4::FragmentJob job;
+      vc4::ShaderJob job;
       job.pc = code;
       job.port = ports.back().get();
       job.w.fill(Port::float_bits(2.0F));
       job.status = &status[j];
       qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
     }
-    while (qpus.fragment_jobs_pending() > 0) sc_core::wait(qpus.fragments_done());
+    while (qpus.shader_jobs_pending() > 0) sc_core::wait(qpus.shaders_done());
   });
   EXPECT_EQ(shared.colour_writes, (std::vector<unsigned>{0, 1, 2, 3, 4}));
   for (unsigned j = 0; j < 5; ++j) {
@@ -683,7 +683,7 @@ TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
   Rig rig(params);
   unsigned turn = 0;
   Port hung(0, turn), next(1, turn);
-  vc4::FragmentJob::Status hung_status, next_status;
+  vc4::ShaderJob::Status hung_status, next_status;
   test::run_thread([&] {
     Vc4Driver& d = rig.driver;
     const std::uint32_t loop = d.upload_qpu_code(assemble(R"(
@@ -703,7 +703,7 @@ TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
     rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv0, 0x22222220);
     rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv1, 0x00002222);
     vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
-    vc4::FragmentJob job;
+    vc4::ShaderJob job;
     job.pc = loop;
     job.port = &hung;
     job.status = &hung_status;
@@ -712,7 +712,7 @@ TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
     job.port = &next;
     job.status = &next_status;
     qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
-    while (qpus.fragment_jobs_pending() > 0) sc_core::wait(qpus.fragments_done());
+    while (qpus.shader_jobs_pending() > 0) sc_core::wait(qpus.shaders_done());
   });
   EXPECT_TRUE(hung_status.done);
   EXPECT_NE(hung_status.error.find("hung"), std::string::npos) << hung_status.error;

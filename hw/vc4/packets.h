@@ -233,6 +233,12 @@ inline void primitive_list_format(std::vector<std::uint8_t>& cl, std::uint8_t fo
   put_u8(cl, kPrimitiveListFormat);
   put_u8(cl, format);
 }
+// GL_SHADER_STATE: the record address (16-byte aligned) with the extended flag (b3) and the attribute count (b2:0,
+// 0 = 8) in its low bits.
+inline void gl_shader_state(std::vector<std::uint8_t>& cl, std::uint32_t record_word) {
+  put_u8(cl, kGlShaderState);
+  put_u32(cl, record_word);
+}
 inline void nv_shader_state(std::vector<std::uint8_t>& cl, std::uint32_t record) {
   put_u8(cl, kNvShaderState);
   put_u32(cl, record);

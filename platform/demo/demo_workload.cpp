@@ -21,6 +21,7 @@
 #include "tb/host/i915_driver.h"
 #include "tb/host/qpu_programs.h"
 #include "tb/host/vc4_driver.h"
+#include "tb/host/vc4_shaders.h"
 #include "tlm/core/report.h"
 #include "tlm/vc4/qpu/qpu_assembler.h"
 #include "tlm/vc4/v3d.h"  // V3d::ident1_for: the IDENT1 value of the configured V3D
@@ -304,27 +305,7 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   // packs (a float 0..1 to a byte), Z passed through to the depth test.
   vc4::qpu::AssembledProgram shader;
   std::string error;
-  if (!vc4::qpu::assemble(R"(
-      load_imm r3, 0xff000000
-      mov r0, vary
-      fmul r0, r0, ra15
-      fadd r0, r0, r5
-      mov r1, vary
-      fmul r1, r1, ra15
-      fadd r1, r1, r5
-      mov r2, vary
-      fmul r2, r2, ra15
-      fadd r2, r2, r5
-      nop ; fmul r3.8c, r0, 1.0
-      nop ; fmul r3.8b, r1, 1.0
-      nop ; fmul r3.8a, r2, 1.0
-      mov tlb_z, rb15
-      mov tlb_color_all, r3
-      sig_end nop
-      nop
-      sig_unlock_score nop
-  )",
-                          shader, error)) {
+  if (!vc4::qpu::assemble(host::interpolated_color_fragment_shader_source(), shader, error)) {
     throw std::logic_error("the demo's fragment shader does not assemble: " + error);
   }
   scene.fragment_shader = shader.code;

@@ -98,9 +98,23 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
                              std::to_string(scene.height) + " has no valid tile grid");
   }
   if (scene.varyings > 4) throw std::runtime_error("vc4 driver: a scene has at most 4 varyings");
-  // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying.
+  const bool gl = !scene.coordinate_shader.empty() && !scene.vertex_shader.empty();
+  if (gl && (scene.width > 4095 || scene.height > 4095)) {
+    // VIEWPORT_OFFSET holds the frame's centre as signed 12.4 pixels.
+    throw std::runtime_error("vc4 driver: a GL scene is at most 4095 pixels wide and high");
+  }
   std::vector<std::uint8_t> vdata;
   for (const Vc4Vertex& v : scene.vertices) {
+    if (gl) {
+      // Clip-space position and the four varyings (the attributes of Vc4Scene::coordinate_shader).
+      const float w = 1.0f / v.inv_w;
+      const float x = v.x / (static_cast<float>(scene.width) / 2) - 1,
+                  y = v.y / (static_cast<float>(scene.height) / 2) - 1;
+      for (const float f : {x * w, y * w, v.z * w, w}) put_f32(vdata, f);
+      for (const float f : v.varyings) put_f32(vdata, f);
+      continue;
+    }
+    // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying.
     put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x)));
     put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y)));
     put_f32(vdata, v.z);
@@ -113,26 +127,70 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   for (std::uint16_t i : scene.indices) put_u16(ibytes, i);
   const Buffer ibo = alloc(static_cast<std::uint32_t>(std::max<std::size_t>(ibytes.size(), 16)), 16);
   upload(ibo, 0, ibytes);
-  // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, the vertex stride, no uniforms, the varyings,
-  // the fragment shader, shaded vertex data.
-  std::vector<std::uint8_t> code;
-  for (const std::uint64_t inst :
-       scene.fragment_shader.empty() ? flat_color_fragment_shader(scene.color) : scene.fragment_shader) {
-    put_u32(code, static_cast<std::uint32_t>(inst));
-    put_u32(code, static_cast<std::uint32_t>(inst >> 32));
-  }
-  const Buffer fs = alloc(static_cast<std::uint32_t>(code.size()), 8);
-  upload(fs, 0, code);
+  const auto upload_code = [&](const std::vector<std::uint64_t>& program) {
+    std::vector<std::uint8_t> code;
+    for (const std::uint64_t inst : program) {
+      put_u32(code, static_cast<std::uint32_t>(inst));
+      put_u32(code, static_cast<std::uint32_t>(inst >> 32));
+    }
+    const Buffer b = alloc(static_cast<std::uint32_t>(code.size()), 8);
+    upload(b, 0, code);
+    return b.addr;
+  };
+  const std::uint32_t fs =
+      upload_code(scene.fragment_shader.empty() ? flat_color_fragment_shader(scene.color) : scene.fragment_shader);
   std::vector<std::uint8_t> rec;
-  put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
-  put_u8(rec, static_cast<std::uint8_t>(12 + 4 * scene.varyings));
-  put_u8(rec, 0);
-  put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
-  put_u32(rec, fs.addr);
-  put_u32(rec, 0);
-  put_u32(rec, vbo.addr);
-  const Buffer rbo = alloc(16, 16);
-  upload(rbo, 0, rec);
+  std::uint32_t record_word = 0;
+  // The viewport scale and, for GL, VIEWPORT_OFFSET: half the frame in 1/16 pixel (0 for NV: vertices in place).
+  const auto half_width = static_cast<std::int16_t>(gl ? scene.width * 8 : 0),
+             half_height = static_cast<std::int16_t>(gl ? scene.height * 8 : 0);
+  if (gl) {
+    std::vector<std::uint8_t> uniforms;
+    put_f32(uniforms, half_width);
+    put_f32(uniforms, half_height);
+    const Buffer ubo = alloc(8, 16);
+    upload(ubo, 0, uniforms);
+    // GL shader record (vc4_validate.c gl_shader_rec_size: 36 + 8 per attribute): single-threaded FS and clipping;
+    // the FS without uniforms, the VS and CS with the viewport scale; two attribute records.
+    put_u16(rec, 0x0005);
+    put_u8(rec, 0);
+    put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
+    put_u32(rec, fs);
+    put_u32(rec, 0);
+    put_u16(rec, 0);
+    put_u8(rec, 0x03);  // VS attributes 0 and 1
+    put_u8(rec, 8);     // VS total attribute size (rows)
+    put_u32(rec, upload_code(scene.vertex_shader));
+    put_u32(rec, ubo.addr);
+    put_u16(rec, 0);
+    put_u8(rec, 0x01);  // CS attribute 0
+    put_u8(rec, 4);
+    put_u32(rec, upload_code(scene.coordinate_shader));
+    put_u32(rec, ubo.addr);
+    for (unsigned a = 0; a < 2; ++a) {
+      put_u32(rec, vbo.addr + 16 * a);
+      put_u8(rec, 15);  // bytes - 1
+      put_u8(rec, 32);  // stride
+      put_u8(rec, static_cast<std::uint8_t>(4 * a));
+      put_u8(rec, 0);
+    }
+    const Buffer rbo = alloc(static_cast<std::uint32_t>(rec.size()), 16);
+    upload(rbo, 0, rec);
+    record_word = rbo.addr | 2U;  // two attributes
+  } else {
+    // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, the vertex stride, no uniforms, the
+    // varyings, the fragment shader, shaded vertex data.
+    put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
+    put_u8(rec, static_cast<std::uint8_t>(12 + 4 * scene.varyings));
+    put_u8(rec, 0);
+    put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
+    put_u32(rec, fs);
+    put_u32(rec, 0);
+    put_u32(rec, vbo.addr);
+    const Buffer rbo = alloc(16, 16);
+    upload(rbo, 0, rec);
+    record_word = rbo.addr;
+  }
 
   std::uint16_t max_index = 0;
   for (std::uint16_t i : scene.indices) max_index = std::max(max_index, i);
@@ -146,10 +204,15 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   // Both faces enabled; the depth function in bits 14:12 and the Z update in bit 15 (vc4_packet.h).
   pk::configuration_bits(
       cl, 0x03, static_cast<std::uint8_t>((scene.depth_func & 7U) << 4 | (scene.depth_write ? 0x80U : 0U)), 0x00);
-  pk::viewport_offset(cl, 0, 0);
+  // GL: the shaders scale clip coordinates to 1/16 pixel around the frame's centre; NV vertices are in place.
+  pk::viewport_offset(cl, half_width, half_height);
   // Half width / height in 1/16 pixel, as vc4_emit.c emits them.
   pk::clipper_xy_scaling(cl, static_cast<float>(scene.width) * 8.0f, -(static_cast<float>(scene.height) * 8.0f));
-  pk::nv_shader_state(cl, rbo.addr);
+  if (gl) {
+    pk::gl_shader_state(cl, record_word);
+  } else {
+    pk::nv_shader_state(cl, record_word);
+  }
   pk::gl_indexed_primitive(cl, 0x14, static_cast<std::uint32_t>(scene.indices.size()), ibo.addr,
                            max_index);  // triangles, 16-bit indices
   // vc4_validate.c: the list must end INCREMENT_SEMAPHORE, FLUSH.

@@ -34,7 +34,8 @@ struct Vc4Vertex {
   std::array<float, 4> varyings{};
 };
 
-// One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices.
+// One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices, or over vertices the GL
+// shader state's coordinate and vertex shaders shade.
 struct Vc4Scene {
   unsigned width = 0;  // pixels
   unsigned height = 0;
@@ -47,6 +48,13 @@ struct Vc4Scene {
   // CONFIGURATION_BITS' depth test: the function (0 never, 1 less, ... 7 always) and whether Z is updated.
   unsigned depth_func = 7;
   bool depth_write = false;
+  // GL shader state instead of NV, when both are given: the coordinate and vertex shaders (encoded QPU instructions:
+  // the driver model has no compiler) run on the QPUs. Attribute 0 is each vertex's clip-space position (x W, y W,
+  // z W, W) with W = 1 / inv_w and x, y the pixel position mapped to [-1, 1] over the frame; attribute 1 its four
+  // varyings (16 bytes each, one 32-byte stride). The coordinate shader reads attribute 0 at VPM row 0, the vertex
+  // shader attribute 0 at row 0 and 1 at row 4; both take two uniforms, the half width and half height in 1/16
+  // pixel (the viewport scale, as Mesa's shaders apply it), and VIEWPORT_OFFSET moves the origin to the centre.
+  std::vector<std::uint64_t> coordinate_shader, vertex_shader;
 };
 
 // The smallest fragment shader (the shape of Broadcom's compiled flat shaders): the constant `color` to the tile

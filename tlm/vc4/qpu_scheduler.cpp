@@ -30,6 +30,8 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsign
       dma_store_words_(stats_.counter("dma_store_words", "words", "words the VDW's DMA stored from the VPM")),
       tmu_requests_(stats_.counter("tmu_requests", "events", "TMU direct lookups (16 elements each)")),
       fragment_batches_(stats_.counter("fragment_batches", "events", "fragment shader batches (16 fragments) run")),
+      vertex_batches_(
+          stats_.counter("vertex_batches", "events", "vertex and coordinate shader batches (up to 16 vertices) run")),
       tmu_cache_hits_(
           stats_.counter("tmu_cache_hits", "lines", "64-byte lines TMU direct lookups found in their TMU's cache")),
       tmu_cache_misses_(stats_.counter("tmu_cache_misses", "lines",
@@ -72,7 +74,7 @@ bool QpuScheduler::request(std::uint32_t pc, std::uint32_t uniforms, std::uint32
     queue_error_ = true;
     return false;
   }
-  queue_.push_back({pc, uniforms, uniforms_length, core::to_ps(sc_core::sc_time_stamp()), FragmentJob{}});
+  queue_.push_back({pc, uniforms, uniforms_length, core::to_ps(sc_core::sc_time_stamp()), false, ShaderJob{}});
   made_count_ = (made_count_ + 1) & 0xFFU;
   ++requests_;
   kick();
@@ -96,9 +98,10 @@ void QpuScheduler::set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1) 
   reservations_ = static_cast<std::uint64_t>(sqrsv1) << 32 | sqrsv0;
   // A QPU freed now can take a queued program from now on, not from when the program was queued.
   for (unsigned n = 0; n < qpus_.size(); ++n) {
-    if (((was >> (4 * n)) & 1U) != 0 && !reserved(n)) qpus_[n].available_ps = core::to_ps(sc_core::sc_time_stamp());
-    if (((was >> (4 * n + 1)) & 1U) != 0 && !reserved(n, true)) {
-      qpus_[n].fs_available_ps = core::to_ps(sc_core::sc_time_stamp());
+    for (unsigned bit = 0; bit < 4; ++bit) {
+      if (((was >> (4 * n + bit)) & 1U) != 0 && !reserved(n, bit)) {
+        qpus_[n].available_ps[bit] = core::to_ps(sc_core::sc_time_stamp());
+      }
     }
   }
   kick();
@@ -111,17 +114,18 @@ void QpuScheduler::clear_tmu_caches(std::uint32_t slcactl) {
   }
 }
 
-void QpuScheduler::shade(const FragmentJob& job, core::Picoseconds at) {
-  fragment_queue_.push_back({job.pc, job.uniforms, 0, at, job});
-  ++fragment_pending_;
+void QpuScheduler::shade(const ShaderJob& job, core::Picoseconds at) {
+  shader_queue_.push_back({job.pc, job.uniforms, 0, at, true, job});
+  ++shader_pending_;
   kick();
 }
 
 void QpuScheduler::dispatch() {
-  for (unsigned n = 0; n < qpus_.size() && !fragment_queue_.empty(); ++n) {
-    if (qpus_[n].busy || reserved(n, true)) continue;
-    const Request r = fragment_queue_.front();
-    fragment_queue_.pop_front();
+  // Batches start in order: one whose kind every free QPU refuses holds the ones behind it.
+  for (unsigned n = 0; n < qpus_.size() && !shader_queue_.empty(); ++n) {
+    if (qpus_[n].busy || reserved(n, static_cast<unsigned>(shader_queue_.front().shader.kind))) continue;
+    const Request r = shader_queue_.front();
+    shader_queue_.pop_front();
     start(n, r);
   }
   for (unsigned n = 0; n < qpus_.size() && !queue_.empty(); ++n) {
@@ -141,7 +145,7 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     // quantum.
     const core::Picoseconds now = engine_.now();
     const core::Picoseconds since =
-        std::max(r.arrival_ps, r.fragment.port != nullptr ? s.fs_available_ps : s.available_ps);
+        std::max(r.arrival_ps, s.available_ps[r.is_shader ? static_cast<unsigned>(r.shader.kind) : 0]);
     if (since > now) {
       // Requested ahead of the scheduler's clock (its requester runs ahead in its quantum): the QPU waits until then.
       s.cycle = std::max(cycle_ + services_.clock.cycles_in(since - now), s.free_cycle);
@@ -155,15 +159,20 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     s.first_instruction = s.core->instructions();
     s.code_line.invalidate();
     s.uniform_line.invalidate();
-    s.fragment = r.fragment.status;
-    if (r.fragment.port != nullptr) {
-      s.core->start_fragment(r.pc, r.uniforms, *r.fragment.port, r.fragment.w, r.fragment.z);
-    } else {
+    s.shader = r.is_shader ? r.shader.status : nullptr;
+    const char* what = "program ";
+    if (!r.is_shader) {
       s.core->start(r.pc, r.uniforms);
+    } else if (r.shader.kind == ShaderJob::Kind::kFragment) {
+      s.core->start_fragment(r.pc, r.uniforms, *r.shader.port, r.shader.w, r.shader.z);
+      what = "fragments ";
+    } else {
+      s.core->start_vertex(r.pc, r.uniforms, *r.shader.input, *r.shader.output);
+      what = r.shader.kind == ShaderJob::Kind::kVertex ? "vertices " : "coordinates ";
     }
+    s.fragment_job = r.is_shader && r.shader.kind == ShaderJob::Kind::kFragment;
     ++running_;
-    s.span->begin(s.track, (r.fragment.port != nullptr ? "fragments " : "program ") + core::format_hex(r.pc, 8),
-                  engine_.now());
+    s.span->begin(s.track, what + core::format_hex(r.pc, 8), engine_.now());
   }
 }
 
@@ -175,17 +184,18 @@ void QpuScheduler::finish(unsigned n, bool completed) {
   s.span->end(engine_.now());
   if (mutex_owner_ == static_cast<int>(n)) mutex_owner_ = -1;  // a stopped program must not keep the others out
   if (s.core->shading()) {
-    // A fragment shader batch: its outcome goes to the front end, not to SRQCS's counts.
-    ++fragment_batches_;
-    if (s.fragment != nullptr) {
-      s.fragment->done = true;
-      s.fragment->error = completed ? std::string() : s.core->error().empty() ? "stopped" : s.core->error();
+    // A shader batch: its outcome goes to the front end, not to SRQCS's counts.
+    ++(s.fragment_job ? fragment_batches_ : vertex_batches_);
+    if (s.shader != nullptr) {
+      s.shader->done = true;
+      s.shader->error = completed ? std::string() : s.core->error().empty() ? "stopped" : s.core->error();
+      s.shader->end_ps = engine_.now();
     }
-    s.fragment = nullptr;
+    s.shader = nullptr;
     // The front end sees the end at the shader's time, not at the start of the scheduler's quantum.
-    fragments_end_ps_ = std::max(fragments_end_ps_, engine_.now());
-    fragment_ended_.notify(engine_.time().offset());
-    if (--fragment_pending_ == 0) fragments_done_.notify(engine_.time().offset());
+    if (s.fragment_job) fragments_end_ps_ = std::max(fragments_end_ps_, engine_.now());
+    shader_ended_.notify(engine_.time().offset());
+    if (--shader_pending_ == 0) shaders_done_.notify(engine_.time().offset());
   } else if (completed) {
     completed_count_ = (completed_count_ + 1) & 0xFFU;
     ++completed_;
@@ -225,7 +235,7 @@ bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
   for (unsigned n = 0; n < qpus_.size(); ++n) {
     if (qpus_[n].busy) continue;
     if (!queue_.empty() && !reserved(n)) return false;
-    if (!fragment_queue_.empty() && !reserved(n, true)) return false;
+    if (!shader_queue_.empty() && !reserved(n, static_cast<unsigned>(shader_queue_.front().shader.kind))) return false;
   }
   return true;
 }

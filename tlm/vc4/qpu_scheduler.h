@@ -79,16 +79,24 @@ struct QpuSchedulerServices {
   std::function<void(unsigned qpu)> host_interrupt;  // a QPU wrote host_int
 };
 
-// A batch of 16 fragments for a fragment shader (the tile renderer's front end): its code and uniforms, the port its
-// varyings, coordinates and tile buffer come through, the payload (W, Z), and where the outcome goes.
-struct FragmentJob {
+// A shader batch from a front end: a fragment shader over 16 fragments (the tile renderer), or a vertex or coordinate
+// shader over up to 16 vertices (the renderer's and the binner's vertex fetch). Its code and uniforms, what it reads
+// and writes (the fragment port and payload, or the VPM segments), and where the outcome goes.
+struct ShaderJob {
+  // The SQRSV bit that keeps this kind of shader off a QPU is the kind's value. Bit 1 FS; bits 2 and 3 VS and CS in
+  // the order the reference note lists them (reference-vc4-qpu.md 3.1: "meaning of bits 1-3 UNVERIFIED").
+  enum class Kind : unsigned { kFragment = 1, kVertex = 2, kCoordinate = 3 };
   struct Status {
     bool done = false;
-    std::string error;  // empty: the shader ended normally
+    std::string error;             // empty: the shader ended normally
+    core::Picoseconds end_ps = 0;  // when it ended (the scheduler's local time: it may be ahead of the kernel's)
   };
+  Kind kind = Kind::kFragment;
   std::uint32_t pc = 0, uniforms = 0;
-  qpu::FragmentPort* port = nullptr;
+  qpu::FragmentPort* port = nullptr;  // a fragment shader's
   qpu::Vector w{}, z{};
+  qpu::Vpm* input = nullptr;  // a vertex or coordinate shader's segments
+  qpu::Vpm* output = nullptr;
   Status* status = nullptr;  // set when the shader ends or is stopped
 };
 
@@ -107,13 +115,14 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   void write_srqcs(std::uint32_t value);
   // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
   void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
-  // The front end queues a fragment shader batch at the caller's local time; batches start before queued user
-  // programs, on any QPU whose reservation nibble has bit 1 (FS) clear. The job's port and status must outlive it.
-  void shade(const FragmentJob& job, core::Picoseconds at);
-  // Fragment jobs queued or running; `fragments_done()` is notified when the count returns to 0.
-  unsigned fragment_jobs_pending() const { return fragment_pending_; }
-  const sc_core::sc_event& fragments_done() const { return fragments_done_; }
-  const sc_core::sc_event& fragment_ended() const { return fragment_ended_; }  // each batch's end
+  // A front end queues a shader batch at the caller's local time; batches start in order before queued user
+  // programs, on any QPU whose reservation nibble has the job kind's bit clear. The job's port, segments and status
+  // must outlive it.
+  void shade(const ShaderJob& job, core::Picoseconds at);
+  // Shader jobs queued or running; `shaders_done()` is notified when the count returns to 0.
+  unsigned shader_jobs_pending() const { return shader_pending_; }
+  const sc_core::sc_event& shaders_done() const { return shaders_done_; }
+  const sc_core::sc_event& shader_ended() const { return shader_ended_; }  // each batch's end
   // When the last fragment shader batch ended (the scheduler's local time: it may be ahead of the kernel's).
   core::Picoseconds fragments_end_ps() const { return fragments_end_ps_; }
   // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
@@ -133,10 +142,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     // its last program ended.
     std::uint64_t cycle = 0;
     std::uint64_t free_cycle = 0;
-    core::Picoseconds available_ps = 0;     // when its reservation was last cleared
-    core::Picoseconds fs_available_ps = 0;  // and its fragment shader reservation
-    std::uint64_t first_instruction = 0;    // the core's instruction count when the program started
-    std::uint32_t program = 0;              // its code address
+    // When each of its reservation bits (user programs, FS, VS, CS) was last cleared.
+    std::array<core::Picoseconds, 4> available_ps{};
+    std::uint64_t first_instruction = 0;  // the core's instruction count when the program started
+    std::uint32_t program = 0;            // its code address
     core::FetchLine code_line{64};
     core::FetchLine uniform_line{64};
     core::Counter* instructions = nullptr;
@@ -146,7 +155,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     core::Counter* tmu_stall_cycles = nullptr;
     core::Counter* dma_stall_cycles = nullptr;
     core::Counter* scoreboard_stall_cycles = nullptr;
-    FragmentJob::Status* fragment = nullptr;  // the running shader's, null for a user program
+    ShaderJob::Status* shader = nullptr;  // the running shader's, null for a user program
+    bool fragment_job = false;            // the running program is a fragment shader
     core::Counter* programs = nullptr;
     int track = 0;
     std::unique_ptr<core::OpenSpan> span;
@@ -154,7 +164,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   struct Request {
     std::uint32_t pc, uniforms, uniforms_length;
     core::Picoseconds arrival_ps;  // when software wrote SRQPC (the front end queued the batch)
-    FragmentJob fragment;          // port set: a fragment shader batch
+    bool is_shader = false;        // a front end's batch, `shader` (else a user program)
+    ShaderJob shader;
   };
 
   void run();
@@ -165,9 +176,8 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   static core::Counter* stall_counter(const Slot& s);
   // Sleeps until a request comes or the oldest program's time runs out; then the waiting QPUs are a deadlock.
   void sleep_while_waiting(const std::vector<unsigned>& stalled);
-  bool reserved(unsigned n, bool fragment = false) const {
-    return ((reservations_ >> (4 * n + (fragment ? 1 : 0))) & 1U) != 0;
-  }
+  // Reservation bit `bit` of QPU n: 0 user programs, else a ShaderJob::Kind.
+  bool reserved(unsigned n, unsigned bit = 0) const { return ((reservations_ >> (4 * n + bit)) & 1U) != 0; }
   void start(unsigned n, const Request& r);
   bool fetch_through(core::FetchLine& line, std::uint32_t address, void* data, unsigned bytes);
 
@@ -213,10 +223,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   }
   std::vector<Slot> qpus_;
   std::deque<Request> queue_;
-  std::deque<Request> fragment_queue_;
-  unsigned fragment_pending_ = 0;
+  std::deque<Request> shader_queue_;
+  unsigned shader_pending_ = 0;
   core::Picoseconds fragments_end_ps_ = 0;
-  sc_core::sc_event fragments_done_, fragment_ended_;
+  sc_core::sc_event shaders_done_, shader_ended_;
   unsigned running_ = 0;
   std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock
   unsigned stepping_ = 0;    // the QPU whose instruction runs (for the environment's calls)
@@ -237,6 +247,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   core::Counter& dma_store_words_;
   core::Counter& tmu_requests_;
   core::Counter& fragment_batches_;
+  core::Counter& vertex_batches_;
   core::Counter& tmu_cache_hits_;
   core::Counter& tmu_cache_misses_;
   std::vector<core::StatsGroup> qpu_stats_;

@@ -72,6 +72,8 @@ TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& par
           stats_.counter("primitives", "events", "primitives the binner set up from draw packets (culled included)")),
       culled_(
           stats_.counter("culled", "events", "primitives that touch no tile (zero area, back/front facing, outside)")),
+      vertices_shaded_(
+          stats_.counter("vertices_shaded", "events", "vertices the coordinate shader shaded (GL shader state)")),
       entries_(stats_.counter("entries", "events",
                               "compressed primitive entries written (one per tile a primitive touches)")),
       state_packets_(stats_.counter("state_packets", "events", "state packets copied into tile lists")),
@@ -242,6 +244,10 @@ void TileBinner::record_state(const StatePacket& p) {
   s.bytes = p.bytes;
   if (op == packet::kGlShaderState || op == packet::kNvShaderState || op == packet::kVgShaderState) {
     shader_state_op_ = op;
+    // One shader state is current: a tile list must not receive an older one of another kind after it.
+    for (const std::uint8_t other : {packet::kGlShaderState, packet::kNvShaderState, packet::kVgShaderState}) {
+      if (other != op) state_[other].seen = false;
+    }
   }
 }
 
@@ -267,6 +273,45 @@ bool TileBinner::fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, 
   return true;
 }
 
+UnitResult TileBinner::gl_vertex(std::uint32_t index, const std::function<void(std::vector<std::uint32_t>&)>& upcoming,
+                                 Vertex& v, UnitContext& ctx) {
+  auto it = shaded_.find(index);
+  if (it == shaded_.end()) {
+    QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+    if (qpus == nullptr) return UnitResult::error("GL_SHADER_STATE and no QPUs to run the coordinate shader");
+    std::vector<std::uint32_t> batch;
+    upcoming(batch);
+    if (batch.empty() || batch.front() != index) batch.insert(batch.begin(), index);
+    if (batch.size() > VertexPipeline::kBatch) batch.resize(VertexPipeline::kBatch);
+    if (shaded_.size() + batch.size() > kMaxShadedVertices) shaded_.clear();
+    const VertexPipeline::Read read = [&](std::uint32_t address, void* data, unsigned len, std::string& why) {
+      return transfer(false, address, data, len, ctx, why);
+    };
+    if (UnitResult r = vertex_pipeline_.shade(*qpus, gl_record_, ShaderJob::Kind::kCoordinate, batch, read, ctx);
+        r.kind != UnitResult::Kind::kDone) {
+      return r;
+    }
+    vertices_shaded_ += batch.size();
+    // CS output rows: Xc, Yc, Zc, Wc, Xs|Ys (16a/16b), Zs, 1/Wc (reference-vc4-qpu.md 5.4); the binner needs the
+    // positions and the clip coordinates.
+    for (unsigned k = 0; k < batch.size(); ++k) {
+      Vertex s;
+      for (unsigned c = 0; c < 4; ++c) {
+        const std::uint32_t bits = vertex_pipeline_.output(c, k);
+        std::memcpy(&s.clip[c], &bits, 4);
+      }
+      const std::uint32_t xy = vertex_pipeline_.output(4, k);
+      s.x = static_cast<std::int16_t>(xy & 0xFFFFU) + viewport_x_;
+      s.y = static_cast<std::int16_t>(xy >> 16) + viewport_y_;
+      shaded_[batch[k]] = s;
+    }
+    it = shaded_.find(index);
+  }
+  cycles(ctx, params_.vertex_cycles);
+  v = it->second;
+  return UnitResult::done();
+}
+
 UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
   const std::uint8_t op = p.u8(0);
   const char* pname = packet_info(op)->name;
@@ -282,14 +327,26 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
   } else {
     vertex_source_vg_ = false;
     if (shader_state_op_ == 0) return UnitResult::error(std::string(pname) + " before any shader state");
-    if (shader_state_op_ == packet::kGlShaderState) {
-      return UnitResult::error(std::string(pname) +
-                               " with GL_SHADER_STATE: the coordinate shader runs on the QPUs, "
-                               "which are not modelled (use NV_SHADER_STATE with pre-shaded vertices)");
-    }
     if (shader_state_op_ == packet::kVgShaderState) {
       return UnitResult::error(std::string(pname) + " with VG_SHADER_STATE: a VG shader record has no vertex data");
     }
+  }
+  const bool gl = op != packet::kVgCoordinateArrayPrimitives && shader_state_op_ == packet::kGlShaderState;
+  if (gl) {
+    // GL shader state: the coordinate shader gives the positions (vertex_shading.h).
+    const TrackedState& st = state_[packet::kGlShaderState];
+    const std::uint32_t word = st.bytes[1] | static_cast<std::uint32_t>(st.bytes[2]) << 8 |
+                               static_cast<std::uint32_t>(st.bytes[3]) << 16 |
+                               static_cast<std::uint32_t>(st.bytes[4]) << 24;
+    std::vector<std::uint8_t> rec(gl_shader_record_bytes(word));
+    if (!transfer(false, word & ~15U, rec.data(), static_cast<unsigned>(rec.size()), ctx, message)) {
+      return UnitResult::error("bad GL shader record address: " + message);
+    }
+    if (!decode_gl_shader_record(word, rec.data(), gl_record_, message)) {
+      return UnitResult::error("GL shader record at " + hex(word & ~15U) + ": " + message);
+    }
+    shaded_.clear();
+  } else if (op != packet::kVgCoordinateArrayPrimitives) {
     const std::uint32_t record = state_[packet::kNvShaderState].bytes[1] |
                                  static_cast<std::uint32_t>(state_[packet::kNvShaderState].bytes[2]) << 8 |
                                  static_cast<std::uint32_t>(state_[packet::kNvShaderState].bytes[3]) << 16 |
@@ -465,7 +522,56 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     cycles(ctx, params_.primitive_cycles);
     for (unsigned j = 0; j < verts; ++j) {
       if (!index_at(el[j], idx[j])) return UnitResult::error(std::string(pname) + ": " + message);
-      if (!fetch_vertex(idx[j], v[j], ctx, message)) return UnitResult::error(std::string(pname) + ": " + message);
+      if (!gl) {
+        if (!fetch_vertex(idx[j], v[j], ctx, message)) return UnitResult::error(std::string(pname) + ": " + message);
+        continue;
+      }
+      // A batch for the coordinate shader: the next vertices of the draw it has not shaded, from this one on (the
+      // VCD gathers up to 16; the model looks at most 4 batches' worth of elements ahead).
+      const std::uint32_t from = el[j];
+      const auto upcoming = [&](std::vector<std::uint32_t>& batch) {
+        std::uint32_t index = 0;
+        for (std::uint64_t e = from;
+             e < count && e < std::uint64_t{from} + 4 * VertexPipeline::kBatch && batch.size() < VertexPipeline::kBatch;
+             ++e) {
+          if (!index_at(static_cast<std::uint32_t>(e), index)) break;  // reported when its primitive comes
+          if (shaded_.count(index) == 0 && std::find(batch.begin(), batch.end(), index) == batch.end()) {
+            batch.push_back(index);
+          }
+        }
+        message.clear();
+      };
+      if (UnitResult r = gl_vertex(idx[j], upcoming, v[j], ctx); r.kind != UnitResult::Kind::kDone) {
+        if (r.kind == UnitResult::Kind::kError) r.message = std::string(pname) + ": " + r.message;
+        return r;
+      }
+    }
+    if (gl && gl_record_.clipping()) {
+      // The clipper (reference-vc4.md: the shader record's clipping flag): a primitive wholly outside one side of the
+      // view volume is dropped; one crossing the eye plane (W <= 0) would have to be clipped into new vertices, which
+      // the model does not do. Primitives inside the eye plane keep the shader's screen coordinates (the guard band).
+      bool outside = false;
+      for (unsigned plane = 0; plane < 5 && !outside; ++plane) {
+        bool all = true;
+        for (unsigned j = 0; j < verts; ++j) {
+          const std::array<float, 4>& c = v[j].clip;
+          const bool out = plane == 4 ? !(c[3] > 0) : ((plane & 1U) != 0 ? c[plane / 2] > c[3] : c[plane / 2] < -c[3]);
+          all = all && out;
+        }
+        outside = all;
+      }
+      if (outside) {
+        ++primitives_;
+        ++culled_;
+        continue;
+      }
+      for (unsigned j = 0; j < verts; ++j) {
+        if (!(v[j].clip[3] > 0)) {
+          return UnitResult::error(std::string(pname) + ": primitive " + std::to_string(k) +
+                                   " crosses the eye plane (vertex " + std::to_string(idx[j]) + " has Wc " +
+                                   std::to_string(v[j].clip[3]) + "): clipping it into new vertices is not modelled");
+        }
+      }
     }
     UnitResult r = bin(kind, idx, v, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;

@@ -29,6 +29,7 @@
 #include <functional>
 #include <string>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "tlm/core/config.h"
@@ -38,6 +39,7 @@
 #include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/control_list_executor.h"
+#include "tlm/vc4/vertex_shading.h"
 
 namespace gpuvp::vc4 {
 
@@ -65,6 +67,7 @@ struct TileBinnerServices {
   core::Register& bpoa;
   core::Register& bpos;
   std::function<void(std::uint32_t remaining)> primitives_remaining;  // CT0PC
+  std::function<QpuScheduler*()> qpus;  // where coordinate shaders run (null: GL shader state is an error)
 };
 
 // One tile's list as the binner writes it (exposed for tests and the hang dump).
@@ -105,10 +108,12 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   std::uint64_t primitives_binned() const { return primitives_.value; }
 
  private:
-  // A vertex in screen space, 1/16 pixel units (12.4 fixed point after the viewport offset).
+  // A vertex in screen space, 1/16 pixel units (12.4 fixed point after the viewport offset), and its clip
+  // coordinates when a coordinate shader gave them.
   struct Vertex {
     std::int32_t x = 0;
     std::int32_t y = 0;
+    std::array<float, 4> clip{0, 0, 0, 1};
   };
   enum class Kind : std::uint8_t { kPoint, kLine, kTriangle };
 
@@ -121,6 +126,10 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   // Vertex and index reads, tile list writes; false with message set on a bad address or a bus error.
   bool transfer(bool write, std::uint32_t address, void* data, unsigned len, UnitContext& ctx, std::string& message);
   bool fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, std::string& message);
+  // GL shader state: the coordinate shader's position of vertex `index`, shading it with the next vertices of the
+  // draw (`upcoming`, in draw order) as a batch when the draw has not shaded it yet.
+  UnitResult gl_vertex(std::uint32_t index, const std::function<void(std::vector<std::uint32_t>&)>& upcoming, Vertex& v,
+                       UnitContext& ctx);
 
   // Bins one primitive of vertex indices idx[0..n) with positions v.
   UnitResult bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx);
@@ -135,6 +144,13 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
 
   TileBinnerParams params_;
   TileBinnerServices services_;
+
+  // GL shader state: the draw's record and its coordinate shader results (the VCM's cache; the model keeps at most
+  // kMaxShadedVertices per draw and starts again when full).
+  static constexpr std::size_t kMaxShadedVertices = 4096;
+  GlShaderRecord gl_record_;
+  VertexPipeline vertex_pipeline_;
+  std::unordered_map<std::uint32_t, Vertex> shaded_;
 
   // Binning mode.
   bool configured_ = false;
@@ -183,6 +199,7 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   core::StatsGroup stats_;
   core::Counter& primitives_;
   core::Counter& culled_;
+  core::Counter& vertices_shaded_;
   core::Counter& entries_;
   core::Counter& state_packets_;
   core::Counter& blocks_;

@@ -30,7 +30,9 @@ TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParam
                                  "primitives that reached the renderer before any shader state (not drawn)")),
       fragments_shaded_(stats_.counter("fragments_shaded", "events", "covered pixels sent to fragment shaders")),
       fragment_batches_(stats_.counter("fragment_batches", "events", "batches of four 2x2 quads queued on the QPUs")),
-      culled_(stats_.counter("culled", "events", "triangles culled by facing or covering no pixel of the tile")) {
+      culled_(stats_.counter("culled", "events", "triangles culled by facing or covering no pixel of the tile")),
+      vertices_shaded_(
+          stats_.counter("vertices_shaded", "events", "vertices the vertex shader shaded (GL shader state)")) {
   last_batch_at_quad_.fill(-1);
 }
 
@@ -55,7 +57,7 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
         depth_update_(depth_update) {}
 
   const FragmentBatch& batch() const { return batch_; }
-  FragmentJob::Status& status() { return status_; }
+  ShaderJob::Status& status() { return status_; }
   // The thread was reset: the shader may still run, but the tile buffer is no longer its to change.
   void detach() { detached_ = true; }
 
@@ -149,7 +151,7 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
   std::vector<unsigned> after_;  // the batches it waits for
   std::array<bool, 16> failed_{};
   bool detached_ = false;
-  FragmentJob::Status status_;
+  ShaderJob::Status status_;
 };
 
 UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
@@ -205,6 +207,7 @@ void TileRenderer::record_state(const StatePacket& p) {
     case packet::kVgShaderState:
       shader_state_op_ = p.u8(0);
       shader_record_ = p.u32(1);
+      gl_record_valid_ = false;  // read again at the next primitive: software may have rewritten it
       break;
     case packet::kConfigurationBits:
       config_seen_ = true;
@@ -222,6 +225,15 @@ void TileRenderer::record_state(const StatePacket& p) {
       clip_width_ = p.u16(5);
       clip_height_ = p.u16(7);
       break;
+    case packet::kPointSize:
+    case packet::kLineWidth: {
+      // f32 at byte 1 (rasteriser.h): non-finite or non-positive sizes draw nothing.
+      const std::uint32_t bits = p.u32(1);
+      float size;
+      std::memcpy(&size, &bits, sizeof size);
+      (p.u8(0) == packet::kPointSize ? point_size_ : line_width_) = size;
+      break;
+    }
     case packet::kViewportOffset:
       viewport_x_ = static_cast<std::int16_t>(p.u16(1));
       viewport_y_ = static_cast<std::int16_t>(p.u16(3));
@@ -231,10 +243,14 @@ void TileRenderer::record_state(const StatePacket& p) {
   }
 }
 
-UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx) {
-  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
-  if (qpus == nullptr) return UnitResult::error("a triangle to shade, and no QPUs to shade it");
-  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
+UnitResult TileRenderer::primitive_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
+                                            FragmentShader& fs, UnitContext& ctx) {
+  return shader_state_op_ == packet::kGlShaderState ? gl_vertices(primitive, out, fs, ctx)
+                                                    : nv_vertices(primitive, out, fs, ctx);
+}
+
+UnitResult TileRenderer::nv_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
+                                     FragmentShader& fs, UnitContext& ctx) {
   // NV shader record (vc4_packet.h VC4_SHADER_FLAG_*; the binner reads the same): flags, shaded vertex stride, FS
   // uniforms count, FS varyings, FS code, FS uniforms, shaded vertex data. Flag bit 3: a 16-byte clip header
   // precedes Xs/Ys.
@@ -250,13 +266,15 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
     return static_cast<std::uint32_t>(rec[i]) | static_cast<std::uint32_t>(rec[i + 1]) << 8 |
            static_cast<std::uint32_t>(rec[i + 2]) << 16 | static_cast<std::uint32_t>(rec[i + 3]) << 24;
   };
-  const unsigned stride = rec[1], varyings = rec[3];
-  const std::uint32_t fs_code = u32_at(4), fs_uniforms = u32_at(8), vertex_data = u32_at(12);
+  const unsigned stride = rec[1];
+  fs = {u32_at(4), u32_at(8), rec[3]};
+  const std::uint32_t vertex_data = u32_at(12);
   const unsigned header = (rec[0] & 8U) != 0 ? 16 : 0;
-  // Shaded vertex: s16 X and Y in 1/16 pixel, f32 Zs, f32 1/Wc, then f32 varyings.
-  std::array<ShadedVertex, 3> v;
-  std::vector<std::uint8_t> bytes(12 + 4U * varyings);
-  for (unsigned i = 0; i < 3; ++i) {
+  // Shaded vertex: s16 X and Y in 1/16 pixel, f32 Zs, f32 1/Wc, [f32 point size: flag bit 1], then f32 varyings (the
+  // vertex shader's output order, reference-vc4-qpu.md 5.4).
+  const unsigned first_varying = (rec[0] & 2U) != 0 ? 16 : 12;
+  std::vector<std::uint8_t> bytes(first_varying + 4U * fs.varyings);
+  for (unsigned i = 0; i < primitive.vertices; ++i) {
     const std::uint64_t at = std::uint64_t{vertex_data} + std::uint64_t{primitive.index[i]} * stride + header;
     if (at > 0xFFFFFFFFULL || !transfer(false, static_cast<std::uint32_t>(at), bytes.data(),
                                         static_cast<unsigned>(bytes.size()), ctx, message)) {
@@ -268,14 +286,118 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
       std::memcpy(&f, &bytes[o], 4);
       return f;
     };
-    v[i].x = static_cast<std::int16_t>(bytes[0] | bytes[1] << 8) + viewport_x_;
-    v[i].y = static_cast<std::int16_t>(bytes[2] | bytes[3] << 8) + viewport_y_;
-    v[i].z = f32(4);
-    v[i].inv_w = f32(8);
-    v[i].varyings.resize(varyings);
-    for (unsigned k = 0; k < varyings; ++k) v[i].varyings[k] = f32(12 + 4 * k);
+    ShadedVertex& v = out[i];
+    v.x = static_cast<std::int16_t>(bytes[0] | bytes[1] << 8) + viewport_x_;
+    v.y = static_cast<std::int16_t>(bytes[2] | bytes[3] << 8) + viewport_y_;
+    v.z = f32(4);
+    v.inv_w = f32(8);
+    v.point_size = first_varying == 16 ? f32(12) : 0.0F;
+    v.varyings.resize(fs.varyings);
+    for (unsigned k = 0; k < fs.varyings; ++k) v.varyings[k] = f32(first_varying + 4 * k);
   }
-  // The pixels it may cover: the tile within the frame and the clip window.
+  return UnitResult::done();
+}
+
+UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
+                                     FragmentShader& fs, UnitContext& ctx) {
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus == nullptr) return UnitResult::error("a GL primitive to shade, and no QPUs to run its vertex shader");
+  std::string message;
+  if (!gl_record_valid_) {
+    std::vector<std::uint8_t> bytes(gl_shader_record_bytes(shader_record_));
+    if (!transfer(false, shader_record_ & ~15U, bytes.data(), static_cast<unsigned>(bytes.size()), ctx, message)) {
+      return UnitResult::error("GL shader record: " + message);
+    }
+    if (!decode_gl_shader_record(shader_record_, bytes.data(), gl_record_, message)) {
+      return UnitResult::error("GL shader record at " + hex(shader_record_ & ~15U) + ": " + message);
+    }
+    gl_record_valid_ = true;
+    shaded_vertices_.clear();
+  }
+  fs = {gl_record_.fs_code, gl_record_.fs_uniforms, gl_record_.fs_varyings};
+  // The vertices the VCM has not shaded for this tile go to the vertex shader as one batch (the model does not look
+  // ahead in the primitive list to fill batches of 16: see docs/vc4-v3d.md).
+  std::vector<std::uint32_t> missing;
+  for (unsigned i = 0; i < primitive.vertices; ++i) {
+    const std::uint32_t index = primitive.index[i];
+    if (shaded_vertices_.count(index) == 0 && std::find(missing.begin(), missing.end(), index) == missing.end()) {
+      missing.push_back(index);
+    }
+  }
+  if (!missing.empty()) {
+    if (shaded_vertices_.size() + missing.size() > kMaxShadedVertices) shaded_vertices_.clear();
+    const VertexPipeline::Read read = [&](std::uint32_t address, void* data, unsigned len, std::string& why) {
+      return transfer(false, address, data, len, ctx, why);
+    };
+    if (UnitResult r = vertex_pipeline_.shade(*qpus, gl_record_, ShaderJob::Kind::kVertex, missing, read, ctx);
+        r.kind != UnitResult::Kind::kDone) {
+      return r;
+    }
+    vertices_shaded_ += missing.size();
+    // VS output rows: Xs|Ys (16a/16b), Zs, 1/Wc, [point size], then the varyings (reference-vc4-qpu.md 5.4).
+    const unsigned first_varying = gl_record_.point_size() ? 4 : 3;
+    const auto f32 = [](std::uint32_t bits) {
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    };
+    for (unsigned k = 0; k < missing.size(); ++k) {
+      ShadedVertex v;
+      const std::uint32_t xy = vertex_pipeline_.output(0, k);
+      v.x = static_cast<std::int16_t>(xy & 0xFFFFU) + viewport_x_;
+      v.y = static_cast<std::int16_t>(xy >> 16) + viewport_y_;
+      v.z = f32(vertex_pipeline_.output(1, k));
+      v.inv_w = f32(vertex_pipeline_.output(2, k));
+      if (gl_record_.point_size()) v.point_size = f32(vertex_pipeline_.output(3, k));
+      v.varyings.resize(fs.varyings);
+      for (unsigned j = 0; j < fs.varyings; ++j) v.varyings[j] = f32(vertex_pipeline_.output(first_varying + j, k));
+      shaded_vertices_[missing[k]] = std::move(v);
+    }
+  }
+  for (unsigned i = 0; i < primitive.vertices; ++i) out[i] = shaded_vertices_.at(primitive.index[i]);
+  return UnitResult::done();
+}
+
+UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx) {
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus == nullptr) return UnitResult::error("a triangle to shade, and no QPUs to shade it");
+  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
+  std::array<ShadedVertex, 3> v;
+  FragmentShader fs;
+  if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
+  const TriangleSetup setup = rasterise_triangle(v, pixel_clip(), flat_shade_flags_);
+  // Facing as the binner culls (CONFIGURATION_BITS b0 forward, b1 reverse enabled, b2 clockwise is forward).
+  const bool forward = (config_bits_ & 4U) != 0 ? setup.clockwise : !setup.clockwise;
+  if (setup.batches.empty() ||
+      (config_seen_ && ((forward && (config_bits_ & 1U) == 0) || (!forward && (config_bits_ & 2U) == 0)))) {
+    ++culled_;
+    return UnitResult::done();
+  }
+  return queue_batches(setup.batches, fs, !forward, ctx);
+}
+
+UnitResult TileRenderer::shade_point_or_line(const compressed::Primitive& primitive, UnitContext& ctx) {
+  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
+  std::array<ShadedVertex, 3> v;
+  FragmentShader fs;
+  if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
+  // A point's size: the shader's when its record includes one, else POINT_SIZE (rasteriser.h).
+  const PrimitiveSetup setup =
+      primitive.vertices == 1
+          ? rasterise_point(v[0], v[0].point_size > 0 ? v[0].point_size : point_size_, pixel_clip(), flat_shade_flags_)
+          : rasterise_line(v[0], v[1], line_width_, pixel_clip(), flat_shade_flags_);
+  if (setup.batches.empty()) {
+    ++culled_;
+    return UnitResult::done();
+  }
+  // The fragment shader reads the point or line coordinates ahead of the vertices' varyings; points and lines face
+  // forward.
+  fs.varyings += setup.implicit_varyings;
+  return queue_batches(setup.batches, fs, false, ctx);
+}
+
+PixelRect TileRenderer::pixel_clip() const {
+  // The pixels a primitive may cover: the tile within the frame and the clip window.
   const int tx0 = static_cast<int>(tile_x_ * tile_px_), ty0 = static_cast<int>(tile_y_ * tile_px_);
   PixelRect clip{tx0, ty0, std::min(tx0 + static_cast<int>(tile_px_), static_cast<int>(width_)),
                  std::min(ty0 + static_cast<int>(tile_px_), static_cast<int>(height_))};
@@ -285,39 +407,38 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
     clip.x1 = std::min(clip.x1, static_cast<int>(clip_left_ + clip_width_));
     clip.y1 = std::min(clip.y1, static_cast<int>(clip_top_ + clip_height_));
   }
-  const TriangleSetup setup = rasterise_triangle(v, clip, flat_shade_flags_);
-  // Facing as the binner culls (CONFIGURATION_BITS b0 forward, b1 reverse enabled, b2 clockwise is forward).
-  const bool forward = (config_bits_ & 4U) != 0 ? setup.clockwise : !setup.clockwise;
-  if (setup.batches.empty() ||
-      (config_seen_ && ((forward && (config_bits_ & 1U) == 0) || (!forward && (config_bits_ & 2U) == 0)))) {
-    ++culled_;
-    return UnitResult::done();
-  }
+  return clip;
+}
+
+UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches, const FragmentShader& fs,
+                                       bool reverse, UnitContext& ctx) {
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+  if (qpus == nullptr) return UnitResult::error("a primitive to shade, and no QPUs to shade it");
+  const unsigned tx0 = tile_x_ * tile_px_, ty0 = tile_y_ * tile_px_;
   // The front end walks a quad a cycle (1 Gpixel/s at 250 MHz: reference-vc4-qpu.md 5.5).
-  ctx.time.advance(services_.clock.cycles(4 * setup.batches.size()));
+  ctx.time.advance(services_.clock.cycles(4 * batches.size()));
   const unsigned depth_func = config_seen_ ? (config_bits_ >> 12) & 7U : 7U;
   const bool depth_update = config_seen_ && ((config_bits_ >> 15) & 1U) != 0;
-  for (const FragmentBatch& b : setup.batches) {
+  for (const FragmentBatch& b : batches) {
     // The front end stalls while kMaxQueuedBatches of its batches wait for or run on the QPUs.
     if (UnitResult r = wait_for_batches(ctx, kMaxQueuedBatches - 1); r.kind != UnitResult::Kind::kDone) return r;
     const auto sequence = static_cast<unsigned>(released_.size());
-    batches_.push_back(std::make_unique<BatchPort>(*this, b, sequence, varyings, !forward, static_cast<unsigned>(tx0),
-                                                   static_cast<unsigned>(ty0), depth_func, depth_update));
+    batches_.push_back(
+        std::make_unique<BatchPort>(*this, b, sequence, fs.varyings, reverse, tx0, ty0, depth_func, depth_update));
     released_.push_back(false);
     BatchPort& port = *batches_.back();
     // The scoreboard orders the tile buffer accesses of fragments on the same pixels (per quad here): this batch
     // waits for the last earlier batch on each of its quads.
     for (unsigned q = 0; q < 4; ++q) {
       if (((b.covered >> (4 * q)) & 0xFU) == 0) continue;
-      const unsigned qx = (b.x[4 * q] - static_cast<unsigned>(tx0)) / 2,
-                     qy = (b.y[4 * q] - static_cast<unsigned>(ty0)) / 2;
+      const unsigned qx = (b.x[4 * q] - tx0) / 2, qy = (b.y[4 * q] - ty0) / 2;
       int& last = last_batch_at_quad_[qy * (kGrid / 2) + qx];
       if (last >= 0) port.wait_for(static_cast<unsigned>(last));
       last = static_cast<int>(sequence);
     }
-    FragmentJob job;
-    job.pc = fs_code;
-    job.uniforms = fs_uniforms;
+    ShaderJob job;
+    job.pc = fs.code;
+    job.uniforms = fs.uniforms;
     job.port = &port;
     job.w = b.w;
     job.z = b.z;
@@ -360,7 +481,7 @@ UnitResult TileRenderer::wait_for_batches(UnitContext& ctx, std::size_t at_most)
                               std::to_string(tile_x_) + ", " + std::to_string(tile_y_) +
                               ") did not end (QPUs reserved against fragment shaders?)");
     }
-    sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->fragment_ended() | ctx.kick);
+    sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->shader_ended() | ctx.kick);
   }
 }
 
@@ -390,17 +511,12 @@ UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_
   }
   tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
-  if (shader_state_op_ == packet::kNvShaderState) {
-    if (primitive.vertices != 3) {
-      return UnitResult::error("primitive entry at " + hex(address) + ": points and lines are not rasterised yet");
-    }
-    return shade_triangle(primitive, ctx);
+  if (shader_state_op_ == packet::kNvShaderState || shader_state_op_ == packet::kGlShaderState) {
+    return primitive.vertices == 3 ? shade_triangle(primitive, ctx) : shade_point_or_line(primitive, ctx);
   }
   if (shader_state_op_ != 0) {
-    return UnitResult::error(std::string("primitive entry at ") + hex(address) + " with " +
-                             (shader_state_op_ == packet::kGlShaderState
-                                  ? "GL_SHADER_STATE: the vertex shader's rendering pass is not modelled yet"
-                                  : "VG_SHADER_STATE: VG shading is not modelled"));
+    return UnitResult::error(std::string("primitive entry at ") + hex(address) +
+                             " with VG_SHADER_STATE: VG shading is not modelled");
   }
   ++not_shaded_;
   if (warned_not_shaded_) return UnitResult::done();
@@ -476,6 +592,7 @@ UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx
   tile_x_ = x;
   tile_y_ = y;
   tile_primitives_.clear();
+  shaded_vertices_.clear();  // the VCM shades each tile's vertices afresh
   ++tiles_;
   ctx.time.advance(services_.clock.cycles(params_.tile_cycles));
   // Loads fire on TILE_COORDINATES (vc4_render_cl.c: "only one load may be outstanding").
@@ -767,6 +884,9 @@ void TileRenderer::thread_reset() {
   config_seen_ = clip_seen_ = false;
   config_bits_ = flat_shade_flags_ = 0;
   viewport_x_ = viewport_y_ = 0;
+  gl_record_valid_ = false;
+  shaded_vertices_.clear();
+  point_size_ = line_width_ = 1.0F;
   // Its shaders still running leave the tile buffer alone, and the next list neither waits for them nor inherits
   // their errors.
   for (auto& b : batches_) {

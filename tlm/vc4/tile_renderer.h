@@ -43,6 +43,7 @@
 #include <optional>
 #include <string>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/vc4/surface.h"
@@ -54,6 +55,7 @@
 #include "tlm/vc4/control_list_executor.h"
 #include "tlm/vc4/qpu_scheduler.h"
 #include "tlm/vc4/rasteriser.h"
+#include "tlm/vc4/vertex_shading.h"
 
 namespace gpuvp::vc4 {
 
@@ -132,11 +134,31 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   };
 
   class BatchPort;
+  // The fragment shader of the current shader state.
+  struct FragmentShader {
+    std::uint32_t code = 0, uniforms = 0;
+    unsigned varyings = 0;
+  };
   // Render state the tile lists carry (the binner copies it in: tile_binner.h is_tile_state_packet).
   void record_state(const StatePacket& p);
-  // A triangle of the current tile: its vertices fetched from the NV shader record's shaded vertex data, culled by
-  // facing, rasterised (rasteriser.h) inside the tile and the clip window, and its batches queued on the QPUs.
+  // The shaded vertices of a primitive of the current tile (its `vertices` first entries of `out`) and the fragment
+  // shader: from the NV shader record's shaded vertex data, or the GL shader record's vertex shader run on the QPUs.
+  UnitResult primitive_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
+                                FragmentShader& fs, UnitContext& ctx);
+  UnitResult nv_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out, FragmentShader& fs,
+                         UnitContext& ctx);
+  UnitResult gl_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out, FragmentShader& fs,
+                         UnitContext& ctx);
+  // A triangle of the current tile: culled by facing, rasterised (rasteriser.h) inside the tile and the clip window,
+  // and its batches queued on the QPUs.
   UnitResult shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx);
+  // The pixels a primitive of the current tile may cover: the tile within the frame and the clip window.
+  PixelRect pixel_clip() const;
+  // A point or line of the current tile: rasterised (rasteriser.h) with its size, its batches queued on the QPUs.
+  UnitResult shade_point_or_line(const compressed::Primitive& primitive, UnitContext& ctx);
+  // Queues the batches of a rasterised primitive on the QPUs, in order behind the earlier batches on their quads.
+  UnitResult queue_batches(const std::vector<FragmentBatch>& batches, const FragmentShader& fs, bool reverse,
+                           UnitContext& ctx);
   // Waits until the queued fragment shaders have ended (before the tile buffer is stored or the tile changes); an
   // error of one of them stops the thread.
   UnitResult finish_fragments(UnitContext& ctx);
@@ -201,6 +223,14 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   bool clip_seen_ = false;
   unsigned clip_left_ = 0, clip_top_ = 0, clip_width_ = 0, clip_height_ = 0;
   std::int32_t viewport_x_ = 0, viewport_y_ = 0;
+  float point_size_ = 1.0F, line_width_ = 1.0F;  // POINT_SIZE, LINE_WIDTH (1 before either)
+  // GL shader state: the record (decoded at its first primitive) and the vertex shader's results for the current tile
+  // (the VCM's cache; the model keeps at most kMaxShadedVertices and starts again when full).
+  static constexpr std::size_t kMaxShadedVertices = 4096;
+  bool gl_record_valid_ = false;
+  GlShaderRecord gl_record_;
+  VertexPipeline vertex_pipeline_;
+  std::unordered_map<std::uint32_t, ShadedVertex> shaded_vertices_;
   // The fragment shader batches of the current tile, in primitive order, and which have released the scoreboard; the
   // last batch on each 2x2 quad of the tile (-1: none).
   std::deque<std::unique_ptr<BatchPort>> batches_;   // not yet ended or not yet pruned, oldest first
@@ -218,6 +248,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   core::Counter& fragments_shaded_;
   core::Counter& fragment_batches_;
   core::Counter& culled_;
+  core::Counter& vertices_shaded_;
 };
 
 }  // namespace gpuvp::vc4

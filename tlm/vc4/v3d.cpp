@@ -169,7 +169,8 @@ V3d::V3d(sc_core::sc_module_name name, const V3dParams& params)
       "ptb", params_.binner,
       TileBinnerServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },
                          [this](std::uint32_t bits) { raise_interrupt(bits); }, bpca, bpcs, bpoa, bpos,
-                         [this](std::uint32_t n) { ct_[0]->set_primitives_remaining(n); }});
+                         [this](std::uint32_t n) { ct_[0]->set_primitives_remaining(n); },
+                         [this] { return qpus_.get(); }});
   renderer_ = std::make_unique<TileRenderer>(
       "renderer", params_.renderer,
       TileRendererServices{memory, clock(), [this](std::uint64_t a, std::uint64_t len) { return in_dram(a, len); },

@@ -65,6 +65,7 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   tmu_results_[1].clear();
   load_busy_until_ = store_busy_until_ = 0;
   fragments_ = nullptr;
+  vertex_input_ = vertex_output_ = nullptr;
   texture_ = {};
   scoreboard_held_ = scoreboard_released_ = false;
   varying_pending_ = false;
@@ -76,6 +77,12 @@ void Qpu::start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort&
   fragments_ = &fragments;
   ra_[15] = w;
   rb_[15] = z;
+}
+
+void Qpu::start_vertex(std::uint32_t pc, std::uint32_t uniforms, Vpm& input, Vpm& output) {
+  start(pc, uniforms);
+  vertex_input_ = &input;
+  vertex_output_ = &output;
 }
 
 Qpu::Step Qpu::scoreboard_ready(std::uint64_t inst, bool add_writes, bool mul_writes) {
@@ -108,7 +115,7 @@ void Qpu::release_scoreboard() {
 bool Qpu::fragment_input(std::uint32_t address, bool file_b, Vector& value) {
   if (fragments_ == nullptr) {
     fail(std::string("read address ") + std::to_string(address) + " (file " + (file_b ? "B" : "A") +
-         ") is a fragment shader input, and a user program has no fragments");
+         ") is a fragment shader input, and a " + program_kind() + " has no fragments");
     return false;
   }
   if (address == kReadPixelCoord) {
@@ -236,7 +243,7 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
       return fragment_input(address, file_b, value);
     case kReadVpm: {
       std::string why;
-      if (!vpm_port_.read(env_.vpm(), value, why)) {
+      if (!vpm_port_.read(vertex_input_ != nullptr ? *vertex_input_ : env_.vpm(), value, why)) {
         fail(why);
         return false;
       }
@@ -326,9 +333,13 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     std::string why;
     bool ok = true;
     if (address == kWriteVpm) {
-      ok = vpm_port_.write(env_.vpm(), r.value, why);
+      ok = vpm_port_.write(vertex_output_ != nullptr ? *vertex_output_ : env_.vpm(), r.value, why);
     } else if (address == kWriteVpmSetup) {
       ok = file_b ? vpm_port_.write_setup(r.value[0], why) : vpm_port_.read_setup(r.value[0], why);
+    } else if (vertex_input_ != nullptr) {
+      ok = false;
+      why = std::string("VPM DMA (") + (file_b ? "vw_addr" : "vr_addr") +
+            ") in a vertex or coordinate shader: their data moves through the VCD and the primitive set-up";
     } else {
       // The transfer moves its data now and is busy for its modelled time, after the one before it: its start-up,
       // then the longer of its own rate and the memory's time for its rows (their latency and the bus's and DRAM's
@@ -393,8 +404,8 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
   }
   if (address >= kWriteTlbStencil && address <= kWriteTlbAlphaMask) {
     if (fragments_ == nullptr) {
-      fail(std::string("write address ") + std::to_string(address) + " (file " + file +
-           ") is the tile buffer, and a user program has no fragments");
+      fail(std::string("write address ") + std::to_string(address) + " (file " + file + ") is the tile buffer, and a " +
+           program_kind() + " has no fragments");
       return false;
     }
     std::string why;
@@ -506,16 +517,15 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     case kSigLastThreadSwitch:
       // A shader runs alone on its QPU here, so a switch to the other thread changes nothing it computes.
       if (fragments_ == nullptr) {
-        return fail("thread switch (signal " + std::to_string(signal) +
-                    ") in a user program: only threaded "
-                    "fragment shaders switch threads");
+        return fail("thread switch (signal " + std::to_string(signal) + ") in a " + program_kind() +
+                    ": only threaded fragment shaders switch threads");
       }
       break;
     case kSigWaitForScoreboard:
     case kSigScoreboardUnlock:
       if (fragments_ == nullptr) {
-        return fail("scoreboard signal " + std::to_string(signal) +
-                    " in a user program: only fragment shaders have a scoreboard");
+        return fail("scoreboard signal " + std::to_string(signal) + " in a " + program_kind() +
+                    ": only fragment shaders have a scoreboard");
       }
       break;
     case kSigCoverageLoad:
@@ -523,8 +533,8 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     case kSigColorLoadEnd:
     case kSigAlphaMaskLoad:
       if (fragments_ == nullptr) {
-        return fail("tile buffer load (signal " + std::to_string(signal) +
-                    ") in a user program: only fragment shaders reach the tile buffer");
+        return fail("tile buffer load (signal " + std::to_string(signal) + ") in a " + program_kind() +
+                    ": only fragment shaders reach the tile buffer");
       }
       break;
     case kSigLoadTmu0:

@@ -124,7 +124,14 @@ class Qpu {
   // no-ops: each shader runs to its end alone on its QPU (a threaded shader's two halves never share a QPU).
   void start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort& fragments, const Vector& w,
                       const Vector& z);
-  bool shading() const { return fragments_ != nullptr; }
+  // Starts a vertex or coordinate shader over a batch of up to 16 vertices (element k is vertex k): its generic VPM
+  // reads address `input`, where the VCD placed the vertex attributes, and its writes `output`, which the front end
+  // reads back; both from row 0, as the VPM allocator hands a shader its segments (the Broadcom guide's VCM; Mesa's
+  // shaders read attributes at the record's VPM offsets and write from row 0: reference-vc4-qpu.md 5.4). VPM DMA is
+  // refused: vertex pipeline shaders move data through the VCD and the primitive set-up only.
+  void start_vertex(std::uint32_t pc, std::uint32_t uniforms, Vpm& input, Vpm& output);
+  // A fragment, vertex or coordinate shader (not a user program).
+  bool shading() const { return fragments_ != nullptr || vertex_input_ != nullptr; }
   // Issues the next instruction at V3D cycle `now` (non-decreasing from call to call): kIssued, kStalled (it waits
   // for a semaphore, the mutex, TMU data or a DMA transfer: nothing changed; step again later), kEnded (the program
   // end's last delay slot issued) or kError (error() says why; the QPU stops).
@@ -187,6 +194,8 @@ class Qpu {
   void set_flags(const Vector& value, const std::array<bool, 16>& carry, const std::array<bool, 16>& enabled);
   void commit_pending_writes();
   std::string where() const;
+  // What runs, for error messages: "user program" or "vertex pipeline shader".
+  const char* program_kind() const { return vertex_input_ != nullptr ? "vertex pipeline shader" : "user program"; }
   bool dma_start_waits(std::uint64_t inst, bool add_writes, bool mul_writes) const;
   // A fragment shader's instruction that reaches the tile buffer (a TLB write or load, or sig 4) waits for the
   // scoreboard first: kIssued (go on), kStalled or kError (an access after the unlock).
@@ -231,6 +240,8 @@ class Qpu {
   Vector varying_c_{};
   bool tmu_noswap_ = false;
   VpmPort vpm_port_;
+  Vpm* vertex_input_ = nullptr;  // a vertex pipeline shader's segments (start_vertex), null otherwise
+  Vpm* vertex_output_ = nullptr;
   struct TmuResult {
     Vector data;
     std::uint64_t ready = 0;  // the cycle its data is back
