@@ -233,6 +233,15 @@ inline void primitive_list_format(std::vector<std::uint8_t>& cl, std::uint8_t fo
   put_u8(cl, kPrimitiveListFormat);
   put_u8(cl, format);
 }
+// POINT_SIZE and LINE_WIDTH: an f32 in pixels (Mesa v3d_packet_v21.xml).
+inline void point_size(std::vector<std::uint8_t>& cl, float size) {
+  put_u8(cl, kPointSize);
+  put_f32(cl, size);
+}
+inline void line_width(std::vector<std::uint8_t>& cl, float width) {
+  put_u8(cl, kLineWidth);
+  put_f32(cl, width);
+}
 // GL_SHADER_STATE: the record address (16-byte aligned) with the extended flag (b3) and the attribute count (b2:0,
 // 0 = 8) in its low bits.
 inline void gl_shader_state(std::vector<std::uint8_t>& cl, std::uint32_t record_word) {

@@ -98,6 +98,8 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
                              std::to_string(scene.height) + " has no valid tile grid");
   }
   if (scene.varyings > 4) throw std::runtime_error("vc4 driver: a scene has at most 4 varyings");
+  if (scene.mode > 6)
+    throw std::runtime_error("vc4 driver: primitive mode " + std::to_string(scene.mode) + " is not GL's");
   const bool gl = !scene.coordinate_shader.empty() && !scene.vertex_shader.empty();
   if (gl && (scene.width > 4095 || scene.height > 4095)) {
     // VIEWPORT_OFFSET holds the frame's centre as signed 12.4 pixels.
@@ -139,6 +141,14 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   };
   const std::uint32_t fs =
       upload_code(scene.fragment_shader.empty() ? flat_color_fragment_shader(scene.color) : scene.fragment_shader);
+  std::uint32_t fs_uniforms = 0;
+  if (!scene.fragment_uniforms.empty()) {
+    std::vector<std::uint8_t> words;
+    for (const std::uint32_t u : scene.fragment_uniforms) put_u32(words, u);
+    const Buffer b = alloc(static_cast<std::uint32_t>(words.size()), 16);
+    upload(b, 0, words);
+    fs_uniforms = b.addr;
+  }
   std::vector<std::uint8_t> rec;
   std::uint32_t record_word = 0;
   // The viewport scale and, for GL, VIEWPORT_OFFSET: half the frame in 1/16 pixel (0 for NV: vertices in place).
@@ -156,7 +166,7 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     put_u8(rec, 0);
     put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
     put_u32(rec, fs);
-    put_u32(rec, 0);
+    put_u32(rec, fs_uniforms);
     put_u16(rec, 0);
     put_u8(rec, 0x03);  // VS attributes 0 and 1
     put_u8(rec, 8);     // VS total attribute size (rows)
@@ -185,7 +195,7 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     put_u8(rec, 0);
     put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
     put_u32(rec, fs);
-    put_u32(rec, 0);
+    put_u32(rec, fs_uniforms);
     put_u32(rec, vbo.addr);
     const Buffer rbo = alloc(16, 16);
     upload(rbo, 0, rec);
@@ -213,8 +223,13 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   } else {
     pk::nv_shader_state(cl, record_word);
   }
-  pk::gl_indexed_primitive(cl, 0x14, static_cast<std::uint32_t>(scene.indices.size()), ibo.addr,
-                           max_index);  // triangles, 16-bit indices
+  if (scene.mode < 4) {
+    pk::point_size(cl, scene.point_size);
+    pk::line_width(cl, scene.line_width);
+  }
+  pk::gl_indexed_primitive(cl, static_cast<std::uint8_t>(0x10 | (scene.mode & 0xFU)),
+                           static_cast<std::uint32_t>(scene.indices.size()), ibo.addr,
+                           max_index);  // 16-bit indices
   // vc4_validate.c: the list must end INCREMENT_SEMAPHORE, FLUSH.
   pk::increment_semaphore(cl);
   pk::flush(cl);

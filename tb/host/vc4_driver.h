@@ -40,11 +40,16 @@ struct Vc4Scene {
   unsigned width = 0;  // pixels
   unsigned height = 0;
   std::vector<Vc4Vertex> vertices;
-  std::vector<std::uint16_t> indices;  // triangle list
-  std::uint32_t color = 0xFFFFFFFF;    // the flat fragment shader's colour (0xAARRGGBB, as the tile buffer holds it)
+  std::vector<std::uint16_t> indices;
+  // The draw's primitive mode (GL_INDEXED_PRIMITIVE: 0 points, 1 lines, 2 line loop, 3 line strip, 4 triangles,
+  // 5 triangle strip, 6 triangle fan) and, for points and lines, POINT_SIZE and LINE_WIDTH in pixels.
+  unsigned mode = 4;
+  float point_size = 1, line_width = 1;
+  std::uint32_t color = 0xFFFFFFFF;  // the flat fragment shader's colour (0xAARRGGBB, as the tile buffer holds it)
   // The fragment shader (encoded QPU instructions; empty: the flat shader of `color`) and the varyings (0-4) it reads.
   std::vector<std::uint64_t> fragment_shader;
   unsigned varyings = 0;
+  std::vector<std::uint32_t> fragment_uniforms;  // its uniform stream (texture parameters, constants)
   // CONFIGURATION_BITS' depth test: the function (0 never, 1 less, ... 7 always) and whether Z is updated.
   unsigned depth_func = 7;
   bool depth_write = false;
