@@ -414,9 +414,9 @@ TEST(FramebufferPng, AFileThatCannotBeWrittenIsAOneLineErrorAndNoFile) {
 // ---- gpuvp --dump-fb ----
 
 TEST(FramebufferDumpFb, TheDemosFrameHoldsItsTriangles) {
-  // The demo's vc4 part renders three triangles into a 256x128 RGBA8888 frame cleared with CLEAR_COLORS 0xFF204080
-  // (R 0x20, G 0x40, B 0x80, opaque): a red one, a nearer green one drawn first over part of it, a shaded one. The
-  // summary names the file and the frame.
+  // The demo's vc4 part renders four triangles into a 256x128 RGBA8888 frame cleared with CLEAR_COLORS 0xFF204080
+  // (R 0x20, G 0x40, B 0x80, opaque): a red one, a nearer green one drawn first over part of it, a shaded one, a
+  // textured one. The summary names the file and the frame.
   const std::string path = temp_path("demo.png");
   const auto r = test::run_gpuvp_split("--dump-fb " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -430,7 +430,10 @@ TEST(FramebufferDumpFb, TheDemosFrameHoldsItsTriangles) {
   EXPECT_TRUE(pixel(png.rgba, 256, 40, 30) == red);     // red alone
   EXPECT_TRUE(pixel(png.rgba, 256, 110, 40) == green);  // green in front of red
   EXPECT_TRUE(pixel(png.rgba, 256, 190, 60) == green);  // green alone
-  EXPECT_TRUE(pixel(png.rgba, 256, 240, 20) == clear);
+  // The textured triangle's checkerboard: white and the second colour 0xFF3060C0 (RGBA 30 60 C0 FF in the PNG).
+  EXPECT_TRUE(pixel(png.rgba, 256, 236, 20) == (Rgba{0xFF, 0xFF, 0xFF, 0xFF}));
+  EXPECT_TRUE(pixel(png.rgba, 256, 228, 20) == (Rgba{0x30, 0x60, 0xC0, 0xFF}));
+  EXPECT_TRUE(pixel(png.rgba, 256, 250, 100) == clear);
   EXPECT_TRUE(pixel(png.rgba, 256, 0, 0) == clear);
   EXPECT_TRUE(pixel(png.rgba, 256, 255, 127) == clear);
   const Rgba shaded = pixel(png.rgba, 256, 175, 110);  // inside the shaded triangle: opaque, red, green and blue mixed

@@ -13,6 +13,7 @@
 #include "tb/host/vc4_driver.h"
 #include "tb/host/vc4_shaders.h"
 #include "tests/support/sc_test.h"
+#include "tests/support/vc4_scene_frame.h"
 #include "tlm/core/stats.h"
 #include "tlm/vc4/control_list_executor.h"
 #include "tlm/vc4/qpu/qpu_assembler.h"
@@ -38,7 +39,7 @@ host::Vc4Scene scene(bool gl) {
   host::Vc4Scene s;
   s.width = kWidth;
   s.height = kHeight;
-  const std::array<float, 4> red = {1, 0, 0, 0}, green = {0, 1, 0, 0}, blue = {0, 0, 1, 0};
+  const std::array<float, 8> red = {1, 0, 0}, green = {0, 1, 0}, blue = {0, 0, 1};
   s.vertices = {{100, 10, 0.25F, 1, green},      {230, 60, 0.25F, 0.5F, green}, {60, 120, 0.25F, 0.25F, green},
                 {20, 10, 0.5F, 1, red},          {150, 20, 0.5F, 0.5F, red},    {40, 110, 0.5F, 1, red},
                 {160.5F, 70.25F, 0.75F, 1, red}, {250, 120, 0.75F, 1, green},   {170, 125, 0.75F, 0.5F, blue}};
@@ -56,27 +57,9 @@ host::Vc4Scene scene(bool gl) {
 
 // Bins and renders one frame of `s`; returns its pixels.
 std::vector<std::uint32_t> render(Vc4Driver& d, platform::Platform& soc, const host::Vc4Scene& s) {
-  const Vc4Driver::Buffer fb = d.alloc(kWidth * kHeight * 4);
-  std::vector<std::uint8_t> bin = d.build_bin_cl(s);
-  const Vc4Driver::BinSetup setup = d.bin_setup(bin);
-  host::Vc4RenderSetup r;
-  r.color_address = fb.addr;
-  r.width = kWidth;
-  r.height = kHeight;
-  r.use_clear_color = true;
-  r.clear_color[0] = r.clear_color[1] = kClear;
-  r.clear_z = 0xFFFFFF;
-  r.has_bin = true;
-  r.tile_alloc = setup.tile_alloc;
-  r.bin_tiles_x = setup.tiles_x;
-  r.bin_tiles_y = setup.tiles_y;
-  r.max_x_tile = setup.tiles_x - 1;
-  r.max_y_tile = setup.tiles_y - 1;
-  d.submit(bin, Vc4Driver::build_render_cl(r));
-  EXPECT_TRUE(d.wait_frame(2'000'000));
-  std::vector<std::uint32_t> pixels(kWidth * kHeight);
-  soc.dram().store().read(fb.addr, reinterpret_cast<std::uint8_t*>(pixels.data()), pixels.size() * 4);
-  return pixels;
+  const test::SceneFrame f = test::render_scene(d, s, kClear);
+  EXPECT_TRUE(f.done);
+  return test::frame_pixels(soc, f, s.width, s.height);
 }
 
 TEST(Vc4GlShaderPath, CoordinateAndVertexShadersDrawWhatPreShadedVerticesDraw) {

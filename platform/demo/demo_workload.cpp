@@ -277,12 +277,17 @@ void qpu_demo(host::Vc4Driver& driver, host::ScriptHostPort& port) {
   }
 }
 
-// The vc4 part: the vc4-like driver model bins three overlapping triangles on CT0 (Mesa-style binning list, the
+// The vc4 part: the vc4-like driver model bins four overlapping triangles on CT0 (Mesa-style binning list, the
 // kernel's bin memory set-up, an overflow block supplied in advance) while CT1 waits on the semaphore the binning
 // FLUSH releases, then renders them into a 256x128 RGBA8888 frame (the kernel's render list, branching into the tile
-// lists): each triangle's fragments run a shader of the demo's own on the QPUs that interpolates the vertices' colours
-// and passes Z to the depth test ("less", with updates). The green triangle is drawn first and nearest: the red one
-// behind it stays hidden where they overlap. `gpuvp --dump-fb FILE` writes the frame as a PNG.
+// lists): each triangle's fragments run a shader of the demo's own on the QPUs that interpolates the vertices' colours,
+// modulates them by a T-format checkerboard texture through TMU0, and passes Z to the depth test ("less", with
+// updates). The green triangle is drawn first and nearest: the red one behind it stays hidden where they overlap; the
+// textured one, last and nearest of all, covers a corner of the green one. `gpuvp --dump-fb FILE` writes the frame as
+// a PNG.
+// The demo texture's second colour (0xAARRGGBB).
+constexpr std::uint32_t kDemoTexelColor = 0xFF3060C0;
+
 void vc4_demo(const PlatformParams& params, std::ostream& s) {
   host::ScriptHostPort port;
   host::Vc4Layout layout;
@@ -290,26 +295,39 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   layout.memory_base = static_cast<std::uint32_t>(params.dram.base + 0x0600'0000);
   layout.memory_size = 0x0100'0000;
   host::Vc4Driver driver(port, layout);
-  port.comment("VideoCore IV: bin three triangles on CT0, render them into a 256x128 frame on CT1");
+  port.comment("VideoCore IV: bin four triangles on CT0, render them into a 256x128 frame on CT1");
   driver.enable_interrupts();
   driver.supply_overspill();
   host::Vc4Scene scene;
   scene.width = 256;
   scene.height = 128;
-  const std::array<float, 4> red = {1, 0, 0, 0}, green = {0, 1, 0, 0}, blue = {0, 0, 1, 0};
-  scene.vertices = {{100, 10, 0.25F, 1, green}, {230, 60, 0.25F, 1, green},  {60, 120, 0.25F, 1, green},
-                    {20, 10, 0.5F, 1, red},     {150, 20, 0.5F, 1, red},     {40, 110, 0.5F, 1, red},
-                    {160, 70, 0.75F, 1, red},   {250, 120, 0.75F, 1, green}, {170, 125, 0.75F, 1, blue}};
-  scene.indices = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  // Varyings: red, green, blue, then the texture coordinates s and t (0 outside the textured triangle: the white
+  // texel at (0, 0) leaves a colour as it is).
+  const auto v = [](float x, float y, float z, float r, float g, float b, float s = 0, float t = 0) {
+    return host::Vc4Vertex{x, y, z, 1, {r, g, b, s, t, 0, 0, 0}};
+  };
+  scene.vertices = {v(100, 10, 0.25F, 0, 1, 0),     v(230, 60, 0.25F, 0, 1, 0),     v(60, 120, 0.25F, 0, 1, 0),
+                    v(20, 10, 0.5F, 1, 0, 0),       v(150, 20, 0.5F, 1, 0, 0),      v(40, 110, 0.5F, 1, 0, 0),
+                    v(160, 70, 0.75F, 1, 0, 0),     v(250, 120, 0.75F, 0, 1, 0),    v(170, 125, 0.75F, 0, 0, 1),
+                    v(180, 4, 0.1F, 1, 1, 1, 0, 0), v(252, 4, 0.1F, 1, 1, 1, 2, 0), v(252, 64, 0.1F, 1, 1, 1, 2, 2)};
+  scene.indices = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  // A 32x32 checkerboard of 8x8 squares (T-format: both sides over four micro-tiles), white where (x / 8 + y / 8)
+  // is even, repeated twice across the last triangle.
+  std::vector<std::uint32_t> texels(32 * 32);
+  for (unsigned y = 0; y < 32; ++y) {
+    for (unsigned x = 0; x < 32; ++x) texels[y * 32 + x] = ((x / 8 + y / 8) % 2 == 0) ? 0xFFFFFFFF : kDemoTexelColor;
+  }
+  const host::Vc4Driver::Texture texture = driver.upload_texture(32, 32, texels);
+  scene.fragment_uniforms = {texture.p0, texture.p1};
   // Red, green and blue interpolated (partial * W + C per varying), packed into 0xAARRGGBB by the mul ALU's colour
-  // packs (a float 0..1 to a byte), Z passed through to the depth test.
+  // packs (a float 0..1 to a byte), modulated by the texel at (s, t), Z passed through to the depth test.
   vc4::qpu::AssembledProgram shader;
   std::string error;
-  if (!vc4::qpu::assemble(host::interpolated_color_fragment_shader_source(), shader, error)) {
+  if (!vc4::qpu::assemble(host::textured_color_fragment_shader_source(), shader, error)) {
     throw std::logic_error("the demo's fragment shader does not assemble: " + error);
   }
   scene.fragment_shader = shader.code;
-  scene.varyings = 3;
+  scene.varyings = 5;
   scene.depth_func = 1;  // less
   scene.depth_write = true;
   std::vector<std::uint8_t> bin = driver.build_bin_cl(scene);
@@ -336,12 +354,16 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   port.expect32(setup.tile_alloc, 0x1238, 0xFFFF);  // PRIMITIVE_LIST_FORMAT 0x12
   const auto pixel = [&](unsigned x, unsigned y) { return frame.addr + 4 * (256 * y + x); };
   port.comment(
-      "pixels: red alone, green over red (nearer, drawn first), green alone, the shaded one, the clear colour");
+      "pixels: red alone, green over red (nearer, drawn first), green alone, the shaded one, the texture's two "
+      "colours, the clear colour");
   port.expect32(pixel(40, 30), 0xFFFF0000);
   port.expect32(pixel(110, 40), 0xFF00FF00);
   port.expect32(pixel(190, 60), 0xFF00FF00);
   port.expect32(pixel(175, 110), 0xFF000000, 0xFF000000);
-  port.expect32(pixel(240, 20), 0xFF204080);
+  // (s, t) = ((x + 1/2 - 180) / 36, (y + 1/2 - 4) / 30): texels (18, 17) and (11, 17), nearest.
+  port.expect32(pixel(236, 20), 0xFFFFFFFF);
+  port.expect32(pixel(228, 20), kDemoTexelColor);
+  port.expect32(pixel(250, 100), 0xFF204080);
   port.expect32(frame.addr + frame.size - 4, 0xFF204080);
   if (params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice >= host::QpuFftShape::kPrograms) qpu_demo(driver, port);
   s << port.script();

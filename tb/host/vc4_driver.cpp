@@ -7,6 +7,7 @@
 
 #include "hw/vc4/packets.h"
 #include "hw/vc4/qpu_isa.h"
+#include "hw/vc4/surface.h"
 #include "hw/vc4/v3d_regs.h"
 #include "tlm/core/report.h"
 
@@ -91,13 +92,47 @@ std::vector<std::uint64_t> flat_color_fragment_shader(std::uint32_t color) {
   return {write.encode(), end.encode(), nop.encode(), unlock.encode()};
 }
 
+Vc4Driver::Texture Vc4Driver::upload_texture(unsigned width, unsigned height, const std::vector<std::uint32_t>& texels,
+                                             bool bilinear, unsigned wrap) {
+  if (width == 0 || height == 0 || width > 2048 || height > 2048 || texels.size() != std::size_t{width} * height ||
+      wrap > 2) {
+    throw std::runtime_error("vc4 driver: a texture of " + std::to_string(width) + "x" + std::to_string(height) +
+                             " with " + std::to_string(texels.size()) + " texels and wrap " + std::to_string(wrap) +
+                             " is not one the driver model lays out");
+  }
+  const unsigned utile = vc4::micro_tile_width(4);  // 4x4 texels of 4 bytes
+  const bool lt = width <= 4 * utile || height <= 4 * utile;
+  const vc4::MemoryLayout layout = lt ? vc4::MemoryLayout::kLt : vc4::MemoryLayout::kT;
+  const auto padded = [](unsigned v, unsigned a) { return (v + a - 1) / a * a; };
+  const unsigned across = padded(width, vc4::layout_width_align(layout, 4)) / utile;
+  const unsigned rows = padded(height, vc4::layout_height_align(layout, 4)) / utile;
+  std::vector<std::uint8_t> bytes(std::size_t{across} * rows * vc4::kMicroTileBytes, 0);
+  for (unsigned y = 0; y < height; ++y) {
+    for (unsigned x = 0; x < width; ++x) {
+      const std::uint64_t tile = lt ? vc4::lt_micro_tile_offset(x / utile, y / utile, across)
+                                    : vc4::t_micro_tile_offset(x / utile, y / utile, across);
+      const std::uint64_t at = tile + 4 * ((y % utile) * utile + x % utile);
+      const std::uint32_t t = texels[std::size_t{y} * width + x];
+      for (unsigned i = 0; i < 4; ++i) bytes[at + i] = static_cast<std::uint8_t>(t >> (8 * i));
+    }
+  }
+  Texture t;
+  t.buffer = alloc(static_cast<std::uint32_t>(bytes.size()), 4096);
+  upload(t.buffer, 0, bytes);
+  // P0: base 31:12, type RGBA8888 (0) in 7:4, one level. P1: height 30:20, width 18:8, magnification 7 (1 nearest),
+  // minification 6:4 (1 nearest, 0 linear, from level 0), wrap t 3:2 and s 1:0.
+  t.p0 = t.buffer.addr & ~0xFFFU;
+  t.p1 = (height & 0x7FFU) << 20 | (width & 0x7FFU) << 8 | (bilinear ? 0U : 0x80U | 0x10U) | wrap << 2 | wrap;
+  return t;
+}
+
 std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   const unsigned tiles_x = (scene.width + 63) / 64, tiles_y = (scene.height + 63) / 64;
   if (tiles_x == 0 || tiles_y == 0 || tiles_x > 255 || tiles_y > 255) {
     throw std::runtime_error("vc4 driver: scene size " + std::to_string(scene.width) + "x" +
                              std::to_string(scene.height) + " has no valid tile grid");
   }
-  if (scene.varyings > 4) throw std::runtime_error("vc4 driver: a scene has at most 4 varyings");
+  if (scene.varyings > 8) throw std::runtime_error("vc4 driver: a scene has at most 8 varyings");
   if (scene.mode > 6)
     throw std::runtime_error("vc4 driver: primitive mode " + std::to_string(scene.mode) + " is not GL's");
   const bool gl = !scene.coordinate_shader.empty() && !scene.vertex_shader.empty();
@@ -113,7 +148,7 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
       const float x = v.x / (static_cast<float>(scene.width) / 2) - 1,
                   y = v.y / (static_cast<float>(scene.height) / 2) - 1;
       for (const float f : {x * w, y * w, v.z * w, w}) put_f32(vdata, f);
-      for (const float f : v.varyings) put_f32(vdata, f);
+      for (unsigned k = 0; k < 4; ++k) put_f32(vdata, v.varyings[k]);
       continue;
     }
     // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying.

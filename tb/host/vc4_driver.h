@@ -25,13 +25,13 @@ struct Vc4Layout {
 };
 
 // A pre-shaded vertex: screen position in pixels (stored as 12.4 fixed point), Z and 1/W, and the values of the
-// scene's varyings (the first Vc4Scene::varyings of them).
+// scene's varyings (the first Vc4Scene::varyings of them; GL scenes carry the first four).
 struct Vc4Vertex {
   float x = 0;
   float y = 0;
   float z = 0.5f;
   float inv_w = 1.0f;
-  std::array<float, 4> varyings{};
+  std::array<float, 8> varyings{};
 };
 
 // One draw call's worth of a scene: triangles (16-bit indices) over NV-shaded vertices, or over vertices the GL
@@ -151,6 +151,18 @@ class Vc4Driver {
   // Contiguous physical memory; throws std::runtime_error when the driver's memory is exhausted.
   Buffer alloc(std::uint32_t size, std::uint32_t align = 4096);
   void upload(const Buffer& buffer, std::uint32_t offset, const std::vector<std::uint8_t>& bytes);
+
+  // An RGBA8888 texture (0xAARRGGBB texels, row 0 first: t = 0) at level 0 only, laid out as the TMU reads it and as
+  // Mesa lays it out (vc4_resource.c: LT when either side is at most 4 micro-tiles, vc4_size_is_lt; T-format
+  // otherwise, padded to whole tiles) in a 4 KiB-aligned buffer, and its config parameters P0 and P1 for a fragment
+  // shader's uniforms (vc4_packet.h VC4_TEX_P0/P1_*; nearest or bilinear filtering, the wrap mode for s and t:
+  // 0 repeat, 1 clamp, 2 mirror).
+  struct Texture {
+    Buffer buffer;
+    std::uint32_t p0 = 0, p1 = 0;
+  };
+  Texture upload_texture(unsigned width, unsigned height, const std::vector<std::uint32_t>& texels,
+                         bool bilinear = false, unsigned wrap = 0);
 
   // vc4_irq.c postinstall: clear INTCTL, enable FLDONE, FRDONE and OUTOMEM.
   void enable_interrupts();

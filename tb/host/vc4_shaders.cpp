@@ -25,6 +25,38 @@ std::string interpolated_color_fragment_shader_source() {
   )";
 }
 
+std::string textured_color_fragment_shader_source() {
+  return R"(
+      load_imm r3, 0xff000000
+      mov r0, vary
+      fmul r0, r0, ra15
+      fadd r0, r0, r5
+      mov r1, vary
+      fmul r1, r1, ra15
+      fadd r1, r1, r5
+      mov r2, vary
+      fmul r2, r2, ra15
+      fadd r2, r2, r5
+      nop ; fmul r3.8c, r0, 1.0
+      nop ; fmul r3.8b, r1, 1.0
+      nop ; fmul r3.8a, r2, 1.0
+      mov r0, vary
+      fmul r0, r0, ra15
+      fadd r0, r0, r5
+      mov r1, vary
+      fmul r1, r1, ra15
+      fadd r1, r1, r5
+      mov tmu0_t, r1
+      mov tmu0_s, r0
+      load_tmu0 nop
+      mov tlb_z, rb15
+      nop ; v8muld tlb_color_all, r3, r4
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )";
+}
+
 namespace {
 
 // Both vertex pipeline shaders start with a horizontal 32-bit read setup of their attribute rows (NUM in bits 23:20)

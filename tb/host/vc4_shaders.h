@@ -12,6 +12,11 @@ namespace gpuvp::host {
 // the mul ALU's colour packs (a float 0..1 to a byte) with alpha 0xFF; Z passed through to the depth test.
 std::string interpolated_color_fragment_shader_source();
 
+// Fragment shader: the interpolated colour of the first three varyings (as above) modulated by (multiplied byte by
+// byte with, v8muld) the texel TMU0 returns at (s, t) = varyings 3 and 4, with the texture's P0 and P1 as its two
+// uniforms; a texture of one white texel at (0, 0) leaves untextured triangles their colour. Z passed through.
+std::string textured_color_fragment_shader_source();
+
 // Coordinate shader of a Vc4Scene's GL shader state: attribute 0 (clip-space X, Y, Z, W) from VPM rows 0-3; writes
 // Xc, Yc, Zc, Wc, Xs|Ys (16-bit halves, 1/16 pixel: X/W and Y/W times the uniforms' half width and half height),
 // Zs = Z/W and 1/W, as the binner reads them.
