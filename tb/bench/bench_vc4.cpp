@@ -2,8 +2,10 @@
 // driver model (tb/host/vc4_driver) on the default platform submits
 //   bin    : a binning list of kTriangles small triangles spread over a 1024x1024 frame (16x16 tiles), CT0 only;
 //   render : the kernel's render-only clear of a 1024x1024 RGBA8888 frame (256 tiles), CT1 only;
-//   frame  : both, CT1 waiting on the semaphore the binning FLUSH releases (the render list does not branch into the
-//            tile lists: rasterisation is not modelled yet).
+//   frame  : both, CT1 waiting on the semaphore the binning FLUSH releases (the render list clears and stores: it does
+//            not branch into the tile lists, so this row is the control lists' cost alone);
+//   shaded : a full 1024x1024 frame of two triangles binned and rendered through the tile lists, every pixel shaded by
+//            the driver's flat fragment shader on the 12 QPUs (the fill rate: issue 21).
 //   fft    : the project's 256-point FFT on 8 QPUs (tb/host/qpu_programs), launched as GPU_FFT's direct mode does.
 // Reported: triangles binned per host second and render-list packets per host second (kIsRate), and the modelled
 // (simulated) time per job in microseconds at the configured V3D clock (vc4.v3d.clock_hz, 250 MHz by default). For the
@@ -11,6 +13,10 @@
 // issue-bound time (its instructions x issue_cycles) and their ratio, and GPU_FFT's published 256-point time on a
 // Pi 1 (17 us per transform in batches of 10, 33 us alone: gpu_fft.txt release 3.0) beside it for scale (a different
 // program: GPU_FFT's radix-16 passes against the project's eight radix-2 ones).
+// For the shaded frame: pixels shaded per host second (kIsRate; issue 21's target is 100 M/s), the modelled frame
+// time, the modelled fill rate in Gpixel/s and its ratio to the published 1 Gpixel/s at 250 MHz (reference-vc4-qpu.md
+// 7.2: one 2x2 quad a clock), and the QPUs' busy share of the frame (the 24 GFLOPS figure is the QPUs' peak; a flat
+// shader does no arithmetic, so its share of QPU time is what the frame says about it).
 // Correctness (fails the row): the job's flush / frame completes (BFC / RFC), the FFT's spectrum is right, and no
 // SystemC warning or error.
 #include <cmath>
@@ -47,10 +53,11 @@ struct Rig : sc_core::sc_module {
   std::vector<std::uint8_t> bin;
   std::vector<std::uint8_t> render;
   std::vector<std::uint8_t> frame_render;
+  std::vector<std::uint8_t> shaded_bin, shaded_render;
   sc_core::sc_event go;
   host::QpuFft fft;
   std::vector<std::complex<float>> fft_input;
-  int mode = 0;  // 0 bin, 1 render, 2 frame, 3 fft
+  int mode = 0;  // 0 bin, 1 render, 2 frame, 3 fft, 4 shaded
   int rounds = 0;
   bool ok = true;
 
@@ -61,6 +68,9 @@ struct Rig : sc_core::sc_module {
   }
 
   std::uint64_t v3d(std::uint32_t offset) const { return soc.params().vc4.base + offset; }
+  std::uint32_t frame_address = 0;
+  // A pixel of the shaded frame's last row.
+  std::uint32_t sr_check_address() const { return frame_address + 4 * (kSize * (kSize - 1) + 517); }
 
   void work() {
     driver.enable_interrupts();
@@ -79,7 +89,7 @@ struct Rig : sc_core::sc_module {
     bin = driver.build_bin_cl(scene);
     driver.bin_setup(bin);
     host::Vc4RenderSetup r;
-    r.color_address = driver.alloc(kSize * kSize * 4).addr;
+    r.color_address = frame_address = driver.alloc(kSize * kSize * 4).addr;
     r.width = kSize;
     r.height = kSize;
     r.use_clear_color = true;
@@ -89,6 +99,21 @@ struct Rig : sc_core::sc_module {
     render = host::Vc4Driver::build_render_cl(r);
     frame_render = {vc4::packet::kWaitOnSemaphore};
     frame_render.insert(frame_render.end(), render.begin(), render.end());
+    // The shaded frame: two triangles covering the frame, the flat shader's colour.
+    host::Vc4Scene full;
+    full.width = full.height = kSize;
+    const auto side = static_cast<float>(kSize);
+    full.vertices = {{0, 0}, {side, 0}, {0, side}, {side, side}};
+    full.indices = {0, 1, 2, 1, 3, 2};
+    full.color = 0xFF80C040;
+    shaded_bin = driver.build_bin_cl(full);
+    const host::Vc4Driver::BinSetup setup = driver.bin_setup(shaded_bin);
+    host::Vc4RenderSetup sr = r;
+    sr.has_bin = true;
+    sr.tile_alloc = setup.tile_alloc;
+    sr.bin_tiles_x = setup.tiles_x;
+    sr.bin_tiles_y = setup.tiles_y;
+    shaded_render = host::Vc4Driver::build_render_cl(sr);
     // The FFT of (-1)^n: 256 at bin 128, 0 elsewhere.
     vc4::qpu::AssembledProgram program;
     std::string error;
@@ -113,6 +138,9 @@ struct Rig : sc_core::sc_module {
           port.write32(v3d(vc4::kV3dIntctl), vc4::kV3dIntAll);
           // CT0 consumed its own increment: the semaphore goes back to 0 with a WAIT on CT1.
           driver.submit({}, {vc4::packet::kWaitOnSemaphore});
+        } else if (mode == 4) {
+          driver.submit(shaded_bin, shaded_render);
+          ok = driver.wait_frame(100'000'000, false) && port.read32(sr_check_address()) == 0xFF80C040;
         } else {
           driver.submit(mode == 2 ? bin : std::vector<std::uint8_t>{}, mode == 2 ? frame_render : render);
           ok = driver.wait_frame(100'000'000, false);
@@ -189,10 +217,42 @@ void BM_QpuFft(benchmark::State& state) {
   state.counters["modelled/gpu_fft"] = qpu_us / 17.0;
 }
 
+void BM_ShadedFrame(benchmark::State& state) {
+  const auto pixels0 = core::stats().counter_value("gpuvp.v3d.renderer.fragments_shaded");
+  std::uint64_t busy0 = 0;
+  const unsigned qpus = rig->soc.params().vc4.v3d.slices * rig->soc.params().vc4.v3d.qpus_per_slice;
+  const auto busy_now = [&] {
+    std::uint64_t b = 0;
+    for (unsigned q = 0; q < qpus; ++q) {
+      b += core::stats().counter_value("gpuvp.v3d.qpus.qpu" + std::to_string(q) + ".busy_cycles");
+    }
+    return b;
+  };
+  busy0 = busy_now();
+  const auto sim0 = core::now_ps();
+  std::int64_t jobs = 0;
+  while (state.KeepRunningBatch(1)) {
+    if (!run_jobs(state, 4, 1)) return;
+    ++jobs;
+  }
+  const double pixels =
+      static_cast<double>(core::stats().counter_value("gpuvp.v3d.renderer.fragments_shaded") - pixels0);
+  const double frame_us = static_cast<double>(core::now_ps() - sim0) / 1e6 / static_cast<double>(jobs);
+  const double mhz = static_cast<double>(rig->soc.params().vc4.v3d.clock_hz) / 1e6;
+  const double gpix = pixels / static_cast<double>(jobs) / frame_us / 1e3;
+  state.counters["pixels/s"] = benchmark::Counter(pixels, benchmark::Counter::kIsRate);
+  state.counters["frame_us"] = frame_us;
+  state.counters["modelled_gpix/s"] = gpix;
+  state.counters["modelled/1gpix"] = gpix / 1.0;
+  state.counters["qpu_busy_share"] =
+      static_cast<double>(busy_now() - busy0) / static_cast<double>(jobs) / (frame_us * mhz * qpus);
+}
+
 BENCHMARK(BM_Vc4)->Name("BM_BinTriangles")->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Vc4)->Name("BM_RenderListPackets")->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Vc4)->Name("BM_Frame")->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_QpuFft)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ShadedFrame)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
