@@ -426,6 +426,14 @@ int main(int argc, char** argv) {
     Bytes seed{0};
     seed.insert(seed.end(), bin.begin(), bin.end());
     write_seed(dir, "fuzz_vc4_cle", 0, seed);
+    // The same draw under GL shader state (the coordinate shader's path; in the harness the record is whatever memory
+    // holds there).
+    scene.coordinate_shader = scene.vertex_shader = host::flat_color_fragment_shader(0xFFFFFFFF);
+    Bytes gl = driver.build_bin_cl(scene);
+    driver.bin_setup(gl);
+    seed = {0};
+    seed.insert(seed.end(), gl.begin(), gl.end());
+    write_seed(dir, "fuzz_vc4_cle", 2, seed);
     host::Vc4RenderSetup render;
     render.color_address = 0x0700'0000;
     render.width = 64;
