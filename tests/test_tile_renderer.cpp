@@ -361,6 +361,106 @@ TEST_F(RendererShading, FacingCullsAsTheConfigurationBitsSay) {
   EXPECT_EQ(v3d_.renderer().fragments_shaded(), 63u * 64u / 2u);
 }
 
+// The stencil test through TLB_STENCIL_SETUP (Mesa's word layout: tile_renderer.cpp): a triangle over the upper
+// left half writes stencil 1 (always, replace on pass); a triangle over the whole tile then draws only where the
+// stencil equals 1 (keep), and a third only where it does not (incrementing it there). The frame: the second
+// triangle's colour exactly on the first, the third's elsewhere; the Z/S store holds 1 everywhere (replaced under the
+// first triangle, incremented from the cleared 0 outside).
+TEST_F(RendererShading, TheStencilTestDrawsOnlyWhereAnEarlierTriangleMarked) {
+  // Uniforms: the stencil setup, then the colour.
+  put(kCode, code_bytes(R"(
+      mov tlb_stencil_setup, uni
+      mov tlb_z, rb15
+      mov tlb_color_all, uni
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  const auto setup = [](unsigned func, unsigned fail, unsigned zfail, unsigned zpass, unsigned ref) {
+    return 3U << 30 | 3U << 28 | zfail << 25 | zpass << 22 | fail << 19 | func << 16 | ref << 8 | 0xFFU;
+  };
+  const std::uint32_t uniforms[3][2] = {{setup(7, 1, 1, 2, 1), 0xFF111111},   // always, replace on pass
+                                        {setup(2, 1, 1, 1, 1), 0xFF00FF00},   // equal 1, keep
+                                        {setup(5, 1, 1, 3, 1), 0xFFFF0000}};  // not equal 1: incr on pass
+  std::uint32_t recs[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    std::vector<std::uint8_t> u;
+    le(u, uniforms[i][0], 4);
+    le(u, uniforms[i][1], 4);
+    put(kUniforms + 16 * i, u);
+    const std::vector<ShadedVertexIn> v =
+        i == 0
+            ? std::vector<ShadedVertexIn>{{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}
+            : std::vector<ShadedVertexIn>{{0, 0, 0.5F, 1.0F, {}}, {128, 0, 0.5F, 1.0F, {}}, {0, 128, 0.5F, 1.0F, {}}};
+    recs[i] = record(i, v, 0, kCode, kUniforms + 16 * i);
+  }
+  render({[&](List& l) {
+    l.config_bits(0x03, 0x70);  // both faces, depth always, no update
+    for (unsigned i = 0; i < 3; ++i) triangle(l.op(pk::kNvShaderState).u32(recs[i]), 0, 1, 2);
+    // The Z/S buffer, keeping the colour for the frame's store.
+    store_general(l, static_cast<std::uint16_t>(2 | vc4::TileBufferFields::kGeneralDisableColorClear), kFrame + 0x8000);
+  }});
+  std::size_t wrong = 0, marked = 0;
+  for (unsigned y = 0; y < 64; ++y) {
+    for (unsigned x = 0; x < 64; ++x) {
+      const bool first = x + y < 63;  // centres inside the first triangle (rasteriser.h's rule)
+      marked += first;
+      wrong += pixel(x, y) != (first ? 0xFF00FF00u : 0xFFFF0000u);
+      const std::uint32_t zs = word(kFrame + 0x8000 + 4 * (64 * y + x));
+      wrong += (zs >> 24) != 1u;
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(marked, 63u * 64u / 2u);
+}
+
+// Two-sided stencil and write masks: the front face's setup replaces with 0x5A (mask 0xFF), the back face's with 0xA5
+// through the mask code 0 (0x01), then through an explicit write-mask word (back 0xF0). A forward (counter-clockwise)
+// triangle, then the same pixels reversed twice: 0x5A, then (0x5A & ~0x01) | (0xA5 & 0x01) = 0x5B, then
+// (0x5B & 0x0F) | (0xA5 & 0xF0) = 0xAB.
+TEST_F(RendererShading, StencilSetupsAreChosenByFacingAndMaskTheirWrites) {
+  put(kCode, code_bytes(R"(
+      mov tlb_stencil_setup, uni
+      mov tlb_stencil_setup, uni
+      mov tlb_stencil_setup, uni
+      mov tlb_z, rb15
+      load_imm tlb_color_all, 0xffffffff
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )"));
+  const auto replace = [](unsigned faces, unsigned mask_code, unsigned ref) {
+    return faces << 30 | mask_code << 28 | 2U << 22 | 7U << 16 | ref << 8 | 0xFFU;  // always; replace on pass
+  };
+  const std::uint32_t front = replace(1, 3, 0x5A), back = replace(2, 0, 0xA5);
+  const std::uint32_t words[2][3] = {{front, back, back}, {front, back, 0xF0FF}};
+  std::uint32_t recs[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    std::vector<std::uint8_t> u;
+    for (const std::uint32_t w : words[i == 2 ? 1 : 0]) le(u, w, 4);
+    put(kUniforms + 16 * i, u);
+    recs[i] = i == 0 ? record(i, {{0, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}}, 0, kCode,
+                              kUniforms)
+                     : record(i, {{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}, 0, kCode,
+                              kUniforms + 16 * i);
+  }
+  std::vector<std::function<void(List&)>> frames;
+  for (unsigned f = 1; f <= 3; ++f) {
+    frames.emplace_back([&, f](List& l) {
+      l.config_bits(0x03, 0x70);
+      for (unsigned i = 0; i < f; ++i) triangle(l.op(pk::kNvShaderState).u32(recs[i]), 0, 1, 2);
+      store_general(l, static_cast<std::uint16_t>(2 | vc4::TileBufferFields::kGeneralDisableColorClear),
+                    kFrame + 0x30000 + 0x4000 * f);
+    });
+  }
+  render(frames);
+  const std::uint32_t expected[3] = {0x5A, 0x5B, 0xAB};
+  for (unsigned f = 1; f <= 3; ++f) {
+    EXPECT_EQ(word(kFrame + 0x30000 + 0x4000 * f + 4 * (64 * 10 + 10)) >> 24, expected[f - 1]) << f;
+    EXPECT_EQ(word(kFrame + 0x30000 + 0x4000 * f + 4 * (64 * 60 + 60)) >> 24, 0u) << f;  // outside: cleared
+  }
+}
+
 // A compressed entry of `list_format` for one point or line, in its absolute coding, in a COMPRESSED_PRIMITIVE run.
 List& entry(List& l, std::uint8_t list_format, std::uint16_t a, std::uint16_t b = 0) {
   vc4::compressed::Primitive q;

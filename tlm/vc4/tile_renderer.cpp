@@ -91,12 +91,10 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
   }
   bool tlb_write(std::uint32_t address, const qpu::Vector& value, const std::array<bool, 16>& enabled,
                  std::string& error) override {
+    if (address == qpu::kWriteTlbStencil) return stencil_setup(value, enabled, error);
     if (address != qpu::kWriteTlbZ && address != qpu::kWriteTlbColorAll) {
       error = std::string("tile buffer write ") + std::to_string(address) + " (" +
-              (address == qpu::kWriteTlbStencil   ? "stencil setup"
-               : address == qpu::kWriteTlbColorMs ? "colour per sample"
-                                                  : "alpha mask") +
-              ") is not modelled yet";
+              (address == qpu::kWriteTlbColorMs ? "colour per sample" : "alpha mask") + ") is not modelled yet";
       return false;
     }
     if (detached_) return true;
@@ -107,16 +105,29 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
         renderer_.color_[at] = value[e];
         continue;
       }
-      // Z: the depth test (never, <, =, <=, >, !=, >=, always), the new Z against the tile buffer's; a failed
-      // fragment writes no colour after it.
-      const std::uint32_t z = value[e] & 0xFFFFFFU, old = renderer_.zs_[at] & 0xFFFFFFU;
-      const unsigned func = depth_func_;
-      const bool pass = func == 7 || (func == 1 && z < old) || (func == 2 && z == old) || (func == 3 && z <= old) ||
-                        (func == 4 && z > old) || (func == 5 && z != old) || (func == 6 && z >= old);
-      if (!pass) {
+      // Z: the stencil test (when the shader set it up), then the depth test (never, <, =, <=, >, !=, >=, always),
+      // the new Z against the tile buffer's; a failed fragment writes no colour after it. The stencil value is the
+      // Z/S word's top byte.
+      std::uint32_t& zs = renderer_.zs_[at];
+      const std::uint32_t z = value[e] & 0xFFFFFFU, old = zs & 0xFFFFFFU;
+      const bool depth_pass = compare(depth_func_, z, old);
+      if (stencil_set_up_) {
+        const StencilFace& face = stencil_[reverse_ ? 1 : 0];
+        const std::uint32_t stencil = zs >> 24;
+        const bool stencil_pass = compare(face.func, face.ref & face.value_mask, stencil & face.value_mask);
+        const unsigned op = !stencil_pass ? face.fail_op : depth_pass ? face.zpass_op : face.zfail_op;
+        const std::uint32_t updated =
+            (stencil & ~face.write_mask) | (stencil_op(op, stencil, face.ref) & face.write_mask);
+        zs = (zs & 0xFFFFFFU) | (updated & 0xFFU) << 24;
+        if (!stencil_pass) {
+          failed_[e] = true;
+          continue;
+        }
+      }
+      if (!depth_pass) {
         failed_[e] = true;
       } else if (depth_update_) {
-        renderer_.zs_[at] = (renderer_.zs_[at] & 0xFF000000U) | z;
+        zs = (zs & 0xFF000000U) | z;
       }
     }
     return true;
@@ -138,6 +149,68 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
 
  private:
   bool covered(unsigned e) const { return ((batch_.covered >> e) & 1U) != 0; }
+  // a `func` b for the depth and stencil functions (0 never, 1 <, 2 =, 3 <=, 4 >, 5 !=, 6 >=, 7 always: Gallium's
+  // PIPE_FUNC order, which Mesa writes unchanged into CONFIGURATION_BITS and the stencil setup).
+  static bool compare(unsigned func, std::uint32_t a, std::uint32_t b) {
+    return func == 7 || (func == 1 && a < b) || (func == 2 && a == b) || (func == 3 && a <= b) ||
+           (func == 4 && a > b) || (func == 5 && a != b) || (func == 6 && a >= b);
+  }
+  // Stencil ops (Mesa vc4_state.c tlb_stencil_setup_bits op_map): 0 zero, 1 keep, 2 replace, 3 increment and 4
+  // decrement saturating, 5 invert, 6 increment and 7 decrement wrapping.
+  static std::uint32_t stencil_op(unsigned op, std::uint32_t s, std::uint32_t ref) {
+    switch (op) {
+      case 0:
+        return 0;
+      case 2:
+        return ref;
+      case 3:
+        return s == 0xFF ? s : s + 1;
+      case 4:
+        return s == 0 ? s : s - 1;
+      case 5:
+        return ~s & 0xFFU;
+      case 6:
+        return (s + 1) & 0xFFU;
+      case 7:
+        return (s - 1) & 0xFFU;
+      default:
+        return s;
+    }
+  }
+  // A TLB_STENCIL_SETUP write (waddr 43; the value is a uniform, the same in every element: element 0's is taken).
+  // Mesa vc4_state.c: bits 31:30 select the face it configures (1 front, 2 back, 3 both) with 29:28 the write mask
+  // code (0 0x01, 1 0x03, 2 0x0F, 3 0xFF), 27:25 the op on a depth fail, 24:22 on a pass, 21:19 on a stencil fail,
+  // 18:16 the function, 15:8 the reference (vc4_uniforms.c ORs it in at upload; the position is UNVERIFIED in the
+  // reference note) and 7:0 the value mask; a word with 31:30 = 0 sets both write masks explicitly (7:0 front, 15:8
+  // back), which Mesa writes after the faces when a mask has no code.
+  bool stencil_setup(const qpu::Vector& value, const std::array<bool, 16>& enabled, std::string&) {
+    if (std::none_of(enabled.begin(), enabled.end(), [](bool b) { return b; })) return true;
+    const std::uint32_t v = value[0];
+    const unsigned faces = v >> 30;
+    if (faces == 0) {
+      stencil_[0].write_mask = v & 0xFFU;
+      stencil_[1].write_mask = (v >> 8) & 0xFFU;
+    }
+    static constexpr std::uint32_t kWriteMasks[4] = {0x01, 0x03, 0x0F, 0xFF};
+    for (unsigned f = 0; f < 2; ++f) {
+      if (((faces >> f) & 1U) == 0) continue;
+      stencil_[f] = {(v >> 16) & 7U,
+                     (v >> 19) & 7U,
+                     (v >> 22) & 7U,
+                     (v >> 25) & 7U,
+                     (v >> 8) & 0xFFU,
+                     v & 0xFFU,
+                     kWriteMasks[(v >> 28) & 3U]};
+    }
+    stencil_set_up_ = true;
+    return true;
+  }
+  struct StencilFace {
+    unsigned func = 7, fail_op = 1, zpass_op = 1, zfail_op = 1;
+    std::uint32_t ref = 0, value_mask = 0xFF, write_mask = 0xFF;
+  };
+  std::array<StencilFace, 2> stencil_{};  // front, back
+  bool stencil_set_up_ = false;
 
   TileRenderer& renderer_;
   FragmentBatch batch_;
