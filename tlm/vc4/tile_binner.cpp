@@ -644,7 +644,8 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
                                static_cast<std::uint32_t>(s.bytes[4]) << 24;
     float f;
     std::memcpy(&f, &bits, sizeof f);
-    return std::isfinite(f) && f > 0 ? std::min(f, 4096.0f) : dflt;
+    // As the renderer draws them (rasteriser.h): any finite positive size, clipped to the tiles.
+    return std::isfinite(f) && f > 0 ? f : dflt;
   };
   line_half_width_ = f32_of(lw, 1.0f) * 8.0;  // pixels -> 1/16 pixel, halved
   point_half_size_ = f32_of(ps, 1.0f) * 8.0;

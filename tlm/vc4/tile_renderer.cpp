@@ -31,6 +31,7 @@ TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParam
       fragments_shaded_(stats_.counter("fragments_shaded", "events", "covered pixels sent to fragment shaders")),
       fragment_batches_(stats_.counter("fragment_batches", "events", "batches of four 2x2 quads queued on the QPUs")),
       culled_(stats_.counter("culled", "events", "triangles culled by facing or covering no pixel of the tile")),
+      early_z_rejected_(stats_.counter("early_z_rejected", "events", "covered pixels early Z kept from the shaders")),
       vertices_shaded_(
           stats_.counter("vertices_shaded", "events", "vertices the vertex shader shaded (GL shader state)")) {
   last_batch_at_quad_.fill(-1);
@@ -492,7 +493,26 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
   ctx.time.advance(services_.clock.cycles(4 * batches.size()));
   const unsigned depth_func = config_seen_ ? (config_bits_ >> 12) & 7U : 7U;
   const bool depth_update = config_seen_ && ((config_bits_ >> 15) & 1U) != 0;
-  for (const FragmentBatch& b : batches) {
+  // Early Z (CONFIGURATION_BITS b16, unless TILE_RENDERING_MODE_CONFIG b11 disables it; b10 its direction: LT/LE or
+  // GT/GE): fragments whose Z fails against the tile buffer's never reach a shader. The model tests against the Z the
+  // tile buffer holds when the batch is queued (earlier batches may not have run yet), and rejects only what fails
+  // both the strict and the non-strict test: a conservative early test that never drops a fragment the late test
+  // would pass. Drivers enable it only when no stencil op depends on depth-failing fragments (Broadcom's gfx_ez.h
+  // weighs the stencil ops; Mesa only for LESS/LEQUAL: reference-vc4-qpu.md 5.5).
+  const bool early_z = config_seen_ && ((config_bits_ >> 16) & 1U) != 0 && (flags_ & kConfigEarlyZDisable) == 0;
+  const bool early_greater = (flags_ & kConfigEarlyZGreater) != 0;
+  for (FragmentBatch b : batches) {
+    if (early_z) {
+      for (unsigned e = 0; e < 16; ++e) {
+        if (((b.covered >> e) & 1U) == 0) continue;
+        const std::uint32_t old = zs_[grid_index(b.x[e] - tx0, b.y[e] - ty0, 0)] & 0xFFFFFFU, z = b.z[e] & 0xFFFFFFU;
+        if (early_greater ? z < old : z > old) {
+          b.covered = static_cast<std::uint16_t>(b.covered & ~(1U << e));
+          ++early_z_rejected_;
+        }
+      }
+      if (b.covered == 0) continue;
+    }
     // The front end stalls while kMaxQueuedBatches of its batches wait for or run on the QPUs.
     if (UnitResult r = wait_for_batches(ctx, kMaxQueuedBatches - 1); r.kind != UnitResult::Kind::kDone) return r;
     const auto sequence = static_cast<unsigned>(released_.size());

@@ -248,6 +248,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   core::Counter& fragments_shaded_;
   core::Counter& fragment_batches_;
   core::Counter& culled_;
+  core::Counter& early_z_rejected_;
   core::Counter& vertices_shaded_;
 };
 
