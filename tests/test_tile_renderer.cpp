@@ -510,6 +510,82 @@ TEST_F(RendererShading, EarlyZKeepsHiddenFragmentsFromTheShaders) {
   EXPECT_EQ(v3d_.renderer().fragments_shaded(), 4u * 4096u - rejected);
 }
 
+// 4x multisample shading: one 32x32 tile of four samples, the triangle (0, 0), (32, 0), (0, 32). Sample k of pixel
+// (x, y) lies at (16x + sx_k, 16y + sy_k) sixteenths with (sx, sy) = (6, 2), (14, 6), (2, 10), (10, 14)
+// (rasteriser.h); it is inside when the sum is below 512 (never equal: the offsets' sums are 8, 20, 12, 24).
+class RendererMultisample : public RendererShading {
+ protected:
+  static constexpr int kSampleX[4] = {6, 14, 2, 10}, kSampleY[4] = {2, 6, 10, 14};
+  static bool inside(unsigned x, unsigned y, unsigned k) {
+    return 16 * static_cast<int>(x + y) + kSampleX[k] + kSampleY[k] < 512;
+  }
+  // Renders the triangle with `shader` into the tile buffer and keeps it (no store clears it).
+  void draw(const std::string& shader, std::uint32_t status = 0) {
+    put(kCode, code_bytes(shader));
+    const std::uint32_t rec =
+        record(0, {{0, 0, 0.5F, 1.0F, {}}, {32, 0, 0.5F, 1.0F, {}}, {0, 32, 0.5F, 1.0F, {}}}, 0, kCode);
+    List l{kList, {}};
+    clear_colors(l, 0, 0xFFFFFF);
+    store_general(tile(l, 0, 0), 0, 0);
+    render_config(l, kFrame, 32, 32, 0x0005);  // 4x multisample, RGBA8888
+    tile(l, 0, 0).format(0x12);
+    triangle(l.op(pk::kNvShaderState).u32(rec), 0, 1, 2);
+    store_general(l, vc4::TileRenderer::kGeneralDisableColorClear | vc4::TileRenderer::kGeneralDisableZsClear,
+                  kFrame + 0x10000);  // buffer 0 (none): waits for the shaders, keeps the tile buffer
+    put(l);
+    run(l, 400, [&] { EXPECT_EQ(rd(vc4::kV3dCtnCs(1)), status); });
+  }
+};
+
+// Each covered sample receives the fragment's TLB_COLOR_ALL write; the value written is the multisample mask the
+// shader reads (raddr 42 A): the pixel's covered samples.
+TEST_F(RendererMultisample, CoverageIsPerSampleAndTheShaderReadsTheMask) {
+  draw("mov tlb_color_all, ms_flags\nsig_end nop\nnop\nsig_unlock_score nop\n");
+  std::size_t wrong = 0, partial = 0;
+  for (unsigned y = 0; y < 32; ++y) {
+    for (unsigned x = 0; x < 32; ++x) {
+      unsigned mask = 0;
+      for (unsigned k = 0; k < 4; ++k) mask |= inside(x, y, k) ? 1U << k : 0U;
+      partial += mask != 0 && mask != 0xF;
+      for (unsigned k = 0; k < 4; ++k) wrong += v3d_.renderer().color_at(x, y, k) != (inside(x, y, k) ? mask : 0U);
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GT(partial, 31u);  // the hypotenuse's pixels are partly covered
+}
+
+// TLB_COLOR_MS writes go to the samples in order (the n-th write to sample n), each only where covered; a fifth
+// write is an error.
+TEST_F(RendererMultisample, PerSampleColourWritesGoToTheirSamples) {
+  draw(R"(
+      load_imm tlb_color_ms, 0x11
+      load_imm tlb_color_ms, 0x22
+      load_imm tlb_color_ms, 0x33
+      load_imm tlb_color_ms, 0x44
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )");
+  std::size_t wrong = 0;
+  for (unsigned y = 0; y < 32; ++y) {
+    for (unsigned x = 0; x < 32; ++x) {
+      for (unsigned k = 0; k < 4; ++k) {
+        wrong += v3d_.renderer().color_at(x, y, k) != (inside(x, y, k) ? 0x11U * (k + 1) : 0U);
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST_F(RendererMultisample, AFifthPerSampleColourWriteIsAnError) {
+  draw(
+      "load_imm tlb_color_ms, 1\nload_imm tlb_color_ms, 2\nload_imm tlb_color_ms, 3\nload_imm tlb_color_ms, 4\n"
+      "load_imm tlb_color_ms, 5\nsig_end nop\nnop\nsig_unlock_score nop\n",
+      ControlListExecutor::kCtErr);
+  EXPECT_EQ(errors("fragment shader: QPU"), 1u);                           // the thread's report
+  EXPECT_GE(errors("TLB_COLOR_MS write 5 of a fragment with 4 samples"), 1u);  // each shader's own
+}
+
 // A compressed entry of `list_format` for one point or line, in its absolute coding, in a COMPRESSED_PRIMITIVE run.
 List& entry(List& l, std::uint8_t list_format, std::uint16_t a, std::uint16_t b = 0) {
   vc4::compressed::Primitive q;

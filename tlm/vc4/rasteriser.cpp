@@ -107,8 +107,12 @@ double z_of(const Interpolants& in, double dx, double dy) {
 // Walks the quads of `area` row by row from its top-left and fills batches of four quads with at least one pixel
 // `covered` (given the pixel centre in 1/16 pixel); each element of such a quad gets its values, covered or not
 // (Mesa's derivatives read the neighbours).
+// The 4x multisample positions in 1/16 pixel from the pixel's top-left corner (rasteriser.h).
+constexpr std::array<std::array<int, 2>, 4> kSamplePositions = {{{6, 2}, {14, 6}, {2, 10}, {10, 14}}};
+
 template <class Covered>
-void fill_batches(const PixelRect& area, const Covered& covered, const Interpolants& in, PrimitiveSetup& out) {
+void fill_batches(const PixelRect& area, const Covered& covered, const Interpolants& in, PrimitiveSetup& out,
+                  bool multisample) {
   if (area.x0 >= area.x1 || area.y0 >= area.y1) return;
   const std::size_t varyings = in.varyings.size();
   FragmentBatch batch;
@@ -122,10 +126,23 @@ void fill_batches(const PixelRect& area, const Covered& covered, const Interpola
   for (int qy = area.y0 & ~1; qy < area.y1; qy += 2) {
     for (int qx = area.x0 & ~1; qx < area.x1; qx += 2) {
       std::uint16_t mask = 0;
+      std::array<std::uint8_t, 4> samples{};
       for (unsigned p = 0; p < 4; ++p) {
         const int px = qx + static_cast<int>(p & 1U), py = qy + static_cast<int>(p >> 1);
         if (px < area.x0 || px >= area.x1 || py < area.y0 || py >= area.y1) continue;
-        if (covered(16 * std::int64_t{px} + 8, 16 * std::int64_t{py} + 8)) mask |= static_cast<std::uint16_t>(1U << p);
+        if (!multisample) {
+          if (covered(16 * std::int64_t{px} + 8, 16 * std::int64_t{py} + 8)) {
+            mask |= static_cast<std::uint16_t>(1U << p);
+            samples[p] = 1;
+          }
+          continue;
+        }
+        for (unsigned k = 0; k < 4; ++k) {
+          if (covered(16 * std::int64_t{px} + kSamplePositions[k][0], 16 * std::int64_t{py} + kSamplePositions[k][1])) {
+            samples[p] = static_cast<std::uint8_t>(samples[p] | (1U << k));
+          }
+        }
+        if (samples[p] != 0) mask |= static_cast<std::uint16_t>(1U << p);
       }
       if (mask == 0) continue;
       if (quads == 0) {
@@ -142,6 +159,7 @@ void fill_batches(const PixelRect& area, const Covered& covered, const Interpola
         batch.w[e] = bits(static_cast<float>(1.0 / inv_w));
         batch.z[e] = static_cast<std::uint32_t>(std::llround(z_of(in, dx, dy) * 0xFFFFFF));
         if (((mask >> p) & 1U) != 0) batch.covered = static_cast<std::uint16_t>(batch.covered | (1U << e));
+        batch.samples[e] = samples[p];
         for (std::size_t k = 0; k < varyings; ++k) {
           const Interpolants::Varying& v = in.varyings[k];
           const double partial = v.partial.at(dx, dy);
@@ -170,7 +188,8 @@ bool empty(const PixelRect& r) { return r.x0 >= r.x1 || r.y0 >= r.y1; }
 
 }  // namespace
 
-TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const PixelRect& clip, std::uint32_t flat) {
+TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const PixelRect& clip, std::uint32_t flat,
+                                 bool multisample) {
   TriangleSetup out;
   const std::int64_t area = edge(in[0].x, in[0].y, in[1].x, in[1].y, in[2].x, in[2].y);
   if (area == 0 || empty(clip)) return out;
@@ -209,11 +228,12 @@ TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const Pi
   const double det = e1x * e2y - e2x * e1y;
   const std::array<WeightGradient, 2> weights = {WeightGradient{e2y / det, -e2x / det},
                                                  WeightGradient{-e1y / det, e1x / det}};
-  fill_batches(bounds, inside, interpolants<3>({&in[0], &in[1], &in[2]}, weights, flat), out);
+  fill_batches(bounds, inside, interpolants<3>({&in[0], &in[1], &in[2]}, weights, flat), out, multisample);
   return out;
 }
 
-PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRect& clip, std::uint32_t flat) {
+PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRect& clip, std::uint32_t flat,
+                               bool multisample) {
   PrimitiveSetup out;
   out.implicit_varyings = 2;
   const double side = usable_size(size);
@@ -230,12 +250,12 @@ PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRec
   // point_x = 1/2 + (x - x_v) / side and point_y = 1/2 - (y - y_v) / side at the pixel centre (rasteriser.h).
   in.varyings.insert(in.varyings.begin(), {Interpolants::Varying{Plane{0, 1 / side, 0}, 0.5, true},
                                            Interpolants::Varying{Plane{0, 0, -1 / side}, 0.5, true}});
-  fill_batches(bounds, inside, in, out);
+  fill_batches(bounds, inside, in, out, multisample);
   return out;
 }
 
 PrimitiveSetup rasterise_line(const ShadedVertex& a, const ShadedVertex& b, float width, const PixelRect& clip,
-                              std::uint32_t flat) {
+                              std::uint32_t flat, bool multisample) {
   PrimitiveSetup out;
   out.implicit_varyings = 1;
   const double line_width = usable_size(width);
@@ -271,7 +291,7 @@ PrimitiveSetup rasterise_line(const ShadedVertex& a, const ShadedVertex& b, floa
   in.varyings.insert(in.varyings.begin(), Interpolants::Varying{Plane{0, -static_cast<double>(dy) * per_pixel,
                                                                       static_cast<double>(dx) * per_pixel},
                                                                 0.5, true});
-  fill_batches(bounds, inside, in, out);
+  fill_batches(bounds, inside, in, out, multisample);
   return out;
 }
 

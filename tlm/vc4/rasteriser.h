@@ -15,6 +15,10 @@
 //   a double); W, Z and the varyings in double, stored as float;
 // - Z is interpolated linearly in screen space (Zs is already divided by W) and given as round(Zs * 0xFFFFFF)
 //   clamped to [0, 0xFFFFFF] (Mesa reads FragCoord.z as itof(rb15) / 0xFFFFFF), NaN as 0;
+// - 4x multisample (`multisample`): the coverage is tested at four samples instead of the centre, at (6, 2),
+//   (14, 6), (2, 10) and (10, 14) sixteenths of a pixel from its top-left corner (the common rotated-grid pattern: the
+//   hardware's positions are unpublished), the same rules at each; a pixel with any sample covered is a fragment,
+//   its W, Z and varyings still taken at the centre;
 // - flat-shaded varyings take the first vertex's value (the provoking vertex is not documented);
 // - quads are visited row by row of quads from the top-left of the primitive's bounds inside the clip rectangle; a
 //   batch takes the next four quads with at least one covered pixel, the last batch of a primitive may hold fewer.
@@ -69,6 +73,8 @@ struct FragmentBatch {
   qpu::Vector w{};            // float bits (ra15)
   qpu::Vector z{};            // 24-bit integers (rb15)
   std::uint16_t covered = 0;  // bit e: element e is a covered pixel
+  // Per element, the samples covered (bit k sample k): 4x multisample's four, else bit 0 for a covered pixel.
+  std::array<std::uint8_t, 16> samples{};
   // Per varying, the implicit ones first: the partial values (raddr 35) and C (r5), as float bits.
   std::vector<qpu::Vector> partial, c;
 };
@@ -84,12 +90,14 @@ using TriangleSetup = PrimitiveSetup;
 // Rasterises the triangle inside `clip`; `flat` has bit k set for a flat-shaded varying k. A triangle of zero area
 // gives no batches. Coordinates within +-2^30 (1/16 pixel) are safe (64-bit edge functions); the tile renderer passes
 // the 16-bit shaded positions plus the viewport offset.
-TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const PixelRect& clip, std::uint32_t flat);
+TriangleSetup rasterise_triangle(const std::array<ShadedVertex, 3>& in, const PixelRect& clip, std::uint32_t flat,
+                                 bool multisample = false);
 
 // Rasterises a point: the pixels whose centres lie in the square of side `size` pixels centred on the vertex (OpenGL
 // ES 2.0 section 3.3), with the vertex's Z, W and varyings over the whole square (`flat` changes nothing), after the
 // two point coordinates. Nothing for the sizes above, a non-finite Z or 1/W, 1/W zero, or X or Y beyond +-2^24.
-PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRect& clip, std::uint32_t flat);
+PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRect& clip, std::uint32_t flat,
+                               bool multisample = false);
 
 // Rasterises a line as the rectangle of `width` pixels centred on the segment a -> b, its ends square through a and
 // b (the Vulkan "strict lines" rule, which Mesa's v3dv reports for V3D 4.x, vc4's successor; OpenGL ES's
@@ -99,6 +107,6 @@ PrimitiveSetup rasterise_point(const ShadedVertex& v, float size, const PixelRec
 // for a zero-length line, the widths above, non-finite Z or 1/W, 1/W zero or of different signs at the two ends (W
 // would pass through infinity), or X or Y beyond +-2^24.
 PrimitiveSetup rasterise_line(const ShadedVertex& a, const ShadedVertex& b, float width, const PixelRect& clip,
-                              std::uint32_t flat);
+                              std::uint32_t flat, bool multisample = false);
 
 }  // namespace gpuvp::vc4

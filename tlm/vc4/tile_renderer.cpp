@@ -74,9 +74,11 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
     return true;
   }
   qpu::Vector pixel_coordinate(bool y) const override { return y ? batch_.y : batch_.x; }
+  // raddr 42: file B the reverse flag, file A the multisample mask (the samples covered; bit 0 for a covered pixel
+  // without multisampling).
   qpu::Vector ms_or_reverse(bool reverse) const override {
     qpu::Vector v{};
-    for (unsigned e = 0; e < 16; ++e) v[e] = reverse ? (reverse_ ? 1U : 0U) : (covered(e) ? 1U : 0U);
+    for (unsigned e = 0; e < 16; ++e) v[e] = reverse ? (reverse_ ? 1U : 0U) : samples_of(e);
     return v;
   }
   // Batches of earlier primitives on the same quads must have released the scoreboard first.
@@ -90,45 +92,36 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
   void scoreboard_release() override {
     if (!detached_) renderer_.released_[sequence_] = true;
   }
+  // Colour writes go to every covered sample whose tests passed (TLB_COLOR_ALL), or, in 4x multisample mode, the
+  // n-th TLB_COLOR_MS write of the shader to sample n (Mesa writes the four in order: vc4_program.c); the Z write
+  // tests each covered sample (the shader's one Z per pixel against each sample's Z).
   bool tlb_write(std::uint32_t address, const qpu::Vector& value, const std::array<bool, 16>& enabled,
                  std::string& error) override {
     if (address == qpu::kWriteTlbStencil) return stencil_setup(value, enabled, error);
-    if (address != qpu::kWriteTlbZ && address != qpu::kWriteTlbColorAll) {
-      error = std::string("tile buffer write ") + std::to_string(address) + " (" +
-              (address == qpu::kWriteTlbColorMs ? "colour per sample" : "alpha mask") + ") is not modelled yet";
+    const bool per_sample = address == qpu::kWriteTlbColorMs;
+    if (address != qpu::kWriteTlbZ && address != qpu::kWriteTlbColorAll && !per_sample) {
+      error = "tile buffer write " + std::to_string(address) + " (alpha mask) is not modelled yet";
       return false;
     }
+    if (per_sample && ms_writes_ >= renderer_.samples()) {
+      error = "TLB_COLOR_MS write " + std::to_string(ms_writes_ + 1) + " of a fragment with " +
+              std::to_string(renderer_.samples()) + (renderer_.samples() == 1 ? " sample" : " samples");
+      return false;
+    }
+    const unsigned only = per_sample ? ms_writes_++ : 0;
     if (detached_) return true;
     for (unsigned e = 0; e < 16; ++e) {
-      if (!covered(e) || !enabled[e] || failed_[e]) continue;
-      const std::size_t at = renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, 0);
-      if (address == qpu::kWriteTlbColorAll) {
-        renderer_.color_[at] = value[e];
-        continue;
-      }
-      // Z: the stencil test (when the shader set it up), then the depth test (never, <, =, <=, >, !=, >=, always),
-      // the new Z against the tile buffer's; a failed fragment writes no colour after it. The stencil value is the
-      // Z/S word's top byte.
-      std::uint32_t& zs = renderer_.zs_[at];
-      const std::uint32_t z = value[e] & 0xFFFFFFU, old = zs & 0xFFFFFFU;
-      const bool depth_pass = compare(depth_func_, z, old);
-      if (stencil_set_up_) {
-        const StencilFace& face = stencil_[reverse_ ? 1 : 0];
-        const std::uint32_t stencil = zs >> 24;
-        const bool stencil_pass = compare(face.func, face.ref & face.value_mask, stencil & face.value_mask);
-        const unsigned op = !stencil_pass ? face.fail_op : depth_pass ? face.zpass_op : face.zfail_op;
-        const std::uint32_t updated =
-            (stencil & ~face.write_mask) | (stencil_op(op, stencil, face.ref) & face.write_mask);
-        zs = (zs & 0xFFFFFFU) | (updated & 0xFFU) << 24;
-        if (!stencil_pass) {
-          failed_[e] = true;
-          continue;
+      if (!enabled[e]) continue;
+      std::uint8_t live = static_cast<std::uint8_t>(samples_of(e) & ~failed_[e]);
+      if (per_sample) live &= static_cast<std::uint8_t>(1U << only);
+      for (unsigned k = 0; k < 4; ++k) {
+        if (((live >> k) & 1U) == 0) continue;
+        const std::size_t at = renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, k);
+        if (address != qpu::kWriteTlbZ) {
+          renderer_.color_[at] = value[e];
+        } else if (!z_test(renderer_.zs_[at], value[e] & 0xFFFFFFU)) {
+          failed_[e] = static_cast<std::uint8_t>(failed_[e] | (1U << k));
         }
-      }
-      if (!depth_pass) {
-        failed_[e] = true;
-      } else if (depth_update_) {
-        zs = (zs & 0xFF000000U) | z;
       }
     }
     return true;
@@ -139,17 +132,44 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
               std::to_string(signal) + ") is not modelled yet";
       return false;
     }
+    // In 4x multisample mode each load returns the next sample (0, 1, 2, 3, then 0 again), as the shader blends them
+    // one by one for its TLB_COLOR_MS writes.
+    const unsigned sample = colour_loads_++ % renderer_.samples();
     for (unsigned e = 0; e < 16; ++e) {
       const bool inside = batch_.x[e] >= x0_ && batch_.x[e] - x0_ < renderer_.tile_px_ && batch_.y[e] >= y0_ &&
                           batch_.y[e] - y0_ < renderer_.tile_px_;
-      value[e] =
-          inside && !detached_ ? renderer_.color_[renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, 0)] : 0;
+      value[e] = inside && !detached_
+                     ? renderer_.color_[renderer_.grid_index(batch_.x[e] - x0_, batch_.y[e] - y0_, sample)]
+                     : 0;
     }
     return true;
   }
 
  private:
   bool covered(unsigned e) const { return ((batch_.covered >> e) & 1U) != 0; }
+  std::uint8_t samples_of(unsigned e) const {
+    if (!covered(e)) return 0;
+    return renderer_.samples() == 1 ? 1 : static_cast<std::uint8_t>(batch_.samples[e] & 0xFU);
+  }
+  // One sample's Z write: the stencil test (when the shader set it up), then the depth test (never, <, =, <=, >, !=,
+  // >=, always), the new Z against the sample's; false when it failed (the fragment writes that sample no colour
+  // after it). The stencil value is the Z/S word's top byte.
+  bool z_test(std::uint32_t& zs, std::uint32_t z) const {
+    const bool depth_pass = compare(depth_func_, z, zs & 0xFFFFFFU);
+    if (stencil_set_up_) {
+      const StencilFace& face = stencil_[reverse_ ? 1 : 0];
+      const std::uint32_t stencil = zs >> 24;
+      const bool stencil_pass = compare(face.func, face.ref & face.value_mask, stencil & face.value_mask);
+      const unsigned op = !stencil_pass ? face.fail_op : depth_pass ? face.zpass_op : face.zfail_op;
+      const std::uint32_t updated =
+          (stencil & ~face.write_mask) | (stencil_op(op, stencil, face.ref) & face.write_mask);
+      zs = (zs & 0xFFFFFFU) | (updated & 0xFFU) << 24;
+      if (!stencil_pass) return false;
+    }
+    if (!depth_pass) return false;
+    if (depth_update_) zs = (zs & 0xFF000000U) | z;
+    return true;
+  }
   // a `func` b for the depth and stencil functions (0 never, 1 <, 2 =, 3 <=, 4 >, 5 !=, 6 >=, 7 always: Gallium's
   // PIPE_FUNC order, which Mesa writes unchanged into CONFIGURATION_BITS and the stencil setup).
   static bool compare(unsigned func, std::uint32_t a, std::uint32_t b) {
@@ -222,8 +242,10 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
   unsigned depth_func_;
   bool depth_update_;
   unsigned next_ = 0;
-  std::vector<unsigned> after_;  // the batches it waits for
-  std::array<bool, 16> failed_{};
+  std::vector<unsigned> after_;            // the batches it waits for
+  std::array<std::uint8_t, 16> failed_{};  // per element, the samples whose tests failed
+  unsigned ms_writes_ = 0;                 // TLB_COLOR_MS writes so far
+  unsigned colour_loads_ = 0;
   bool detached_ = false;
   ShaderJob::Status status_;
 };
@@ -435,11 +457,10 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
 UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx) {
   QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
   if (qpus == nullptr) return UnitResult::error("a triangle to shade, and no QPUs to shade it");
-  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
   std::array<ShadedVertex, 3> v;
   FragmentShader fs;
   if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
-  const TriangleSetup setup = rasterise_triangle(v, pixel_clip(), flat_shade_flags_);
+  const TriangleSetup setup = rasterise_triangle(v, pixel_clip(), flat_shade_flags_, samples() == 4);
   // Facing as the binner culls (CONFIGURATION_BITS b0 forward, b1 reverse enabled, b2 clockwise is forward).
   const bool forward = (config_bits_ & 4U) != 0 ? setup.clockwise : !setup.clockwise;
   if (setup.batches.empty() ||
@@ -451,15 +472,15 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
 }
 
 UnitResult TileRenderer::shade_point_or_line(const compressed::Primitive& primitive, UnitContext& ctx) {
-  if (samples() != 1) return UnitResult::error("shading in 4x multisample mode is not modelled yet");
   std::array<ShadedVertex, 3> v;
   FragmentShader fs;
   if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
   // A point's size: the shader's when its record includes one, else POINT_SIZE (rasteriser.h).
   const PrimitiveSetup setup =
       primitive.vertices == 1
-          ? rasterise_point(v[0], v[0].point_size > 0 ? v[0].point_size : point_size_, pixel_clip(), flat_shade_flags_)
-          : rasterise_line(v[0], v[1], line_width_, pixel_clip(), flat_shade_flags_);
+          ? rasterise_point(v[0], v[0].point_size > 0 ? v[0].point_size : point_size_, pixel_clip(), flat_shade_flags_,
+                            samples() == 4)
+          : rasterise_line(v[0], v[1], line_width_, pixel_clip(), flat_shade_flags_, samples() == 4);
   if (setup.batches.empty()) {
     ++culled_;
     return UnitResult::done();
@@ -505,8 +526,15 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
     if (early_z) {
       for (unsigned e = 0; e < 16; ++e) {
         if (((b.covered >> e) & 1U) == 0) continue;
-        const std::uint32_t old = zs_[grid_index(b.x[e] - tx0, b.y[e] - ty0, 0)] & 0xFFFFFFU, z = b.z[e] & 0xFFFFFFU;
-        if (early_greater ? z < old : z > old) {
+        // Rejected when it fails at every sample it covers.
+        const std::uint32_t z = b.z[e] & 0xFFFFFFU;
+        bool fails = true;
+        for (unsigned k = 0; k < samples(); ++k) {
+          if (samples() == 4 && ((b.samples[e] >> k) & 1U) == 0) continue;
+          const std::uint32_t old = zs_[grid_index(b.x[e] - tx0, b.y[e] - ty0, k)] & 0xFFFFFFU;
+          fails = fails && (early_greater ? z < old : z > old);
+        }
+        if (fails) {
           b.covered = static_cast<std::uint16_t>(b.covered & ~(1U << e));
           ++early_z_rejected_;
         }
