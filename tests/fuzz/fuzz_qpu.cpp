@@ -6,7 +6,10 @@
 // With bit 2 of byte 0 the QPUs run fragment shaders (Qpu::start_fragment) through ports that grant the scoreboard in
 // QPU order and give bits 5:3 varyings; a tile buffer access outside the scoreboard, a second release or a varying
 // past the count is a broken invariant.
-// Input: byte 0: the QPUs (bits 1:0: 2, 3, 4, 4), fragment mode (bit 2), varyings (bits 5:3); byte 1: P, instructions;
+// With bit 6 (and not bit 2) they run vertex pipeline shaders (Qpu::start_vertex), each with its own VPM input segment
+// (word = row x 16 + column) and output segment: the shared VPM must stay untouched.
+// Input: byte 0: the QPUs (bits 1:0: 2, 3, 4, 4), fragment mode (bit 2), varyings (bits 5:3), vertex mode (bit 6);
+// byte 1: P, instructions;
 // byte 2: U, uniform words; bytes 3-6: QPU i starts at instruction byte[3 + i] % P; bytes 7-10: its uniforms at word
 // byte[7 + i]; then P 64-bit instructions (bus address 0x1000) and U 32-bit uniforms (0x8000), little-endian; the rest:
 // the memory window (bus address 0).
@@ -196,9 +199,11 @@ class FuzzFragments final : public qpu::FragmentPort {
 class CheckedCore {
  public:
   CheckedCore(unsigned number, SharedEnvironment& env, std::uint32_t pc, std::uint32_t uniforms,
-              FuzzFragments* fragments)
+              FuzzFragments* fragments, std::pair<qpu::Vpm, qpu::Vpm>* segments = nullptr)
       : number_(number), env_(env), core_(number, env), disassembled_(env.code().size()), fragments_(fragments) {
-    if (fragments_ != nullptr) {
+    if (segments != nullptr) {
+      core_.start_vertex(pc, uniforms, segments->first, segments->second);
+    } else if (fragments_ != nullptr) {
       qpu::Vector w, z;
       w.fill(0x40000000U);  // 2.0
       z.fill(0x800000U);
@@ -337,6 +342,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const unsigned cores = 2 + std::min(mode & 3U, 2U);
   const bool fragment = (mode & 4U) != 0;
   const unsigned varyings = (mode >> 3) & 7U;
+  const bool vertex = !fragment && (mode & 0x40U) != 0;
   const std::size_t program_length = input.byte();
   const std::size_t uniform_count = input.byte();
   std::array<std::uint8_t, kMaxCores> start_instruction{}, first_uniform{};
@@ -354,13 +360,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ScoreboardTurn turn;
   std::vector<FuzzFragments> ports;
   ports.reserve(cores);
+  std::vector<std::pair<qpu::Vpm, qpu::Vpm>> segments(vertex ? cores : 0);
+  for (auto& [input, output] : segments) {
+    for (unsigned w = 0; w < input.words.size(); ++w) input.words[w] = w;
+  }
+  const qpu::Vpm shared_before = env.vpm();
   std::vector<CheckedCore> qpus;
   qpus.reserve(cores);
   for (unsigned i = 0; i < cores; ++i) {
     const std::uint32_t start = instructions ? static_cast<std::uint32_t>(start_instruction[i] % instructions) : 0;
     if (fragment) ports.emplace_back(i, varyings, turn);
     qpus.emplace_back(i, env, kCodeAddress + 8 * start, kUniformsAddress + 4U * first_uniform[i],
-                      fragment ? &ports.back() : nullptr);
+                      fragment ? &ports.back() : nullptr, vertex ? &segments[i] : nullptr);
   }
   for (unsigned round = 0; round < kRounds; ++round) {
     bool changed = false;
@@ -369,5 +380,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // wait for ever.
     if (!changed) break;
   }
+  // Vertex pipeline shaders reach only their own segments.
+  check(!vertex || env.vpm().words == shared_before.words);
   return 0;
 }

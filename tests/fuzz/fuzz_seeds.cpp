@@ -318,6 +318,19 @@ Bytes qpu_fragment_seed() {
   return qpu_seed(3, p, {0, 0, 0, 0}, {}, {}, {}, static_cast<std::uint8_t>(4U | (2U << 3)));
 }
 
+// Two vertex pipeline shaders (fuzz_qpu's vertex mode: byte 0 bit 6): each reads two rows of its input segment from
+// row 3 and writes their sum to its output segment from row 0, as Mesa's shaders set up their VPM accesses.
+Bytes qpu_vertex_seed() {
+  QpuProgram p;
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x00201A03, false));  // vr_setup: two rows from row 3
+  p.push_back(qpu_ldi(qpu::kWriteVpmSetup, 0x00001A00, true));   // vw_setup: from row 0
+  p.push_back(qpu_read_a(qpu_acc(0), qpu::kReadVpm));
+  p.push_back(qpu_read_a(qpu_acc(1), qpu::kReadVpm));
+  p.push_back(qpu_add(qpu::kAdd, qpu::kWriteVpm, qpu::kR0, qpu::kR1).encode());
+  qpu_end(p);
+  return qpu_seed(2, p, {0, 0, 0, 0}, {}, {}, {}, 0x40);
+}
+
 // Under the mutex, each of two QPUs writes two VPM rows, stores them by DMA to the address its uniform gives, loads
 // them back by DMA into another row and reads that row; then it raises the host interrupt.
 Bytes qpu_vpm_dma_seed() {
@@ -559,5 +572,6 @@ int main(int argc, char** argv) {
   write_seed(dir, "fuzz_qpu", 3, qpu_vpm_dma_seed());
   write_seed(dir, "fuzz_qpu", 4, qpu_tmu_seed());
   write_seed(dir, "fuzz_qpu", 5, qpu_fragment_seed());
+  write_seed(dir, "fuzz_qpu", 6, qpu_vertex_seed());
   return 0;
 }
