@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1303,6 +1304,25 @@ TEST(Vc4Scenes, APointWiderThan4096PixelsIsBinnedIntoEveryTileItCovers) {
   });
   Image want(kW, kH);
   want.fill({0, 0, 2500, 64}, 0xFFFFFFFF);
+  EXPECT_TRUE(same_frame(got, want));
+}
+
+// The largest float as POINT_SIZE (a guest's value): the binner's bounds stay defined (clamped before conversion) and
+// the point covers the whole frame.
+TEST(Vc4Scenes, APointOfTheLargestFloatSizeCoversTheFrame) {
+  constexpr unsigned kW = 256, kH = 128;
+  std::vector<std::uint32_t> got;
+  simulate([&](Vc4Driver& d, platform::Platform& soc) {
+    Vc4Scene point = empty_scene(kW, kH);
+    point.vertices = {{100, 50}};
+    point.indices = {0};
+    point.mode = 0;
+    point.point_size = std::numeric_limits<float>::max();
+    d.supply_overspill();
+    got = render(d, soc, {point});
+  });
+  Image want(kW, kH);
+  want.fill({0, 0, static_cast<int>(kW), static_cast<int>(kH)}, 0xFFFFFFFF);
   EXPECT_TRUE(same_frame(got, want));
 }
 

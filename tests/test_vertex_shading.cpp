@@ -20,8 +20,8 @@ void put32(std::vector<std::uint8_t>& b, unsigned at, std::uint32_t v) {
   for (unsigned i = 0; i < 4; ++i) b.at(at + i) = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
-// A normal record with two attributes: flags, the FS, VS and CS, attribute 0 (16 bytes, stride 32, VS row 0, CS row
-// 0) and 1 (12 bytes, stride 32, VS row 4, CS row 9).
+// A normal record with two attributes: flags, the FS, VS and CS, attribute 0 (16 bytes, stride 32, VS and CS VPM
+// offsets 0) and 1 (12 bytes, stride 32, VS offset 16 bytes: row 4, CS offset 36 bytes: row 9).
 std::vector<std::uint8_t> two_attribute_record() {
   std::vector<std::uint8_t> r(gl_shader_record_bytes(2), 0);
   r[0] = 0x05;  // single-threaded FS, clipping
@@ -34,13 +34,13 @@ std::vector<std::uint8_t> two_attribute_record() {
   r[26] = 0x01;
   put32(r, 28, 0x3000);
   put32(r, 32, 0x3100);
-  const unsigned bytes[2] = {16, 12}, vs_rows[2] = {0, 4}, cs_rows[2] = {0, 9};
+  const unsigned bytes[2] = {16, 12}, vs_offsets[2] = {0, 16}, cs_offsets[2] = {0, 36};
   for (unsigned a = 0; a < 2; ++a) {
     put32(r, 36 + 8 * a, 0x8000 + 16 * a);
     r[40 + 8 * a] = static_cast<std::uint8_t>(bytes[a] - 1);
     r[41 + 8 * a] = 32;
-    r[42 + 8 * a] = static_cast<std::uint8_t>(vs_rows[a]);
-    r[43 + 8 * a] = static_cast<std::uint8_t>(cs_rows[a]);
+    r[42 + 8 * a] = static_cast<std::uint8_t>(vs_offsets[a]);
+    r[43 + 8 * a] = static_cast<std::uint8_t>(cs_offsets[a]);
   }
   return r;
 }
@@ -78,16 +78,17 @@ TEST(GlShaderRecord, DecodesTheStagesAndTheAttributes) {
   EXPECT_EQ(r.attributes[1].cs_vpm_row, 9u);
 }
 
-TEST(GlShaderRecord, ExtendedRecordsTakeTheir26BitStrides) {
+// Linux vc4_validate.c: stride = the record's byte | (the extended word & ~0xff), 26 bits.
+TEST(GlShaderRecord, ExtendedRecordsExtendTheStrideAboveItsByte) {
   std::vector<std::uint8_t> bytes = two_attribute_record();
   bytes.resize(gl_shader_record_bytes(8 | 2), 0);
-  put32(bytes, 100, 0xFC012345);  // bits 31:26 are not the stride's
+  put32(bytes, 100, 0xFC012345);  // bits 31:26 and 7:0 are not the stride's
   put32(bytes, 104, 0x40);
   GlShaderRecord r;
   std::string error;
   ASSERT_TRUE(decode_gl_shader_record(0x4560 | 8 | 2, bytes.data(), r, error)) << error;
-  EXPECT_EQ(r.attributes[0].stride, 0x012345u);
-  EXPECT_EQ(r.attributes[1].stride, 0x40u);
+  EXPECT_EQ(r.attributes[0].stride, 0x012320u);
+  EXPECT_EQ(r.attributes[1].stride, 32u);
 }
 
 TEST(GlShaderRecord, SelectedAttributesMustExistAndFitTheSegment) {
@@ -98,11 +99,14 @@ TEST(GlShaderRecord, SelectedAttributesMustExistAndFitTheSegment) {
   EXPECT_FALSE(decode_gl_shader_record(0x4560 | 2, bytes.data(), r, error));
   EXPECT_EQ(error, "coordinate shader attribute select 0x4 names attribute 2, and the record has 2");
   bytes = two_attribute_record();
-  bytes[42 + 8] = 62;  // attribute 1's three rows from VS row 62
+  bytes[42 + 8] = 248;  // attribute 1's three rows from VS row 62
   EXPECT_FALSE(decode_gl_shader_record(0x4560 | 2, bytes.data(), r, error));
-  EXPECT_EQ(error, "vertex shader attribute 1 (12 bytes at VPM row 62) overruns the 64-row VPM segment");
-  bytes[42 + 8] = 61;  // rows 61-63 fit
+  EXPECT_EQ(error, "vertex shader attribute 1 (12 bytes at VPM byte offset 248) overruns the 64-row VPM segment");
+  bytes[42 + 8] = 244;  // rows 61-63 fit
   EXPECT_TRUE(decode_gl_shader_record(0x4560 | 2, bytes.data(), r, error)) << error;
+  bytes[43 + 8] = 37;  // not a whole row
+  EXPECT_FALSE(decode_gl_shader_record(0x4560 | 2, bytes.data(), r, error));
+  EXPECT_EQ(error, "attribute 1's VPM offsets (VS 244, CS 37 bytes) are not whole 32-bit rows");
 }
 
 struct VertexShader {

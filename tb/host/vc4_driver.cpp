@@ -204,19 +204,19 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     put_u32(rec, fs_uniforms);
     put_u16(rec, 0);
     put_u8(rec, 0x03);  // VS attributes 0 and 1
-    put_u8(rec, 8);     // VS total attribute size (rows)
+    put_u8(rec, 32);    // VS total attribute size (bytes)
     put_u32(rec, upload_code(scene.vertex_shader));
     put_u32(rec, ubo.addr);
     put_u16(rec, 0);
     put_u8(rec, 0x01);  // CS attribute 0
-    put_u8(rec, 4);
+    put_u8(rec, 16);
     put_u32(rec, upload_code(scene.coordinate_shader));
     put_u32(rec, ubo.addr);
     for (unsigned a = 0; a < 2; ++a) {
       put_u32(rec, vbo.addr + 16 * a);
-      put_u8(rec, 15);  // bytes - 1
-      put_u8(rec, 32);  // stride
-      put_u8(rec, static_cast<std::uint8_t>(4 * a));
+      put_u8(rec, 15);                                 // bytes - 1
+      put_u8(rec, 32);                                 // stride
+      put_u8(rec, static_cast<std::uint8_t>(16 * a));  // VPM offsets in bytes
       put_u8(rec, 0);
     }
     const Buffer rbo = alloc(static_cast<std::uint32_t>(rec.size()), 16);

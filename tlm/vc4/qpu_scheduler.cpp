@@ -121,11 +121,15 @@ void QpuScheduler::shade(const ShaderJob& job, core::Picoseconds at) {
 }
 
 void QpuScheduler::dispatch() {
-  // Batches start in order: one whose kind every free QPU refuses holds the ones behind it.
+  // Batches start in order within their kind: a free QPU takes the oldest batch of a kind its reservations allow, so a
+  // kind every QPU refuses does not hold the others back.
   for (unsigned n = 0; n < qpus_.size() && !shader_queue_.empty(); ++n) {
-    if (qpus_[n].busy || reserved(n, static_cast<unsigned>(shader_queue_.front().shader.kind))) continue;
-    const Request r = shader_queue_.front();
-    shader_queue_.pop_front();
+    if (qpus_[n].busy) continue;
+    const auto it = std::find_if(shader_queue_.begin(), shader_queue_.end(),
+                                 [&](const Request& r) { return !reserved(n, static_cast<unsigned>(r.shader.kind)); });
+    if (it == shader_queue_.end()) continue;
+    const Request r = *it;
+    shader_queue_.erase(it);
     start(n, r);
   }
   for (unsigned n = 0; n < qpus_.size() && !queue_.empty(); ++n) {
@@ -194,6 +198,7 @@ void QpuScheduler::finish(unsigned n, bool completed) {
     s.shader = nullptr;
     // The front end sees the end at the shader's time, not at the start of the scheduler's quantum.
     if (s.fragment_job) fragments_end_ps_ = std::max(fragments_end_ps_, engine_.now());
+    ++shader_jobs_ended_;
     shader_ended_.notify(engine_.time().offset());
     if (--shader_pending_ == 0) shaders_done_.notify(engine_.time().offset());
   } else if (completed) {
@@ -235,7 +240,10 @@ bool QpuScheduler::all_waiting(const std::vector<unsigned>& stalled) const {
   for (unsigned n = 0; n < qpus_.size(); ++n) {
     if (qpus_[n].busy) continue;
     if (!queue_.empty() && !reserved(n)) return false;
-    if (!shader_queue_.empty() && !reserved(n, static_cast<unsigned>(shader_queue_.front().shader.kind))) return false;
+    if (std::any_of(shader_queue_.begin(), shader_queue_.end(),
+                    [&](const Request& r) { return !reserved(n, static_cast<unsigned>(r.shader.kind)); })) {
+      return false;
+    }
   }
   return true;
 }

@@ -115,14 +115,15 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   void write_srqcs(std::uint32_t value);
   // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
   void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
-  // A front end queues a shader batch at the caller's local time; batches start in order before queued user
-  // programs, on any QPU whose reservation nibble has the job kind's bit clear. The job's port, segments and status
-  // must outlive it.
+  // A front end queues a shader batch at the caller's local time; batches start before queued user programs, in order
+  // within their kind, on any QPU whose reservation nibble has the kind's bit clear. The job's port, segments and
+  // status must outlive it.
   void shade(const ShaderJob& job, core::Picoseconds at);
   // Shader jobs queued or running; `shaders_done()` is notified when the count returns to 0.
   unsigned shader_jobs_pending() const { return shader_pending_; }
   const sc_core::sc_event& shaders_done() const { return shaders_done_; }
   const sc_core::sc_event& shader_ended() const { return shader_ended_; }  // each batch's end
+  std::uint64_t shader_jobs_ended() const { return shader_jobs_ended_; }   // batches ended so far
   // When the last fragment shader batch ended (the scheduler's local time: it may be ahead of the kernel's).
   core::Picoseconds fragments_end_ps() const { return fragments_end_ps_; }
   // SLCACTL written: its T0CCS (19:16) and T1CCS (27:24) bits clear the TMU caches of those slices.
@@ -225,6 +226,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   std::deque<Request> queue_;
   std::deque<Request> shader_queue_;
   unsigned shader_pending_ = 0;
+  std::uint64_t shader_jobs_ended_ = 0;
   core::Picoseconds fragments_end_ps_ = 0;
   sc_core::sc_event shaders_done_, shader_ended_;
   unsigned running_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "tlm/core/report.h"
 #include "tlm/vc4/v3d.h"
@@ -303,6 +304,12 @@ UnitResult TileBinner::gl_vertex(std::uint32_t index, const std::function<void(s
       const std::uint32_t xy = vertex_pipeline_.output(4, k);
       s.x = static_cast<std::int16_t>(xy & 0xFFFFU) + viewport_x_;
       s.y = static_cast<std::int16_t>(xy >> 16) + viewport_y_;
+      if (gl_record_.point_size()) {
+        // Row 7: the point size (after Zs and 1/Wc); a size that is not positive draws nothing (NaN then).
+        const std::uint32_t bits = vertex_pipeline_.output(7, k);
+        std::memcpy(&s.point_size, &bits, 4);
+        if (!(s.point_size > 0)) s.point_size = std::numeric_limits<float>::quiet_NaN();
+      }
       shaded_[batch[k]] = s;
     }
     it = shaded_.find(index);
@@ -671,11 +678,24 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
     miny = std::min<double>(miny, v[i].y);
     maxy = std::max<double>(maxy, v[i].y);
   }
-  const double grow = kind == Kind::kLine ? line_half_width_ : kind == Kind::kPoint ? point_half_size_ : 0;
-  const std::int64_t rx0 = std::max<std::int64_t>(cx0, static_cast<std::int64_t>(std::floor(minx - grow)));
-  const std::int64_t ry0 = std::max<std::int64_t>(cy0, static_cast<std::int64_t>(std::floor(miny - grow)));
-  const std::int64_t rx1 = std::min<std::int64_t>(cx1, static_cast<std::int64_t>(std::ceil(maxx + grow)));
-  const std::int64_t ry1 = std::min<std::int64_t>(cy1, static_cast<std::int64_t>(std::ceil(maxy + grow)));
+  // A GL point's own size (the coordinate shader's, when the record says it writes one) or POINT_SIZE.
+  const double point_half = kind == Kind::kPoint && v[0].point_size != 0
+                                ? (std::isfinite(v[0].point_size) && v[0].point_size > 0 ? v[0].point_size * 8.0 : -1.0)
+                                : point_half_size_;
+  if (point_half < 0) {  // a size that draws nothing (rasteriser.h)
+    ++culled_;
+    return UnitResult::done();
+  }
+  point_half_size_ = point_half;  // for touches()
+  const double grow = kind == Kind::kLine ? line_half_width_ : kind == Kind::kPoint ? point_half : 0;
+  // Clamped in double before the conversion: a guest's size may be any finite float.
+  const auto bound = [](double value, std::int64_t lo, std::int64_t hi) {
+    return static_cast<std::int64_t>(std::clamp(value, static_cast<double>(lo) - 1, static_cast<double>(hi) + 1));
+  };
+  const std::int64_t rx0 = std::max<std::int64_t>(cx0, bound(std::floor(minx - grow), cx0, cx1));
+  const std::int64_t ry0 = std::max<std::int64_t>(cy0, bound(std::floor(miny - grow), cy0, cy1));
+  const std::int64_t rx1 = std::min<std::int64_t>(cx1, bound(std::ceil(maxx + grow), cx0, cx1));
+  const std::int64_t ry1 = std::min<std::int64_t>(cy1, bound(std::ceil(maxy + grow), cy0, cy1));
   if (rx0 > rx1 || ry0 > ry1) {
     ++culled_;
     return UnitResult::done();

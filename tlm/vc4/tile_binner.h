@@ -114,6 +114,7 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
     std::int32_t x = 0;
     std::int32_t y = 0;
     std::array<float, 4> clip{0, 0, 0, 1};
+    float point_size = 0;  // the coordinate shader's point size in pixels (0: none; NaN: one that draws nothing)
   };
   enum class Kind : std::uint8_t { kPoint, kLine, kTriangle };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "hw/vc4/qpu_isa.h"
 #include "tlm/core/report.h"
@@ -11,6 +12,10 @@ namespace gpuvp::vc4 {
 namespace {
 
 std::string hex(std::uint64_t v) { return core::format_hex(v); }
+
+// A shaded vertex's own point size: NaN when it draws nothing (not positive), so that it is not taken for "none" (0)
+// and replaced by POINT_SIZE.
+float usable_point_size(float size) { return size > 0 ? size : std::numeric_limits<float>::quiet_NaN(); }
 
 }  // namespace
 
@@ -58,6 +63,7 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
         depth_update_(depth_update) {}
 
   const FragmentBatch& batch() const { return batch_; }
+  unsigned sequence() const { return sequence_; }
   ShaderJob::Status& status() { return status_; }
   // The thread was reset: the shader may still run, but the tile buffer is no longer its to change.
   void detach() { detached_ = true; }
@@ -333,6 +339,7 @@ void TileRenderer::record_state(const StatePacket& p) {
     case packet::kViewportOffset:
       viewport_x_ = static_cast<std::int16_t>(p.u16(1));
       viewport_y_ = static_cast<std::int16_t>(p.u16(3));
+      shaded_vertices_.clear();  // their positions include the offset
       break;
     default:
       break;
@@ -387,7 +394,7 @@ UnitResult TileRenderer::nv_vertices(const compressed::Primitive& primitive, std
     v.y = static_cast<std::int16_t>(bytes[2] | bytes[3] << 8) + viewport_y_;
     v.z = f32(4);
     v.inv_w = f32(8);
-    v.point_size = first_varying == 16 ? f32(12) : 0.0F;
+    v.point_size = first_varying == 16 ? usable_point_size(f32(12)) : 0.0F;
     v.varyings.resize(fs.varyings);
     for (unsigned k = 0; k < fs.varyings; ++k) v.varyings[k] = f32(first_varying + 4 * k);
   }
@@ -444,7 +451,7 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
       v.y = static_cast<std::int16_t>(xy >> 16) + viewport_y_;
       v.z = f32(vertex_pipeline_.output(1, k));
       v.inv_w = f32(vertex_pipeline_.output(2, k));
-      if (gl_record_.point_size()) v.point_size = f32(vertex_pipeline_.output(3, k));
+      if (gl_record_.point_size()) v.point_size = usable_point_size(f32(vertex_pipeline_.output(3, k)));
       v.varyings.resize(fs.varyings);
       for (unsigned j = 0; j < fs.varyings; ++j) v.varyings[j] = f32(vertex_pipeline_.output(first_varying + j, k));
       shaded_vertices_[missing[k]] = std::move(v);
@@ -478,7 +485,7 @@ UnitResult TileRenderer::shade_point_or_line(const compressed::Primitive& primit
   // A point's size: the shader's when its record includes one, else POINT_SIZE (rasteriser.h).
   const PrimitiveSetup setup =
       primitive.vertices == 1
-          ? rasterise_point(v[0], v[0].point_size > 0 ? v[0].point_size : point_size_, pixel_clip(), flat_shade_flags_,
+          ? rasterise_point(v[0], v[0].point_size != 0 ? v[0].point_size : point_size_, pixel_clip(), flat_shade_flags_,
                             samples() == 4)
           : rasterise_line(v[0], v[1], line_width_, pixel_clip(), flat_shade_flags_, samples() == 4);
   if (setup.batches.empty()) {
@@ -524,6 +531,16 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
   const bool early_greater = (flags_ & kConfigEarlyZGreater) != 0;
   for (FragmentBatch b : batches) {
     if (early_z) {
+      // The early test reads the Z the earlier batches on these quads leave: the front end waits for them (and so
+      // never drops a fragment the late test would pass, whatever the quantum).
+      for (unsigned q = 0; q < 4; ++q) {
+        if (((b.covered >> (4 * q)) & 0xFU) == 0) continue;
+        const int last = last_batch_at_quad_[((b.y[4 * q] - ty0) / 2) * (kGrid / 2) + (b.x[4 * q] - tx0) / 2];
+        if (last < 0) continue;
+        if (UnitResult r = wait_for_batch(static_cast<unsigned>(last), ctx); r.kind != UnitResult::Kind::kDone) {
+          return r;
+        }
+      }
       for (unsigned e = 0; e < 16; ++e) {
         if (((b.covered >> e) & 1U) == 0) continue;
         // Rejected when it fails at every sample it covers.
@@ -547,6 +564,7 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
     batches_.push_back(
         std::make_unique<BatchPort>(*this, b, sequence, fs.varyings, reverse, tx0, ty0, depth_func, depth_update));
     released_.push_back(false);
+    ended_ps_.push_back(0);
     BatchPort& port = *batches_.back();
     // The scoreboard orders the tile buffer accesses of fragments on the same pixels (per quad here): this batch
     // waits for the last earlier batch on each of its quads.
@@ -574,6 +592,7 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
 void TileRenderer::prune_batches() {
   while (!batches_.empty() && batches_.front()->status().done) {
     if (batch_error_.empty()) batch_error_ = batches_.front()->status().error;
+    ended_ps_.at(batches_.front()->sequence()) = batches_.front()->status().end_ps;
     batches_.pop_front();
   }
   orphans_.erase(std::remove_if(orphans_.begin(), orphans_.end(), [](const auto& b) { return b->status().done; }),
@@ -606,6 +625,42 @@ UnitResult TileRenderer::wait_for_batches(UnitContext& ctx, std::size_t at_most)
   }
 }
 
+UnitResult TileRenderer::wait_for_batch(unsigned sequence, UnitContext& ctx) {
+  const auto running = [&]() -> BatchPort* {
+    prune_batches();
+    for (auto& b : batches_) {
+      if (b->sequence() == sequence) return b->status().done ? nullptr : b.get();
+    }
+    return nullptr;
+  };
+  if (running() != nullptr) {
+    QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
+    if (qpus == nullptr) return UnitResult::error("fragment shader batches queued, and no QPUs");
+    ctx.time.sync();
+    core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
+    std::uint64_t ended = qpus->shader_jobs_ended();
+    while (running() != nullptr) {
+      if (!ctx.running()) return UnitResult::aborted();
+      if (qpus->shader_jobs_ended() != ended) {
+        ended = qpus->shader_jobs_ended();
+        deadline = core::now_ps() + ctx.hang_timeout_ps;
+      }
+      if (core::now_ps() >= deadline) {
+        return UnitResult::hang("fragment shader batch " + std::to_string(sequence) + " of tile (" +
+                                std::to_string(tile_x_) + ", " + std::to_string(tile_y_) + ") did not end");
+      }
+      sc_core::wait(core::to_sc_time(deadline - core::now_ps()), qpus->shader_ended() | ctx.kick);
+    }
+  }
+  // The batch ended at its shader's time (the scheduler's, which may be ahead of the kernel's).
+  core::Picoseconds end = ended_ps_.at(sequence);
+  for (auto& b : batches_) {
+    if (b->sequence() == sequence) end = b->status().end_ps;
+  }
+  if (end > ctx.time.now()) ctx.time.advance(end - ctx.time.now());
+  return UnitResult::done();
+}
+
 UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
   if (released_.empty()) return UnitResult::done();
   if (UnitResult r = wait_for_batches(ctx, 0); r.kind != UnitResult::Kind::kDone) return r;
@@ -617,6 +672,7 @@ UnitResult TileRenderer::finish_fragments(UnitContext& ctx) {
   const std::string error = batch_error_;
   batch_error_.clear();
   released_.clear();
+  ended_ps_.clear();
   std::fill(last_batch_at_quad_.begin(), last_batch_at_quad_.end(), -1);
   if (!error.empty()) return UnitResult::error("fragment shader: " + error);
   return UnitResult::done();
@@ -1016,6 +1072,7 @@ void TileRenderer::thread_reset() {
   }
   batches_.clear();
   released_.clear();
+  ended_ps_.clear();
   batch_error_.clear();
   std::fill(last_batch_at_quad_.begin(), last_batch_at_quad_.end(), -1);
 }

@@ -164,6 +164,8 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   UnitResult finish_fragments(UnitContext& ctx);
   // Drops the batches at the front that have ended (keeping the first error) and the ended orphans.
   void prune_batches();
+  // Waits until batch `sequence` of the tile has ended; the caller's time moves to its end.
+  UnitResult wait_for_batch(unsigned sequence, UnitContext& ctx);
   // Waits until at most `at_most` of this list's batches have not ended.
   UnitResult wait_for_batches(UnitContext& ctx, std::size_t at_most);
   // The front end's queue to the QPUs: its depth is not published; the model's bound keeps a guest's tile of many
@@ -235,6 +237,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   // last batch on each 2x2 quad of the tile (-1: none).
   std::deque<std::unique_ptr<BatchPort>> batches_;   // not yet ended or not yet pruned, oldest first
   std::vector<bool> released_;                       // per batch of the tile
+  std::vector<core::Picoseconds> ended_ps_;          // per batch of the tile: when it ended (once pruned)
   std::string batch_error_;                          // the first error of a pruned batch
   std::vector<std::unique_ptr<BatchPort>> orphans_;  // batches of a reset list, until they end
   std::array<int, (kGrid / 2) * (kGrid / 2)> last_batch_at_quad_;

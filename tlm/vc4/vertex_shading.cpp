@@ -36,8 +36,17 @@ bool decode_gl_shader_record(std::uint32_t state_word, const std::uint8_t* bytes
   const unsigned count = attribute_count(state_word);
   for (unsigned i = 0; i < count; ++i) {
     const std::uint8_t* a = bytes + 36 + 8 * i;
-    GlShaderRecord::Attribute attribute{u32_at(a, 0), a[4] + 1U, a[5], a[6], a[7]};
-    if (extended) attribute.stride = u32_at(bytes, 100 + 4 * i) & 0x3FFFFFFU;
+    // VPM offsets are in bytes (Mesa vc4_program.c: vattr_offsets accumulate each attribute's size aligned to 4),
+    // a 32-bit row each 4 bytes.
+    if ((a[6] | a[7]) % 4 != 0) {
+      error = "attribute " + std::to_string(i) + "'s VPM offsets (VS " + std::to_string(a[6]) + ", CS " +
+              std::to_string(a[7]) + " bytes) are not whole 32-bit rows";
+      return false;
+    }
+    GlShaderRecord::Attribute attribute{u32_at(a, 0), a[4] + 1U, a[5], a[6] / 4U, a[7] / 4U};
+    // The extended record's stride: its word's bits 25:8 above the record's byte (Linux vc4_validate.c
+    // validate_gl_shader_rec: stride = u8 | (extended & ~0xff)).
+    if (extended) attribute.stride = (a[5] | (u32_at(bytes, 100 + 4 * i) & ~0xFFU)) & 0x3FFFFFFU;
     out.attributes.push_back(attribute);
   }
   // A selected attribute must exist and fit the segment the shader reads it from.
@@ -55,7 +64,7 @@ bool decode_gl_shader_record(std::uint32_t state_word, const std::uint8_t* bytes
       const unsigned row = coordinate ? a.cs_vpm_row : a.vs_vpm_row, rows = (a.bytes + 3) / 4;
       if (row + rows > VertexPipeline::kSegmentRows) {
         error = std::string(stage) + " shader attribute " + std::to_string(i) + " (" + std::to_string(a.bytes) +
-                " bytes at VPM row " + std::to_string(row) + ") overruns the " +
+                " bytes at VPM byte offset " + std::to_string(4 * row) + ") overruns the " +
                 std::to_string(VertexPipeline::kSegmentRows) + "-row VPM segment";
         return false;
       }
@@ -101,9 +110,15 @@ UnitResult VertexPipeline::shade(QpuScheduler& qpus, const GlShaderRecord& recor
   job.status = &batch.status;
   qpus.shade(job, ctx.time.now());
   ctx.time.sync();
-  // The scheduler stops a shader running longer than the hang timeout; a batch no QPU takes is a hang here.
-  const core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
+  // The scheduler stops a shader running longer than the hang timeout; a batch no QPU takes while no other shader ends
+  // for the hang timeout is a hang here (batches ahead of it ending is progress).
+  core::Picoseconds deadline = core::now_ps() + ctx.hang_timeout_ps;
+  std::uint64_t ended = qpus.shader_jobs_ended();
   while (!batch.status.done) {
+    if (qpus.shader_jobs_ended() != ended) {
+      ended = qpus.shader_jobs_ended();
+      deadline = core::now_ps() + ctx.hang_timeout_ps;
+    }
     if (!ctx.running()) {
       // The shader may still run on its QPU: its segments and status must outlive it.
       orphans_.push_back(std::move(current_));

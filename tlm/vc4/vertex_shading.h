@@ -7,12 +7,13 @@
 //   attribute count (0 = 8). The record: u16 flags (b0 FS single-threaded, b1 point size in the VS/CS output, b2
 //   clipping), FS #uniforms u8 @2, #varyings u8 @3, code @4, uniforms @8; VS #uniforms u16 @12, attribute select u8
 //   @14, total attribute size u8 @15, code @16, uniforms @20; CS the same at @24..@32; attribute i at 36 + 8i =
-//   {u32 address, u8 bytes - 1, u8 stride, u8 VS VPM offset, u8 CS VPM offset}. The extended record holds all eight
-//   attribute slots and 26-bit strides at 100 + 4i.
-// - The VCD fetches each selected attribute of each vertex into the shader's VPM input segment: Mesa's shaders read
-//   attribute a with a horizontal 32-bit read setup at row "VPM offset", one row per 32-bit component, vertex k in
-//   column k. Shaders write their output from row 0 of their output segment: CS Xc, Yc, Zc, Wc, Xs|Ys (16a/16b),
-//   Zs, 1/Wc [, point size]; VS Xs|Ys, Zs, 1/Wc [, point size], then the FS's varyings.
+//   {u32 address, u8 bytes - 1, u8 stride, u8 VS VPM offset, u8 CS VPM offset}, the offsets in bytes (Mesa
+//   vc4_program.c vattr_offsets: each attribute's size aligned to 4 after the one before). The extended record holds
+//   all eight attribute slots and words at 100 + 4i whose bits 25:8 extend the stride (Linux vc4_validate.c).
+// - The VCD fetches each selected attribute of each vertex into the shader's VPM input segment: row VPM offset / 4,
+//   one row per 32-bit component, vertex k in column k (Mesa's shaders read their attributes in order from row 0
+//   with horizontal 32-bit read setups). Shaders write their output from row 0 of their output segment: CS Xc, Yc, Zc,
+//   Wc, Xs|Ys (16a/16b), Zs, 1/Wc [, point size]; VS Xs|Ys, Zs, 1/Wc [, point size], then the FS's varyings.
 //
 // Model choices (no public source gives them): an attribute's bytes fill whole rows, the last one zero-padded; lanes of
 // a batch without a vertex read zeros; an input segment holds 64 rows (the QPUs' generic VPM addressing, Y[5:0]).
@@ -39,7 +40,7 @@ struct GlShaderRecord {
     std::uint32_t address = 0;
     unsigned bytes = 0;  // per vertex, 1..256
     std::uint32_t stride = 0;
-    unsigned vs_vpm_row = 0, cs_vpm_row = 0;
+    unsigned vs_vpm_row = 0, cs_vpm_row = 0;  // the record's byte offsets / 4
   };
   std::uint32_t address = 0;
   std::uint16_t flags = 0;
