@@ -247,8 +247,9 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   pk::primitive_list_format(cl, pk::kListFormat16BitTriangles);
   pk::clip_window(cl, 0, 0, static_cast<std::uint16_t>(scene.width), static_cast<std::uint16_t>(scene.height));
   // Both faces enabled; the depth function in bits 14:12 and the Z update in bit 15 (vc4_packet.h).
-  pk::configuration_bits(
-      cl, 0x03, static_cast<std::uint8_t>((scene.depth_func & 7U) << 4 | (scene.depth_write ? 0x80U : 0U)), 0x00);
+  pk::configuration_bits(cl, 0x03,
+                         static_cast<std::uint8_t>((scene.depth_func & 7U) << 4 | (scene.depth_write ? 0x80U : 0U)),
+                         static_cast<std::uint8_t>(scene.early_z ? 0x03U : 0x00U));
   // GL: the shaders scale clip coordinates to 1/16 pixel around the frame's centre; NV vertices are in place.
   pk::viewport_offset(cl, half_width, half_height);
   // Half width / height in 1/16 pixel, as vc4_emit.c emits them.

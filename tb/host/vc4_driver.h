@@ -53,6 +53,8 @@ struct Vc4Scene {
   // CONFIGURATION_BITS' depth test: the function (0 never, 1 less, ... 7 always) and whether Z is updated.
   unsigned depth_func = 7;
   bool depth_write = false;
+  // CONFIGURATION_BITS' early Z (b16) and early-Z updates (b17), as Mesa sets them for LESS / LEQUAL (vc4_state.c).
+  bool early_z = false;
   // GL shader state instead of NV, when both are given: the coordinate and vertex shaders (encoded QPU instructions:
   // the driver model has no compiler) run on the QPUs. Attribute 0 is each vertex's clip-space position (x W, y W,
   // z W, W) with W = 1 / inv_w and x, y the pixel position mapped to [-1, 1] over the frame; attribute 1 its four
