@@ -724,6 +724,67 @@ TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "has run").size(), 1u);  // the hang report
 }
 
+// Shader kinds are reserved separately (SQRSV bit 1 FS, 2 VS, 3 CS): with every QPU refusing vertex shaders, a
+// vertex batch stays queued while a fragment batch queued after it runs (in order within a kind only), and the front
+// end can take the stuck batch back (QpuScheduler::cancel): it never runs, its status says so, nothing is pending.
+TEST(Vc4Qpu, AReservedShaderKindDoesNotHoldOthersAndCanBeCancelled) {
+  struct Port : vc4::qpu::FragmentPort {
+    bool next_varying(vc4::qpu::Vector&, vc4::qpu::Vector&, std::string&) override { return false; }
+    vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
+    vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
+    bool scoreboard_acquire() override { return true; }
+    void scoreboard_release() override {}
+    bool tlb_write(std::uint32_t, const vc4::qpu::Vector&, const std::array<bool, 16>&, std::string&) override {
+      ++writes;
+      return true;
+    }
+    bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
+    unsigned writes = 0;
+  };
+  Rig rig(platform::PlatformParams{});
+  Port port;
+  vc4::qpu::Vpm input, output;
+  vc4::ShaderJob::Status vertex_status, fragment_status;
+  bool cancelled = false, cancelled_again = true;
+  unsigned pending_after = 99;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    const std::uint32_t flat = d.upload_qpu_code(assemble(R"(
+        load_imm tlb_color_all, 2
+        sig_end nop
+        nop
+        sig_unlock_score nop
+    )"));
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv0, 0x44444444);  // bit 2 (vertex shaders) on every QPU
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv1, 0x00004444);
+    vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
+    vc4::ShaderJob vertex;
+    vertex.kind = vc4::ShaderJob::Kind::kVertex;
+    vertex.pc = flat;
+    vertex.input = &input;
+    vertex.output = &output;
+    vertex.status = &vertex_status;
+    qpus.shade(vertex, core::to_ps(sc_core::sc_time_stamp()));
+    vc4::ShaderJob fragment;
+    fragment.pc = flat;
+    fragment.port = &port;
+    fragment.status = &fragment_status;
+    qpus.shade(fragment, core::to_ps(sc_core::sc_time_stamp()));
+    sc_core::wait(sc_core::sc_time(20, sc_core::SC_US));
+    cancelled = qpus.cancel(&vertex_status);
+    cancelled_again = qpus.cancel(&vertex_status);
+    pending_after = qpus.shader_jobs_pending();
+  });
+  EXPECT_TRUE(fragment_status.done);
+  EXPECT_EQ(fragment_status.error, "");
+  EXPECT_EQ(port.writes, 1u);
+  EXPECT_TRUE(cancelled);
+  EXPECT_FALSE(cancelled_again);
+  EXPECT_TRUE(vertex_status.done);
+  EXPECT_EQ(vertex_status.error, "cancelled");
+  EXPECT_EQ(pending_after, 0u);
+}
+
 // More QPUs than the V3D's registers have fields for is a configuration error: one line naming the keys, exit 2.
 TEST(Vc4Qpu, MoreThanSixteenQpusIsAConfigurationError) {
   test::ProcessResult r = test::run_gpuvp("run --quiet --set vc4.v3d.slices=5 --set vc4.v3d.qpus_per_slice=4");

@@ -120,6 +120,17 @@ void QpuScheduler::shade(const ShaderJob& job, core::Picoseconds at) {
   kick();
 }
 
+bool QpuScheduler::cancel(const ShaderJob::Status* status) {
+  const auto it = std::find_if(shader_queue_.begin(), shader_queue_.end(),
+                               [&](const Request& r) { return r.shader.status == status; });
+  if (it == shader_queue_.end()) return false;
+  it->shader.status->done = true;
+  it->shader.status->error = "cancelled";
+  shader_queue_.erase(it);
+  if (--shader_pending_ == 0) shaders_done_.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
 void QpuScheduler::dispatch() {
   // Batches start in order within their kind: a free QPU takes the oldest batch of a kind its reservations allow, so a
   // kind every QPU refuses does not hold the others back.

@@ -119,6 +119,10 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   // within their kind, on any QPU whose reservation nibble has the kind's bit clear. The job's port, segments and
   // status must outlive it.
   void shade(const ShaderJob& job, core::Picoseconds at);
+  // Takes back a batch that has not started (its status done, "cancelled"): a front end whose list was reset or hung
+  // must not leave work queued behind it (a guest keeping every QPU reserved would let such batches pile up). False
+  // when it has started or ended: it runs to its end.
+  bool cancel(const ShaderJob::Status* status);
   // Shader jobs queued or running; `shaders_done()` is notified when the count returns to 0.
   unsigned shader_jobs_pending() const { return shader_pending_; }
   const sc_core::sc_event& shaders_done() const { return shaders_done_; }

@@ -1066,7 +1066,9 @@ void TileRenderer::thread_reset() {
   point_size_ = line_width_ = 1.0F;
   // Its shaders still running leave the tile buffer alone, and the next list neither waits for them nor inherits
   // their errors.
+  QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
   for (auto& b : batches_) {
+    if (qpus != nullptr) qpus->cancel(&b->status());  // not started: never runs
     b->detach();
     orphans_.push_back(std::move(b));
   }

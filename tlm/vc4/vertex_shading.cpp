@@ -119,15 +119,15 @@ UnitResult VertexPipeline::shade(QpuScheduler& qpus, const GlShaderRecord& recor
       ended = qpus.shader_jobs_ended();
       deadline = core::now_ps() + ctx.hang_timeout_ps;
     }
-    if (!ctx.running()) {
-      // The shader may still run on its QPU: its segments and status must outlive it.
-      orphans_.push_back(std::move(current_));
-      current_ = std::make_unique<Batch>();
-      return UnitResult::aborted();
-    }
-    if (core::now_ps() >= deadline) {
-      orphans_.push_back(std::move(current_));
-      current_ = std::make_unique<Batch>();
+    const bool aborted = !ctx.running();
+    if (aborted || core::now_ps() >= deadline) {
+      // A batch not started is taken back; one running may still use its segments and status: they outlive it.
+      qpus.cancel(&batch.status);
+      if (!batch.status.done) {
+        orphans_.push_back(std::move(current_));
+        current_ = std::make_unique<Batch>();
+      }
+      if (aborted) return UnitResult::aborted();
       return UnitResult::hang(std::string(name) + " batch of " + std::to_string(indices.size()) +
                               " vertices did not end (QPUs reserved against " + name + "s?)");
     }
