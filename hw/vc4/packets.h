@@ -161,12 +161,12 @@ struct BinningModeConfigFields {
 struct TileBufferFields {
   static constexpr std::uint16_t kConfigMs4x = 1u << 0;
   static constexpr std::uint16_t kConfig64BitColor = 1u << 1;
-  static constexpr unsigned kConfigFormatShift = 2;     // 3:2: 0 BGR565 dithered, 1 RGBA8888, 2 BGR565
-  static constexpr unsigned kConfigDecimateShift = 4;   // 5:4: 0 1x, 1 4x, 2 16x
-  static constexpr unsigned kConfigMemFormatShift = 6;  // 7:6: 0 linear, 1 T, 2 LT
+  static constexpr unsigned kConfigFormatShift = 2;                // 3:2: 0 BGR565 dithered, 1 RGBA8888, 2 BGR565
+  static constexpr unsigned kConfigDecimateShift = 4;              // 5:4: 0 1x, 1 4x, 2 16x
+  static constexpr unsigned kConfigMemFormatShift = 6;             // 7:6: 0 linear, 1 T, 2 LT
   static constexpr std::uint16_t kConfigEarlyZGreater = 1u << 10;  // early-Z direction: 0 LT/LE, 1 GT/GE
   static constexpr std::uint16_t kConfigEarlyZDisable = 1u << 11;
-  static constexpr unsigned kGeneralBufferMask = 7;     // 0 none, 1 colour, 2 Z/S, 3 Z, 4 VG mask, 5 full dump
+  static constexpr unsigned kGeneralBufferMask = 7;  // 0 none, 1 colour, 2 Z/S, 3 Z, 4 VG mask, 5 full dump
   static constexpr unsigned kGeneralTilingShift = 4;
   static constexpr unsigned kGeneralModeShift = 6;         // 0 sample, 1 decimate 4x, 2 decimate 16x
   static constexpr unsigned kGeneralPixelFormatShift = 8;  // 0 RGBA8888, 1 BGR565 dithered, 2 BGR565
