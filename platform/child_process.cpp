@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@ extern char** environ;
 namespace gpuvp::platform {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv,
-                           const std::vector<std::pair<std::string, std::string>>& env)
+                           const std::vector<std::pair<std::string, std::string>>& env, const std::string& output_file)
     : program_(argv.empty() ? std::string() : argv.front()) {
   if (argv.empty()) throw std::runtime_error("exec: no program given (gpuvp exec [options] -- PROGRAM ARGS...)");
   std::map<std::string, std::string> vars;
@@ -40,7 +41,15 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   std::vector<char*> envp = pointers(env_strings);
   std::vector<std::string> args = argv;
   std::vector<char*> argp = pointers(args);
-  const int rc = ::posix_spawnp(&pid_, argp[0], nullptr, nullptr, argp.data(), envp.data());
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  if (!output_file.empty()) {
+    ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    ::posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
+  const int rc = ::posix_spawnp(&pid_, argp[0], &actions, nullptr, argp.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
 }
 

@@ -13,8 +13,10 @@ namespace gpuvp::platform {
 class ChildProcess {
  public:
   // Starts argv[0] (searched in PATH, as a shell does) with this process's environment plus `env` (NAME, VALUE;
-  // they replace variables of the same name). Throws std::runtime_error naming the program when it cannot start.
-  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env);
+  // they replace variables of the same name). With an output file, the program's stdout and stderr go there and its
+  // stdin reads /dev/null. Throws std::runtime_error naming the program when it cannot start.
+  ChildProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
+               const std::string& output_file = {});
   // Ends a program still running (SIGKILL) and reaps it.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;

@@ -2,16 +2,20 @@
 // session or the demo on a configured platform; `gpuvp exec` runs an OpenCL program on it through NEO's TBX mode;
 // `gpuvp info` prints the platform; `gpuvp disasm` lists EU instructions.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include "platform/demo/demo_workload.h"
 #include "platform/disasm_command.h"
 #include "platform/simulation.h"
+#include "platform/sweep_command.h"
 #include "tlm/core/config.h"
 
 namespace {
@@ -22,6 +26,9 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --script bringup.gpuvp        run a host script (one answer per command on stdout)
   gpuvp run --qtest tcp:127.0.0.1:4000    serve the script protocol to an external test harness
   gpuvp run --tbx tcp:127.0.0.1:4321      serve Intel's OpenCL runtime (NEO) in TBX mode
+  gpuvp run --workload demo-vc4-frame     run one part of the demo (gpuvp sweep --list-workloads)
+  gpuvp sweep --vary vc4.v3d.qpus_per_slice=2,4 --workload demo-vc4-fft --metric sim_time_ps -o sweep1 -j 2
+                                          run a workload over a configuration space into sweep1/results.csv
   gpuvp run --aub skl_1x3x8_0_ocl.aub --aub-dump 0x7f0000000000:4096:out.bin
                                           replay an AUB file NEO wrote, then write GPU memory to out.bin
   gpuvp exec -- clinfo                    run an OpenCL program on the model (NEO in TBX mode), then the summary
@@ -61,6 +68,20 @@ std::vector<std::string> with_implicit_run(int argc, char** argv) {
   return args;
 }
 
+// The executable itself, which a sweep's points run.
+std::string self_path() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("sweep: cannot find the gpuvp executable (/proc/self/exe): " + ec.message());
+  return self.string();
+}
+
+std::string workload_list() {
+  std::string names;
+  for (const auto& w : gpuvp::demo::demo_workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
+  return names;
+}
+
 int gpuvp_main(int argc, char** argv) {
   CLI::App app{"gpuvp: a SystemC/TLM-2.0 virtual platform of Intel Gen8/Gen9 and VideoCore IV GPUs"};
   app.footer(kExamples);
@@ -69,7 +90,10 @@ int gpuvp_main(int argc, char** argv) {
 
   gpuvp::platform::RunOptions run;
   double max_sim_time_ns = 0;
-  run.default_workload = gpuvp::demo::demo_script;
+  run.default_workload = [](const gpuvp::platform::PlatformParams& p) { return gpuvp::demo::demo_script(p); };
+  std::vector<gpuvp::platform::SweepWorkloadInfo> workloads;
+  for (const auto& w : gpuvp::demo::demo_workloads()) workloads.push_back({w.name, w.description});
+  gpuvp::platform::set_sweep_workloads(std::move(workloads));
   auto* run_cmd =
       app.add_subcommand("run", "run a workload (the embedded demo unless --script, --qtest, --tbx or --aub)");
   auto* exec_cmd = app.add_subcommand(
@@ -106,7 +130,13 @@ int gpuvp_main(int argc, char** argv) {
     cmd->add_flag("--quiet", run.quiet, "no summary");
     cmd->add_flag("--verbose", run.verbose, "report lines name the source file, line and process");
   }
-  run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")->check(CLI::ExistingFile);
+  std::string workload_name;
+  auto* workload_opt = run_cmd->add_option("--workload", workload_name,
+                                           "run a named workload instead of the whole demo (gpuvp sweep "
+                                           "--list-workloads names them)");
+  run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")
+      ->check(CLI::ExistingFile)
+      ->excludes(workload_opt);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
   run_cmd->add_option("--tbx", run.tbx, "serve the TBX protocol of Intel's OpenCL runtime (NEO) on tcp:HOST:PORT");
   run_cmd->add_option("--aub", run.aub, "replay an AUB file (Intel's OpenCL runtime NEO in AUB mode writes them)")
@@ -120,6 +150,36 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--dump-fb", run.dump_fb,
                       "after the run write the last frame the vc4 tile renderer stored to this file as a PNG");
   exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
+
+  gpuvp::platform::SweepOptions sweep;
+  double point_timeout_s = 0;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep", "run a workload over a configuration space (cross product or sample), locally or on Slurm");
+  sweep_cmd->add_option("--config", sweep.spec.config_files, "base configuration (YAML); several apply in order")
+      ->check(CLI::ExistingFile);
+  sweep_cmd->add_option("--set", sweep.spec.overrides, "override a base configuration key: --set path.to.key=value");
+  sweep_cmd->add_option("--vary", sweep.spec.varies, "a key and its values: --vary KEY=V1,V2,... (repeatable)");
+  sweep_cmd->add_option("--sample", sweep.spec.sample, "run N points sampled from the cross product");
+  sweep_cmd->add_option("--seed", sweep.spec.seed, "the sample's seed (the same seed, the same points)");
+  sweep_cmd->add_option("--sample-method", sweep.spec.sample_method, "random (default) or lhs (Latin hypercube)");
+  sweep_cmd->add_option("--workload", sweep.spec.workload, "a named workload (--list-workloads) or a host script");
+  sweep_cmd->add_option("--metric", sweep.spec.metrics, "a statistic for the results (repeatable)");
+  sweep_cmd->add_option("-o,--output", sweep.dir, "the sweep directory (plan, points, results.csv)");
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "points run at once")->check(CLI::Range(1U, 1024U));
+  sweep_cmd->add_option("--point-timeout", point_timeout_s, "a point's host-time limit (e.g. 90s, 10min)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}},
+                                        CLI::AsNumberWithUnit::UNIT_REQUIRED, "TIME"))
+      ->check(at_least(1e-3, "1 ms"))
+      ->type_name("TIME");
+  sweep_cmd->add_flag("--retry-failed", sweep.retry_failed, "run again the points whose result is not ok");
+  sweep_cmd->add_flag("--list-workloads", sweep.list_workloads, "name the workloads and exit");
+  sweep_cmd->add_flag("--merge", sweep.merge_only, "merge the results in -o DIR (what the Slurm merge job runs)");
+  sweep_cmd->add_option("--run-point", sweep.run_point, "run point INDEX of -o DIR's plan (what a Slurm task runs)")
+      ->check(CLI::NonNegativeNumber);
+  sweep_cmd->add_flag("--slurm", sweep.slurm, "submit the points as a Slurm job array and a merge job");
+  sweep_cmd->add_flag("--slurm-dry-run", sweep.slurm_dry_run, "write the Slurm scripts without submitting them");
+  sweep_cmd->add_flag("--slurm-wait", sweep.slurm_wait, "with --slurm: wait until the merge job has ended");
+  sweep_cmd->add_option("--slurm-arg", sweep.slurm_args, "an sbatch option for both jobs, e.g. --slurm-arg=-pdebug");
 
   std::vector<std::string> info_configs;
   std::vector<std::string> info_overrides;
@@ -158,6 +218,24 @@ int gpuvp_main(int argc, char** argv) {
 
   try {
     if (*disasm_cmd) return gpuvp::platform::run_disasm(disasm_file, disasm_gen, std::cout);
+    if (*sweep_cmd) {
+      sweep.point_timeout_s = point_timeout_s;
+      sweep.gpuvp = self_path();
+      const bool terminal = ::isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr;
+      return gpuvp::platform::run_sweep(sweep, std::cout, std::cerr, terminal);
+    }
+    if (!workload_name.empty()) {
+      const gpuvp::demo::DemoWorkload* w = gpuvp::demo::find_demo_workload(workload_name);
+      if (!w)
+        throw std::runtime_error("--workload '" + workload_name + "': no such workload (" + workload_list() + ")");
+      const unsigned parts = w->parts;
+      run.default_workload = [parts](const gpuvp::platform::PlatformParams& p) {
+        return gpuvp::demo::demo_script(p, parts);
+      };
+      if (!run.qtest.empty() || !run.tbx.empty() || !run.aub.empty()) {
+        throw std::runtime_error("--workload runs a script: it cannot go with --qtest, --tbx or --aub");
+      }
+    }
     if (*info_cmd) return gpuvp::platform::print_platform_info(info_configs, info_overrides, info_json, std::cout);
     run.max_sim_time_ns = static_cast<std::uint64_t>(max_sim_time_ns);
     return gpuvp::platform::run_simulation(run, std::cout);

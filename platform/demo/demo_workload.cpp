@@ -288,13 +288,8 @@ void qpu_demo(host::Vc4Driver& driver, host::ScriptHostPort& port) {
 // The demo texture's second colour (0xAARRGGBB).
 constexpr std::uint32_t kDemoTexelColor = 0xFF3060C0;
 
-void vc4_demo(const PlatformParams& params, std::ostream& s) {
-  host::ScriptHostPort port;
-  host::Vc4Layout layout;
-  layout.v3d = params.vc4.base;
-  layout.memory_base = static_cast<std::uint32_t>(params.dram.base + 0x0600'0000);
-  layout.memory_size = 0x0100'0000;
-  host::Vc4Driver driver(port, layout);
+// The frame: four triangles binned on CT0 and rendered on CT1 with the project's fragment shader, pixels checked.
+void vc4_frame_demo(const PlatformParams& params, host::Vc4Driver& driver, host::ScriptHostPort& port) {
   port.comment("VideoCore IV: bin four triangles on CT0, render them into a 256x128 frame on CT1");
   driver.enable_interrupts();
   driver.supply_overspill();
@@ -365,18 +360,63 @@ void vc4_demo(const PlatformParams& params, std::ostream& s) {
   port.expect32(pixel(228, 20), kDemoTexelColor);
   port.expect32(pixel(250, 100), 0xFF204080);
   port.expect32(frame.addr + frame.size - 4, 0xFF204080);
-  if (params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice >= host::QpuFftShape::kPrograms) qpu_demo(driver, port);
+}
+
+void vc4_demo(const PlatformParams& params, unsigned parts, std::ostream& s) {
+  host::ScriptHostPort port;
+  host::Vc4Layout layout;
+  layout.v3d = params.vc4.base;
+  layout.memory_base = static_cast<std::uint32_t>(params.dram.base + 0x0600'0000);
+  layout.memory_size = 0x0100'0000;
+  host::Vc4Driver driver(port, layout);
+  if ((parts & kDemoVc4Frame) != 0) vc4_frame_demo(params, driver, port);
+  const bool fft_fits = params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice >= host::QpuFftShape::kPrograms;
+  if ((parts & kDemoVc4Fft) != 0 && fft_fits) qpu_demo(driver, port);
   s << port.script();
 }
 }  // namespace
 
-std::string demo_script(const PlatformParams& params) {
+const std::vector<DemoWorkload>& demo_workloads() {
+  static const std::vector<DemoWorkload> workloads{
+      {"demo", kDemoAll, "the whole embedded demo (what gpuvp runs without a workload)"},
+      {"demo-vc4", kDemoVc4Frame | kDemoVc4Fft, "the demo's VideoCore IV part: the frame, then the FFT"},
+      {"demo-vc4-frame", kDemoVc4Frame, "the demo's vc4 frame: four triangles binned and shaded on the QPUs"},
+      {"demo-vc4-fft", kDemoVc4Fft, "the demo's 256-point FFT as 8 QPU user programs"},
+      {"demo-gen", kDemoGen, "the demo's Intel Gen part: rings, GPGPU, execlists and the GuC"},
+  };
+  return workloads;
+}
+
+const DemoWorkload* find_demo_workload(const std::string& name) {
+  for (const DemoWorkload& w : demo_workloads()) {
+    if (name == w.name) return &w;
+  }
+  return nullptr;
+}
+
+std::string demo_script(const PlatformParams& params, unsigned parts) {
+  // The whole demo runs what the platform has; a part asked for by name must run, or the run would measure nothing.
+  if (parts != kDemoAll) {
+    const auto need = [](bool ok, const std::string& what) {
+      if (!ok) throw std::runtime_error("this workload needs " + what);
+    };
+    if ((parts & (kDemoVc4Frame | kDemoVc4Fft)) != 0) {
+      need(params.vc4.enabled, "the vc4 GPU (vc4.enabled=true)");
+      need(params.dram.memory.size >= 0x0800'0000, "128 MiB of DRAM (dram.size) for the vc4 driver model");
+    }
+    const unsigned qpus = params.vc4.v3d.slices * params.vc4.v3d.qpus_per_slice;
+    need((parts & kDemoVc4Fft) == 0 || qpus >= host::QpuFftShape::kPrograms,
+         std::to_string(host::QpuFftShape::kPrograms) + " QPUs for the FFT; the platform has " + std::to_string(qpus) +
+             " (vc4.v3d.slices x vc4.v3d.qpus_per_slice)");
+    need((parts & kDemoGen) == 0 || (params.gen.enabled && params.dram.memory.size >= 0x0600'0000 + 0x0080'0000),
+         "the Gen GPU (gen.enabled=true) and 104 MiB of DRAM (dram.size) for the i915 driver model");
+  }
   std::ostringstream s;
   s << "# gpuvp demo workload: what `gpuvp` runs without a workload (`gpuvp run --dump-demo FILE` writes it).\n"
        "# Generated for one configuration (addresses, the engines and GPUs present), so run it with the same\n"
        "# --config/--set: gpuvp run --script FILE. Protocol: README, \"Host script protocol\". Every wait is a poll\n"
        "# (polll ADDR VALUE [MASK] TIMEOUT_NS) that ends when the value is there; the time-outs are only budgets.\n";
-  if (params.vc4.enabled) {
+  if (params.vc4.enabled && (parts & (kDemoVc4Frame | kDemoVc4Fft)) != 0) {
     const std::uint64_t v3d = params.vc4.base;
     s << "# VideoCore IV: identify the V3D block as the vc4 driver's probe does\n"
       << "expectl " << hex(v3d + vc4::kV3dIdent0) << ' ' << hex(vc4::kV3dExpectedIdent0) << '\n'
@@ -384,12 +424,13 @@ std::string demo_script(const PlatformParams& params) {
       << "writel " << hex(v3d + vc4::kV3dScratch) << " 0xcafef00d\n"
       << "expectl " << hex(v3d + vc4::kV3dScratch) << " 0xcafef00d\n";
     // The vc4 driver model's memory lies at 96..112 MiB of DRAM.
-    if (params.dram.memory.size >= 0x0800'0000) vc4_demo(params, s);
+    if (params.dram.memory.size >= 0x0800'0000) vc4_demo(params, parts, s);
   }
   const bool any_engine = params.gen.gpu.engines.rcs || params.gen.gpu.engines.bcs || params.gen.gpu.engines.vcs0 ||
                           params.gen.gpu.engines.vcs1 || params.gen.gpu.engines.vecs;
   // The driver model needs 16 MiB + 64 MiB of DRAM below the GGTT's stolen memory.
-  if (params.gen.enabled && any_engine && params.dram.memory.size >= 0x0600'0000 + 0x0080'0000) {
+  if ((parts & kDemoGen) != 0 && params.gen.enabled && any_engine &&
+      params.dram.memory.size >= 0x0600'0000 + 0x0080'0000) {
     gen_demo(params, s);
   }
   return s.str();

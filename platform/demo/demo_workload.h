@@ -5,12 +5,30 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "platform/platform_params.h"
 
 namespace gpuvp::demo {
 
-// A host script (script_interpreter.h protocol) for the given platform.
-std::string demo_script(const platform::PlatformParams& params);
+// The demo's parts, each run when the platform has what it needs.
+enum DemoPart : unsigned {
+  kDemoVc4Frame = 1U << 0,  // identify the V3D, bin and render a frame with a fragment shader, check pixels
+  kDemoVc4Fft = 1U << 1,    // the 256-point FFT as 8 QPU user programs
+  kDemoGen = 1U << 2,       // Gen rings on every engine, GPGPU dispatches, execlists, the GuC
+  kDemoAll = kDemoVc4Frame | kDemoVc4Fft | kDemoGen,
+};
+
+// A named selection of parts: `gpuvp run --workload NAME`, and the workloads a sweep can name.
+struct DemoWorkload {
+  const char* name;
+  unsigned parts;
+  const char* description;
+};
+const std::vector<DemoWorkload>& demo_workloads();
+const DemoWorkload* find_demo_workload(const std::string& name);  // nullptr when there is none of that name
+
+// A host script (script_interpreter.h protocol) of the given parts for the given platform.
+std::string demo_script(const platform::PlatformParams& params, unsigned parts = kDemoAll);
 
 }  // namespace gpuvp::demo

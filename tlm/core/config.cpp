@@ -277,7 +277,6 @@ void YamlBinder::end_group() {
   stack_.pop_back();
 }
 
-namespace {
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -293,6 +292,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+namespace {
 std::string last_component(const std::string& path) { return path.substr(path.rfind('.') + 1); }
 }  // namespace
 

@@ -67,6 +67,9 @@ bool is_frequency_key(const std::string& key);
 // The shortest exact spelling with the largest unit not above the value: 1GHz, 1.2GHz, 250MHz, 32768Hz.
 std::string format_frequency(std::uint64_t hz);
 
+// Levenshtein distance: how near a mistyped name is to a known one (the suggestions of config and CLI errors).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
 // Fills a params struct from a YAML tree. Throws ConfigError on the first problem.
 class YamlBinder : public ParamVisitor {
  public:

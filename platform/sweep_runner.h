@@ -1,0 +1,59 @@
+// Runs a sweep's points: each point is a `gpuvp run` child process with the point's full configuration, its
+// statistics and log in points/ID/, and a result file written when it has finished (ok or not), so that a sweep run
+// again skips what is done. The local pool keeps -j children running and shows progress; a Slurm task runs one point.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "platform/sweep_plan.h"
+
+namespace gpuvp::platform {
+
+struct PointResult {
+  std::string id;
+  std::string outcome;  // ok | failed | timeout | error (bad input) | crashed
+  int exit_code = 0;
+  std::string error;  // one line: why the point did not succeed
+  double run_s = 0;   // host time of the point's process
+};
+
+struct SweepRunOptions {
+  std::string gpuvp;          // the gpuvp executable each point runs
+  std::string dir;            // the sweep directory
+  unsigned jobs = 1;          // points run at once
+  double timeout_s = 0;       // > 0: a point's host-time limit (its run's --max-wall-time)
+  bool retry_failed = false;  // run points again whose result is not ok
+  // Called with each result the pool records; a non-empty answer stops the pool (SweepRunSummary::error): the sweep
+  // checks the metrics' names against the first point that succeeds.
+  std::function<std::string(const PointResult&)> on_result;
+};
+
+// The result a finished point left, if any.
+bool read_point_result(const std::string& dir, const std::string& id, PointResult& result);
+
+// Runs one point and records its result (what a Slurm task does).
+PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& plan, const SweepPoint& point);
+
+struct SweepRunSummary {
+  std::size_t run = 0;      // points run now
+  std::size_t skipped = 0;  // finished before
+  std::size_t failed = 0;   // points (run now or before) whose outcome is not ok
+  double wall_s = 0;        // host time of the whole pool
+  double sum_run_s = 0;     // host time of the points run now, added up
+  bool interrupted = false;
+  std::string error;  // on_result's answer that stopped the pool
+};
+
+// Runs the plan's unfinished points, -j at a time, printing progress to `progress` (a line per point, or one line
+// rewritten in place on a terminal). A SIGINT or SIGTERM stops the pool: running points end without a result, so a
+// later sweep runs them again.
+SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan, std::ostream& progress,
+                                 bool terminal);
+
+// The command line of a point's run (the executable first).
+std::vector<std::string> point_command(const SweepRunOptions& options, const SweepPlan& plan, const SweepPoint& point);
+
+}  // namespace gpuvp::platform
