@@ -14,6 +14,7 @@
 
 #include "platform/demo/demo_workload.h"
 #include "platform/disasm_command.h"
+#include "platform/report_command.h"
 #include "platform/simulation.h"
 #include "platform/sweep_command.h"
 #include "tlm/core/config.h"
@@ -29,6 +30,9 @@ constexpr const char* kExamples = R"(examples:
   gpuvp run --workload demo-vc4-frame     run one part of the demo (gpuvp sweep --list-workloads)
   gpuvp sweep --vary vc4.v3d.qpus_per_slice=2,4 --workload demo-vc4-fft --metric sim_time_ps -o sweep1 -j 2
                                           run a workload over a configuration space into sweep1/results.csv
+  gpuvp run --report report1             run the demo, then write report1/index.html (stats and trace beside it)
+  gpuvp report stats.json trace.json -o report1
+                                          the same report of a finished run
   gpuvp run --aub skl_1x3x8_0_ocl.aub --aub-dump 0x7f0000000000:4096:out.bin
                                           replay an AUB file NEO wrote, then write GPU memory to out.bin
   gpuvp exec -- clinfo                    run an OpenCL program on the model (NEO in TBX mode), then the summary
@@ -80,6 +84,24 @@ std::string workload_list() {
   std::string names;
   for (const auto& w : gpuvp::demo::demo_workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
   return names;
+}
+
+// `gpuvp run --report DIR`: the statistics (with a series) and the trace go to DIR unless given elsewhere, and the
+// report is written whatever the run's outcome; the run's exit code stands unless the report fails.
+int run_with_report(gpuvp::platform::RunOptions run, const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (run.stats_file == "-") throw std::runtime_error("--report needs the statistics in a file: not --stats -");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw std::runtime_error("--report '" + dir + "': cannot create the directory");
+  if (run.stats_file.empty()) run.stats_file = (fs::path(dir) / "stats.json").string();
+  if (run.trace_file.empty()) run.trace_file = (fs::path(dir) / "trace.json").string();
+  if (run.stats_interval_ns == 0) run.stats_interval_ns = 10'000;
+  const int code = gpuvp::platform::run_simulation(run, std::cout);
+  if (!fs::exists(run.stats_file)) return code;  // --dump-demo, or a run that stopped before writing anything
+  const int report = gpuvp::platform::write_report(run.stats_file, run.trace_file, dir);
+  if (report == 0) std::cerr << "report: " << (fs::path(dir) / "index.html").string() << '\n';
+  return code != 0 ? code : report;
 }
 
 int gpuvp_main(int argc, char** argv) {
@@ -147,9 +169,23 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--aub-dump-dir", run.aub_dump_dir,
                       "directory for the AUB's own dump records (NEO AUBDumpBufferFormat=BIN): aub-dump-N-ADDRESS.bin");
   run_cmd->add_option("--dump-demo", run.dump_demo, "write the demo as an editable host script to this file and exit");
+  std::string report_dir;
+  run_cmd->add_option("--report", report_dir,
+                      "after the run write an HTML performance report to this directory, with the statistics and "
+                      "trace beside it (--stats-interval defaults to 10us)");
   run_cmd->add_option("--dump-fb", run.dump_fb,
                       "after the run write the last frame the vc4 tile renderer stored to this file as a PNG");
   exec_cmd->add_option("PROGRAM", run.exec_command, "the program and its arguments, after --")->required();
+
+  std::vector<std::string> report_inputs;
+  std::string report_output;
+  auto* report_cmd = app.add_subcommand(
+      "report", "write the HTML performance report of a finished run: gpuvp report STATS.json [TRACE.json] -o DIR");
+  report_cmd->add_option("FILES", report_inputs, "the run's --stats file, then optionally its --trace file")
+      ->required()
+      ->expected(1, 2)
+      ->check(CLI::ExistingFile);
+  report_cmd->add_option("-o,--output", report_output, "the report's directory")->required();
 
   gpuvp::platform::SweepOptions sweep;
   double point_timeout_s = 0;
@@ -218,6 +254,10 @@ int gpuvp_main(int argc, char** argv) {
 
   try {
     if (*disasm_cmd) return gpuvp::platform::run_disasm(disasm_file, disasm_gen, std::cout);
+    if (*report_cmd) {
+      return gpuvp::platform::write_report(report_inputs[0], report_inputs.size() > 1 ? report_inputs[1] : "",
+                                           report_output);
+    }
     if (*sweep_cmd) {
       sweep.point_timeout_s = point_timeout_s;
       sweep.gpuvp = self_path();
@@ -238,7 +278,8 @@ int gpuvp_main(int argc, char** argv) {
     }
     if (*info_cmd) return gpuvp::platform::print_platform_info(info_configs, info_overrides, info_json, std::cout);
     run.max_sim_time_ns = static_cast<std::uint64_t>(max_sim_time_ns);
-    return gpuvp::platform::run_simulation(run, std::cout);
+    if (report_dir.empty()) return gpuvp::platform::run_simulation(run, std::cout);
+    return run_with_report(run, report_dir);
   } catch (const std::exception& e) {
     std::cerr << "gpuvp: error: " << e.what() << '\n';
     return gpuvp::platform::kExitBadInput;

@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "platform/report_command.h"
 #include "platform/stop_signal.h"
 #include "platform/sweep_results.h"
 #include "platform/sweep_runner.h"
@@ -50,9 +52,15 @@ int merge_and_report(const SweepPlan& plan, const std::string& dir, std::ostream
   const std::string error = check_metrics_of_finished(plan, dir);
   const SweepTally tally = merge_sweep_results(plan, dir);
   if (!error.empty()) throw std::runtime_error(error);
+  // The plots and the summary page; the CSV is the result, so a summary that cannot be drawn only warns.
+  try {
+    if (write_sweep_summary(dir) != 0) std::cerr << "gpuvp: warning: the sweep summary was not written\n";
+  } catch (const std::runtime_error& e) {
+    std::cerr << "gpuvp: warning: the sweep summary was not written: " << e.what() << '\n';
+  }
   out << "sweep: " << plan.points.size() << " points: " << tally.ok << " ok, " << tally.failed << " failed";
   if (tally.pending) out << ", " << tally.pending << " not run";
-  out << "; results: " << (fs::path(dir) / "results.csv").string() << '\n';
+  out << "; results: " << (fs::path(dir) / "results.csv").string() << ", summary.html\n";
   return tally.failed == 0 && tally.pending == 0 ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@
 // the Slurm scripts, and whole sweeps through the executable: local with -j, resumed, with failing points, and the
 // Slurm scripts run by hand giving the same CSV.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -253,7 +254,7 @@ TEST(SweepCommand, LocalSweepMatchesSingleRunsAndRecordsFailures) {
   const auto r = test::run_gpuvp_split(std::string(kFftSweep) + "-j 2 -o " + dir);
   // 2 QPUs per slice (6 in all) cannot run the 8-program FFT: those points fail, the others still run.
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.out, "sweep: 4 points: 2 ok, 2 failed; results: " + dir + "/results.csv\n");
+  EXPECT_EQ(r.out, "sweep: 4 points: 2 ok, 2 failed; results: " + dir + "/results.csv, summary.html\n");
   const std::vector<std::string> rows = lines_of(read_file(fs::path(dir) / "results.csv"));
   ASSERT_EQ(rows.size(), 5U);
   EXPECT_EQ(rows[0],
@@ -280,6 +281,22 @@ TEST(SweepCommand, LocalSweepMatchesSingleRunsAndRecordsFailures) {
         << row;
   }
   EXPECT_NE(rows[3], rows[4]);  // the latency shows in the time
+  // The summary: a plot of each metric against each key, and the page that shows them with the table.
+  for (const char* plot : {"sim_time_ps-vs-vc4.v3d.qpus_per_slice.svg", "sim_time_ps-vs-dram.read_latency_cycles.svg",
+                           "gpuvp.v3d.qpus.programs_completed-vs-dram.read_latency_cycles.svg"}) {
+    EXPECT_EQ(read_file(fs::path(dir) / "plots" / plot).rfind("<svg", 0), 0U) << plot;
+  }
+  const std::string summary = read_file(fs::path(dir) / "summary.html");
+  EXPECT_NE(summary.find("<h1>gpuvp sweep: 4 points of 4</h1>"), std::string::npos);
+  EXPECT_NE(summary.find("Outcomes: 2 error, 2 ok."), std::string::npos);
+  EXPECT_NE(summary.find("2 point(s) without a value (not ok or not run) left out"), std::string::npos);
+  // In a browser: no console error, each section there (tests/report/check_report_in_chromium.py).
+  const auto browser = test::run_shell("/usr/bin/python3 " + std::string(GPUVP_SOURCE_DIR) +
+                                       "/tests/report/check_report_in_chromium.py --sections sweep,plots,results " +
+                                       dir + "/summary.html 2>&1");
+  if (browser.out.find("no Chromium found") == std::string::npos || std::getenv("GPUVP_REQUIRE_CHROMIUM")) {
+    EXPECT_EQ(browser.status, 0) << browser.out;
+  }
   EXPECT_NE(r.err.find("sweep: 4 points, workload demo-vc4-fft, in " + dir), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("sweep: ran 4 points in"), std::string::npos) << r.err;
 }
@@ -330,7 +347,7 @@ TEST(SweepCommand, SlurmScriptsRunByHandGiveTheLocalResults) {
   EXPECT_EQ(read_file(fs::path(slurm) / "results.csv"), read_file(fs::path(local) / "results.csv"));
   // Nothing is left to submit: the dry run now only merges.
   const auto done = test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + slurm);
-  EXPECT_EQ(done.out, "sweep: 4 points: 2 ok, 2 failed; results: " + slurm + "/results.csv\n");
+  EXPECT_EQ(done.out, "sweep: 4 points: 2 ok, 2 failed; results: " + slurm + "/results.csv, summary.html\n");
 }
 
 TEST(SweepCommand, AnUnknownMetricStopsTheSweepKeepingWhatFinished) {

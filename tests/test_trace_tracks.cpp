@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +48,7 @@ struct Span {
   std::string name;
   double ts;   // microseconds
   double dur;  // microseconds
+  nlohmann::json args;
   double end() const { return ts + dur; }
 };
 
@@ -67,8 +69,9 @@ struct Trace {
     }
     for (const auto& e : doc.at("traceEvents")) {
       if (e.at("ph") == "X") {
-        spans[names.at(e.at("tid").get<int>())].push_back(
-            {e.at("name").get<std::string>(), e.at("ts").get<double>(), e.at("dur").get<double>()});
+        spans[names.at(e.at("tid").get<int>())].push_back({e.at("name").get<std::string>(), e.at("ts").get<double>(),
+                                                           e.at("dur").get<double>(),
+                                                           e.value("args", nlohmann::json())});
       } else if (e.at("ph") == "C") {
         counters[e.at("name").get<std::string>()].emplace_back(e.at("ts").get<double>(),
                                                                e.at("args").at("value").get<double>());
@@ -194,6 +197,30 @@ TEST_F(DemoTrace, CleThreadsHaveListSpansNamedAfterTheListTheDemoStarted) {
   EXPECT_GT(ct1[0].end(), ct0[0].end());
   EXPECT_TRUE(within_any(ct0[0], t.named("gpuvp.v3d.ct0", "busy")));
   EXPECT_TRUE(t.named("gpuvp.v3d.ct0", "render list").empty());
+}
+
+TEST_F(DemoTrace, EachRenderedTileIsASpanInsideTheRenderList) {
+  const Trace& t = this->t();
+  const auto list = t.named("gpuvp.v3d.ct1", "render list");
+  const auto tiles = t.named("gpuvp.v3d.ct1", "tile ");
+  ASSERT_EQ(list.size(), 1u);
+  // The demo's 256x128 frame in 64x64 tiles, each selected once.
+  EXPECT_EQ(tiles.size(), stat(stats_, "gpuvp.v3d.renderer.tiles").get<std::size_t>());
+  std::set<std::pair<int, int>> seen;
+  double previous_end = 0;
+  for (const Span& tile : tiles) {
+    const int x = tile.args.at("x").get<int>(), y = tile.args.at("y").get<int>();
+    EXPECT_EQ(tile.name, "tile " + std::to_string(x) + "," + std::to_string(y));
+    EXPECT_EQ(tile.args.at("frame").get<int>(), 1);  // the render list's "(frame 1)"
+    EXPECT_GT(tile.dur, 0.0);
+    EXPECT_GE(tile.ts, list[0].ts);
+    EXPECT_LE(tile.end(), list[0].end() + 1e-6);
+    EXPECT_GE(tile.ts, previous_end - 1e-6);  // one after the other
+    previous_end = tile.end();
+    seen.insert({x, y});
+  }
+  EXPECT_EQ(seen.size(), 8u);
+  EXPECT_TRUE(seen.count({3, 1}));
 }
 
 TEST_F(DemoTrace, EveryEngineShowsTheBatchItRan) {

@@ -63,10 +63,13 @@ void Timeline::write_track_name(int track, const std::string& name) {
        << ",\"name\":\"thread_name\",\"args\":{\"name\":" << quoted(name) << "}}";
 }
 
-void Timeline::write_span(int track, const char* name, Picoseconds start, Picoseconds duration) {
+void Timeline::write_span(int track, const char* name, Picoseconds start, Picoseconds duration,
+                          const std::string& args) {
   begin_event();
   out_ << "{\"ph\":\"X\",\"pid\":1,\"tid\":" << track << ",\"name\":" << quoted(name) << ",\"ts\":" << micros(start)
-       << ",\"dur\":" << micros(duration) << "}";
+       << ",\"dur\":" << micros(duration);
+  if (!args.empty()) out_ << ",\"args\":" << args;
+  out_ << "}";
 }
 
 void Timeline::write_instant(int track, const char* name, Picoseconds at) {
@@ -81,19 +84,20 @@ void Timeline::write_value(int track, const char* name, Picoseconds at, double v
        << ",\"args\":{\"value\":" << nlohmann::json(v).dump() << "}}";
 }
 
-void OpenSpan::begin(int track, std::string name, Picoseconds at) {
+void OpenSpan::begin(int track, std::string name, Picoseconds at, std::string args) {
   if (!timeline_.enabled()) return;
   end(at);
   open_ = true;
   track_ = track;
   name_ = std::move(name);
+  args_ = std::move(args);
   since_ps_ = at;
 }
 
 void OpenSpan::end(Picoseconds at) {
   if (!open_) return;
   open_ = false;
-  timeline_.span(track_, name_.c_str(), since_ps_, at > since_ps_ ? at - since_ps_ : 0);
+  timeline_.span(track_, name_.c_str(), since_ps_, at > since_ps_ ? at - since_ps_ : 0, args_);
 }
 
 void OpenSpan::flush_to_timeline() { end(now_ps()); }

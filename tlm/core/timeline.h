@@ -36,8 +36,9 @@ class Timeline {
   int track(const std::string& name);
 
   // A span of activity on a track, [start, start + duration).
-  void span(int track, const char* name, Picoseconds start, Picoseconds duration) {
-    if (enabled_) write_span(track, name, start, duration);
+  // args: empty, or a JSON object's text, the event's "args" (what a viewer shows with it, what a report reads).
+  void span(int track, const char* name, Picoseconds start, Picoseconds duration, const std::string& args = {}) {
+    if (enabled_) write_span(track, name, start, duration, args);
   }
   // A point event.
   void instant(int track, const char* name, Picoseconds at) {
@@ -55,7 +56,7 @@ class Timeline {
   void detach(TimelineSource* source);
 
  private:
-  void write_span(int track, const char* name, Picoseconds start, Picoseconds duration);
+  void write_span(int track, const char* name, Picoseconds start, Picoseconds duration, const std::string& args);
   void write_instant(int track, const char* name, Picoseconds at);
   void write_value(int track, const char* name, Picoseconds at, double v);
   void write_track_name(int track, const std::string& name);
@@ -82,7 +83,7 @@ class OpenSpan : public TimelineSource {
   OpenSpan& operator=(const OpenSpan&) = delete;
 
   // Opens the span on track at time at (an open one is written first, ending there).
-  void begin(int track, std::string name, Picoseconds at);
+  void begin(int track, std::string name, Picoseconds at, std::string args = {});
   // Writes the span ending at time at; nothing when it is not open.
   void end(Picoseconds at);
   bool open() const { return open_; }
@@ -93,6 +94,7 @@ class OpenSpan : public TimelineSource {
   bool open_ = false;
   int track_ = 0;
   std::string name_;
+  std::string args_;
   Picoseconds since_ps_ = 0;
 };
 

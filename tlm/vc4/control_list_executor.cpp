@@ -216,6 +216,8 @@ void ControlListExecutor::start(bool fresh) {
   engine_.set_state(State::kRunning);
   if (fresh) {
     ++frames_;
+    unit_ctx_.frame = frames_;
+    unit_ctx_.track = engine_.track();
     if (core::timeline().enabled()) {
       list_span_.begin(engine_.track(),
                        (thread_ == 0 ? "bin list " : "render list ") + core::format_hex(ca_->value(), 8) + " (frame " +

@@ -111,6 +111,8 @@ struct UnitContext {
   const sc_core::sc_event& kick;          // notified when software stops or resets the thread
   std::function<bool()> running;          // false once software stopped or reset the thread
   core::Picoseconds hang_timeout_ps = 0;  // how long a stall may last before it is a hang
+  int track = 0;                          // the thread's timeline track
+  std::uint64_t frame = 0;                // the thread's list count, as the trace's "(frame N)" names it
 };
 
 struct UnitResult {

@@ -280,8 +280,12 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
     case packet::kLoadFullResTileBuffer:
       return load_full_res(p);
     case packet::kStoreMsTileBuffer:
-    case packet::kStoreMsTileBufferAndEof:
       return store_ms(ctx);
+    case packet::kStoreMsTileBufferAndEof: {
+      UnitResult r = store_ms(ctx);
+      tile_span_.end(ctx.time.now());
+      return r;
+    }
     case packet::kCompressedPrimitive:
     case packet::kClippedCompressedPrimitive:
       return UnitResult::done();  // the CLE decodes the entries and hands each primitive to compressed_primitive()
@@ -768,6 +772,11 @@ UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx
   }
   tile_x_ = x;
   tile_y_ = y;
+  if (core::timeline().enabled()) {
+    tile_span_.begin(ctx.track, "tile " + std::to_string(x) + "," + std::to_string(y), ctx.time.now(),
+                     "{\"frame\":" + std::to_string(ctx.frame) + ",\"x\":" + std::to_string(x) +
+                         ",\"y\":" + std::to_string(y) + "}");
+  }
   tile_primitives_.clear();
   shaded_vertices_.clear();  // the VCM shades each tile's vertices afresh
   ++tiles_;
@@ -1054,6 +1063,7 @@ UnitResult TileRenderer::zs_beyond_4gib(const char* packet) {
 }
 
 void TileRenderer::thread_reset() {
+  tile_span_.end(core::to_ps(sc_core::sc_time_stamp()));
   // Loads queued by a stopped or reset list must not fire in the next one.
   pending_loads_.clear();
   // Neither does its render state.

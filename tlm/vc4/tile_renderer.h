@@ -51,6 +51,7 @@
 #include "tlm/core/initiator.h"
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
+#include "tlm/core/timeline.h"
 #include "tlm/core/timing.h"
 #include "tlm/vc4/control_list_executor.h"
 #include "tlm/vc4/qpu_scheduler.h"
@@ -212,6 +213,9 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::vector<std::uint32_t> color_;
   std::vector<std::uint32_t> zs_;
   std::vector<PendingLoad> pending_loads_;
+  // The trace's span per tile ("tile X,Y", args frame, x, y): from its TILE_COORDINATES to the next one, the frame's
+  // end (STORE_MS_TILE_BUFFER_AND_EOF) or a reset: what the tile cost the render thread.
+  core::OpenSpan tile_span_;
   std::vector<std::uint8_t> row_;
   std::vector<compressed::Primitive> tile_primitives_;
   bool warned_not_shaded_ = false;
