@@ -208,6 +208,8 @@ int gpuvp_main(int argc, char** argv) {
       ->check(at_least(1e-3, "1 ms"))
       ->type_name("TIME");
   sweep_cmd->add_flag("--retry-failed", sweep.retry_failed, "run again the points whose result is not ok");
+  bool no_summary = false;
+  sweep_cmd->add_flag("--no-summary", no_summary, "write results.csv only: no summary.html and plots");
   sweep_cmd->add_flag("--list-workloads", sweep.list_workloads, "name the workloads and exit");
   sweep_cmd->add_flag("--merge", sweep.merge_only, "merge the results in -o DIR (what the Slurm merge job runs)");
   sweep_cmd->add_option("--run-point", sweep.run_point, "run point INDEX of -o DIR's plan (what a Slurm task runs)")
@@ -260,6 +262,7 @@ int gpuvp_main(int argc, char** argv) {
     }
     if (*sweep_cmd) {
       sweep.point_timeout_s = point_timeout_s;
+      sweep.summary = !no_summary;
       sweep.gpuvp = self_path();
       const bool terminal = ::isatty(STDERR_FILENO) != 0 && std::getenv("CI") == nullptr;
       return gpuvp::platform::run_sweep(sweep, std::cout, std::cerr, terminal);

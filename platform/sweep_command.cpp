@@ -48,19 +48,19 @@ SweepRunOptions run_options(const SweepOptions& o) {
   return run;
 }
 
-int merge_and_report(const SweepPlan& plan, const std::string& dir, std::ostream& out) {
+int merge_and_report(const SweepPlan& plan, const std::string& dir, bool summary, std::ostream& out) {
   const std::string error = check_metrics_of_finished(plan, dir);
   const SweepTally tally = merge_sweep_results(plan, dir);
   if (!error.empty()) throw std::runtime_error(error);
   // The plots and the summary page; the CSV is the result, so a summary that cannot be drawn only warns.
   try {
-    if (write_sweep_summary(dir) != 0) std::cerr << "gpuvp: warning: the sweep summary was not written\n";
+    if (summary && write_sweep_summary(dir) != 0) std::cerr << "gpuvp: warning: the sweep summary was not written\n";
   } catch (const std::runtime_error& e) {
     std::cerr << "gpuvp: warning: the sweep summary was not written: " << e.what() << '\n';
   }
   out << "sweep: " << plan.points.size() << " points: " << tally.ok << " ok, " << tally.failed << " failed";
   if (tally.pending) out << ", " << tally.pending << " not run";
-  out << "; results: " << (fs::path(dir) / "results.csv").string() << ", summary.html\n";
+  out << "; results: " << (fs::path(dir) / "results.csv").string() << (summary ? ", summary.html\n" : "\n");
   return tally.failed == 0 && tally.pending == 0 ? 0 : 1;
 }
 
@@ -86,7 +86,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, bool 
     return 0;
   }
   if (o.dir.empty()) throw std::runtime_error("no sweep directory: give -o DIR");
-  if (o.merge_only) return merge_and_report(read_sweep_plan(o.dir), o.dir, out);
+  if (o.merge_only) return merge_and_report(read_sweep_plan(o.dir), o.dir, o.summary, out);
   if (o.run_point >= 0) {
     const SweepPlan plan = read_sweep_plan(o.dir);
     if (static_cast<std::size_t>(o.run_point) >= plan.points.size()) {
@@ -107,22 +107,22 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, bool 
 
   if (o.slurm || o.slurm_dry_run) {
     const std::vector<std::size_t> pending = unfinished_points(plan, o.dir, o.retry_failed);
-    if (pending.empty()) return merge_and_report(plan, o.dir, out);
+    if (pending.empty()) return merge_and_report(plan, o.dir, o.summary, out);
     SlurmSubmitOptions slurm;
     slurm.submit = !o.slurm_dry_run;
     slurm.wait = o.slurm_wait;
     slurm.sbatch_args = o.slurm_args;
     const int code = submit_slurm_sweep(run_options(o), plan, pending, slurm, err);
-    if (slurm.submit && slurm.wait) return merge_and_report(plan, o.dir, out) != 0 ? 1 : code;
+    if (slurm.submit && slurm.wait) return merge_and_report(plan, o.dir, o.summary, out) != 0 ? 1 : code;
     return code;
   }
 
   SweepRunOptions run = run_options(o);
   bool checked = false;
-  run.on_result = [&](const PointResult& r) -> std::string {
+  run.on_result = [&](const PointResult& r, const nlohmann::json& stats) -> std::string {
     if (checked || r.outcome != "ok") return "";
     checked = true;
-    return check_metric_names(plan.metrics, read_stats(o.dir, r.id), r.id);
+    return check_metric_names(plan.metrics, stats, r.id);
   };
   install_stop_signals();
   const SweepRunSummary summary = run_sweep_points(run, plan, err, terminal);
@@ -136,7 +136,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, bool 
     if (summary.skipped) err << ", " << summary.skipped << " finished before";
     err << '\n' << std::defaultfloat;
   }
-  const int code = merge_and_report(plan, o.dir, out);
+  const int code = merge_and_report(plan, o.dir, o.summary, out);
   if (summary.interrupted) {
     err << "sweep: stopped; run the same command again to finish the points not run\n";
     return 128 + stop_signal();

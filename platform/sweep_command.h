@@ -17,6 +17,7 @@ struct SweepOptions {
   unsigned jobs = 1;  // -j
   double point_timeout_s = 0;
   bool retry_failed = false;
+  bool summary = true;  // draw summary.html and the plots after merging (--no-summary: the CSV only)
   bool list_workloads = false;
   bool merge_only = false;  // --merge: merge what DIR holds
   long run_point = -1;      // --run-point INDEX: run one point of DIR's plan

@@ -90,14 +90,20 @@ SweepTally merge_sweep_results(const SweepPlan& plan, const std::string& dir) {
   for (const SweepPoint& p : plan.points) {
     PointResult r;
     const bool finished = read_point_result(dir, p.id, r);
+    // The metrics the point recorded when it ended; its statistics only for metrics asked for since.
+    bool recorded = finished;
+    for (const std::string& m : plan.metrics) recorded = recorded && r.metrics.count(m) != 0;
     nlohmann::json stats;
-    if (finished) {
+    // A run stopped at its host-time limit got as far as the host's speed let it: its figures are not results.
+    if (finished && !recorded && r.outcome != "timeout") {
       std::ifstream file(fs::path(dir) / "points" / p.id / "stats.json");
       if (file) stats = nlohmann::json::parse(file, nullptr, false);  // a point that died mid-write: no metrics
     }
     csv << p.id;
     for (const std::string& v : p.values) csv << ',' << csv_field(v);
-    for (const std::string& m : plan.metrics) csv << ',' << (stats.is_object() ? metric_text(stats, m) : "");
+    for (const std::string& m : plan.metrics) {
+      csv << ',' << (recorded ? r.metrics[m] : stats.is_object() ? metric_text(stats, m) : "");
+    }
     if (!finished) {
       ++tally.pending;
       csv << ",pending,\n";

@@ -15,6 +15,7 @@
 
 #include "platform/child_process.h"
 #include "platform/stop_signal.h"
+#include "platform/sweep_results.h"
 
 namespace gpuvp::platform {
 
@@ -42,14 +43,14 @@ std::string last_error_line(const fs::path& log) {
 }
 
 void write_point_result(const std::string& dir, const PointResult& r) {
-  const nlohmann::json doc{
-      {"id", r.id}, {"outcome", r.outcome}, {"exit_code", r.exit_code}, {"error", r.error}, {"run_s", r.run_s}};
+  const nlohmann::json doc{{"id", r.id},       {"outcome", r.outcome}, {"exit_code", r.exit_code},
+                           {"error", r.error}, {"run_s", r.run_s},     {"metrics", r.metrics}};
   write_file_atomically((point_dir(dir, r.id) / "result.json").string(), doc.dump(2) + "\n");
 }
 
 // What a point's exit says, with its statistics file's outcome when it wrote one.
 PointResult classify(const std::string& dir, const std::string& id, int exit_code, bool killed, double run_s) {
-  PointResult r{id, "ok", exit_code, "", run_s};
+  PointResult r{id, "ok", exit_code, "", run_s, {}};
   if (exit_code == 0) return r;
   std::string result;
   std::ifstream stats(point_dir(dir, id) / "stats.json");
@@ -73,6 +74,21 @@ PointResult classify(const std::string& dir, const std::string& id, int exit_cod
     r.outcome = "failed";
   }
   if (r.error.empty()) r.error = "exit code " + std::to_string(exit_code);
+  return r;
+}
+
+// A point's process has ended: its result, with the plan's metrics from its statistics (parsed once, also handed to
+// the caller), written to result.json.
+PointResult record(const std::string& dir, const SweepPlan& plan, const std::string& id, int exit_code, bool killed,
+                   double run_s, nlohmann::json& stats) {
+  PointResult r = classify(dir, id, exit_code, killed, run_s);
+  std::ifstream file(point_dir(dir, id) / "stats.json");
+  stats = file ? nlohmann::json::parse(file, nullptr, false) : nlohmann::json();
+  // A run stopped at its host-time limit got as far as the host's speed let it: its figures are not results.
+  if (stats.is_object() && r.outcome != "timeout") {
+    for (const std::string& m : plan.metrics) r.metrics[m] = metric_text(stats, m);
+  }
+  write_point_result(dir, r);
   return r;
 }
 
@@ -106,6 +122,7 @@ bool read_point_result(const std::string& dir, const std::string& id, PointResul
     result.exit_code = doc.at("exit_code").get<int>();
     result.error = doc.at("error").get<std::string>();
     result.run_s = doc.at("run_s").get<double>();
+    result.metrics = doc.value("metrics", std::map<std::string, std::string>{});
   } catch (const nlohmann::json::exception&) {
     return false;  // not a whole result (the rename makes this rare): the point runs again
   }
@@ -146,9 +163,8 @@ PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& pla
     code = child.wait(timeout_ms);
     killed = seconds_since(start) * 1000 >= timeout_ms;
   }
-  PointResult r = classify(options.dir, point.id, code, killed, seconds_since(start));
-  write_point_result(options.dir, r);
-  return r;
+  nlohmann::json stats;
+  return record(options.dir, plan, point.id, code, killed, seconds_since(start), stats);
 }
 
 SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan, std::ostream& progress,
@@ -187,8 +203,9 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
     }
   };
   show("");
-  while ((next < pending.size() || !running.empty()) && stop_signal() == 0) {
-    while (running.size() < jobs && next < pending.size() && summary.error.empty()) {
+  // Starts points until -j are running (none once the pool is stopping).
+  const auto top_up = [&] {
+    while (running.size() < jobs && next < pending.size() && summary.error.empty() && stop_signal() == 0) {
       const std::size_t index = pending[next++];
       const SweepPoint& p = plan.points[index];
       const fs::path here = point_dir(options.dir, p.id);
@@ -200,7 +217,16 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
                                                         (here / "log.txt").string()),
                          Clock::now()});
     }
-    bool any_ended = false;
+  };
+  struct Ended {
+    std::size_t index;
+    int exit_code;
+    bool killed;
+    double run_s;
+  };
+  while ((next < pending.size() || !running.empty()) && stop_signal() == 0) {
+    top_up();
+    std::vector<Ended> ended;
     for (auto it = running.begin(); it != running.end();) {
       const double elapsed = seconds_since(it->start);
       if (options.timeout_s > 0 && elapsed > options.timeout_s + kKillGraceS && !it->killed) {
@@ -211,10 +237,16 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
         ++it;
         continue;
       }
-      if (stop_signal() != 0) break;  // ended by the same stop: not a result
-      const SweepPoint& p = plan.points[it->index];
-      PointResult r = classify(options.dir, p.id, it->process->exit_code(), it->killed, elapsed);
-      write_point_result(options.dir, r);
+      ended.push_back({it->index, it->process->exit_code(), it->killed, elapsed});
+      it = running.erase(it);
+    }
+    if (stop_signal() != 0) break;  // ended by the same stop: not results
+    // The next points start before these are recorded: reading their statistics overlaps the new runs.
+    top_up();
+    for (const Ended& e : ended) {
+      const SweepPoint& p = plan.points[e.index];
+      nlohmann::json stats;
+      const PointResult r = record(options.dir, plan, p.id, e.exit_code, e.killed, e.run_s, stats);
       ++summary.run;
       summary.sum_run_s += r.run_s;
       if (r.outcome != "ok") ++summary.failed;
@@ -222,14 +254,12 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
       line << p.id << ' ' << r.outcome;
       for (std::size_t a = 0; a < plan.axes.size(); ++a) line << ' ' << plan.axes[a].key << '=' << p.values[a];
       if (r.outcome != "ok") line << ": " << r.error;
-      it = running.erase(it);
       show(line.str());
-      any_ended = true;
-      if (options.on_result && summary.error.empty()) summary.error = options.on_result(r);
+      if (options.on_result && summary.error.empty()) summary.error = options.on_result(r, stats);
     }
     if (!summary.error.empty()) next = pending.size();  // the running points finish; no new one starts
     // A point's process lives for tens of milliseconds at least: a millisecond's poll costs the pool little.
-    if (!any_ended) ::usleep(1000);
+    if (ended.empty()) ::usleep(1000);
   }
   if (stop_signal() != 0) {
     summary.interrupted = true;

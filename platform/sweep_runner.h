@@ -5,8 +5,11 @@
 
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "platform/sweep_plan.h"
 
@@ -18,6 +21,9 @@ struct PointResult {
   int exit_code = 0;
   std::string error;  // one line: why the point did not succeed
   double run_s = 0;   // host time of the point's process
+  // The plan's metrics as the CSV prints them, taken from the statistics when the point ended (a merge then reads
+  // no statistics file unless --metric has changed since).
+  std::map<std::string, std::string> metrics;
 };
 
 struct SweepRunOptions {
@@ -28,7 +34,7 @@ struct SweepRunOptions {
   bool retry_failed = false;  // run points again whose result is not ok
   // Called with each result the pool records; a non-empty answer stops the pool (SweepRunSummary::error): the sweep
   // checks the metrics' names against the first point that succeeds.
-  std::function<std::string(const PointResult&)> on_result;
+  std::function<std::string(const PointResult&, const nlohmann::json& stats)> on_result;
 };
 
 // The result a finished point left, if any.

@@ -350,6 +350,23 @@ TEST(SweepCommand, SlurmScriptsRunByHandGiveTheLocalResults) {
   EXPECT_EQ(done.out, "sweep: 4 points: 2 ok, 2 failed; results: " + slurm + "/results.csv, summary.html\n");
 }
 
+TEST(SweepCommand, APointOverItsTimeLimitIsRecordedAndTheSweepGoesOn) {
+  const std::string dir = fresh_dir("sweep_timeout");
+  // A poll that would take 10 s of simulated time (over 10 s of host time) against a 1 s limit: both points time
+  // out, each with its own result, and the sweep ends.
+  const std::string script = test::write_temp_file("sweep_slow.gpuvp", "polll 0x1000 0x1234 0xffff 10000000000\n");
+  const auto r = test::run_gpuvp_split("sweep --vary host.poll_interval_ns=100,200 --workload " + script +
+                                       " --metric sim_time_ps --point-timeout 1s -j 2 -o " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::vector<std::string> rows = lines_of(read_file(fs::path(dir) / "results.csv"));
+  ASSERT_EQ(rows.size(), 3U);
+  for (std::size_t i = 1; i < 3; ++i) {
+    // The run ended at its --max-wall-time; how far it got depends on the host, so no metric is given.
+    EXPECT_NE(rows[i].find(",,timeout,"), std::string::npos) << rows[i];
+    EXPECT_NE(rows[i].find("stopped at the wall-time limit"), std::string::npos) << rows[i];
+  }
+}
+
 TEST(SweepCommand, AnUnknownMetricStopsTheSweepKeepingWhatFinished) {
   const std::string dir = fresh_dir("sweep_metric");
   const auto r = test::run_gpuvp_split(
