@@ -402,6 +402,32 @@ TEST_F(Binner, AHugeDrawStopsWhenSoftwareResetsTheThread) {
   test::take_reports(sc_core::SC_WARNING, "indices wrap at 65536");
 }
 
+TEST_F(Binner, AResetAndARestartInOneDeltaEndTheOldDraw) {
+  // Software resets the thread and starts the next list before the binner's process runs again: the old packet
+  // must end there, not bin on into the new list (the thread is running again by then).
+  vertices(kVerts, {{10, 10}});
+  List huge = prologue();
+  huge.array(0, 0xFFFFFFFF, 0).op(pk::kFlush);
+  put(huge);
+  List next = prologue();
+  next.base = kList + 0x1000;
+  next.op(pk::kFlush);
+  put(next);
+  std::uint64_t at_reset = 0;
+  test::run_thread([&] {
+    submit(0, huge);
+    settle(5);
+    at_reset = core::stats().counter_value("v3d.ptb.primitives");
+    wr(vc4::kV3dCtnCs(0), ControlListExecutor::kCtRsta);
+    submit(0, next);
+    settle(20);
+  });
+  EXPECT_GT(at_reset, 0u);
+  EXPECT_LE(core::stats().counter_value("v3d.ptb.primitives"), at_reset + 1) << "the old draw went on";
+  EXPECT_EQ(core::stats().counter_value("v3d.ptb.flushes"), 1u);  // the new list's
+  test::take_reports(sc_core::SC_WARNING, "indices wrap at 65536");
+}
+
 // ---- quirks and errors ----
 
 TEST_F(Binner, ZeroSizedClipWindowHangsTheBinner) {

@@ -87,7 +87,9 @@ class EngineKit {
   // A new stream starts at mark (nothing beyond it executed yet).
   void set_high_water(std::uint64_t mark) { high_water_ = mark; }
   // The block had work and made no progress for longer than the hang timeout.
-  bool watchdog_expired() const { return now() - last_progress_ps_ > hang_timeout_ps_; }
+  // (Progress recorded from another process, a register write that restarts the block, may lie ahead of the
+  // block's own time: that is no expiry.)
+  bool watchdog_expired() const { return now() > last_progress_ps_ && now() - last_progress_ps_ > hang_timeout_ps_; }
   // The first time at which the watchdog expires (for a wait that must wake to check it).
   Picoseconds watchdog_deadline() const { return last_progress_ps_ + hang_timeout_ps_ + 1; }
   Picoseconds hang_timeout_ps() const { return hang_timeout_ps_; }

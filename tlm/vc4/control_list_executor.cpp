@@ -116,7 +116,8 @@ ControlListExecutor::ControlListExecutor(sc_core::sc_module_name name, unsigned 
       services_(services),
       engine_(this->name(), services.clock, params.hang_timeout_ns * core::kPsPerNs, State::kStopped),
       fetch_line_(checked_fetch_bytes(params.fetch_bytes)),
-      unit_ctx_{engine_.time(), kick_, [this] { return engine_.running(); }, params.hang_timeout_ns * core::kPsPerNs},
+      unit_ctx_{engine_.time(), kick_, [this] { return engine_.running() && unit_generation_ == generation_; },
+                params.hang_timeout_ns * core::kPsPerNs},
       stats_(this->name()),
       packets_(stats_.counter("packets", "events", "control-list packets executed")),
       bytes_(stats_.counter("bytes", "bytes", "control-list bytes executed")),
@@ -237,6 +238,7 @@ void ControlListExecutor::stop(State s) {
 }
 
 void ControlListExecutor::reset() {
+  ++generation_;
   list_span_.end(engine_.now());
   stop(State::kStopped);
   stack_.clear();
@@ -421,6 +423,7 @@ void ControlListExecutor::step_compressed(std::uint32_t ca, std::uint32_t ea) {
     }
     previous_primitive_ = prim;
     if (unit_ && thread_ == 1) {
+      unit_generation_ = generation_;
       const UnitResult r = unit_->compressed_primitive(ca, format, prim, unit_ctx_);
       if (r.kind == UnitResult::Kind::kError) {
         fail(ca, compressed_opcode_, r.message);
@@ -500,6 +503,7 @@ ControlListExecutor::Outcome ControlListExecutor::run_unit(const Packet& p, cons
     if (info->unit != PacketUnit::kCle) without_unit(p, info->unit);
     return Outcome::kNext;
   }
+  unit_generation_ = generation_;
   const UnitResult r = unit_->execute(rec, unit_ctx_);
   switch (r.kind) {
     case UnitResult::Kind::kDone:

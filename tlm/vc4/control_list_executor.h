@@ -282,6 +282,10 @@ class ControlListExecutor : public sc_core::sc_module, public CtnCsFields {
   std::bitset<256> warned_;
   ControlListUnit* unit_ = nullptr;
   UnitContext unit_ctx_;
+  // Counts resets. A unit's call began in one generation; running() is false once another has begun, so a packet
+  // that waited across a reset and a restart in the same delta ends instead of going on into the new list.
+  std::uint64_t generation_ = 0;
+  std::uint64_t unit_generation_ = 0;
   std::bitset<256> ignored_warned_;
 
   core::Register* cs_;
