@@ -16,7 +16,8 @@ extern char** environ;
 namespace gpuvp::platform {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv,
-                           const std::vector<std::pair<std::string, std::string>>& env, const std::string& output_file)
+                           const std::vector<std::pair<std::string, std::string>>& env, const std::string& output_file,
+                           const std::string* input)
     : program_(argv.empty() ? std::string() : argv.front()) {
   if (argv.empty()) throw std::runtime_error("exec: no program given (gpuvp exec [options] -- PROGRAM ARGS...)");
   std::map<std::string, std::string> vars;
@@ -43,14 +44,41 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   std::vector<char*> argp = pointers(args);
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
+  int pipe_fds[2] = {-1, -1};
+  if (input != nullptr) {
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("exec: cannot make a pipe for '" + program_ + "'");
+    ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], 0);  // dup2 clears close-on-exec on stdin
+  }
   if (!output_file.empty()) {
-    ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (input == nullptr) ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     ::posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::posix_spawn_file_actions_adddup2(&actions, 1, 2);
   }
   const int rc = ::posix_spawnp(&pid_, argp[0], &actions, nullptr, argp.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
+  if (input != nullptr) ::close(pipe_fds[0]);
+  if (rc != 0) {
+    if (input != nullptr) ::close(pipe_fds[1]);
+    throw std::runtime_error("exec: cannot run '" + program_ + "': " + std::strerror(rc));
+  }
+  if (input != nullptr) {
+    // A program that ends without reading it all must not end this process: SIGPIPE is held off for the write.
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
+    const char* data = input->data();
+    std::size_t left = input->size();
+    while (left > 0) {
+      const ssize_t n = ::write(pipe_fds[1], data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      data += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    ::close(pipe_fds[1]);
+    ::sigaction(SIGPIPE, &previous, nullptr);
+  }
 }
 
 ChildProcess::~ChildProcess() {

@@ -60,6 +60,14 @@ CLI::Validator at_least(double minimum, const std::string& shown) {
       "");
 }
 
+CLI::Validator at_most(double maximum, const std::string& shown) {
+  return CLI::Validator(
+      [maximum, shown](std::string& value) -> std::string {
+        return std::strtod(value.c_str(), nullptr) <= maximum ? std::string() : "must be at most " + shown;
+      },
+      "");
+}
+
 // `gpuvp --set k=v ...` means `gpuvp run --set k=v ...`: an option first (other than help and version) starts the
 // run subcommand.
 std::vector<std::string> with_implicit_run(int argc, char** argv) {
@@ -159,6 +167,11 @@ int gpuvp_main(int argc, char** argv) {
   run_cmd->add_option("--script", run.script, "host script to run (qtest-style commands)")
       ->check(CLI::ExistingFile)
       ->excludes(workload_opt);
+  run_cmd
+      ->add_option("--script-base", run.script_base,
+                   "resolve the script's relative file paths (load, dump_png) against this directory instead of the "
+                   "script's own (gpuvp sweep runs a copy of a script)")
+      ->check(CLI::ExistingDirectory);
   run_cmd->add_option("--qtest", run.qtest, "serve the script protocol on tcp:HOST:PORT or unix:PATH");
   run_cmd->add_option("--tbx", run.tbx, "serve the TBX protocol of Intel's OpenCL runtime (NEO) on tcp:HOST:PORT");
   run_cmd->add_option("--aub", run.aub, "replay an AUB file (Intel's OpenCL runtime NEO in AUB mode writes them)")
@@ -195,8 +208,18 @@ int gpuvp_main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   sweep_cmd->add_option("--set", sweep.spec.overrides, "override a base configuration key: --set path.to.key=value");
   sweep_cmd->add_option("--vary", sweep.spec.varies, "a key and its values: --vary KEY=V1,V2,... (repeatable)");
-  sweep_cmd->add_option("--sample", sweep.spec.sample, "run N points sampled from the cross product");
-  sweep_cmd->add_option("--seed", sweep.spec.seed, "the sample's seed (the same seed, the same points)");
+  // A whole number without a sign (CLI11 would wrap -1 into a 64-bit unsigned value).
+  const CLI::Validator unsigned_number(
+      [](std::string& value) -> std::string {
+        return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "must be a whole number of at least 0";
+      },
+      "");
+  sweep_cmd->add_option("--sample", sweep.spec.sample, "run N points sampled from the cross product")
+      ->check(unsigned_number);
+  sweep_cmd->add_option("--seed", sweep.spec.seed, "the sample's seed (the same seed, the same points)")
+      ->check(unsigned_number);
   sweep_cmd->add_option("--sample-method", sweep.spec.sample_method, "random (default) or lhs (Latin hypercube)");
   sweep_cmd->add_option("--workload", sweep.spec.workload, "a named workload (--list-workloads) or a host script");
   sweep_cmd->add_option("--metric", sweep.spec.metrics, "a statistic for the results (repeatable)");
@@ -206,18 +229,21 @@ int gpuvp_main(int argc, char** argv) {
       ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}},
                                         CLI::AsNumberWithUnit::UNIT_REQUIRED, "TIME"))
       ->check(at_least(1e-3, "1 ms"))
+      ->check(at_most(1e9, "1e9 s (about 31 years)"))
       ->type_name("TIME");
   sweep_cmd->add_flag("--retry-failed", sweep.retry_failed, "run again the points whose result is not ok");
   bool no_summary = false;
   sweep_cmd->add_flag("--no-summary", no_summary, "write results.csv only: no summary.html and plots");
   sweep_cmd->add_flag("--list-workloads", sweep.list_workloads, "name the workloads and exit");
   sweep_cmd->add_flag("--merge", sweep.merge_only, "merge the results in -o DIR (what the Slurm merge job runs)");
-  sweep_cmd->add_option("--run-point", sweep.run_point, "run point INDEX of -o DIR's plan (what a Slurm task runs)")
-      ->check(CLI::NonNegativeNumber);
-  sweep_cmd->add_flag("--slurm", sweep.slurm, "submit the points as a Slurm job array and a merge job");
+  sweep_cmd->add_option("--run-point", sweep.run_point, "run the point ID of -o DIR's plan (what a Slurm task runs)");
+  auto* slurm_flag =
+      sweep_cmd->add_flag("--slurm", sweep.slurm, "submit the points as Slurm job arrays and a merge job");
   sweep_cmd->add_flag("--slurm-dry-run", sweep.slurm_dry_run, "write the Slurm scripts without submitting them");
-  sweep_cmd->add_flag("--slurm-wait", sweep.slurm_wait, "with --slurm: wait until the merge job has ended");
-  sweep_cmd->add_option("--slurm-arg", sweep.slurm_args, "an sbatch option for both jobs, e.g. --slurm-arg=-pdebug");
+  sweep_cmd->add_flag("--slurm-wait", sweep.slurm_wait, "with --slurm: wait until the merge job has ended")
+      ->needs(slurm_flag);
+  sweep_cmd->add_option("--slurm-arg", sweep.slurm_args, "an sbatch option for every job, e.g. --slurm-arg=-pdebug")
+      ->allow_extra_args(false);
 
   std::vector<std::string> info_configs;
   std::vector<std::string> info_overrides;

@@ -2,11 +2,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
-
-#include <unistd.h>
 
 #include "platform/child_process.h"
 
@@ -22,31 +19,19 @@ std::string python() {
   return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
-// Runs an embedded script with arguments; its output goes where gpuvp's does.
-int run_python(const char* source, const std::string& name, const std::vector<std::string>& args) {
-  std::string path = (fs::temp_directory_path() / ("gpuvp-" + name + "-XXXXXX")).string();
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) throw std::runtime_error("report: cannot create a temporary file for " + name);
-  ::close(fd);
-  {
-    std::ofstream file(path, std::ios::trunc);
-    file << source;
-    if (!file.flush()) throw std::runtime_error("report: cannot write " + path);
-  }
-  std::vector<std::string> argv{python(), path};
+// Runs an embedded script with arguments (`python3 - ARGS`, the source on stdin: no file to leave behind); its
+// output goes where gpuvp's does.
+int run_python(const char* source, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{python(), "-"};
   argv.insert(argv.end(), args.begin(), args.end());
-  int code = 0;
+  const std::string text = source;
   try {
-    ChildProcess child(argv, {{"PYTHONDONTWRITEBYTECODE", "1"}});
-    while (!child.exited()) ::usleep(10'000);
-    code = child.exit_code();
+    ChildProcess child(argv, {{"PYTHONDONTWRITEBYTECODE", "1"}}, {}, &text);
+    return child.wait_for_exit();
   } catch (const std::runtime_error&) {
-    fs::remove(path);
     throw std::runtime_error("report: cannot run " + argv[0] +
                              " (Python 3 with matplotlib: Debian python3-matplotlib)");
   }
-  fs::remove(path);
-  return code;
 }
 
 void copy_beside(const std::string& file, const fs::path& target) {
@@ -62,13 +47,13 @@ int write_report(const std::string& stats_file, const std::string& trace_file, c
   std::vector<std::string> args{stats_file};
   if (!trace_file.empty()) args.push_back(trace_file);
   args.insert(args.end(), {"-o", dir});
-  const int code = run_python(report_generator_source(), "report", args);
+  const int code = run_python(report_generator_source(), args);
   if (code != 0) return code;
   copy_beside(stats_file, fs::path(dir) / "stats.json");
   if (!trace_file.empty()) copy_beside(trace_file, fs::path(dir) / "trace.json");
   return 0;
 }
 
-int write_sweep_summary(const std::string& dir) { return run_python(sweep_summary_source(), "sweep-summary", {dir}); }
+int write_sweep_summary(const std::string& dir) { return run_python(sweep_summary_source(), {dir}); }
 
 }  // namespace gpuvp::platform

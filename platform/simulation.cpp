@@ -361,7 +361,8 @@ int run_simulation(const RunOptions& options, std::ostream& out) {
   if (!options.script.empty()) {
     channel = StreamChannel::open_file(options.script, true);
     workload = "script " + options.script;
-    base_dir = std::filesystem::path(options.script).parent_path().string();
+    base_dir = options.script_base.empty() ? std::filesystem::path(options.script).parent_path().string()
+                                           : options.script_base;
   } else if (!options.qtest.empty()) {
     auto socket = std::make_unique<SocketChannel>(options.qtest);
     socket->accept_peer();

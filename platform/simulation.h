@@ -19,6 +19,7 @@ struct RunOptions {
   std::vector<std::string> config_files;  // applied in order
   std::vector<std::string> overrides;     // "a.b.c=value", applied after the files
   std::string script;                     // host script file; empty = default_workload (unless qtest)
+  std::string script_base;                // where the script's relative paths resolve; empty = the script's directory
   std::string qtest;                      // "tcp:HOST:PORT" or "unix:PATH"
   std::string tbx;                        // TBX server for NEO: "tcp:HOST:PORT"
   std::string aub;                        // AUB file to replay (NEO's AUB mode output)

@@ -45,6 +45,7 @@ SweepRunOptions run_options(const SweepOptions& o) {
   run.jobs = o.jobs;
   run.timeout_s = o.point_timeout_s;
   run.retry_failed = o.retry_failed;
+  run.summary = o.summary;
   return run;
 }
 
@@ -52,26 +53,26 @@ int merge_and_report(const SweepPlan& plan, const std::string& dir, bool summary
   const std::string error = check_metrics_of_finished(plan, dir);
   const SweepTally tally = merge_sweep_results(plan, dir);
   if (!error.empty()) throw std::runtime_error(error);
-  // The plots and the summary page; the CSV is the result, so a summary that cannot be drawn only warns.
-  try {
-    if (summary && write_sweep_summary(dir) != 0) std::cerr << "gpuvp: warning: the sweep summary was not written\n";
-  } catch (const std::runtime_error& e) {
-    std::cerr << "gpuvp: warning: the sweep summary was not written: " << e.what() << '\n';
+  // The plots and the summary page; the CSV is the result, so a summary that cannot be drawn only warns (and an
+  // earlier one, which would show other results, goes).
+  bool drawn = false;
+  if (summary) {
+    std::string why;
+    try {
+      drawn = write_sweep_summary(dir) == 0;
+    } catch (const std::runtime_error& e) {
+      why = std::string(": ") + e.what();
+    }
+    if (!drawn) {
+      std::error_code ec;
+      fs::remove(fs::path(dir) / "summary.html", ec);
+      std::cerr << "gpuvp: warning: the sweep summary was not written" << why << '\n';
+    }
   }
   out << "sweep: " << plan.points.size() << " points: " << tally.ok << " ok, " << tally.failed << " failed";
   if (tally.pending) out << ", " << tally.pending << " not run";
-  out << "; results: " << (fs::path(dir) / "results.csv").string() << (summary ? ", summary.html\n" : "\n");
+  out << "; results: " << (fs::path(dir) / "results.csv").string() << (drawn ? ", summary.html\n" : "\n");
   return tally.failed == 0 && tally.pending == 0 ? 0 : 1;
-}
-
-std::vector<std::size_t> unfinished_points(const SweepPlan& plan, const std::string& dir, bool retry_failed) {
-  std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    PointResult r;
-    const bool finished = read_point_result(dir, plan.points[i].id, r);
-    if (!finished || (retry_failed && r.outcome != "ok")) pending.push_back(i);
-  }
-  return pending;
 }
 
 }  // namespace
@@ -87,16 +88,10 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, bool 
   }
   if (o.dir.empty()) throw std::runtime_error("no sweep directory: give -o DIR");
   if (o.merge_only) return merge_and_report(read_sweep_plan(o.dir), o.dir, o.summary, out);
-  if (o.run_point >= 0) {
-    const SweepPlan plan = read_sweep_plan(o.dir);
-    if (static_cast<std::size_t>(o.run_point) >= plan.points.size()) {
-      throw std::runtime_error("--run-point " + std::to_string(o.run_point) + ": the plan in '" + o.dir + "' has " +
-                               std::to_string(plan.points.size()) + " points");
-    }
-    const SweepPoint& p = plan.points[static_cast<std::size_t>(o.run_point)];
-    const PointResult r = run_sweep_point(run_options(o), plan, p);
-    out << "sweep: point " << p.id << ' ' << r.outcome << (r.error.empty() ? "" : ": " + r.error) << '\n';
-    return r.outcome == "ok" ? 0 : 1;
+  if (!o.run_point.empty()) {
+    // The point as it was planned (a later plan in the same directory may have replaced plan.json).
+    const SweepPlan point = read_sweep_point(o.dir, o.run_point);
+    return run_sweep_point(run_options(o), point, 0, out).outcome == "ok" ? 0 : 1;
   }
 
   const SweepPlan plan = make_sweep_plan(o.spec);
@@ -125,7 +120,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, bool 
     return check_metric_names(plan.metrics, stats, r.id);
   };
   install_stop_signals();
-  const SweepRunSummary summary = run_sweep_points(run, plan, err, terminal);
+  const SweepRunSummary summary =
+      run_sweep_points(run, plan, unfinished_points(plan, o.dir, o.retry_failed), err, terminal);
   if (!summary.error.empty()) {
     merge_sweep_results(plan, o.dir);  // what has finished stays, merged
     throw std::runtime_error(summary.error);

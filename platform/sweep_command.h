@@ -20,7 +20,7 @@ struct SweepOptions {
   bool summary = true;  // draw summary.html and the plots after merging (--no-summary: the CSV only)
   bool list_workloads = false;
   bool merge_only = false;  // --merge: merge what DIR holds
-  long run_point = -1;      // --run-point INDEX: run one point of DIR's plan
+  std::string run_point;    // --run-point ID: run one point of DIR's plan (what a Slurm task does)
   bool slurm = false;
   bool slurm_dry_run = false;
   bool slurm_wait = false;

@@ -21,7 +21,7 @@ struct SweepSpec {
   std::uint64_t seed = 1;
   std::string sample_method = "random";  // random | lhs (Latin hypercube over each key's list)
   std::string workload;                  // a named workload (sweep_workloads()) or a host script file
-  std::vector<std::string> metrics;      // statistics (the stats file's "metrics") or sim_time_ps / wall_time_s
+  std::vector<std::string> metrics;  // numbers of the stats file's "stats" tree by path, or sim_time_ps / wall_time_s
 };
 
 struct SweepAxis {
@@ -41,7 +41,9 @@ struct SweepPoint {
 struct SweepWorkload {
   std::string name;         // "demo-vc4" or "script:<file name>"
   std::string script_text;  // a script's text; empty for a named workload
-  std::string identity;     // what the point ids hash: the name, or the script's SHA-256
+  std::string identity;     // what the point ids hash: the name, or the script's SHA-256 (not the files it loads)
+  std::string base_dir;     // a script's own directory, against which its relative paths resolve
+  std::string script_file;  // the copy the points run, relative to the sweep directory: workloads/SHA256.gpuvp
 };
 
 struct SweepPlan {
@@ -70,8 +72,12 @@ constexpr std::uint64_t kMaxSweepPoints = 100'000;
 
 // plan.json: the plan (the points' configurations are in points/ID/config.json).
 nlohmann::json sweep_plan_json(const SweepPlan& plan);
-// Reads plan.json and the points' configurations back. Throws std::runtime_error naming the file.
+// Reads plan.json back (the points' configurations stay in their config.json). Throws std::runtime_error naming the
+// file.
 SweepPlan read_sweep_plan(const std::string& dir);
+// One point as its own plan, from points/ID/point.json (written with the plan, never rewritten): what a Slurm task
+// runs, whatever plan.json says by then. Throws std::runtime_error naming the point.
+SweepPlan read_sweep_point(const std::string& dir, const std::string& id);
 // Writes plan.json, each point's config.json and the workload's script. Throws std::runtime_error naming the file.
 void write_sweep_plan(const SweepPlan& plan, const std::string& dir);
 

@@ -38,14 +38,21 @@ std::string last_error_line(const fs::path& log) {
     if (line.rfind("gpuvp: error:", 0) == 0 || line.rfind("error at", 0) == 0) error = line;
   }
   std::string out = error.empty() ? last : error;
-  if (out.size() > 300) out = out.substr(0, 300) + "...";
+  if (out.size() > 300) {
+    // Cut at a character boundary: never inside a UTF-8 sequence (its continuation bytes are 10xxxxxx).
+    std::size_t cut = 300;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
   return out;
 }
 
 void write_point_result(const std::string& dir, const PointResult& r) {
   const nlohmann::json doc{{"id", r.id},       {"outcome", r.outcome}, {"exit_code", r.exit_code},
                            {"error", r.error}, {"run_s", r.run_s},     {"metrics", r.metrics}};
-  write_file_atomically((point_dir(dir, r.id) / "result.json").string(), doc.dump(2) + "\n");
+  // A run's own output may hold bytes that are not UTF-8: replaced, never a reason to lose the result.
+  write_file_atomically((point_dir(dir, r.id) / "result.json").string(),
+                        doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 // What a point's exit says, with its statistics file's outcome when it wrote one.
@@ -141,7 +148,8 @@ std::vector<std::string> point_command(const SweepRunOptions& options, const Swe
   if (plan.workload.script_text.empty()) {
     argv.insert(argv.end(), {"--workload", plan.workload.name});
   } else {
-    argv.insert(argv.end(), {"--script", (fs::path(options.dir) / "workload.gpuvp").string()});
+    argv.insert(argv.end(), {"--script", (fs::path(options.dir) / plan.workload.script_file).string()});
+    if (!plan.workload.base_dir.empty()) argv.insert(argv.end(), {"--script-base", plan.workload.base_dir});
   }
   if (options.timeout_s > 0) {
     argv.insert(argv.end(), {"--max-wall-time", std::to_string(options.timeout_s) + "s"});
@@ -149,39 +157,40 @@ std::vector<std::string> point_command(const SweepRunOptions& options, const Swe
   return argv;
 }
 
-PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& plan, const SweepPoint& point) {
-  const fs::path here = point_dir(options.dir, point.id);
-  const Clock::time_point start = Clock::now();
-  ChildProcess child(point_command(options, plan, point), {}, (here / "log.txt").string());
-  const int timeout_ms = options.timeout_s > 0 ? static_cast<int>((options.timeout_s + kKillGraceS) * 1000) : -1;
-  int code = 0;
-  bool killed = false;
-  if (timeout_ms < 0) {
-    while (!child.exited()) ::usleep(1000);
-    code = child.exit_code();
-  } else {
-    code = child.wait(timeout_ms);
-    killed = seconds_since(start) * 1000 >= timeout_ms;
+PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& plan, std::size_t index,
+                            std::ostream& progress) {
+  run_sweep_points(options, plan, {index}, progress, false);
+  PointResult r;
+  if (!read_point_result(options.dir, plan.points[index].id, r)) {
+    r.id = plan.points[index].id;
+    r.outcome = "error";
+    r.error = "stopped before it ended";
   }
-  nlohmann::json stats;
-  return record(options.dir, plan, point.id, code, killed, seconds_since(start), stats);
+  return r;
 }
 
-SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan, std::ostream& progress,
-                                 bool terminal) {
-  SweepRunSummary summary;
+std::vector<std::size_t> unfinished_points(const SweepPlan& plan, const std::string& dir, bool retry_failed) {
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    PointResult before;
-    if (read_point_result(options.dir, plan.points[i].id, before) &&
-        (before.outcome == "ok" || !options.retry_failed)) {
-      ++summary.skipped;
-      if (before.outcome != "ok") ++summary.failed;
-      continue;
-    }
-    pending.push_back(i);
+    PointResult r;
+    if (!read_point_result(dir, plan.points[i].id, r) || (retry_failed && r.outcome != "ok")) pending.push_back(i);
   }
+  return pending;
+}
+
+SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan,
+                                 const std::vector<std::size_t>& pending, std::ostream& progress, bool terminal) {
+  SweepRunSummary summary;
+  // The rest of the plan finished before: counted in the progress (and as failures where they failed).
+  std::vector<bool> runs(plan.points.size(), false);
+  for (std::size_t i : pending) runs[i] = true;
   const std::size_t total = plan.points.size();
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    PointResult before;
+    if (runs[i] || !read_point_result(options.dir, plan.points[i].id, before)) continue;
+    ++summary.skipped;
+    if (before.outcome != "ok") ++summary.failed;
+  }
   const unsigned jobs = options.jobs == 0 ? 1 : options.jobs;
   const Clock::time_point start = Clock::now();
   std::vector<Running> running;
@@ -203,19 +212,29 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
     }
   };
   show("");
+  std::vector<std::pair<std::size_t, std::string>> cannot_start;
   // Starts points until -j are running (none once the pool is stopping).
   const auto top_up = [&] {
     while (running.size() < jobs && next < pending.size() && summary.error.empty() && stop_signal() == 0) {
       const std::size_t index = pending[next++];
       const SweepPoint& p = plan.points[index];
       const fs::path here = point_dir(options.dir, p.id);
-      std::error_code ec;
-      fs::remove(here / "result.json", ec);
-      running.push_back({index,
-                         std::make_unique<ChildProcess>(point_command(options, plan, p),
-                                                        std::vector<std::pair<std::string, std::string>>{},
-                                                        (here / "log.txt").string()),
-                         Clock::now()});
+      // Nothing of an earlier run of the point may be taken for this one's.
+      for (const char* stale : {"result.json", "stats.json", "log.txt"}) {
+        std::error_code ec;
+        fs::remove(here / stale, ec);
+      }
+      try {
+        running.push_back({index,
+                           std::make_unique<ChildProcess>(point_command(options, plan, p),
+                                                          std::vector<std::pair<std::string, std::string>>{},
+                                                          (here / "log.txt").string()),
+                           Clock::now()});
+      } catch (const std::runtime_error& e) {
+        // A point that cannot start (its directory unwritable, the executable being replaced) is that point's
+        // failure, not the sweep's.
+        cannot_start.emplace_back(index, std::string("cannot start the point's run: ") + e.what());
+      }
     }
   };
   struct Ended {
@@ -224,7 +243,17 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
     bool killed;
     double run_s;
   };
-  while ((next < pending.size() || !running.empty()) && stop_signal() == 0) {
+  const auto report = [&](const SweepPoint& p, const PointResult& r) {
+    ++summary.run;
+    summary.sum_run_s += r.run_s;
+    if (r.outcome != "ok") ++summary.failed;
+    std::ostringstream line;
+    line << p.id << ' ' << r.outcome;
+    for (std::size_t a = 0; a < plan.axes.size(); ++a) line << ' ' << plan.axes[a].key << '=' << p.values[a];
+    if (r.outcome != "ok") line << ": " << r.error;
+    show(line.str());
+  };
+  while ((next < pending.size() || !running.empty() || !cannot_start.empty()) && stop_signal() == 0) {
     top_up();
     std::vector<Ended> ended;
     for (auto it = running.begin(); it != running.end();) {
@@ -247,19 +276,19 @@ SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan
       const SweepPoint& p = plan.points[e.index];
       nlohmann::json stats;
       const PointResult r = record(options.dir, plan, p.id, e.exit_code, e.killed, e.run_s, stats);
-      ++summary.run;
-      summary.sum_run_s += r.run_s;
-      if (r.outcome != "ok") ++summary.failed;
-      std::ostringstream line;
-      line << p.id << ' ' << r.outcome;
-      for (std::size_t a = 0; a < plan.axes.size(); ++a) line << ' ' << plan.axes[a].key << '=' << p.values[a];
-      if (r.outcome != "ok") line << ": " << r.error;
-      show(line.str());
+      report(p, r);
       if (options.on_result && summary.error.empty()) summary.error = options.on_result(r, stats);
     }
+    for (const auto& [index, why] : cannot_start) {
+      PointResult r{plan.points[index].id, "error", -1, why, 0, {}};
+      write_point_result(options.dir, r);
+      report(plan.points[index], r);
+    }
+    const bool none_ended = ended.empty() && cannot_start.empty();
+    cannot_start.clear();
     if (!summary.error.empty()) next = pending.size();  // the running points finish; no new one starts
     // A point's process lives for tens of milliseconds at least: a millisecond's poll costs the pool little.
-    if (ended.empty()) ::usleep(1000);
+    if (none_ended) ::usleep(1000);
   }
   if (stop_signal() != 0) {
     summary.interrupted = true;

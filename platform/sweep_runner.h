@@ -32,6 +32,7 @@ struct SweepRunOptions {
   unsigned jobs = 1;          // points run at once
   double timeout_s = 0;       // > 0: a point's host-time limit (its run's --max-wall-time)
   bool retry_failed = false;  // run points again whose result is not ok
+  bool summary = true;        // the Slurm merge job draws the summary too
   // Called with each result the pool records; a non-empty answer stops the pool (SweepRunSummary::error): the sweep
   // checks the metrics' names against the first point that succeeds.
   std::function<std::string(const PointResult&, const nlohmann::json& stats)> on_result;
@@ -40,8 +41,12 @@ struct SweepRunOptions {
 // The result a finished point left, if any.
 bool read_point_result(const std::string& dir, const std::string& id, PointResult& result);
 
-// Runs one point and records its result (what a Slurm task does).
-PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& plan, const SweepPoint& point);
+// Runs one point (whatever it left before) and records its result (what a Slurm task does), with a progress line.
+PointResult run_sweep_point(const SweepRunOptions& options, const SweepPlan& plan, std::size_t index,
+                            std::ostream& progress);
+
+// The plan's points without a result (with retry_failed, also those whose outcome is not ok).
+std::vector<std::size_t> unfinished_points(const SweepPlan& plan, const std::string& dir, bool retry_failed);
 
 struct SweepRunSummary {
   std::size_t run = 0;      // points run now
@@ -53,11 +58,11 @@ struct SweepRunSummary {
   std::string error;  // on_result's answer that stopped the pool
 };
 
-// Runs the plan's unfinished points, -j at a time, printing progress to `progress` (a line per point, or one line
-// rewritten in place on a terminal). A SIGINT or SIGTERM stops the pool: running points end without a result, so a
-// later sweep runs them again.
-SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan, std::ostream& progress,
-                                 bool terminal);
+// Runs the plan's points at indices `pending` (each from scratch), -j at a time, printing progress to `progress` (a
+// line per point, or one line rewritten in place on a terminal). A point that cannot start is recorded as an error. A
+// SIGINT or SIGTERM stops the pool: running points end without a result, so a later sweep runs them again.
+SweepRunSummary run_sweep_points(const SweepRunOptions& options, const SweepPlan& plan,
+                                 const std::vector<std::size_t>& pending, std::ostream& progress, bool terminal);
 
 // The command line of a point's run (the executable first).
 std::vector<std::string> point_command(const SweepRunOptions& options, const SweepPlan& plan, const SweepPoint& point);

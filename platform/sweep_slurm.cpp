@@ -31,15 +31,12 @@ void write_script(const fs::path& path, const std::string& text) {
 
 // Runs sbatch with its output in a file; returns the job id it prints (--parsable: "ID" or "ID;CLUSTER"). With
 // --wait sbatch's exit code is the job's, set in `code`.
-std::string sbatch(const std::vector<std::string>& args, const fs::path& output, int& code) {
-  std::vector<std::string> argv{"sbatch", "--parsable"};
-  argv.insert(argv.end(), args.begin(), args.end());
+std::string sbatch(const std::vector<std::string>& argv, const fs::path& output, int& code) {
   std::string shown;
   for (const std::string& a : argv) shown += (shown.empty() ? "" : " ") + a;
   try {
     ChildProcess child(argv, {}, output.string());
-    while (!child.exited()) ::usleep(10'000);
-    code = child.exit_code();
+    code = child.wait_for_exit();
   } catch (const std::runtime_error&) {
     throw std::runtime_error("sweep: cannot run sbatch (is Slurm's client installed and on PATH?): " + shown);
   }
@@ -61,65 +58,87 @@ std::string sbatch(const std::vector<std::string>& args, const fs::path& output,
 
 }  // namespace
 
-std::string slurm_array_ranges(const std::vector<std::size_t>& indices) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < indices.size();) {
-    std::size_t j = i;
-    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
-    out << (i ? "," : "") << indices[i];
-    if (j > i) out << '-' << indices[j];
-    i = j + 1;
-  }
-  return out.str();
-}
-
 int submit_slurm_sweep(const SweepRunOptions& run, const SweepPlan& plan, const std::vector<std::size_t>& pending,
                        const SlurmSubmitOptions& options, std::ostream& out) {
-  const fs::path slurm = fs::path(run.dir) / "slurm";
+  const fs::path slurm = fs::absolute(run.dir) / "slurm";
   std::error_code ec;
   fs::create_directories(slurm / "logs", ec);
   if (ec) throw std::runtime_error("sweep: cannot create '" + (slurm / "logs").string() + "': " + ec.message());
   const std::string dir = fs::absolute(run.dir).string();
-  const std::string logs = fs::absolute(slurm / "logs").string();
+  // sbatch reads % in --output as a pattern (%a: the array index): a literal one is %%.
+  const auto pattern_safe = [](const std::string& path) {
+    std::string out;
+    for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
+    return out;
+  };
   std::string timeout;
   if (run.timeout_s > 0) timeout = " --point-timeout " + std::to_string(run.timeout_s) + "s";
 
-  std::ostringstream array;
-  array << "#!/bin/sh\n"
-        << "# gpuvp sweep: one of the " << plan.points.size() << " points of " << dir
-        << " per array task (the task id is the point's index in plan.json)\n"
-        << "#SBATCH --job-name=gpuvp-sweep\n"
-        << "#SBATCH --output=" << logs << "/point-%a.out\n"
-        << "#SBATCH --array=" << slurm_array_ranges(pending) << '\n'
-        << "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
-        << "exec " << sh_quote(run.gpuvp) << " sweep --run-point \"$SLURM_ARRAY_TASK_ID\" -o " << sh_quote(dir)
-        << timeout << '\n';
+  // One array per kSlurmArrayTasks points (Slurm's default MaxArraySize, 1001, bounds the task index): each task
+  // finds its point's id in its own script, so a later plan in the same directory cannot change what it runs.
+  std::vector<std::vector<std::string>> commands;
+  std::string dependency = "afterany";
+  for (std::size_t first = 0, chunk = 0; first < pending.size(); first += kSlurmArrayTasks, ++chunk) {
+    const std::size_t n = std::min(kSlurmArrayTasks, pending.size() - first);
+    std::ostringstream script;
+    script << "#!/bin/sh\n"
+           << "# gpuvp sweep: " << n << " of the " << plan.points.size() << " points of " << dir
+           << ", one per array task (task N runs the N-th id below)\n"
+           << "set --";
+    for (std::size_t k = 0; k < n; ++k) script << ' ' << plan.points[pending[first + k]].id;
+    script << "\nshift \"$SLURM_ARRAY_TASK_ID\"\n"
+           << "exec " << sh_quote(run.gpuvp) << " sweep --run-point \"$1\" -o " << sh_quote(dir) << timeout << '\n';
+    const fs::path path = slurm / ("array-" + std::to_string(chunk) + ".sh");
+    write_script(path, script.str());
+    std::vector<std::string> argv{
+        "sbatch", "--parsable", "--job-name=gpuvp-sweep", "--array=0-" + std::to_string(n - 1),
+        "--output=" + pattern_safe((slurm / "logs").string()) + "/point-" + std::to_string(chunk) + "-%a.out"};
+    argv.insert(argv.end(), options.sbatch_args.begin(), options.sbatch_args.end());
+    argv.push_back(path.string());
+    commands.push_back(argv);
+  }
   std::ostringstream merge;
   merge << "#!/bin/sh\n"
-        << "# gpuvp sweep: merge the points' results into results.csv and the summary once the array has ended\n"
-        << "#SBATCH --job-name=gpuvp-sweep-merge\n"
-        << "#SBATCH --output=" << logs << "/merge.out\n"
-        << "#SBATCH --ntasks=1\n"
-        << "exec " << sh_quote(run.gpuvp) << " sweep --merge -o " << sh_quote(dir) << '\n';
-  write_script(slurm / "array.sh", array.str());
+        << "# gpuvp sweep: merge the points' results into results.csv and the summary once the arrays have ended\n"
+        << "exec " << sh_quote(run.gpuvp) << " sweep --merge -o " << sh_quote(dir)
+        << (run.summary ? "" : " --no-summary") << '\n';
   write_script(slurm / "merge.sh", merge.str());
+  std::vector<std::string> merge_argv{"sbatch", "--parsable", "--job-name=gpuvp-sweep-merge",
+                                      "--output=" + pattern_safe((slurm / "logs").string()) + "/merge.out"};
+  merge_argv.insert(merge_argv.end(), options.sbatch_args.begin(), options.sbatch_args.end());
+
+  // submit.sh: the same submissions for a shell (what --slurm-dry-run leaves to run by hand).
+  std::ostringstream submit;
+  submit << "#!/bin/sh\n# gpuvp sweep: submit the point arrays, then the merge after all of them\nset -e\n";
+  std::string dependency_sh = "afterany";
+  for (std::size_t c = 0; c < commands.size(); ++c) {
+    submit << "a" << c << "=$(";
+    for (std::size_t k = 0; k < commands[c].size(); ++k) submit << (k ? " " : "") << sh_quote(commands[c][k]);
+    submit << ")\na" << c << "=${a" << c << "%%;*}\n";
+    dependency_sh += ":$a" + std::to_string(c);
+  }
+  for (const std::string& a : merge_argv) submit << sh_quote(a) << ' ';
+  submit << "--dependency=" << dependency_sh << ' ' << sh_quote((slurm / "merge.sh").string()) << '\n';
+  write_script(slurm / "submit.sh", submit.str());
   if (!options.submit) {
-    out << "sweep: wrote " << (slurm / "array.sh").string() << " (" << pending.size() << " points) and "
-        << (slurm / "merge.sh").string() << "; submit with: sbatch --parsable " << (slurm / "array.sh").string()
-        << ", then sbatch --dependency=afterany:JOBID " << (slurm / "merge.sh").string() << '\n';
+    out << "sweep: wrote " << (slurm / "submit.sh").string() << " (" << pending.size() << " points in "
+        << commands.size() << (commands.size() == 1 ? " array" : " arrays") << ", then the merge); submit with: sh "
+        << (slurm / "submit.sh").string() << '\n';
     return 0;
   }
-  std::vector<std::string> array_args = options.sbatch_args;
-  array_args.push_back((slurm / "array.sh").string());
   int code = 0;
-  const std::string array_id = sbatch(array_args, slurm / "sbatch-array.out", code);
-  std::vector<std::string> merge_args = options.sbatch_args;
-  merge_args.emplace_back("--dependency=afterany:" + array_id);
-  if (options.wait) merge_args.emplace_back("--wait");
-  merge_args.push_back((slurm / "merge.sh").string());
-  out << "sweep: submitted job array " << array_id << " (" << pending.size() << " points); the merge job "
+  std::string ids;
+  for (std::size_t c = 0; c < commands.size(); ++c) {
+    const std::string id = sbatch(commands[c], slurm / ("sbatch-array-" + std::to_string(c) + ".out"), code);
+    dependency += ":" + id;
+    ids += (ids.empty() ? "" : ", ") + id;
+  }
+  merge_argv.push_back("--dependency=" + dependency);
+  if (options.wait) merge_argv.emplace_back("--wait");
+  merge_argv.push_back((slurm / "merge.sh").string());
+  out << "sweep: submitted job array " << ids << " (" << pending.size() << " points); the merge job "
       << (options.wait ? "runs" : "will run") << " after it" << std::endl;
-  const std::string merge_id = sbatch(merge_args, slurm / "sbatch-merge.out", code);
+  const std::string merge_id = sbatch(merge_argv, slurm / "sbatch-merge.out", code);
   out << "sweep: merge job " << merge_id << (options.wait ? " has ended" : " submitted")
       << "; results: " << (fs::path(dir) / "results.csv").string() << '\n';
   return options.wait ? code : 0;

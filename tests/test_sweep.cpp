@@ -114,6 +114,51 @@ TEST_F(SweepPlanTest, RandomSamplesAreDistinctAndSeeded) {
   EXPECT_EQ(make_sweep_plan(spec).points.size(), 40U);
 }
 
+TEST_F(SweepPlanTest, ASampleOfNIsNDistinctConfigurations) {
+  // 1GHz and 1000MHz configure the same platform: a sample of 3 still has 3 points.
+  spec.varies = {"gen.clock_hz=1GHz,1000MHz,2GHz,3GHz", "dram.read_latency_cycles=50,60"};
+  spec.sample = 5;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    spec.seed = seed;
+    EXPECT_EQ(make_sweep_plan(spec).points.size(), 5U) << seed;
+  }
+  spec.sample = 7;  // only 6 distinct configurations
+  EXPECT_EQ(make_sweep_plan(spec).points.size(), 6U);
+}
+
+TEST_F(SweepPlanTest, ASpaceBeyond64BitsSamplesEveryValue) {
+  // 20 keys of 10 values: 10^20 points, past 2^64. Each value of each key appears in a sample of 200.
+  const char* keys[] = {"bus.hop_latency_cycles",
+                        "dram.read_latency_cycles",
+                        "dram.write_latency_cycles",
+                        "gen.mmio_latency_cycles",
+                        "gen.gtt.tlb_hit_cycles",
+                        "gen.gtt.walk_level_cycles",
+                        "gen.cs.decode_cycles",
+                        "gen.cs.dword_cycles",
+                        "gen.cs.register_cycles",
+                        "gen.cs.memory_cycles",
+                        "gen.cs.semaphore_poll_cycles",
+                        "gen.gpgpu.instruction_cycles",
+                        "gen.gpgpu.dispatch_cycles",
+                        "gen.gpgpu.barrier_cycles",
+                        "vc4.v3d.mmio_latency_cycles",
+                        "vc4.v3d.cle.packet_cycles",
+                        "vc4.v3d.binner.primitive_cycles",
+                        "vc4.v3d.binner.vertex_cycles",
+                        "vc4.v3d.renderer.tile_cycles",
+                        "vc4.v3d.renderer.primitive_cycles"};
+  for (const char* key : keys) spec.varies.push_back(std::string(key) + "=1,2,3,4,5,6,7,8,9,10");
+  spec.sample = 200;
+  const SweepPlan plan = make_sweep_plan(spec);
+  ASSERT_EQ(plan.points.size(), 200U);
+  for (std::size_t axis = 0; axis < 20; ++axis) {
+    std::set<std::string> seen;
+    for (const SweepPoint& p : plan.points) seen.insert(p.values[axis]);
+    EXPECT_EQ(seen.size(), 10U) << keys[axis];
+  }
+}
+
 TEST_F(SweepPlanTest, LatinHypercubeUsesEveryStratumOncePerKey) {
   // Five samples over two lists of five values: each value of each key exactly once.
   spec.varies = {"dram.read_latency_cycles=10,20,30,40,50", "dram.write_latency_cycles=11,21,31,41,51"};
@@ -161,6 +206,9 @@ TEST_F(SweepPlanTest, BadInputNamesTheKeyOrValue) {
   spec.workload = "demo-vc4-fft";
   spec.sample_method = "sobol";
   EXPECT_EQ(error_of(spec), "--sample-method 'sobol': expected random or lhs");
+  spec.sample_method = "random";
+  spec.metrics = {"sim_time_ps", "sim_time_ps"};
+  EXPECT_EQ(error_of(spec), "--metric sim_time_ps: given twice");
 }
 
 TEST_F(SweepPlanTest, AHugeSpaceNeedsASample) {
@@ -213,14 +261,10 @@ TEST(SweepResults, MetricsAreNumbersOfTheStatsTreeByPath) {
 
 TEST(SweepResults, CsvFieldsAreQuotedWhereNeeded) {
   EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field("cr\r"), "\"cr\r\"");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
-}
-
-TEST(SweepSlurm, ArrayRangesCompressRuns) {
-  EXPECT_EQ(slurm_array_ranges({0, 1, 2, 3, 5, 7, 8, 9}), "0-3,5,7-9");
-  EXPECT_EQ(slurm_array_ranges({4}), "4");
-  EXPECT_EQ(slurm_array_ranges({}), "");
 }
 
 // Whole sweeps through the executable.
@@ -325,29 +369,95 @@ TEST(SweepCommand, ASweepRunAgainRunsOnlyWhatIsNotFinished) {
 
 TEST(SweepCommand, SlurmScriptsRunByHandGiveTheLocalResults) {
   const std::string local = fresh_dir("sweep_slurm_local");
-  const std::string slurm = fresh_dir("sweep_slurm_dry");
+  // A directory name with a space, a quote and a percent sign: nothing of it may be read as a directive or pattern.
+  const std::string slurm = fresh_dir("sweep slurm 'dry' 100%");
   ASSERT_EQ(test::run_gpuvp_split(std::string(kFftSweep) + "-o " + local).exit_code, 1);
-  const auto dry = test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + slurm);
+  const std::string quoted = "\"" + slurm + "\"";
+  const auto dry = test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + quoted);
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
-  EXPECT_NE(dry.err.find("slurm/array.sh (4 points)"), std::string::npos) << dry.err;
-  const std::string array = read_file(fs::path(slurm) / "slurm" / "array.sh");
-  EXPECT_NE(array.find("#SBATCH --array=0-3\n"), std::string::npos) << array;
-  EXPECT_NE(array.find(" sweep --run-point \"$SLURM_ARRAY_TASK_ID\" -o '" + fs::absolute(slurm).string() + "'"),
+  EXPECT_NE(dry.err.find("slurm/submit.sh (4 points in 1 array, then the merge); submit with: sh "), std::string::npos)
+      << dry.err;
+  const SweepPlan plan = read_sweep_plan(slurm);
+  const std::string array = read_file(fs::path(slurm) / "slurm" / "array-0.sh");
+  EXPECT_NE(array.find("\nset -- " + plan.points[0].id + " " + plan.points[1].id + " " + plan.points[2].id + " " +
+                       plan.points[3].id + "\n"),
             std::string::npos)
       << array;
+  EXPECT_EQ(array.find("#SBATCH"), std::string::npos) << array;  // options go on sbatch's command line
+  const std::string submit = read_file(fs::path(slurm) / "slurm" / "submit.sh");
+  EXPECT_NE(submit.find("'--array=0-3'"), std::string::npos) << submit;
+  EXPECT_NE(submit.find("100%%/slurm/logs/point-0-%a.out'"), std::string::npos) << submit;
+  EXPECT_NE(submit.find("--dependency=afterany:$a0 "), std::string::npos) << submit;
   EXPECT_FALSE(fs::exists(fs::path(slurm) / "results.csv"));
+  // A later plan in the same directory does not change what a submitted array runs (sbatch keeps the script it was
+  // given; its tasks name ids, not places in plan.json).
+  fs::copy_file(fs::path(slurm) / "slurm" / "array-0.sh", fs::path(slurm) / "submitted.sh");
+  ASSERT_EQ(test::run_gpuvp_split("sweep --vary vc4.v3d.qpus_per_slice=4 --vary dram.read_latency_cycles=10,50,100 "
+                                  "--workload demo-vc4-fft --metric sim_time_ps --slurm-dry-run -o " +
+                                  quoted)
+                .exit_code,
+            0);
   // What the array's tasks and the merge job would run.
   for (int task = 0; task < 4; ++task) {
     const auto r =
-        test::run_shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " sh " + slurm + "/slurm/array.sh 2>&1");
+        test::run_shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " sh " + quoted + "/submitted.sh 2>&1");
     EXPECT_EQ(r.status, task < 2 ? 1 : 0) << r.out;
+    EXPECT_NE(r.out.find(plan.points[static_cast<std::size_t>(task)].id), std::string::npos) << r.out;
   }
-  const auto merge = test::run_shell("sh " + slurm + "/slurm/merge.sh 2>&1");
+  // The merge reads plan.json, which the second plan replaced: the first sweep run again finds every point finished
+  // and only merges (two failed: exit 1); the merge job's script gives the same.
+  EXPECT_EQ(test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + quoted).exit_code, 1);
+  const auto merge = test::run_shell("sh " + quoted + "/slurm/merge.sh 2>&1");
   EXPECT_EQ(merge.status, 1) << merge.out;  // two points failed
   EXPECT_EQ(read_file(fs::path(slurm) / "results.csv"), read_file(fs::path(local) / "results.csv"));
   // Nothing is left to submit: the dry run now only merges.
-  const auto done = test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + slurm);
+  const auto done = test::run_gpuvp_split(std::string(kFftSweep) + "--slurm-dry-run -o " + quoted);
   EXPECT_EQ(done.out, "sweep: 4 points: 2 ok, 2 failed; results: " + slurm + "/results.csv, summary.html\n");
+}
+
+TEST(SweepCommand, ARerunPointNeverTakesAnEarlierRunsStatistics) {
+  const std::string dir = fresh_dir("sweep_stale");
+  ASSERT_EQ(test::run_gpuvp_split(std::string(kFftSweep) + "-o " + dir).exit_code, 1);
+  const SweepPlan plan = read_sweep_plan(dir);
+  const fs::path point = fs::path(dir) / "points" / plan.points[3].id;
+  // The point's configuration broken by hand: its next run stops before writing statistics.
+  std::ofstream(point / "config.json") << "dram: {read_latency_cycles: lots}\n";
+  const auto r = test::run_gpuvp_split("sweep --run-point " + plan.points[3].id + " -o " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_FALSE(fs::exists(point / "stats.json"));
+  PointResult result;
+  ASSERT_TRUE(read_point_result(dir, plan.points[3].id, result));
+  EXPECT_EQ(result.outcome, "error");
+  EXPECT_EQ(result.metrics.count("sim_time_ps"), 0U);
+  EXPECT_NE(result.error.find("read_latency_cycles"), std::string::npos) << result.error;
+  EXPECT_EQ(test::run_gpuvp_split("sweep --run-point 0123456789abcdef -o " + dir).err,
+            "gpuvp: error: --run-point 0123456789abcdef: no such point in '" + dir + "'\n");
+}
+
+TEST(SweepCommand, ErrorLinesThatAreNotUtf8AreKept) {
+  // The run's error line names 200 two-byte characters: cut at 300 bytes, on a character boundary.
+  std::string word;
+  for (int i = 0; i < 200; ++i) word += "\xc3\xa9";
+  const std::string script = test::write_temp_file("sweep_utf8.gpuvp", "writel 0x1000 " + word + "\n");
+  const std::string dir = fresh_dir("sweep_utf8");
+  const auto r = test::run_gpuvp_split("sweep --vary dram.read_latency_cycles=50,60 --workload " + script +
+                                       " --metric sim_time_ps -j 2 -o " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::vector<std::string> rows = lines_of(read_file(fs::path(dir) / "results.csv"));
+  ASSERT_EQ(rows.size(), 3U);
+  EXPECT_NE(rows[1].find(",failed,"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find("\xc3\xa9..."), std::string::npos) << rows[1];
+}
+
+TEST(SweepCommand, ScriptPathsResolveAgainstTheScriptsOwnDirectory) {
+  const std::string dir = fresh_dir("sweep_relative");
+  const fs::path scripts = fs::path(testing::TempDir()) / "sweep_relative_scripts";
+  fs::create_directories(scripts);
+  std::ofstream(scripts / "data.bin", std::ios::binary) << "\x44\x33\x22\x11";
+  std::ofstream(scripts / "loader.gpuvp") << "load 0x1000 data.bin\nexpectl 0x1000 0x11223344\n";
+  const auto r = test::run_gpuvp_split("sweep --vary dram.read_latency_cycles=50 --workload " +
+                                       (scripts / "loader.gpuvp").string() + " --metric sim_time_ps -o " + dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err << read_file(fs::path(dir) / "results.csv");
 }
 
 TEST(SweepCommand, APointOverItsTimeLimitIsRecordedAndTheSweepGoesOn) {
@@ -395,8 +505,7 @@ TEST(SweepCommand, BadCommandLinesGiveOneLineErrors) {
        "gpuvp: error: no workload: give --workload NAME or FILE (gpuvp sweep --list-workloads)\n"},
       {"sweep --vary dram.read_latency_cycles=1 --workload demo --metric sim_time_ps",
        "gpuvp: error: no sweep directory: give -o DIR\n"},
-      {"sweep --run-point 0 -o " + dir + "/none",
-       "gpuvp: error: sweep plan '" + dir + "/none/plan.json': cannot read it\n"},
+      {"sweep --run-point 0 -o " + dir + "/none", "gpuvp: error: --run-point 0: no such point in '" + dir + "/none'\n"},
   };
   for (const Case& c : cases) {
     const auto r = test::run_gpuvp_split(c.args);

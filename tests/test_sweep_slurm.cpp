@@ -56,10 +56,11 @@ class SlurmSweep : public ::testing::Test {
 
 TEST_F(SlurmSweep, JobArrayAndMergeGiveTheLocalResults) {
   const std::string local = cluster_ + "/local";
-  const std::string remote = cluster_ + "/slurm-sweep";
+  // A space and a percent sign in the path: nothing of it may be read as a directive or an output pattern.
+  const std::string remote = cluster_ + "/slurm sweep 100%";
   const auto l = run_gpuvp_split(std::string(kSweep) + "-j 2 -o " + local);
   ASSERT_EQ(l.exit_code, 1) << l.err;  // two points cannot run the FFT (6 QPUs)
-  const auto s = run_gpuvp_split(std::string(kSweep) + "--slurm --slurm-wait -o " + remote);
+  const auto s = run_gpuvp_split(std::string(kSweep) + "--slurm --slurm-wait -o \"" + remote + "\"");
   EXPECT_EQ(s.exit_code, 1) << s.err;
   EXPECT_NE(s.err.find("sweep: submitted job array "), std::string::npos) << s.err;
   EXPECT_NE(s.err.find(" (4 points); the merge job runs after it"), std::string::npos) << s.err;
@@ -69,12 +70,12 @@ TEST_F(SlurmSweep, JobArrayAndMergeGiveTheLocalResults) {
   EXPECT_NE(csv.find(",4,50,"), std::string::npos) << csv;
   // Each task's and the merge's output, where the scripts send it.
   for (int task = 0; task < 4; ++task) {
-    EXPECT_TRUE(fs::exists(fs::path(remote) / "slurm" / "logs" / ("point-" + std::to_string(task) + ".out")));
+    EXPECT_TRUE(fs::exists(fs::path(remote) / "slurm" / "logs" / ("point-0-" + std::to_string(task) + ".out")));
   }
   EXPECT_NE(read_file(fs::path(remote) / "slurm" / "logs" / "merge.out").find("sweep: 4 points: 2 ok, 2 failed"),
             std::string::npos);
   // Resubmitting a finished sweep submits nothing: it merges.
-  const auto again = run_gpuvp_split(std::string(kSweep) + "--slurm --slurm-wait -o " + remote);
+  const auto again = run_gpuvp_split(std::string(kSweep) + "--slurm --slurm-wait -o \"" + remote + "\"");
   EXPECT_EQ(again.err.find("submitted"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, s.out);
 }
@@ -87,11 +88,12 @@ TEST_F(SlurmSweep, AnUnreachableControllerIsAOneLineError) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const std::string last = r.err.substr(r.err.rfind("gpuvp: error:"));
   EXPECT_EQ(last.rfind("gpuvp: error: sweep: `sbatch --parsable ", 0), 0U) << r.err;
-  EXPECT_NE(last.find("/slurm/array.sh` failed (exit 1): sbatch: error: "), std::string::npos) << r.err;
+  EXPECT_NE(last.find("/slurm/array-0.sh` failed (exit 1): sbatch: error: "), std::string::npos) << r.err;
   EXPECT_EQ(last.find('\n'), last.size() - 1) << r.err;
   // The plan and the scripts are there to submit later.
   EXPECT_TRUE(fs::exists(fs::path(dir) / "plan.json"));
-  EXPECT_TRUE(fs::exists(fs::path(dir) / "slurm" / "array.sh"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "slurm" / "array-0.sh"));
+  EXPECT_TRUE(fs::exists(fs::path(dir) / "slurm" / "submit.sh"));
 }
 
 }  // namespace

@@ -1987,6 +1987,11 @@ def main(argv=None):
     except ReportError as e:
         print(f"gpuvp report: error: {e}", file=sys.stderr)
         return 2
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as e:
+        # Well-formed JSON with values of the wrong kind (a histogram's count as text, ...): still one line.
+        print(f"gpuvp report: error: '{args.stats}' or its trace holds a value of an unexpected kind "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     return 0
 
 

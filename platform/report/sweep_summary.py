@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 
 MAX_LINES = 8
@@ -130,8 +131,12 @@ def main(argv):
     except SummaryError as e:
         print(f"gpuvp sweep: error: {e}", file=sys.stderr)
         return 2
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        print("gpuvp sweep: error: the summary needs matplotlib (Debian: apt-get install python3-matplotlib)",
+              file=sys.stderr)
+        return 2
     matplotlib.use("svg")
     matplotlib.rcParams["svg.hashsalt"] = "gpuvp-sweep"
     matplotlib.rcParams["svg.fonttype"] = "none"
@@ -140,7 +145,9 @@ def main(argv):
     outcomes = {}
     for row in rows:
         outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
+    # Plots of metrics or keys an earlier invocation had go: the directory holds this summary's only.
     plots_dir = os.path.join(directory, "plots")
+    shutil.rmtree(plots_dir, ignore_errors=True)
     os.makedirs(plots_dir, exist_ok=True)
     figures = []
     for metric in plan["metrics"]:

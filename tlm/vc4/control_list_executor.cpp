@@ -69,6 +69,13 @@ const PacketInfo* packet_info(std::uint8_t opcode) {
   return t.defined[opcode] ? &t.info[opcode] : nullptr;
 }
 
+bool ends_frame(const StatePacket& p) {
+  const std::uint8_t op = p.u8(0);
+  return op == packet::kStoreMsTileBufferAndEof ||
+         (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof) != 0) ||
+         (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof) != 0);
+}
+
 bool ControlListUnit::timed_access(core::Initiator& port, UnitContext& ctx, bool write, std::uint64_t address,
                                    void* data, unsigned len) {
   const auto status =
@@ -484,12 +491,8 @@ ControlListExecutor::Outcome ControlListExecutor::execute(Packet& p) {
       on_binner_flush_complete();
     }
   }
-  // End of frame: STORE_MS_TILE_BUFFER_AND_EOF, or the EOF bit of a full-resolution or general store's address word
-  // (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF): RFC and FRDONE once the store is done.
-  const bool eof = op == packet::kStoreMsTileBufferAndEof ||
-                   (op == packet::kStoreFullResTileBuffer && (p.u32(1) & packet::kLoadStoreEof)) ||
-                   (op == packet::kStoreTileBufferGeneral && (p.u32(3) & packet::kLoadStoreEof));
-  if (eof && thread_ == 1) {
+  // End of frame: RFC and FRDONE once the store is done.
+  if (ends_frame(rec) && thread_ == 1) {
     engine_.time().sync();  // RFC and FRDONE appear at the thread's local time
     if (services_.frame_done) services_.frame_done();
     on_frame_complete();  // "last tile written": queued increments of the render thread take effect

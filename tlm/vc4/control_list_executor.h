@@ -94,6 +94,11 @@ struct StatePacket {
   std::uint32_t u32(unsigned offset) const { return u16(offset) | static_cast<std::uint32_t>(u16(offset + 2)) << 16; }
 };
 
+// End of frame: STORE_MS_TILE_BUFFER_AND_EOF, or the EOF bit of a full-resolution or general store's address word
+// (vc4_packet.h VC4_LOADSTORE_FULL_RES_EOF, VC4_LOADSTORE_TILE_BUFFER_EOF). The CLE raises RFC on it; the renderer
+// ends the frame's last tile there.
+bool ends_frame(const StatePacket& p);
+
 // Per-thread record of what the list did: the last value of every packet type (state packets are what later
 // units consume) and how often each opcode ran.
 struct ControlListState {

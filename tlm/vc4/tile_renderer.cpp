@@ -272,20 +272,16 @@ UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
     case packet::kTileCoordinates:
       return tile_coordinates(p, ctx);
     case packet::kStoreTileBufferGeneral:
-      return store_general(p, ctx);
+      return ended_tile(p, store_general(p, ctx), ctx);
     case packet::kLoadTileBufferGeneral:
       return load_general(p);
     case packet::kStoreFullResTileBuffer:
-      return store_full_res(p, ctx);
+      return ended_tile(p, store_full_res(p, ctx), ctx);
     case packet::kLoadFullResTileBuffer:
       return load_full_res(p);
     case packet::kStoreMsTileBuffer:
-      return store_ms(ctx);
-    case packet::kStoreMsTileBufferAndEof: {
-      UnitResult r = store_ms(ctx);
-      tile_span_.end(ctx.time.now());
-      return r;
-    }
+    case packet::kStoreMsTileBufferAndEof:
+      return ended_tile(p, store_ms(ctx), ctx);
     case packet::kCompressedPrimitive:
     case packet::kClippedCompressedPrimitive:
       return UnitResult::done();  // the CLE decodes the entries and hands each primitive to compressed_primitive()
@@ -756,6 +752,12 @@ UnitResult TileRenderer::clear_colors(const StatePacket& p) {
 void TileRenderer::clear(bool color, bool zs) {
   if (color) std::fill(color_.begin(), color_.end(), static_cast<std::uint32_t>(clear_color_));
   if (zs) std::fill(zs_.begin(), zs_.end(), clear_zs_ | static_cast<std::uint32_t>(clear_stencil_) << 24);
+}
+
+UnitResult TileRenderer::ended_tile(const StatePacket& p, UnitResult store, UnitContext& ctx) {
+  // The frame's last store ends its last tile's span (another tile's TILE_COORDINATES ends the others).
+  if (ends_frame(p)) tile_span_.end(ctx.time.now());
+  return store;
 }
 
 UnitResult TileRenderer::tile_coordinates(const StatePacket& p, UnitContext& ctx) {

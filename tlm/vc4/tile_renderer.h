@@ -175,6 +175,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   UnitResult configure(const StatePacket& p);
   UnitResult clear_colors(const StatePacket& p);
   UnitResult tile_coordinates(const StatePacket& p, UnitContext& ctx);
+  UnitResult ended_tile(const StatePacket& p, UnitResult store, UnitContext& ctx);
   UnitResult store_general(const StatePacket& p, UnitContext& ctx);
   UnitResult load_general(const StatePacket& p);
   UnitResult store_full_res(const StatePacket& p, UnitContext& ctx);
