@@ -477,6 +477,32 @@ TEST(SweepCommand, APointOverItsTimeLimitIsRecordedAndTheSweepGoesOn) {
   }
 }
 
+TEST(SweepCommand, AStoppedSweepKeepsWhatFinishedAndARerunFinishesIt) {
+  const std::string dir = fresh_dir("sweep_stopped");
+  // Points of about 0.2 s of host time each (a poll over 150 us of simulated time); SIGTERM to the sweep alone once
+  // the first has a result: the running point ends without one.
+  const std::string script = test::write_temp_file("sweep_poll.gpuvp", "polll 0x1000 0x1234 0xffff 150000000\n");
+  const std::string sweep = std::string(GPUVP_EXE) + " sweep --vary dram.read_latency_cycles=50,60,70,80 --workload " +
+                            script + " --metric sim_time_ps --no-summary -o " + dir;
+  const auto stopped = test::run_shell("(" + sweep + " 2>/dev/null & p=$!; i=0; until ls " + dir +
+                                       "/points/*/result.json >/dev/null 2>&1 || [ $i -ge 600 ]; do sleep 0.05; "
+                                       "i=$((i+1)); done; kill -TERM $p; wait $p; echo \"exit $?\")");
+  EXPECT_NE(stopped.out.find("exit 143"), std::string::npos) << stopped.out;
+  std::vector<std::string> rows = lines_of(read_file(fs::path(dir) / "results.csv"));
+  ASSERT_EQ(rows.size(), 5U);
+  std::size_t pending = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) pending += rows[i].find(",pending,") != std::string::npos;
+  EXPECT_GE(pending, 1U);
+  EXPECT_LE(pending, 3U);
+  // The same command again runs only what did not finish; every point then has its result (the poll times out: a
+  // failed check, recorded).
+  const auto again = test::run_shell(sweep + " 2>&1");
+  EXPECT_EQ(again.status, 1) << again.out;
+  EXPECT_NE(again.out.find("finished before"), std::string::npos) << again.out;
+  rows = lines_of(read_file(fs::path(dir) / "results.csv"));
+  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_NE(rows[i].find(",failed,"), std::string::npos) << rows[i];
+}
+
 TEST(SweepCommand, AnUnknownMetricStopsTheSweepKeepingWhatFinished) {
   const std::string dir = fresh_dir("sweep_metric");
   const auto r = test::run_gpuvp_split(
