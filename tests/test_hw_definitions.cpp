@@ -273,6 +273,7 @@ TEST(Vc4Definitions, EncodersWriteWholePacketsLittleEndian) {
       [](std::vector<std::uint8_t>& cl) { pk::configuration_bits(cl, 1, 2, 3); },
       [](std::vector<std::uint8_t>& cl) { pk::viewport_offset(cl, 1, 2); },
       [](std::vector<std::uint8_t>& cl) { pk::clipper_xy_scaling(cl, 1, 2); },
+      [](std::vector<std::uint8_t>& cl) { pk::clipper_z_scale_and_offset(cl, 1, 2); },
       [](std::vector<std::uint8_t>& cl) { pk::nv_shader_state(cl, 1); },
       [](std::vector<std::uint8_t>& cl) { pk::primitive_list_format(cl, 1); },
       [](std::vector<std::uint8_t>& cl) { pk::branch(cl, 1); },

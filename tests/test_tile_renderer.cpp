@@ -254,18 +254,21 @@ class RendererShading : public Renderer {
   std::uint32_t pixel(unsigned x, unsigned y, unsigned f = 0) { return word(frame(f) + 4 * (64 * y + x)); }
 };
 
+// The first varying, interpolated (partial * W + C) and truncated by ftoi, as the colour word.
+const char* const kVaryingAsColourWordShader = R"(
+    mov r0, vary
+    fmul r1, r0, ra15
+    fadd r2, r1, r5
+    ftoi tlb_color_all, r2
+    sig_end nop
+    nop
+    sig_unlock_score nop
+)";
+
 // A varying equal to x at the vertices, interpolated to the pixel centre (x + 1/2) and truncated by the shader's
 // ftoi: each covered pixel's colour word is its own x; pixels outside keep the clear colour.
 TEST_F(RendererShading, ATrianglesFragmentsGetTheirInterpolatedVarying) {
-  put(kCode, code_bytes(R"(
-      mov r0, vary
-      fmul r1, r0, ra15
-      fadd r2, r1, r5
-      ftoi tlb_color_all, r2
-      sig_end nop
-      nop
-      sig_unlock_score nop
-  )"));
+  put(kCode, code_bytes(kVaryingAsColourWordShader));
   const std::uint32_t rec =
       record(0, {{0, 0, 0.5F, 1.0F, {0}}, {64, 0, 0.5F, 1.0F, {64}}, {0, 64, 0.5F, 1.0F, {0}}}, 1, kCode);
   render({[&](List& l) { triangle(l.op(pk::kNvShaderState).u32(rec), 0, 1, 2); }});
@@ -665,6 +668,83 @@ TEST_F(RendererShading, PointsAndLinesAreRasterisedWithTheirSizesAndPointCoordin
   }
   for (unsigned x = 4; x < 20; ++x) EXPECT_EQ(pixel(x, 29), 0xFFFFFFFFu) << x;
   EXPECT_EQ(v3d_.renderer().fragments_shaded(), 32u);
+}
+
+// CLIPPED_COMPRESSED_PRIMITIVE (the binner's clipper output, tlm/vc4/clipper.h): the record replaces the flagged
+// vertex of the run's first primitive by its own position, Zs and 1/Wc, and its varyings by the coefficients' sum of
+// the original vertices'. The triangle (0, 0), (64, 0), (0, 64) with a varying equal to x has vertex 2 replaced by
+// (32, 64) with coefficients (1/2, 1/2, 0), whose varying 32 is again its x: every covered pixel's colour is its own x,
+// and the covered pixels are those of (0, 0), (64, 0), (32, 64). The next primitive of the run is drawn unclipped.
+TEST_F(RendererShading, AClippedPrimitiveRecordReplacesItsFlaggedVertices) {
+  put(kCode, code_bytes(kVaryingAsColourWordShader));
+  const std::uint32_t rec = record(0,
+                                   {{0, 0, 0.5F, 1.0F, {0}},
+                                    {64, 0, 0.5F, 1.0F, {64}},
+                                    {0, 64, 0.5F, 1.0F, {0}},
+                                    {60, 60, 0.5F, 1.0F, {60}},
+                                    {64, 60, 0.5F, 1.0F, {64}},
+                                    {64, 64, 0.5F, 1.0F, {64}}},
+                                   1, kCode);
+  // The record: XS, YS relative to the viewport centre (no VIEWPORT_OFFSET here), ZS, 1/WC, three coefficients.
+  constexpr std::uint32_t kRecord = 0x70000;
+  std::vector<std::uint8_t> r;
+  le(r, 32 * 16, 2);
+  le(r, 64 * 16, 2);
+  le(r, f32_bits(0.5F), 4);
+  le(r, f32_bits(1.0F), 4);
+  for (const float w : {0.5F, 0.5F, 0.0F, 0.0F, 0.0F}) le(r, f32_bits(w), 4);
+  put(kRecord, r);
+  render({[&](List& l) {
+    l.op(pk::kNvShaderState).u32(rec).op(pk::kClippedCompressedPrimitive).u32(kRecord | 4U);
+    l.u8(0x81).u16(0).u16(1).u16(2).u8(0x81).u16(3).u16(4).u16(5).u8(0x80);
+  }});
+  std::size_t covered = 0;
+  for (unsigned y = 0; y < 64; ++y) {
+    for (unsigned x = 0; x < 64; ++x) {
+      const double cx = x + 0.5, cy = y + 0.5;
+      // Inside the clipped triangle's edges x = y / 2 and x = 64 - y / 2 by half a pixel, or outside by as much
+      // (away from the second triangle's corner).
+      const double left = cy / 2, right = 64 - cy / 2;
+      if (cx > left + 0.5 && cx < right - 0.5) {
+        EXPECT_EQ(pixel(x, y), x) << x << "," << y;
+        ++covered;
+      } else if (cy < 59 && (cx < left - 0.5 || cx > right + 0.5)) {
+        EXPECT_EQ(pixel(x, y), 0xFF000000u) << x << "," << y;
+      }
+    }
+  }
+  EXPECT_GT(covered, 1800u);
+  // Pixel (5, 50) was inside the original triangle and is outside the clipped one.
+  EXPECT_EQ(pixel(5, 50), 0xFF000000u);
+  // The run's second triangle (60, 60), (64, 60), (64, 64) is drawn as it is.
+  EXPECT_EQ(pixel(63, 61), 63u);
+  EXPECT_EQ(core::stats().counter_value("v3d.renderer.clipped"), 1u);
+}
+
+// A clipped primitive record the render thread cannot use stops it with CTERR: flags naming a vertex the primitive
+// does not have, or (below) a record outside DRAM.
+TEST_F(RendererShading, AClippedPrimitiveRecordNamingAMissingVertexIsAModelledError) {
+  const std::uint32_t rec =
+      record(0, {{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}, 0, kCode);
+  put(kCode, code_bytes("load_imm tlb_color_all, 0xffffffff\nsig_end nop\nnop\nsig_unlock_score nop\n"));
+  render({[&](List& l) {
+           l.op(pk::kNvShaderState).u32(rec).format(pk::kListFormat16BitLines);
+           l.op(pk::kClippedCompressedPrimitive).u32(0x70000 | 4U).u8(0x81).u16(0).u16(1).u8(0x80);
+         }},
+         0xFF000000, ControlListExecutor::kCtErr);
+  EXPECT_EQ(errors("CLIPPED_COMPRESSED_PRIMITIVE flags 4 name a vertex the 2-vertex primitive does not have"), 1u);
+}
+
+TEST_F(RendererShading, AClippedPrimitiveRecordOutsideDramIsAModelledError) {
+  const std::uint32_t rec =
+      record(0, {{0, 0, 0.5F, 1.0F, {}}, {64, 0, 0.5F, 1.0F, {}}, {0, 64, 0.5F, 1.0F, {}}}, 0, kCode);
+  put(kCode, code_bytes("load_imm tlb_color_all, 0xffffffff\nsig_end nop\nnop\nsig_unlock_score nop\n"));
+  render({[&](List& l) {
+           l.op(pk::kNvShaderState).u32(rec);
+           l.op(pk::kClippedCompressedPrimitive).u32(0xFFFFFFF8U | 1U).u8(0x81).u16(0).u16(1).u16(2).u8(0x80);
+         }},
+         0xFF000000, ControlListExecutor::kCtErr);
+  EXPECT_EQ(errors("clipped primitive record: load of 32 bytes at 0xfffffff8 is outside DRAM"), 1u);
 }
 
 // A fragment shader's error (its code here is zeros: a breakpoint) stops the render thread with CTERR when the tile

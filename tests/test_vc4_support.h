@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -87,9 +88,77 @@ struct TileList {
   std::vector<std::vector<std::uint16_t>> entries;  // decoded primitives (1, 2 or 3 indices)
   std::vector<std::vector<std::uint8_t>> raw;       // the entries' bytes as written
   std::vector<std::uint32_t> branches;              // BRANCH targets (chained blocks)
-  bool returned = false;                            // ended with RETURN_FROM_SUB_LIST
+  // CLIPPED_COMPRESSED_PRIMITIVE runs: the index in `entries` of the primitive the record applies to, and the word
+  // (record address | flags).
+  std::vector<std::pair<std::size_t, std::uint32_t>> clipped;
+  bool returned = false;  // ended with RETURN_FROM_SUB_LIST
   std::string error;
 };
+
+// Decodes a tile list from its first block, following BRANCH (the binner's block chaining), up to its RETURN;
+// `read(address, n)` reads memory and `format` is the PRIMITIVE_LIST_FORMAT in effect (updated).
+inline TileList decode_tile_list(const std::function<std::vector<std::uint8_t>(std::uint32_t, std::size_t)>& read,
+                                 std::uint32_t address, std::uint8_t& format) {
+  const auto word = [&](std::uint32_t a) {
+    const std::vector<std::uint8_t> b = read(a, 4);
+    return static_cast<std::uint32_t>(b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24);
+  };
+  TileList t;
+  std::uint32_t a = address;
+  for (int guard = 0; guard < 100000; ++guard) {
+    const std::uint8_t op = read(a, 1)[0];
+    if (op == pk::kReturnFromSubList) {
+      t.returned = true;
+      return t;
+    }
+    if (op == pk::kBranch) {
+      const std::uint32_t target = word(a + 1);
+      t.branches.push_back(target);
+      a = target;
+      continue;
+    }
+    if (op == pk::kCompressedPrimitive || op == pk::kClippedCompressedPrimitive) {
+      if (op == pk::kClippedCompressedPrimitive) {
+        t.clipped.emplace_back(t.entries.size(), word(a + 1));
+        a += 4;
+      }
+      ++a;
+      vc4::compressed::Primitive prev;
+      for (;;) {
+        const std::uint8_t e = read(a, 1)[0];
+        if (e == 0x80) {
+          ++a;
+          break;
+        }
+        // Every coding, decoded against the previous primitive of the run (the codec's exact bytes are checked
+        // against hand-made vectors in test_tile_binner.cpp).
+        const unsigned len = vc4::compressed::entry_length(format, e);
+        if (len == 0 || e == vc4::compressed::kRelativeBranch) {
+          t.error = "unexpected compressed entry " + std::to_string(e);
+          return t;
+        }
+        const std::vector<std::uint8_t> bytes = read(a, len);
+        vc4::compressed::Primitive p;
+        if (!vc4::compressed::decode(format, bytes.data(), prev, p, t.error)) return t;
+        t.entries.emplace_back(p.index.begin(), p.index.begin() + p.vertices);
+        t.raw.push_back(bytes);
+        prev = p;
+        a += len;
+      }
+      continue;
+    }
+    const vc4::PacketInfo* info = vc4::packet_info(op);
+    if (!info || info->length == 0) {
+      t.error = "unexpected opcode " + std::to_string(op);
+      return t;
+    }
+    if (op == pk::kPrimitiveListFormat) format = read(a + 1, 1)[0];
+    t.ops.push_back(op);
+    a += info->length;
+  }
+  t.error = "no RETURN";
+  return t;
+}
 
 class Vc4Fixture : public ::testing::Test {
  protected:
@@ -176,59 +245,9 @@ class Vc4Fixture : public ::testing::Test {
     put(data, b);
   }
 
-  // Decodes a tile list from its first block, following BRANCH (the binner's block chaining), up to its RETURN.
+  // Decodes a tile list from its first block (decode_tile_list).
   TileList decode(std::uint32_t address) {
-    TileList t;
-    std::uint32_t a = address;
-    for (int guard = 0; guard < 100000; ++guard) {
-      const std::uint8_t op = get(a, 1)[0];
-      if (op == pk::kReturnFromSubList) {
-        t.returned = true;
-        return t;
-      }
-      if (op == pk::kBranch) {
-        const std::uint32_t target = word(a + 1);
-        t.branches.push_back(target);
-        a = target;
-        continue;
-      }
-      if (op == pk::kCompressedPrimitive) {
-        ++a;
-        vc4::compressed::Primitive prev;
-        for (;;) {
-          const std::uint8_t e = get(a, 1)[0];
-          if (e == 0x80) {
-            ++a;
-            break;
-          }
-          // Every coding, decoded against the previous primitive of the run (the codec's exact bytes are checked
-          // against hand-made vectors in test_tile_binner.cpp).
-          const unsigned len = vc4::compressed::entry_length(current_format_, e);
-          if (len == 0 || e == vc4::compressed::kRelativeBranch) {
-            t.error = "unexpected compressed entry " + std::to_string(e);
-            return t;
-          }
-          const std::vector<std::uint8_t> bytes = get(a, len);
-          vc4::compressed::Primitive p;
-          if (!vc4::compressed::decode(current_format_, bytes.data(), prev, p, t.error)) return t;
-          t.entries.emplace_back(p.index.begin(), p.index.begin() + p.vertices);
-          t.raw.push_back(bytes);
-          prev = p;
-          a += len;
-        }
-        continue;
-      }
-      const vc4::PacketInfo* info = vc4::packet_info(op);
-      if (!info || info->length == 0) {
-        t.error = "unexpected opcode " + std::to_string(op);
-        return t;
-      }
-      if (op == pk::kPrimitiveListFormat) current_format_ = get(a + 1, 1)[0];
-      t.ops.push_back(op);
-      a += info->length;
-    }
-    t.error = "no RETURN";
-    return t;
+    return decode_tile_list([this](std::uint32_t a, std::size_t n) { return get(a, n); }, address, current_format_);
   }
 
   core::Bus bus_;

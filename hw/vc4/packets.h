@@ -279,6 +279,12 @@ inline void clipper_xy_scaling(std::vector<std::uint8_t>& cl, float x, float y) 
   put_f32(cl, x);
   put_f32(cl, y);
 }
+// Zs = Zc / Wc x scale + offset (the scale first: Mesa v3d_packet_v21.xml, vc4_emit.c).
+inline void clipper_z_scale_and_offset(std::vector<std::uint8_t>& cl, float scale, float offset) {
+  put_u8(cl, kClipperZScaleAndOffset);
+  put_f32(cl, scale);
+  put_f32(cl, offset);
+}
 inline void tile_binning_mode_config(std::vector<std::uint8_t>& cl, std::uint32_t tile_alloc,
                                      std::uint32_t tile_alloc_size, std::uint32_t tsda, std::uint8_t tiles_x,
                                      std::uint8_t tiles_y, std::uint8_t flags) {

@@ -252,8 +252,10 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
                          static_cast<std::uint8_t>(scene.early_z ? 0x03U : 0x00U));
   // GL: the shaders scale clip coordinates to 1/16 pixel around the frame's centre; NV vertices are in place.
   pk::viewport_offset(cl, half_width, half_height);
-  // Half width / height in 1/16 pixel, as vc4_emit.c emits them.
-  pk::clipper_xy_scaling(cl, static_cast<float>(scene.width) * 8.0f, -(static_cast<float>(scene.height) * 8.0f));
+  // The clipper's viewport: the scales the shaders apply (half width / height in 1/16 pixel: vc4_emit.c emits the
+  // same values as its shaders' viewport uniforms) and Zs = Z/W, as the coordinate shader computes it.
+  pk::clipper_xy_scaling(cl, static_cast<float>(half_width), static_cast<float>(half_height));
+  pk::clipper_z_scale_and_offset(cl, 1.0F, 0.0F);
   if (gl) {
     pk::gl_shader_state(cl, record_word);
   } else {

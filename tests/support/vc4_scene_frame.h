@@ -16,7 +16,8 @@ namespace gpuvp::test {
 
 struct SceneFrame {
   host::Vc4Driver::Buffer fb;
-  bool done = false;  // FRDONE came within the time-out
+  host::Vc4Driver::BinSetup bin;  // where the binner's tile lists went
+  bool done = false;              // FRDONE came within the time-out
 };
 
 inline SceneFrame render_scene(host::Vc4Driver& d, const host::Vc4Scene& s, std::uint32_t clear,
@@ -25,6 +26,7 @@ inline SceneFrame render_scene(host::Vc4Driver& d, const host::Vc4Scene& s, std:
   f.fb = d.alloc(s.width * s.height * 4);
   std::vector<std::uint8_t> bin = d.build_bin_cl(s);
   const host::Vc4Driver::BinSetup setup = d.bin_setup(bin);
+  f.bin = setup;
   host::Vc4RenderSetup r;
   r.color_address = f.fb.addr;
   r.width = s.width;

@@ -73,6 +73,10 @@ TileBinner::TileBinner(sc_core::sc_module_name name, const TileBinnerParams& par
           stats_.counter("primitives", "events", "primitives the binner set up from draw packets (culled included)")),
       culled_(
           stats_.counter("culled", "events", "primitives that touch no tile (zero area, back/front facing, outside)")),
+      clipped_(stats_.counter("clipped", "events",
+                              "primitives clipped into new vertices (behind the eye or outside the guard band)")),
+      clip_records_(stats_.counter("clip_records", "events",
+                                   "clipped primitive records written to binning memory (one per triangle or line)")),
       vertices_shaded_(
           stats_.counter("vertices_shaded", "events", "vertices the coordinate shader shaded (GL shader state)")),
       entries_(stats_.counter("entries", "events",
@@ -136,10 +140,25 @@ UnitResult TileBinner::execute(const StatePacket& p, UnitContext& ctx) {
     case packet::kVgCoordinateArrayPrimitives:
       return draw(p, ctx);
     case packet::kClipperXyScaling:
-    case packet::kClipperZScaleAndOffset:
-      // Used by the clipper for primitives that need clipping against the guard band: the NV/VG paths modelled here
-      // take pre-shaded screen coordinates (the values stay recorded in the CLE's state).
+    case packet::kClipperZScaleAndOffset: {
+      // The clipper's viewport (clipper.h): two f32, X then Y scale; Z scale then Z offset.
+      const auto f32 = [&](unsigned at) {
+        const std::uint32_t bits = p.u32(at);
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+      };
+      if (op == packet::kClipperXyScaling) {
+        clipper_viewport_.x_scale = f32(1);
+        clipper_viewport_.y_scale = f32(5);
+        clipper_xy_seen_ = true;
+      } else {
+        clipper_viewport_.z_scale = f32(1);
+        clipper_viewport_.z_offset = f32(5);
+        clipper_z_seen_ = true;
+      }
       return UnitResult::done();
+    }
     default:
       break;
   }
@@ -553,10 +572,12 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
         return r;
       }
     }
+    ++primitives_;
+    bool binned = false;
     if (gl && gl_record_.clipping()) {
       // The clipper (reference-vc4.md: the shader record's clipping flag): a primitive wholly outside one side of the
-      // view volume is dropped; one crossing the eye plane (W <= 0) would have to be clipped into new vertices, which
-      // the model does not do. Primitives inside the eye plane keep the shader's screen coordinates (the guard band).
+      // view volume is dropped; one behind the eye plane or beyond the guard band is clipped into new vertices
+      // (clipper.h); the others keep the shader's screen coordinates.
       bool outside = false;
       for (unsigned plane = 0; plane < 5 && !outside; ++plane) {
         bool all = true;
@@ -568,20 +589,25 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
         outside = all;
       }
       if (outside) {
-        ++primitives_;
         ++culled_;
         continue;
       }
-      for (unsigned j = 0; j < verts; ++j) {
-        if (!(v[j].clip[3] > 0)) {
-          return UnitResult::error(std::string(pname) + ": primitive " + std::to_string(k) +
-                                   " crosses the eye plane (vertex " + std::to_string(idx[j]) + " has Wc " +
-                                   std::to_string(v[j].clip[3]) + "): clipping it into new vertices is not modelled");
+      const std::array<std::array<float, 4>, 3> clip{v[0].clip, v[1].clip, v[2].clip};
+      if (Clipper::needs_clipping(clip.data(), verts, clipper_viewport_)) {
+        UnitResult r = bin_clipped(kind, idx, v, ctx, binned);
+        if (r.kind != UnitResult::Kind::kDone) {
+          if (r.kind == UnitResult::Kind::kError) r.message = std::string(pname) + ": " + r.message;
+          return r;
         }
+        if (!binned) ++culled_;
+        ctx.time.sync_if_needed();
+        if (!ctx.running()) return UnitResult::aborted();
+        continue;
       }
     }
-    UnitResult r = bin(kind, idx, v, ctx);
+    UnitResult r = bin(kind, idx, v, ctx, binned);
     if (r.kind != UnitResult::Kind::kDone) return r;
+    if (!binned) ++culled_;
     ctx.time.sync_if_needed();
     // A draw's count comes from the list (up to 2^32 primitives): software must be able to stop or reset it.
     if (!ctx.running()) return UnitResult::aborted();
@@ -620,14 +646,60 @@ bool TileBinner::touches(Kind kind, const Vertex* v, std::int64_t x0, std::int64
                             static_cast<double>(y1));
 }
 
-UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx) {
-  ++primitives_;
+UnitResult TileBinner::bin_clipped(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx,
+                                   bool& binned) {
+  ++clipped_;
+  // A point that needs clipping is behind the eye or beyond the guard band: nothing of it is visible.
+  if (kind == Kind::kPoint) return UnitResult::done();
+  if (!clipper_xy_seen_ || !clipper_z_seen_) {
+    return UnitResult::error(std::string("a primitive to clip into new vertices and no ") +
+                             (clipper_xy_seen_ ? "CLIPPER_Z_SCALE_AND_OFFSET" : "CLIPPER_XY_SCALING") +
+                             " in the binning list: the clipper cannot place them");
+  }
+  const unsigned n = kind == Kind::kTriangle ? 3 : 2;
+  const std::array<std::array<float, 4>, 3> clip{v[0].clip, v[1].clip, v[2].clip};
+  const std::vector<ClipPolygonVertex> polygon = Clipper::clip(clip.data(), n, clipper_viewport_);
+  if (polygon.empty()) return UnitResult::done();
+  // The polygon's fan (P0, Pi, Pi+1), or the line's segment.
+  const std::size_t parts = n == 3 ? polygon.size() - 2 : 1;
+  for (std::size_t part = 0; part < parts; ++part) {
+    cycles(ctx, params_.clip_cycles);
+    const std::size_t slot_vertex[3] = {0, part + 1, part + 2};
+    ClipRecord record;
+    Vertex placed[3];
+    bool visible = true;
+    for (unsigned j = 0; j < n; ++j) {
+      const ClipPolygonVertex& pv = polygon[slot_vertex[j]];
+      if (pv.original == static_cast<int>(j)) {
+        placed[j] = v[j];
+        continue;
+      }
+      ClippedVertexRecord entry;
+      if (!Clipper::project(pv, clipper_viewport_, entry)) {
+        visible = false;  // a Z scale or offset that makes Zs not finite: nothing to draw
+        break;
+      }
+      Clipper::encode(entry, record.bytes.data() + Clipper::kRecordBytes * record.entries++);
+      record.flags |= 1U << j;
+      placed[j].x = entry.xs + viewport_x_;
+      placed[j].y = entry.ys + viewport_y_;
+    }
+    if (!visible) continue;
+    bool part_binned = false;
+    if (UnitResult r = bin(kind, idx, placed, ctx, part_binned, &record); r.kind != UnitResult::Kind::kDone) return r;
+    binned = binned || part_binned;
+  }
+  return UnitResult::done();
+}
+
+UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx, bool& binned,
+                           const ClipRecord* clipped) {
+  binned = false;
   const TrackedState& cfg = state_[packet::kConfigurationBits];
   if (kind == Kind::kTriangle) {
     const std::int64_t area2 = static_cast<std::int64_t>(v[1].x - v[0].x) * (v[2].y - v[0].y) -
                                static_cast<std::int64_t>(v[2].x - v[0].x) * (v[1].y - v[0].y);
     if (area2 == 0) {
-      ++culled_;
       return UnitResult::done();
     }
     if (cfg.seen) {
@@ -637,7 +709,6 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
       const bool cw = area2 > 0;
       const bool forward = (cfg.bytes[1] & 4) ? cw : !cw;
       if ((forward && !(cfg.bytes[1] & 1)) || (!forward && !(cfg.bytes[1] & 2))) {
-        ++culled_;
         return UnitResult::done();
       }
     }
@@ -683,7 +754,6 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
                                 ? (std::isfinite(v[0].point_size) && v[0].point_size > 0 ? v[0].point_size * 8.0 : -1.0)
                                 : point_half_size_;
   if (point_half < 0) {  // a size that draws nothing (rasteriser.h)
-    ++culled_;
     return UnitResult::done();
   }
   point_half_size_ = point_half;  // for touches()
@@ -697,7 +767,6 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
   const std::int64_t rx1 = std::min<std::int64_t>(cx1, bound(std::ceil(maxx + grow), cx0, cx1));
   const std::int64_t ry1 = std::min<std::int64_t>(cy1, bound(std::ceil(maxy + grow), cy0, cy1));
   if (rx0 > rx1 || ry0 > ry1) {
-    ++culled_;
     return UnitResult::done();
   }
 
@@ -709,11 +778,37 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
                               : kind == Kind::kLine   ? packet::kListFormat16BitLines
                                                       : packet::kListFormat16BitPoints;
   bool any = false;
+  // A clipped primitive's CLIPPED_COMPRESSED_PRIMITIVE packet: the record's address (8-byte aligned) with the flags
+  // in bits 2:0, once the record is in memory.
+  std::uint8_t clip_header[5] = {packet::kClippedCompressedPrimitive, 0, 0, 0, 0};
   for (std::int64_t ty = ry0 / sub_tile; ty <= ry1 / sub_tile; ++ty) {
     for (std::int64_t tx = rx0 / sub_tile; tx <= rx1 / sub_tile; ++tx) {
       const std::int64_t bx0 = std::max(cx0, tx * sub_tile), by0 = std::max(cy0, ty * sub_tile);
       const std::int64_t bx1 = std::min(cx1, (tx + 1) * sub_tile - 1), by1 = std::min(cy1, (ty + 1) * sub_tile - 1);
       if (!touches(kind, v, bx0, by0, bx1, by1)) continue;
+      if (clipped != nullptr && !any) {
+        // One record for every tile the part touches (the hardware's sharing is unpublished: clipper.h).
+        std::uint32_t address = 0;
+        const unsigned bytes = clipped->entries * Clipper::kRecordBytes;
+        if (bytes != 0) {
+          UnitResult r = allocate(bytes, address, ctx);
+          if (r.kind != UnitResult::Kind::kDone) return r;
+          if ((address & 7U) != 0) {
+            // The packet's word keeps the flags in bits 2:0 (docs/vc4-v3d.md): software gave a pool or overspill
+            // address the record cannot take.
+            return UnitResult::error("clipped primitive record at " + hex(address) +
+                                     " is not 8-byte aligned (tile allocation or overspill memory is not)");
+          }
+          std::string message;
+          std::array<std::uint8_t, 3 * Clipper::kRecordBytes> record = clipped->bytes;
+          if (!transfer(true, address, record.data(), bytes, ctx, message)) {
+            return UnitResult::error("clipped primitive record: " + message);
+          }
+          ++clip_records_;
+        }
+        const std::uint32_t word = address | clipped->flags;
+        for (unsigned i = 0; i < 4; ++i) clip_header[1 + i] = static_cast<std::uint8_t>(word >> (8 * i));
+      }
       any = true;
       BinnedTile& t = tiles_[static_cast<std::size_t>(ty * tiles_x_ + tx)];
       UnitResult r = write_state(t, false, ctx);
@@ -725,19 +820,22 @@ UnitResult TileBinner::bin(Kind kind, const std::uint32_t* idx, const Vertex* v,
         t.format = format;
       }
       std::array<std::uint8_t, compressed::kMaxEntryLength> entry;
-      unsigned entry_len = compressed::encode(format, prim, t.compressed_open ? &t.last : nullptr, entry);
+      // A clipped part opens a run of its own, where no previous primitive exists.
+      unsigned entry_len =
+          compressed::encode(format, prim, t.compressed_open && clipped == nullptr ? &t.last : nullptr, entry);
       if (t.write + entry_len + kLinkReserve > t.block_end) {
         // The block is full: append() chains a new one and re-opens the run, where no previous primitive exists.
         entry_len = compressed::encode(format, prim, nullptr, entry);
       }
-      r = append(t, entry.data(), entry_len, true, ctx);
+      r = clipped != nullptr ? append(t, entry.data(), entry_len, true, ctx, clip_header, sizeof clip_header)
+                             : append(t, entry.data(), entry_len, true, ctx);
       if (r.kind != UnitResult::Kind::kDone) return r;
       t.last = prim;
       ++t.primitives;
       ++entries_;
     }
   }
-  if (!any) ++culled_;
+  binned = any;
   return UnitResult::done();
 }
 
@@ -757,14 +855,19 @@ UnitResult TileBinner::write_state(BinnedTile& t, bool all, UnitContext& ctx) {
 }
 
 UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned len, bool compressed_entry,
-                              UnitContext& ctx) {
+                              UnitContext& ctx, const std::uint8_t* run_header, unsigned header_len) {
   std::string message;
-  auto framing = [&] { return (compressed_entry != t.compressed_open) ? 1u : 0u; };
+  // The escape that ends an open run, and the packet that starts a new one.
+  auto framing = [&] {
+    const bool escape = t.compressed_open && (!compressed_entry || run_header != nullptr);
+    const bool opens = compressed_entry && (run_header != nullptr || !t.compressed_open);
+    return (escape ? 1U : 0U) + (opens ? (run_header != nullptr ? header_len : 1U) : 0U);
+  };
   if (t.write + framing() + len + kLinkReserve > t.block_end) {
     // Chain a new block: close a compressed run, then BRANCH to the block (vc4-gpu-tools vc4_dump_parse_cl.c
     // follows BRANCH in tile lists; which form the PTB itself writes is not documented, docs/vc4-v3d.md).
     std::uint32_t block = 0;
-    UnitResult r = allocate_block(block, ctx);
+    UnitResult r = allocate(block_size_, block, ctx);
     if (r.kind != UnitResult::Kind::kDone) return r;
     std::uint8_t link[6];
     unsigned n = 0;
@@ -778,10 +881,15 @@ UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned
     ++t.blocks;
     ++blocks_;
   }
-  std::uint8_t buf[packet::kMaxFixedLength + 2];
+  std::uint8_t buf[packet::kMaxFixedLength + 8];
   unsigned n = 0;
-  if (compressed_entry && !t.compressed_open) buf[n++] = packet::kCompressedPrimitive;
-  if (!compressed_entry && t.compressed_open) buf[n++] = 0x80;  // escape back to packets
+  if (t.compressed_open && (!compressed_entry || run_header != nullptr)) buf[n++] = 0x80;  // escape back to packets
+  if (compressed_entry && run_header != nullptr) {
+    std::memcpy(buf + n, run_header, header_len);
+    n += header_len;
+  } else if (compressed_entry && !t.compressed_open) {
+    buf[n++] = packet::kCompressedPrimitive;
+  }
   std::memcpy(buf + n, bytes, len);
   n += len;
   if (!transfer(true, t.write, buf, n, ctx, message)) return UnitResult::error(message);
@@ -791,16 +899,16 @@ UnitResult TileBinner::append(BinnedTile& t, const std::uint8_t* bytes, unsigned
   return UnitResult::done();
 }
 
-UnitResult TileBinner::allocate_block(std::uint32_t& block, UnitContext& ctx) {
+UnitResult TileBinner::allocate(std::uint32_t bytes, std::uint32_t& address, UnitContext& ctx) {
   for (;;) {
-    if (pool_left_ >= block_size_) {
-      block = pool_next_;
-      if (!services_.in_dram(block, block_size_)) {
-        return UnitResult::error("binning memory block " + hex(block) + " (" + std::to_string(block_size_) +
+    if (pool_left_ >= bytes) {
+      address = pool_next_;
+      if (!services_.in_dram(address, bytes)) {
+        return UnitResult::error("binning memory block " + hex(address) + " (" + std::to_string(bytes) +
                                  " bytes, BPCA) is outside DRAM");
       }
-      pool_next_ += block_size_;
-      pool_left_ -= block_size_;
+      pool_next_ += bytes;
+      pool_left_ -= bytes;
       update_pool_registers();
       return UnitResult::done();
     }

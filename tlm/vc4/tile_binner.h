@@ -20,7 +20,9 @@
 //   their 2-byte coding's base is not documented). Every run starts with an entry that does not depend on a previous
 //   primitive (the hardware's reset point for it is undocumented);
 // - the tile state data array is only zeroed (auto-init); its layout is undocumented and the model keeps tile state
-//   internally.
+//   internally;
+// - clipped primitives (GL shader state with the clipping flag: clipper.h) go to the tiles as one
+//   CLIPPED_COMPRESSED_PRIMITIVE run per triangle of the clipped polygon, its record in the pool.
 #pragma once
 
 #include <array>
@@ -38,6 +40,7 @@
 #include "tlm/core/stats.h"
 #include "tlm/core/stats_group.h"
 #include "tlm/core/timing.h"
+#include "tlm/vc4/clipper.h"
 #include "tlm/vc4/control_list_executor.h"
 #include "tlm/vc4/vertex_shading.h"
 
@@ -47,11 +50,14 @@ struct TileBinnerParams {
   std::uint32_t primitive_cycles = 8;   // set-up of one primitive (vertex fetch, edge equations, tile range)
   std::uint32_t vertex_cycles = 2;      // per vertex (and index) fetched
   std::uint32_t tile_entry_cycles = 4;  // per tile list entry written (compressed primitive or state packet)
+  std::uint32_t clip_cycles = 16;       // clipping one primitive into new vertices (per triangle of its polygon)
 
   void visit(core::ParamVisitor& v) {
     v.param("primitive_cycles", primitive_cycles, "V3D cycles to set up one primitive in the binner", 0, 100000);
     v.param("vertex_cycles", vertex_cycles, "V3D cycles per vertex the binner fetches", 0, 100000);
     v.param("tile_entry_cycles", tile_entry_cycles, "V3D cycles per entry the binner appends to a tile list", 0,
+            100000);
+    v.param("clip_cycles", clip_cycles, "V3D cycles per triangle (or line) the clipper makes of a clipped primitive", 0,
             100000);
   }
 };
@@ -132,14 +138,29 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   UnitResult gl_vertex(std::uint32_t index, const std::function<void(std::vector<std::uint32_t>&)>& upcoming, Vertex& v,
                        UnitContext& ctx);
 
-  // Bins one primitive of vertex indices idx[0..n) with positions v.
-  UnitResult bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx);
+  // A clipped primitive's record for one triangle (or line) of its polygon: the entries of the flagged vertices.
+  struct ClipRecord {
+    std::array<std::uint8_t, 3 * Clipper::kRecordBytes> bytes{};
+    unsigned entries = 0;
+    unsigned flags = 0;  // bit j: slot j comes from the record
+  };
+
+  // Bins one primitive of vertex indices idx[0..n) with positions v; `binned` says whether any tile received it. With
+  // `clipped`, the primitive is one triangle (or line) of a clipped primitive's polygon: each tile receives it as a
+  // CLIPPED_COMPRESSED_PRIMITIVE run whose record is written to the pool at the first tile.
+  UnitResult bin(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx, bool& binned,
+                 const ClipRecord* clipped = nullptr);
+  // Clips a GL primitive (clipper.h) and bins the triangles of its polygon.
+  UnitResult bin_clipped(Kind kind, const std::uint32_t* idx, const Vertex* v, UnitContext& ctx, bool& binned);
   bool touches(Kind kind, const Vertex* v, std::int64_t x0, std::int64_t y0, std::int64_t x1, std::int64_t y1) const;
   // Appends bytes to a tile's list; a compressed entry opens a COMPRESSED_PRIMITIVE run, any other packet closes it.
-  UnitResult append(BinnedTile& t, const std::uint8_t* bytes, unsigned len, bool compressed_entry, UnitContext& ctx);
+  // `run_header` (a CLIPPED_COMPRESSED_PRIMITIVE packet) starts a new run for the compressed entry.
+  UnitResult append(BinnedTile& t, const std::uint8_t* bytes, unsigned len, bool compressed_entry, UnitContext& ctx,
+                    const std::uint8_t* run_header = nullptr, unsigned header_len = 0);
   UnitResult write_state(BinnedTile& t, bool all, UnitContext& ctx);
-  // A new block for a tile: from the pool, then the overspill block, else OUTOMEM and a stall.
-  UnitResult allocate_block(std::uint32_t& block, UnitContext& ctx);
+  // `bytes` of binning memory (a tile list block or a clip record): from the pool, then the overspill block, else
+  // OUTOMEM and a stall.
+  UnitResult allocate(std::uint32_t bytes, std::uint32_t& address, UnitContext& ctx);
   void update_pool_registers();
   void cycles(UnitContext& ctx, std::uint64_t n) const { ctx.time.advance(services_.clock.cycles(n)); }
 
@@ -152,6 +173,10 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   GlShaderRecord gl_record_;
   VertexPipeline vertex_pipeline_;
   std::unordered_map<std::uint32_t, Vertex> shaded_;
+  // CLIPPER_XY_SCALING and CLIPPER_Z_SCALE_AND_OFFSET as last seen.
+  ClipperViewport clipper_viewport_;
+  bool clipper_xy_seen_ = false;
+  bool clipper_z_seen_ = false;
 
   // Binning mode.
   bool configured_ = false;
@@ -200,6 +225,8 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   core::StatsGroup stats_;
   core::Counter& primitives_;
   core::Counter& culled_;
+  core::Counter& clipped_;
+  core::Counter& clip_records_;
   core::Counter& vertices_shaded_;
   core::Counter& entries_;
   core::Counter& state_packets_;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "hw/vc4/qpu_isa.h"
 #include "tlm/core/report.h"
+#include "tlm/vc4/clipper.h"
 
 namespace gpuvp::vc4 {
 
@@ -38,7 +40,9 @@ TileRenderer::TileRenderer(sc_core::sc_module_name name, const TileRendererParam
       culled_(stats_.counter("culled", "events", "triangles culled by facing or covering no pixel of the tile")),
       early_z_rejected_(stats_.counter("early_z_rejected", "events", "covered pixels early Z kept from the shaders")),
       vertices_shaded_(
-          stats_.counter("vertices_shaded", "events", "vertices the vertex shader shaded (GL shader state)")) {
+          stats_.counter("vertices_shaded", "events", "vertices the vertex shader shaded (GL shader state)")),
+      clipped_(
+          stats_.counter("clipped", "events", "primitives drawn with new vertices from a clipped primitive record")) {
   last_batch_at_quad_.fill(-1);
 }
 
@@ -258,6 +262,9 @@ class TileRenderer::BatchPort : public qpu::FragmentPort {
 
 UnitResult TileRenderer::execute(const StatePacket& p, UnitContext& ctx) {
   const std::uint8_t op = p.u8(0);
+  // A clipped primitive record applies to the first primitive of its own run only.
+  clip_word_.reset();
+  if (op == packet::kClippedCompressedPrimitive) clip_word_ = p.u32(1);
   // The tile buffer is complete only when the fragment shaders queued for it have ended.
   if (op == packet::kTileRenderingModeConfig || op == packet::kTileCoordinates ||
       op == packet::kStoreTileBufferGeneral || op == packet::kStoreFullResTileBuffer ||
@@ -346,10 +353,52 @@ void TileRenderer::record_state(const StatePacket& p) {
   }
 }
 
-UnitResult TileRenderer::primitive_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
+UnitResult TileRenderer::primitive_vertices(const compressed::Primitive& primitive,
+                                            std::optional<std::uint32_t> clip_word, std::array<ShadedVertex, 3>& out,
                                             FragmentShader& fs, UnitContext& ctx) {
-  return shader_state_op_ == packet::kGlShaderState ? gl_vertices(primitive, out, fs, ctx)
-                                                    : nv_vertices(primitive, out, fs, ctx);
+  UnitResult r = shader_state_op_ == packet::kGlShaderState ? gl_vertices(primitive, out, fs, ctx)
+                                                            : nv_vertices(primitive, out, fs, ctx);
+  if (r.kind != UnitResult::Kind::kDone || !clip_word) return r;
+  return clipped_vertices(*clip_word, primitive, out, ctx);
+}
+
+UnitResult TileRenderer::clipped_vertices(std::uint32_t clip_word, const compressed::Primitive& primitive,
+                                          std::array<ShadedVertex, 3>& out, UnitContext& ctx) {
+  const unsigned flags = clip_word & 7U;
+  const std::uint32_t record = clip_word & ~7U;
+  if (flags == 0) return UnitResult::done();
+  if ((flags >> primitive.vertices) != 0) {
+    return UnitResult::error("CLIPPED_COMPRESSED_PRIMITIVE flags " + std::to_string(flags) + " name a vertex the " +
+                             std::to_string(primitive.vertices) + "-vertex primitive does not have");
+  }
+  const unsigned entries = static_cast<unsigned>((flags & 1U) + ((flags >> 1) & 1U) + ((flags >> 2) & 1U));
+  std::array<std::uint8_t, 3 * Clipper::kRecordBytes> bytes{};
+  std::string message;
+  if (!transfer(false, record, bytes.data(), entries * Clipper::kRecordBytes, ctx, message)) {
+    return UnitResult::error("clipped primitive record: " + message);
+  }
+  ++clipped_;
+  const std::array<ShadedVertex, 3> original = out;
+  unsigned entry = 0;
+  for (unsigned j = 0; j < primitive.vertices; ++j) {
+    if (((flags >> j) & 1U) == 0) continue;
+    const ClippedVertexRecord r = Clipper::decode(bytes.data() + Clipper::kRecordBytes * entry++);
+    ShadedVertex& v = out[j];
+    v.x = r.xs + viewport_x_;
+    v.y = r.ys + viewport_y_;
+    v.z = r.zs;
+    v.inv_w = r.inv_wc;
+    for (std::size_t k = 0; k < v.varyings.size(); ++k) {
+      if (k < 32 && ((flat_shade_flags_ >> k) & 1U) != 0) {
+        v.varyings[k] = original[0].varyings[k];  // flat: the provoking (first) vertex's (rasteriser.h)
+        continue;
+      }
+      float sum = 0;
+      for (unsigned i = 0; i < primitive.vertices; ++i) sum += r.weights[i] * original[i].varyings[k];
+      v.varyings[k] = sum;
+    }
+  }
+  return UnitResult::done();
 }
 
 UnitResult TileRenderer::nv_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
@@ -461,12 +510,13 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
   return UnitResult::done();
 }
 
-UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx) {
+UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, std::optional<std::uint32_t> clip_word,
+                                        UnitContext& ctx) {
   QpuScheduler* qpus = services_.qpus ? services_.qpus() : nullptr;
   if (qpus == nullptr) return UnitResult::error("a triangle to shade, and no QPUs to shade it");
   std::array<ShadedVertex, 3> v;
   FragmentShader fs;
-  if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
+  if (UnitResult r = primitive_vertices(primitive, clip_word, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
   const TriangleSetup setup = rasterise_triangle(v, pixel_clip(), flat_shade_flags_, samples() == 4);
   // Facing as the binner culls (CONFIGURATION_BITS b0 forward, b1 reverse enabled, b2 clockwise is forward).
   const bool forward = (config_bits_ & 4U) != 0 ? setup.clockwise : !setup.clockwise;
@@ -478,10 +528,11 @@ UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, 
   return queue_batches(setup.batches, fs, !forward, ctx);
 }
 
-UnitResult TileRenderer::shade_point_or_line(const compressed::Primitive& primitive, UnitContext& ctx) {
+UnitResult TileRenderer::shade_point_or_line(const compressed::Primitive& primitive,
+                                             std::optional<std::uint32_t> clip_word, UnitContext& ctx) {
   std::array<ShadedVertex, 3> v;
   FragmentShader fs;
-  if (UnitResult r = primitive_vertices(primitive, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
+  if (UnitResult r = primitive_vertices(primitive, clip_word, v, fs, ctx); r.kind != UnitResult::Kind::kDone) return r;
   // A point's size: the shader's when its record includes one, else POINT_SIZE (rasteriser.h).
   const PrimitiveSetup setup =
       primitive.vertices == 1
@@ -688,8 +739,10 @@ UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_
   }
   tile_primitives_.push_back(primitive);
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
+  const std::optional<std::uint32_t> clip_word = std::exchange(clip_word_, std::nullopt);
   if (shader_state_op_ == packet::kNvShaderState || shader_state_op_ == packet::kGlShaderState) {
-    return primitive.vertices == 3 ? shade_triangle(primitive, ctx) : shade_point_or_line(primitive, ctx);
+    return primitive.vertices == 3 ? shade_triangle(primitive, clip_word, ctx)
+                                   : shade_point_or_line(primitive, clip_word, ctx);
   }
   if (shader_state_op_ != 0) {
     return UnitResult::error(std::string("primitive entry at ") + hex(address) +
@@ -1068,6 +1121,7 @@ void TileRenderer::thread_reset() {
   tile_span_.end(core::to_ps(sc_core::sc_time_stamp()));
   // Loads queued by a stopped or reset list must not fire in the next one.
   pending_loads_.clear();
+  clip_word_.reset();
   // Neither does its render state.
   shader_state_op_ = 0;
   config_seen_ = clip_seen_ = false;

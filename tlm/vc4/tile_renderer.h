@@ -144,19 +144,26 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   void record_state(const StatePacket& p);
   // The shaded vertices of a primitive of the current tile (its `vertices` first entries of `out`) and the fragment
   // shader: from the NV shader record's shaded vertex data, or the GL shader record's vertex shader run on the QPUs.
-  UnitResult primitive_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out,
-                                FragmentShader& fs, UnitContext& ctx);
+  // With `clip_word` (a CLIPPED_COMPRESSED_PRIMITIVE's), the flagged vertices come from its record.
+  UnitResult primitive_vertices(const compressed::Primitive& primitive, std::optional<std::uint32_t> clip_word,
+                                std::array<ShadedVertex, 3>& out, FragmentShader& fs, UnitContext& ctx);
+  // Replaces the flagged vertices of `out` by the clipped primitive record's (clipper.h): its positions, Zs and 1/Wc,
+  // the varyings as its coefficients' sum of the original vertices' (flat ones: vertex 0's).
+  UnitResult clipped_vertices(std::uint32_t clip_word, const compressed::Primitive& primitive,
+                              std::array<ShadedVertex, 3>& out, UnitContext& ctx);
   UnitResult nv_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out, FragmentShader& fs,
                          UnitContext& ctx);
   UnitResult gl_vertices(const compressed::Primitive& primitive, std::array<ShadedVertex, 3>& out, FragmentShader& fs,
                          UnitContext& ctx);
   // A triangle of the current tile: culled by facing, rasterised (rasteriser.h) inside the tile and the clip window,
   // and its batches queued on the QPUs.
-  UnitResult shade_triangle(const compressed::Primitive& primitive, UnitContext& ctx);
+  UnitResult shade_triangle(const compressed::Primitive& primitive, std::optional<std::uint32_t> clip_word,
+                            UnitContext& ctx);
   // The pixels a primitive of the current tile may cover: the tile within the frame and the clip window.
   PixelRect pixel_clip() const;
   // A point or line of the current tile: rasterised (rasteriser.h) with its size, its batches queued on the QPUs.
-  UnitResult shade_point_or_line(const compressed::Primitive& primitive, UnitContext& ctx);
+  UnitResult shade_point_or_line(const compressed::Primitive& primitive, std::optional<std::uint32_t> clip_word,
+                                 UnitContext& ctx);
   // Queues the batches of a rasterised primitive on the QPUs, in order behind the earlier batches on their quads.
   UnitResult queue_batches(const std::vector<FragmentBatch>& batches, const FragmentShader& fs, bool reverse,
                            UnitContext& ctx);
@@ -219,6 +226,8 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   core::OpenSpan tile_span_;
   std::vector<std::uint8_t> row_;
   std::vector<compressed::Primitive> tile_primitives_;
+  // The last CLIPPED_COMPRESSED_PRIMITIVE's word (record address | flags), for the first primitive of its run.
+  std::optional<std::uint32_t> clip_word_;
   bool warned_not_shaded_ = false;
   std::optional<StoredFrame> last_frame_;
   // Render state from the tile lists (reset with the thread).
@@ -258,6 +267,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   core::Counter& culled_;
   core::Counter& early_z_rejected_;
   core::Counter& vertices_shaded_;
+  core::Counter& clipped_;
 };
 
 }  // namespace gpuvp::vc4
