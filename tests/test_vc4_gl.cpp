@@ -323,7 +323,7 @@ host::Vc4Scene clipped_scene(std::vector<host::Vc4Vertex> vertices) {
 }
 
 // Renders `s` on a fresh platform and checks its frame against the reference and its records against the
-// coefficients; returns how many covered pixels and records were checked.
+// coefficients; returns how many covered pixels and record references (one per tile naming a record) were checked.
 struct ClippedFrameChecks {
   std::size_t compared = 0, records = 0;
 };
@@ -358,7 +358,9 @@ TEST(Vc4GlClipper, ATriangleWithAVertexBehindTheEyeDrawsWhatLiesInFrontOfIt) {
   EXPECT_GT(checked.records, 0u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.clipped"), 1u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.culled"), 0u);
-  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.clip_records"), checked.records);
+  // Records are shared by the tiles a part touches: the tile lists name each at least once.
+  EXPECT_GT(core::stats().counter_value("gpuvp.v3d.ptb.clip_records"), 0u);
+  EXPECT_LE(core::stats().counter_value("gpuvp.v3d.ptb.clip_records"), checked.records);
   EXPECT_GT(core::stats().counter_value("gpuvp.v3d.renderer.clipped"), 0u);
 }
 

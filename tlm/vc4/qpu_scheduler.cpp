@@ -187,7 +187,8 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     }
     s.fragment_job = r.is_shader && r.shader.kind == ShaderJob::Kind::kFragment;
     ++running_;
-    s.span->begin(s.track, what + core::format_hex(r.pc, 8), engine_.now());
+    // The name is formatted only for a trace: a batch of fragments starts every few hundred instructions.
+    if (core::timeline().enabled()) s.span->begin(s.track, what + core::format_hex(r.pc, 8), engine_.now());
   }
 }
 

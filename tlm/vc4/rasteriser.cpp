@@ -114,6 +114,10 @@ template <class Covered>
 void fill_batches(const PixelRect& area, const Covered& covered, const Interpolants& in, PrimitiveSetup& out,
                   bool multisample) {
   if (area.x0 >= area.x1 || area.y0 >= area.y1) return;
+  // At most a batch per four quads of the area; a tile's area has at most 256 (larger areas grow as they go).
+  const auto quads_across = static_cast<std::size_t>((area.x1 - (area.x0 & ~1) + 1) / 2);
+  const auto quads_down = static_cast<std::size_t>((area.y1 - (area.y0 & ~1) + 1) / 2);
+  out.batches.reserve(out.batches.size() + std::min<std::size_t>((quads_across * quads_down + 3) / 4, 256));
   const std::size_t varyings = in.varyings.size();
   FragmentBatch batch;
   unsigned quads = 0;
