@@ -1,7 +1,8 @@
 // A QPU running a fragment shader (Qpu::start_fragment) through a FragmentPort of the test's own: the payload in
 // ra15/rb15, varyings (partial value read, C into r5 for the next instruction), pixel coordinates and flags, tile
 // buffer writes with discard by condition, tile buffer loads into r4, the scoreboard (implicit and explicit waits, the
-// unlock, the release at the end), thread switches as no-ops; and the errors a user program meets when it reaches for
+// unlock, the release at the end), thread switches (reported to the scheduler after their two delay slots; their
+// misuse and a threaded shader's registers 16-31 are errors); and the errors a user program meets when it reaches for
 // what only fragment shaders have. Programs in the assembler's syntax (Mesa's disassembler's), results by hand.
 #include <array>
 #include <cstring>
@@ -83,7 +84,9 @@ struct Shader {
     EXPECT_TRUE(assemble(source, program, error)) << error;
     env.code = program.code;
   }
-  void start(const Vector& w = {}, const Vector& z = {}) { qpu.start_fragment(kCode, kUniforms, fragments, w, z); }
+  void start(const Vector& w = {}, const Vector& z = {}, bool threaded = false) {
+    qpu.start_fragment(kCode, kUniforms, fragments, w, z, threaded);
+  }
   // Steps to the end; the number of issued instructions, or -1 on an error or a stall.
   int run() {
     for (int issued = 0; issued < 1000; ++issued) {
@@ -240,6 +243,61 @@ TEST(QpuFragment, ColourLoadsFillR4AndOtherTileBufferWritesPassThrough) {
   EXPECT_EQ(s.qpu.acc(0)[3], 0u);  // the loading instruction's own read of r4 (a fresh QPU's)
   EXPECT_EQ(s.qpu.acc(1), s.fragments.colour);
   EXPECT_EQ(s.fragments.events, (std::vector<std::string>{"acquire", "load 8", "write 43", "write 47", "release"}));
+}
+
+// A thread switch takes effect after its two delay slots: the QPU reports it (take_thread_switch) once the second
+// slot has issued, as kSwitch for sig 2 and kLast for sig 6, and only then; the program itself goes on unchanged.
+TEST(QpuFragment, AThreadSwitchIsReportedAfterItsTwoDelaySlots) {
+  // Mesa's disassembler names sig 2 "sig_switch" and sig 6 (the last switch) "sig_thread_switch".
+  Shader s(R"(
+      sig_switch nop
+      nop
+      nop
+      nop
+      sig_thread_switch nop
+      nop
+      nop
+      load_imm tlb_color_all, 7
+      sig_end nop
+      nop
+      sig_unlock_score nop
+  )");
+  s.start({}, {}, true);
+  std::vector<int> reported;  // per issued instruction: 0 none, 1 switch, 2 last switch
+  for (int i = 0; i < 11; ++i) {
+    ASSERT_NE(s.qpu.step(static_cast<std::uint64_t>(i) * 4), Qpu::Step::kError) << s.qpu.error();
+    const Qpu::ThreadSwitch t = s.qpu.take_thread_switch();
+    reported.push_back(t == Qpu::ThreadSwitch::kSwitch ? 1 : t == Qpu::ThreadSwitch::kLast ? 2 : 0);
+  }
+  EXPECT_EQ(reported, (std::vector<int>{0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0}));
+  EXPECT_FALSE(s.qpu.running());
+  ASSERT_EQ(s.fragments.writes.size(), 1u);
+}
+
+// What the Linux validator refuses (vc4_validate_shaders.c) is a modelled error here: a thread switch or a branch in
+// a thread switch's delay slots, and a threaded shader writing the other thread's half of a register file.
+TEST(QpuFragment, ThreadSwitchMisuseAndTheOtherThreadsRegistersAreErrors) {
+  const auto error_of = [](const std::string& source, bool threaded) {
+    Shader s(source);
+    s.start({}, {}, threaded);
+    EXPECT_EQ(s.run(), -1);
+    return s.qpu.error();
+  };
+  EXPECT_NE(error_of("sig_switch nop\nnop\nsig_thread_switch nop\nnop\nsig_end nop\nnop\nnop\n", true)
+                .find("thread switch in the delay slots of a thread switch"),
+            std::string::npos);
+  EXPECT_NE(error_of("sig_switch nop\nbranch.rel 0\nnop\nnop\nnop\nsig_end nop\nnop\nnop\n", true)
+                .find("branch in the delay slots of a thread switch"),
+            std::string::npos);
+  EXPECT_NE(error_of("mov ra16, 1\nsig_end nop\nnop\nnop\n", true)
+                .find("a threaded fragment shader writes ra16: each of a QPU's two threads has registers 0-15"),
+            std::string::npos);
+  EXPECT_NE(error_of("mov rb31, 1\nsig_end nop\nnop\nnop\n", true).find("writes rb31"), std::string::npos);
+  // Single-threaded, the whole register files are the shader's.
+  Shader single("mov ra16, 1\nmov rb31, 2\nsig_end nop\nnop\nsig_unlock_score nop\n");
+  single.start();
+  EXPECT_EQ(single.run(), 5);
+  EXPECT_EQ(single.qpu.ra(16)[0], 1u);
 }
 
 // After its unlock a shader has handed the tile buffer on: a later access is an error, not an unordered write.

@@ -40,6 +40,7 @@ struct RunResult {
   std::map<std::string, double> busy_ps;  // every busy tracker, by dotted path
   std::map<std::string, double> utilisation;
   double sim_time_ps = 0;
+  std::uint64_t qpu_thread_switches = 0;  // the vc4 QPUs' thread switches, all QPUs
 };
 
 void collect_busy(const nlohmann::json& node, const std::string& path, RunResult& r) {
@@ -73,6 +74,10 @@ RunResult run_at(const std::string& script, std::uint64_t quantum_ns, const std:
   const nlohmann::json doc = nlohmann::json::parse(in);
   r.sim_time_ps = doc["sim_time_ps"].get<double>();
   collect_busy(doc["stats"], "", r);
+  for (const auto& [name, qpu] : doc["stats"]["gpuvp"]["v3d"]["qpus"].items()) {
+    if (qpu.is_object() && qpu.contains("thread_switches"))
+      r.qpu_thread_switches += qpu["thread_switches"].get<std::uint64_t>();
+  }
   return r;
 }
 
@@ -275,7 +280,7 @@ TEST(QuantumInvariance, DemoBusyTimes) {
 // vc4 through the GL shader path (issue 21): the coordinate and vertex shaders and the fragment shaders of twelve
 // overlapping triangles with the depth test and early Z, run as a host script recorded from the vc4 driver model. The
 // frame (every pixel an expect), the frame's completion time and the V3D's busy times do not move with the quantum.
-TEST(QuantumInvariance, Vc4GlSceneWithEarlyZ) {
+void expect_vc4_gl_scene_invariant(bool threaded) {
   const auto assembled = [](const std::string& source) {
     vc4::qpu::AssembledProgram program;
     std::string error;
@@ -297,7 +302,10 @@ TEST(QuantumInvariance, Vc4GlSceneWithEarlyZ) {
     }
     for (unsigned k = 0; k < 3; ++k) scene.indices.push_back(static_cast<std::uint16_t>(3 * t + k));
   }
-  scene.fragment_shader = assembled(host::interpolated_color_fragment_shader_source());
+  // Threaded: a thread switch first, so that batches sharing a QPU take turns.
+  scene.fragment_shader =
+      assembled((threaded ? "sig_switch nop\nnop\nnop\n" : "") + host::interpolated_color_fragment_shader_source());
+  scene.threaded_fragment_shader = threaded;
   scene.varyings = 3;
   scene.depth_func = 1;  // less
   scene.depth_write = true;
@@ -323,14 +331,27 @@ TEST(QuantumInvariance, Vc4GlSceneWithEarlyZ) {
   driver.wait_frame(5'000'000, false);
   // Every seventh pixel read back (the answers hold the values; the frame's completion is the poll's time).
   for (unsigned i = 0; i < 128 * 64; i += 7) port.read32(fb.addr + 4 * i);
-  const std::vector<RunResult> runs = expect_invariant(save("qinv_vc4_gl.gpuvp", port.script()));
+  const std::vector<RunResult> runs =
+      expect_invariant(save(threaded ? "qinv_vc4_gl_threaded.gpuvp" : "qinv_vc4_gl.gpuvp", port.script()));
   // The frame is drawn: the triangles' flat colours among the pixels read besides the clear colour 0.
   std::set<std::string> colours;
   for (const std::string& a : runs[0].answers) {
     if (a.rfind("OK 0x", 0) == 0) colours.insert(a);
   }
   EXPECT_GE(colours.size(), 10u);
+  // Threaded, batches shared QPUs, the same number of times at every quantum.
+  for (const RunResult& run : runs) {
+    EXPECT_EQ(run.qpu_thread_switches, runs[0].qpu_thread_switches);
+    if (threaded) {
+      EXPECT_GT(run.qpu_thread_switches, 0u);
+    }
+  }
 }
+
+TEST(QuantumInvariance, Vc4GlSceneWithEarlyZ) { expect_vc4_gl_scene_invariant(false); }
+
+// The same scene with a threaded fragment shader (two batches per QPU taking turns at a thread switch).
+TEST(QuantumInvariance, Vc4GlSceneWithThreadedFragmentShaders) { expect_vc4_gl_scene_invariant(true); }
 
 // The GuC core (issue 23): an image of 100,000 straight-line NOPs that then reports READY and halts, loaded the way
 // i915 loads it. The core's busy time (its own instruction times, from the jump to HLT) is exactly the same at every

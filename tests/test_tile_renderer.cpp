@@ -208,12 +208,13 @@ struct ShadedVertexIn {
 
 class RendererShading : public Renderer {
  protected:
-  // NV shader record `n` at kRecords + 16n: single-threaded, the vertices' stride, `varyings`, the code at `code`,
-  // uniforms at `uniforms`, its vertices at kVertexData + 0x1000n.
+  // NV shader record `n` at kRecords + 16n: single-threaded (unless `threaded`), the vertices' stride, `varyings`,
+  // the code at `code`, uniforms at `uniforms`, its vertices at kVertexData + 0x1000n.
   std::uint32_t record(unsigned n, const std::vector<ShadedVertexIn>& vertices, unsigned varyings, std::uint32_t code,
-                       std::uint32_t uniforms = 0) {
+                       std::uint32_t uniforms = 0, bool threaded = false) {
     const std::uint32_t data = kVertexData + 0x1000 * n, at = kRecords + 16 * n;
-    std::vector<std::uint8_t> r = {1, static_cast<std::uint8_t>(12 + 4 * varyings), 0,
+    std::vector<std::uint8_t> r = {static_cast<std::uint8_t>(threaded ? 0 : 1),
+                                   static_cast<std::uint8_t>(12 + 4 * varyings), 0,
                                    static_cast<std::uint8_t>(varyings)};
     le(r, code, 4);
     le(r, uniforms, 4);
@@ -669,6 +670,49 @@ TEST_F(RendererShading, PointsAndLinesAreRasterisedWithTheirSizesAndPointCoordin
   for (unsigned x = 4; x < 20; ++x) EXPECT_EQ(pixel(x, 29), 0xFFFFFFFFu) << x;
   EXPECT_EQ(v3d_.renderer().fragments_shaded(), 32u);
 }
+
+// A full tile of the varying-equals-x shader with a thread switch: its 256 batches over 12 QPUs; the QPUs' thread
+// switches in all.
+class RendererThreading : public RendererShading {
+ protected:
+  std::uint64_t render_tile(bool threaded) {
+    put(kCode, code_bytes(R"(
+        mov r0, vary
+        sig_switch fmul r1, r0, ra15
+        nop
+        nop
+        fadd r2, r1, r5
+        ftoi tlb_color_all, r2
+        sig_end nop
+        nop
+        sig_unlock_score nop
+    )"));
+    const std::uint32_t rec = record(
+        0, {{0, 0, 0.5F, 1.0F, {0}}, {64, 0, 0.5F, 1.0F, {64}}, {0, 64, 0.5F, 1.0F, {0}}, {64, 64, 0.5F, 1.0F, {64}}},
+        1, kCode, 0, threaded);
+    render({[&](List& l) {
+      triangle(l.op(pk::kNvShaderState).u32(rec), 0, 1, 2);
+      triangle(l, 1, 3, 2);
+    }});
+    for (unsigned y = 0; y < 64; ++y) {
+      for (unsigned x = 0; x < 64; ++x) EXPECT_EQ(pixel(x, y), x) << x << "," << y;
+    }
+    std::uint64_t switches = 0;
+    for (unsigned q = 0; q < 12; ++q) {
+      switches += core::stats().counter_value("v3d.qpus.qpu" + std::to_string(q) + ".thread_switches");
+    }
+    return switches;
+  }
+};
+
+// The NV record's flag bit 0 clear makes the fragment shader threaded: batches pair up on QPUs and take turns at the
+// shader's switch; every pixel still gets its own x.
+TEST_F(RendererThreading, AThreadedFragmentShaderSharesQpusAndTakesTurnsAtItsSwitches) {
+  EXPECT_GT(render_tile(true), 0u);
+}
+
+// Single-threaded (flag bit 0 set), the same shader's switches hand nothing over.
+TEST_F(RendererThreading, ASingleThreadedShadersSwitchesHandNothingOver) { EXPECT_EQ(render_tile(false), 0u); }
 
 // CLIPPED_COMPRESSED_PRIMITIVE (the binner's clipper output, tlm/vc4/clipper.h): the record replaces the flagged
 // vertex of the run's first primitive by its own position, Zs and 1/Wc, and its varyings by the coefficients' sum of

@@ -785,6 +785,186 @@ TEST(Vc4Qpu, AReservedShaderKindDoesNotHoldOthersAndCanBeCancelled) {
   EXPECT_EQ(pending_after, 0u);
 }
 
+// ---- threaded fragment shaders: two threads per QPU ----
+
+// A fragment port that keeps what the shader wrote to the colour buffer; its batches cover the same pixels, so one
+// takes the scoreboard once every earlier batch has released it (as the tile renderer's batches on a quad).
+struct ThreadedPort : vc4::qpu::FragmentPort {
+  ThreadedPort(unsigned job, std::vector<bool>& released) : job_(job), released_(released) {}
+  bool next_varying(vc4::qpu::Vector&, vc4::qpu::Vector&, std::string& error) override {
+    error = "no varyings";
+    return false;
+  }
+  vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
+  vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
+  bool scoreboard_acquire() override {
+    return std::all_of(released_.begin(), released_.begin() + job_, [](bool r) { return r; });
+  }
+  void scoreboard_release() override { released_[job_] = true; }
+  bool tlb_write(std::uint32_t address, const vc4::qpu::Vector& value, const std::array<bool, 16>&,
+                 std::string&) override {
+    if (address == vc4::qpu::kWriteTlbColorAll) colour = value;
+    return true;
+  }
+  bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
+  vc4::qpu::Vector colour{};
+  unsigned job_;
+  std::vector<bool>& released_;
+};
+
+struct ThreadedRun {
+  std::vector<vc4::ShaderJob::Status> status = std::vector<vc4::ShaderJob::Status>(2);
+  std::vector<vc4::qpu::Vector> colours;
+  std::uint64_t tmu_stall_cycles = 0, thread_switches = 0, instructions = 0;
+};
+
+// A platform whose QPU 11 alone takes fragment shaders (SQRSV keeps them off the others), with a TMU latency of 100
+// cycles, running pairs of fragment batches of one program, threaded or not. Uniform 0 of batch j is its data
+// address: 16 words at 0x100 x j past the data (another cache line), word e holding 1000 j + e.
+struct TwoBatchRig : Rig {
+  static platform::PlatformParams params() {
+    platform::PlatformParams p;
+    p.vc4.v3d.qpu.tmu_latency_cycles = 100;
+    p.vc4.v3d.qpu.hang_timeout_ns = 50'000;
+    return p;
+  }
+  TwoBatchRig() : Rig(params()) {}
+  // Call inside test::run_thread; the statistics are this run's. `second_source`: the second batch's program, when
+  // it differs.
+  ThreadedRun run(const std::string& source, bool threaded, const std::string& second_source = {}) {
+    const auto counter = [](const char* name) {
+      return core::stats().counter_value(std::string("gpuvp.v3d.qpus.qpu11.") + name);
+    };
+    const std::uint64_t stalls = counter("tmu_stall_cycles"), switches = counter("thread_switches"),
+                        issued = counter("instructions");
+    std::vector<bool> released(2, false);
+    ThreadedPort first(0, released), second(1, released);
+    ThreadedRun r;
+    const std::uint32_t code = driver.upload_qpu_code(assemble(source));
+    const std::uint32_t second_code = second_source.empty() ? code : driver.upload_qpu_code(assemble(second_source));
+    const Vc4Driver::Buffer data = driver.alloc(0x200, 256);
+    for (unsigned k = 0; k < 2 * 64; ++k) port.write32(data.addr + 4 * k, 1000 * (k / 64) + k % 64);
+    port.write32(driver.layout().v3d + vc4::kV3dSqrsv0, 0x22222222);
+    port.write32(driver.layout().v3d + vc4::kV3dSqrsv1, 0x00000222);
+    vc4::QpuScheduler& qpus = soc.v3d()->qpus();
+    ThreadedPort* ports[2] = {&first, &second};
+    for (unsigned j = 0; j < 2; ++j) {
+      vc4::ShaderJob job;
+      job.pc = j == 0 ? code : second_code;
+      job.uniforms = driver.upload_uniforms({data.addr + 0x100 * j});
+      job.port = ports[j];
+      job.status = &r.status[j];
+      job.threaded = threaded;
+      qpus.shade(job, core::to_ps(sc_core::sc_time_stamp()));
+    }
+    while (qpus.shader_jobs_pending() > 0) sc_core::wait(qpus.shaders_done());
+    r.colours = {first.colour, second.colour};
+    r.tmu_stall_cycles = counter("tmu_stall_cycles") - stalls;
+    r.thread_switches = counter("thread_switches") - switches;
+    r.instructions = counter("instructions") - issued;
+    return r;
+  }
+};
+
+// Mesa's shape of a textured shader: the lookup, a thread switch, then the data (reference-vc4-qpu.md 5.1: threaded
+// shaders must switch around TMU fetches).
+const char* kLookupSwitchLoad = R"(
+    mov r0, elem
+    shl r1, r0, 2
+    add tmu0_s, uni, r1
+    sig_switch nop
+    nop
+    nop
+    load_tmu0 nop
+    mov tlb_color_all, r4
+    sig_end nop
+    nop
+    sig_unlock_score nop
+)";
+
+// Two threaded batches on one QPU hide each other's TMU latency: the first's lookup is in flight while the second's
+// first six instructions issue, and the second's while the first waits for its data and ends. Single-threaded, each
+// batch waits out its whole latency alone.
+TEST(Vc4Qpu, TwoThreadedBatchesOnOneQpuHideEachOthersTmuLatency) {
+  TwoBatchRig rig;
+  ThreadedRun single, threaded;
+  test::run_thread([&] {
+    single = rig.run(kLookupSwitchLoad, false);
+    threaded = rig.run(kLookupSwitchLoad, true);
+  });
+  for (const ThreadedRun* run : {&single, &threaded}) {
+    for (unsigned j = 0; j < 2; ++j) {
+      EXPECT_TRUE(run->status[j].done);
+      EXPECT_EQ(run->status[j].error, "") << j;
+      for (unsigned e = 0; e < 16; ++e) EXPECT_EQ(run->colours[j][e], 1000 * j + e) << j << " " << e;
+    }
+    EXPECT_EQ(run->instructions, 2u * 11u);
+  }
+  EXPECT_EQ(single.thread_switches, 0u);
+  // The first's switch (to the second), the second's (back), the first's end (to the second).
+  EXPECT_EQ(threaded.thread_switches, 3u);
+  // Alone, a batch waits S cycles at load_tmu (its latency less the 16 cycles of the four issues since the lookup).
+  // Threaded, the first waits S - 24 (the second's six issues pass meanwhile); the second's lookup went out 24 cycles
+  // after the first's, so its data comes 24 cycles after the first's, of which the first's last five issues take 20:
+  // it waits 4. In all S - 20, against 2 S.
+  ASSERT_EQ(single.tmu_stall_cycles % 2, 0u);
+  EXPECT_GT(single.tmu_stall_cycles, 2u * 24u);
+  EXPECT_EQ(threaded.tmu_stall_cycles, single.tmu_stall_cycles / 2 - 20);
+}
+
+// LAST_THREAD_SWITCH (sig 6): a later thread past its last switch does not run again until the earlier thread of
+// its QPU has ended (Mesa vc4_qpu_emit.c: so that it cannot take the scoreboard of a quad the earlier one holds).
+// Both batches run: switch (last or plain), two slots, a plain switch, two slots, the colour write, the end. After
+// the second's last switch the first runs on through its own next switch to its end; with plain switches the two
+// alternate at every switch.
+// A switch's two delay slots, the colour write of 5 and the end.
+const char* kSlotsWriteFiveEnd = "nop\nnop\nload_imm tlb_color_all, 5\nsig_end nop\nnop\nsig_unlock_score nop\n";
+
+TEST(Vc4Qpu, AfterItsLastSwitchALaterThreadWaitsForTheEarlierToEnd) {
+  const auto program = [](const char* first_switch) {
+    return std::string(first_switch) + " nop\nnop\nnop\nsig_switch nop\n" + kSlotsWriteFiveEnd;
+  };
+  TwoBatchRig rig;
+  ThreadedRun last, plain;
+  test::run_thread([&] {
+    last = rig.run(program("sig_thread_switch"), true);
+    plain = rig.run(program("sig_switch"), true);
+  });
+  for (const ThreadedRun* run : {&last, &plain}) {
+    for (unsigned j = 0; j < 2; ++j) {
+      EXPECT_EQ(run->status[j].error, "") << j;
+      EXPECT_EQ(run->colours[j][0], 5u) << j;
+    }
+  }
+  // Last: the first's switch (to the second), the second's (back), the first's end. Plain: first, second, first,
+  // second at their switches, then the first's end.
+  EXPECT_EQ(last.thread_switches, 3u);
+  EXPECT_EQ(plain.thread_switches, 5u);
+}
+
+// A later thread that reaches the tile buffer while the earlier one, holding the scoreboard of the same pixels, waits
+// for its turn can never go on: the scheduler reports the deadlock after the hang timeout and stops the waiting
+// batch; the earlier one then runs to its end.
+TEST(Vc4Qpu, ALaterThreadWaitingOnTheEarliersScoreboardIsAReportedDeadlock) {
+  TwoBatchRig rig;
+  ThreadedRun run;
+  test::run_thread([&] {
+    run = rig.run(std::string("sig_switch nop\n") + kSlotsWriteFiveEnd, true, R"(
+        load_imm tlb_color_all, 6
+        sig_switch nop
+        nop
+        nop
+        sig_end nop
+        nop
+        sig_unlock_score nop
+    )");
+  });
+  EXPECT_EQ(run.status[0].error, "");
+  EXPECT_EQ(run.colours[0][0], 5u);
+  EXPECT_NE(run.status[1].error.find("deadlock"), std::string::npos) << run.status[1].error;
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "deadlock: every running QPU waits").size(), 1u);
+}
+
 // More QPUs than the V3D's registers have fields for is a configuration error: one line naming the keys, exit 2.
 TEST(Vc4Qpu, MoreThanSixteenQpusIsAConfigurationError) {
   test::ProcessResult r = test::run_gpuvp("run --quiet --set vc4.v3d.slices=5 --set vc4.v3d.qpus_per_slice=4");

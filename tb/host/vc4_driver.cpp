@@ -195,9 +195,9 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     put_f32(uniforms, half_height);
     const Buffer ubo = alloc(8, 16);
     upload(ubo, 0, uniforms);
-    // GL shader record (vc4_validate.c gl_shader_rec_size: 36 + 8 per attribute): single-threaded FS and clipping;
-    // the FS without uniforms, the VS and CS with the viewport scale; two attribute records.
-    put_u16(rec, 0x0005);
+    // GL shader record (vc4_validate.c gl_shader_rec_size: 36 + 8 per attribute): clipping and (unless threaded) a
+    // single-threaded FS; the FS without uniforms, the VS and CS with the viewport scale; two attribute records.
+    put_u16(rec, scene.threaded_fragment_shader ? 0x0004 : 0x0005);
     put_u8(rec, 0);
     put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
     put_u32(rec, fs);
@@ -225,7 +225,7 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   } else {
     // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, the vertex stride, no uniforms, the
     // varyings, the fragment shader, shaded vertex data.
-    put_u8(rec, 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
+    put_u8(rec, scene.threaded_fragment_shader ? 0x00 : 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
     put_u8(rec, static_cast<std::uint8_t>(12 + 4 * scene.varyings));
     put_u8(rec, 0);
     put_u8(rec, static_cast<std::uint8_t>(scene.varyings));

@@ -62,6 +62,9 @@ struct Vc4Scene {
   // shader attribute 0 at row 0 and 1 at row 4; both take two uniforms, the half width and half height in 1/16
   // pixel (the viewport scale, as Mesa's shaders apply it), and VIEWPORT_OFFSET moves the origin to the centre.
   std::vector<std::uint64_t> coordinate_shader, vertex_shader;
+  // The shader record's flag bit 0 ("FS single-threaded") clear: the fragment shader runs two threads per QPU (it
+  // must then switch threads around its TMU lookups and keep to registers 0-15).
+  bool threaded_fragment_shader = false;
 };
 
 // The smallest fragment shader (the shape of Broadcom's compiled flat shaders): the constant `color` to the tile

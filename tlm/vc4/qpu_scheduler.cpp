@@ -42,8 +42,9 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsign
   for (unsigned n = 0; n < qpus_.size(); ++n) {
     Slot& s = qpus_[n];
     qpu::QpuEnvironment& environment = *this;
-    s.core = std::make_unique<qpu::Qpu>(
-        n, environment, qpu::QpuTiming{params.tmu_latency_cycles, params.dma_setup_cycles, params.dma_cycles_per_word});
+    const qpu::QpuTiming timing{params.tmu_latency_cycles, params.dma_setup_cycles, params.dma_cycles_per_word};
+    s.core = std::make_unique<qpu::Qpu>(n, environment, timing);
+    s.other.core = std::make_unique<qpu::Qpu>(n, environment, timing);
     qpu_stats_.push_back(stats_.subgroup("qpu" + std::to_string(n)));
     core::StatsGroup& g = qpu_stats_.back();
     s.instructions = &g.counter("instructions", "instructions", "instructions issued");
@@ -59,6 +60,8 @@ QpuScheduler::QpuScheduler(sc_core::sc_module_name name, unsigned slices, unsign
     s.scoreboard_stall_cycles =
         &g.counter("scoreboard_stall_cycles", "cycles",
                    "V3D cycles a fragment shader waited for the scoreboard (part of busy_cycles)");
+    s.thread_switches = &g.counter("thread_switches", "events",
+                                   "times a threaded fragment shader's switch handed the QPU to its other thread");
     s.programs = &g.counter("programs", "events", "programs that ran to their end on this QPU");
     s.track = core::timeline().track(std::string(this->name()) + ".qpu" + std::to_string(n));
     s.span = std::make_unique<core::OpenSpan>();
@@ -143,6 +146,21 @@ void QpuScheduler::dispatch() {
     shader_queue_.erase(it);
     start(n, r);
   }
+  // Second threads: a QPU running a threaded fragment shader takes the oldest fragment batch it may run when that one
+  // is threaded too (free QPUs took theirs first).
+  for (unsigned n = 0; n < qpus_.size() && !shader_queue_.empty(); ++n) {
+    const Slot& s = qpus_[n];
+    if (!s.busy || !s.threaded || s.other_busy) continue;
+    const auto it = std::find_if(shader_queue_.begin(), shader_queue_.end(), [&](const Request& r) {
+      return r.shader.kind == ShaderJob::Kind::kFragment && !reserved(n, static_cast<unsigned>(r.shader.kind));
+    });
+    // A batch requested ahead of the scheduler's clock waits for it (its requester runs ahead in its quantum): a
+    // second thread starts at once, so that would make its time depend on the quantum.
+    if (it == shader_queue_.end() || !it->shader.threaded || it->arrival_ps > engine_.now()) continue;
+    const Request r = *it;
+    shader_queue_.erase(it);
+    start_other_thread(n, r);
+  }
   for (unsigned n = 0; n < qpus_.size() && !queue_.empty(); ++n) {
     if (qpus_[n].busy || reserved(n)) continue;
     const Request r = queue_.front();
@@ -175,11 +193,14 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     s.code_line.invalidate();
     s.uniform_line.invalidate();
     s.shader = r.is_shader ? r.shader.status : nullptr;
+    s.threaded = r.is_shader && r.shader.kind == ShaderJob::Kind::kFragment && r.shader.threaded;
+    s.spawn = ++spawned_;
+    s.after_last_switch = false;
     const char* what = "program ";
     if (!r.is_shader) {
       s.core->start(r.pc, r.uniforms);
     } else if (r.shader.kind == ShaderJob::Kind::kFragment) {
-      s.core->start_fragment(r.pc, r.uniforms, *r.shader.port, r.shader.w, r.shader.z);
+      s.core->start_fragment(r.pc, r.uniforms, *r.shader.port, r.shader.w, r.shader.z, s.threaded);
       what = "fragments ";
     } else {
       s.core->start_vertex(r.pc, r.uniforms, *r.shader.input, *r.shader.output);
@@ -189,6 +210,32 @@ void QpuScheduler::start(unsigned n, const Request& r) {
     ++running_;
     // The name is formatted only for a trace: a batch of fragments starts every few hundred instructions.
     if (core::timeline().enabled()) s.span->begin(s.track, what + core::format_hex(r.pc, 8), engine_.now());
+  }
+}
+
+void QpuScheduler::start_other_thread(unsigned n, const Request& r) {
+  Slot& s = qpus_[n];
+  ThreadState& t = s.other;
+  s.other_busy = true;
+  // It waits for its turn on a QPU that runs: its time counts from now (the hang timeout too).
+  t.started_ps = std::max(engine_.now(), r.arrival_ps);
+  t.program = r.pc;
+  t.first_instruction = t.core->instructions();
+  t.shader = r.shader.status;
+  t.fragment_job = true;
+  t.threaded = true;
+  t.spawn = ++spawned_;
+  t.after_last_switch = false;
+  t.core->start_fragment(r.pc, r.uniforms, *r.shader.port, r.shader.w, r.shader.z, true);
+}
+
+void QpuScheduler::switch_threads(unsigned n) {
+  Slot& s = qpus_[n];
+  std::swap(static_cast<ThreadState&>(s), s.other);
+  ++*s.thread_switches;
+  if (core::timeline().enabled()) {
+    s.span->end(engine_.now());
+    s.span->begin(s.track, "fragments " + core::format_hex(s.program, 8), engine_.now());
   }
 }
 
@@ -223,6 +270,15 @@ void QpuScheduler::finish(unsigned n, bool completed) {
   dma_load_words_.value += s.core->dma_load_words();
   dma_store_words_.value += s.core->dma_store_words();
   tmu_requests_.value += s.core->tmu_requests();
+  if (s.other_busy) {
+    // The QPU's other thread takes over. After a thread stopped by a deadlock, a hang or an error, its hang timeout
+    // counts from now: it could not run while the stopped one held the QPU.
+    s.other_busy = false;
+    switch_threads(n);
+    s.busy = true;
+    ++running_;
+    if (!completed) s.started_ps = std::max(s.started_ps, engine_.now());
+  }
 }
 
 core::Counter* QpuScheduler::stall_counter(const Slot& s) {
@@ -338,6 +394,11 @@ void QpuScheduler::run() {
         *s.busy_cycles += round_cycles;
         last = s.core->step(s.cycle);
         s.cycle += round_cycles;
+        if (last == qpu::Qpu::Step::kIssued) {
+          const qpu::Qpu::ThreadSwitch sw = s.core->take_thread_switch();
+          if (sw == qpu::Qpu::ThreadSwitch::kLast) s.after_last_switch = true;
+          if (sw != qpu::Qpu::ThreadSwitch::kNone && other_thread_may_run(s)) switch_threads(n);
+        }
         if (last == qpu::Qpu::Step::kIssued || last == qpu::Qpu::Step::kEnded) ++*s.instructions;
         if (last != qpu::Qpu::Step::kStalled) progressed = true;
         if (last == qpu::Qpu::Step::kStalled) *stall_counter(s) += round_cycles;

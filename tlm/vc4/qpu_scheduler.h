@@ -98,6 +98,9 @@ struct ShaderJob {
   qpu::Vpm* input = nullptr;  // a vertex or coordinate shader's segments
   qpu::Vpm* output = nullptr;
   Status* status = nullptr;  // set when the shader ends or is stopped
+  // A fragment shader whose record allows two threads per QPU (flag bit 0 clear): it may share its QPU with another
+  // threaded batch, the two taking turns at their thread switches.
+  bool threaded = false;
 };
 
 class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
@@ -116,8 +119,13 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   // SQRSV0/1: bit 0 of QPU n's nibble keeps user programs off it.
   void set_reservations(std::uint32_t sqrsv0, std::uint32_t sqrsv1);
   // A front end queues a shader batch at the caller's local time; batches start before queued user programs, in order
-  // within their kind, on any QPU whose reservation nibble has the kind's bit clear. The job's port, segments and
-  // status must outlive it.
+  // within their kind, on any QPU whose reservation nibble has the kind's bit clear. A threaded fragment batch that
+  // finds no free QPU takes the second thread of a QPU running a threaded one (reference-vc4-qpu.md 5.1: two threads
+  // per QPU): the running thread goes on until its thread switch (after the signal's two delay slots), then the other
+  // runs until its own, and so on; a thread's end hands the QPU to the other. After LAST_THREAD_SWITCH (sig 6) the
+  // later-started thread does not run again until the earlier one has ended (Mesa vc4_qpu_emit.c: so that it cannot
+  // take the scoreboard of a quad the earlier one still holds). A stalled thread stalls its QPU (the hardware switches
+  // only at the signals). The job's port, segments and status must outlive it.
   void shade(const ShaderJob& job, core::Picoseconds at);
   // Takes back a batch that has not started (its status done, "cancelled"): a front end whose list was reset or hung
   // must not leave work queued behind it (a guest keeping every QPU reserved would let such batches pile up). False
@@ -139,18 +147,30 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   const std::vector<std::string>& incidents() const { return engine_.incidents(); }
 
  private:
-  struct Slot {
+  // What belongs to the program one of a QPU's two hardware threads runs.
+  struct ThreadState {
     std::unique_ptr<qpu::Qpu> core;
-    bool busy = false;
     core::Picoseconds started_ps = 0;
+    std::uint64_t first_instruction = 0;  // the core's instruction count when the program started
+    std::uint32_t program = 0;            // its code address
+    ShaderJob::Status* shader = nullptr;  // the running shader's, null for a user program
+    bool fragment_job = false;            // the running program is a fragment shader
+    bool threaded = false;                // a threaded fragment shader (may share the QPU)
+    std::uint64_t spawn = 0;              // the order threads started in (LAST_THREAD_SWITCH's "earlier")
+    bool after_last_switch = false;       // it has passed its LAST_THREAD_SWITCH
+  };
+  // A QPU: the thread it runs (the ThreadState base: `core` issues) and, for threaded fragment shaders, the other
+  // thread, which waits for its turn.
+  struct Slot : ThreadState {
+    bool busy = false;
     // The QPU's own clock: the cycle of its next issue (the scheduler's cycle_ unless it started behind), and when
     // its last program ended.
     std::uint64_t cycle = 0;
     std::uint64_t free_cycle = 0;
     // When each of its reservation bits (user programs, FS, VS, CS) was last cleared.
     std::array<core::Picoseconds, 4> available_ps{};
-    std::uint64_t first_instruction = 0;  // the core's instruction count when the program started
-    std::uint32_t program = 0;            // its code address
+    ThreadState other;        // the QPU's other thread
+    bool other_busy = false;  // it holds a started threaded fragment shader
     core::FetchLine code_line{64};
     core::FetchLine uniform_line{64};
     core::Counter* instructions = nullptr;
@@ -160,8 +180,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
     core::Counter* tmu_stall_cycles = nullptr;
     core::Counter* dma_stall_cycles = nullptr;
     core::Counter* scoreboard_stall_cycles = nullptr;
-    ShaderJob::Status* shader = nullptr;  // the running shader's, null for a user program
-    bool fragment_job = false;            // the running program is a fragment shader
+    core::Counter* thread_switches = nullptr;
     core::Counter* programs = nullptr;
     int track = 0;
     std::unique_ptr<core::OpenSpan> span;
@@ -184,6 +203,15 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   // Reservation bit `bit` of QPU n: 0 user programs, else a ShaderJob::Kind.
   bool reserved(unsigned n, unsigned bit = 0) const { return ((reservations_ >> (4 * n + bit)) & 1U) != 0; }
   void start(unsigned n, const Request& r);
+  // Starts a threaded fragment batch on QPU n's other thread (the QPU runs a threaded one).
+  void start_other_thread(unsigned n, const Request& r);
+  // QPU n's running thread and its other thread change places (the span on its track follows the running one).
+  void switch_threads(unsigned n);
+  // At a thread switch of QPU n's running thread: whether the other thread may run (not a later thread waiting, after
+  // its last switch, for this earlier one to end).
+  bool other_thread_may_run(const Slot& s) const {
+    return s.other_busy && !(s.other.after_last_switch && s.other.spawn > s.spawn);
+  }
   bool fetch_through(core::FetchLine& line, std::uint32_t address, void* data, unsigned bytes);
 
   // QpuEnvironment
@@ -234,8 +262,9 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   core::Picoseconds fragments_end_ps_ = 0;
   sc_core::sc_event shaders_done_, shader_ended_;
   unsigned running_ = 0;
-  std::uint64_t cycle_ = 0;  // V3D cycles the scheduler has run: the QPUs' clock
-  unsigned stepping_ = 0;    // the QPU whose instruction runs (for the environment's calls)
+  std::uint64_t cycle_ = 0;    // V3D cycles the scheduler has run: the QPUs' clock
+  std::uint64_t spawned_ = 0;  // programs started so far (ThreadState::spawn)
+  unsigned stepping_ = 0;      // the QPU whose instruction runs (for the environment's calls)
   std::uint64_t reservations_ = 0;
   bool queue_error_ = false;
   std::uint32_t made_count_ = 0, completed_count_ = 0;  // SRQCS's, cleared by software

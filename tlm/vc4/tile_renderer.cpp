@@ -419,7 +419,7 @@ UnitResult TileRenderer::nv_vertices(const compressed::Primitive& primitive, std
            static_cast<std::uint32_t>(rec[i + 2]) << 16 | static_cast<std::uint32_t>(rec[i + 3]) << 24;
   };
   const unsigned stride = rec[1];
-  fs = {u32_at(4), u32_at(8), rec[3]};
+  fs = {u32_at(4), u32_at(8), rec[3], (rec[0] & 1U) == 0};
   const std::uint32_t vertex_data = u32_at(12);
   const unsigned header = (rec[0] & 8U) != 0 ? 16 : 0;
   // Shaded vertex: s16 X and Y in 1/16 pixel, f32 Zs, f32 1/Wc, [f32 point size: flag bit 1], then f32 varyings (the
@@ -466,7 +466,7 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
     gl_record_valid_ = true;
     shaded_vertices_.clear();
   }
-  fs = {gl_record_.fs_code, gl_record_.fs_uniforms, gl_record_.fs_varyings};
+  fs = {gl_record_.fs_code, gl_record_.fs_uniforms, gl_record_.fs_varyings, (gl_record_.flags & 1U) == 0};
   // The vertices the VCM has not shaded for this tile go to the vertex shader as one batch (the model does not look
   // ahead in the primitive list to fill batches of 16: see docs/vc4-v3d.md).
   std::vector<std::uint32_t> missing;
@@ -633,6 +633,7 @@ UnitResult TileRenderer::queue_batches(const std::vector<FragmentBatch>& batches
     job.w = b.w;
     job.z = b.z;
     job.status = &port.status();
+    job.threaded = fs.threaded;
     qpus->shade(job, ctx.time.now());
     ++fragment_batches_;
     fragments_shaded_ += static_cast<std::uint64_t>(__builtin_popcount(b.covered));

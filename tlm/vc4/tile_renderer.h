@@ -139,6 +139,7 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   struct FragmentShader {
     std::uint32_t code = 0, uniforms = 0;
     unsigned varyings = 0;
+    bool threaded = false;  // the record's flag bit 0 ("FS single-threaded") clear: two threads per QPU
   };
   // Render state the tile lists carry (the binner copies it in: tile_binner.h is_tile_state_packet).
   void record_state(const StatePacket& p);

@@ -58,6 +58,9 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   branch_taken_ = false;
   end_slots_ = 0;
   ending_ = false;
+  switch_slots_ = 0;
+  thread_switch_ = ThreadSwitch::kNone;
+  threaded_ = false;
   sfu_countdown_ = 0;
   vpm_port_.reset();
   dma_load_words_ = dma_store_words_ = tmu_requests_ = texture_requests_ = 0;
@@ -72,9 +75,10 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
 }
 
 void Qpu::start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort& fragments, const Vector& w,
-                         const Vector& z) {
+                         const Vector& z, bool threaded) {
   start(pc, uniforms);
   fragments_ = &fragments;
+  threaded_ = threaded;
   ra_[15] = w;
   rb_[15] = z;
 }
@@ -263,6 +267,11 @@ bool Qpu::read_address(bool file_b, std::uint32_t address, Vector& value) {
 
 bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
   if (address < 32) {
+    if (threaded_ && address >= 16) {
+      fail(std::string("a threaded fragment shader writes r") + (file_b ? "b" : "a") + std::to_string(address) +
+           ": each of a QPU's two threads has registers 0-15 of each file");
+      return false;
+    }
     Write& w = writes_[previous_ ^ 1U][file_b ? 1 : 0];
     if (!w.pending) {
       w.pending = true;
@@ -462,6 +471,7 @@ Qpu::Step Qpu::step(std::uint64_t now) {
   if (sfu_countdown_ > 0 && --sfu_countdown_ == 0) acc_[4] = sfu_result_;
   const bool in_branch_slots = branch_slots_ > 0;
   const bool in_end_slots = ending_;
+  const bool in_switch_slots = switch_slots_ > 0;
   Step s = Step::kIssued;
   switch (sig(inst_)) {
     case kSigBranch:
@@ -470,6 +480,9 @@ Qpu::Step Qpu::step(std::uint64_t now) {
                     " (the hardware leaves it undefined)");
       }
       if (in_end_slots) return fail("branch in the delay slots of the program end");
+      // Linux vc4_validate_shaders.c refuses a branch within three instructions of a thread switch.
+      if (in_switch_slots)
+        return fail("branch in the delay slots of a thread switch (the hardware leaves it undefined)");
       s = execute_branch(inst_);
       break;
     case kSigLoadImmediate:
@@ -491,6 +504,13 @@ Qpu::Step Qpu::step(std::uint64_t now) {
   ++instructions_;
   pc_ += 8;
   if (in_branch_slots && --branch_slots_ == 0 && branch_taken_) pc_ = branch_target_;
+  if (in_switch_slots && --switch_slots_ == 0) {
+    thread_switch_ = switch_last_ ? ThreadSwitch::kLast : ThreadSwitch::kSwitch;
+  }
+  if (const std::uint32_t signal = sig(inst_); signal == kSigThreadSwitch || signal == kSigLastThreadSwitch) {
+    switch_slots_ = kThreadSwitchDelaySlots;
+    switch_last_ = signal == kSigLastThreadSwitch;
+  }
   if (in_end_slots && --end_slots_ == 0) {
     commit_pending_writes();  // the last instruction's register writes land
     writes_ = {};
@@ -515,11 +535,13 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
       return fail("software breakpoint (signal 0): no debugger is attached");
     case kSigThreadSwitch:
     case kSigLastThreadSwitch:
-      // A shader runs alone on its QPU here, so a switch to the other thread changes nothing it computes.
+      // The switch itself is the scheduler's (take_thread_switch); a single-threaded shader's changes nothing.
       if (fragments_ == nullptr) {
         return fail("thread switch (signal " + std::to_string(signal) + ") in a " + program_kind() +
                     ": only threaded fragment shaders switch threads");
       }
+      // Linux vc4_validate_shaders.c: "Thread switch too soon after last switch".
+      if (switch_slots_ > 0) return fail("thread switch in the delay slots of a thread switch");
       break;
     case kSigWaitForScoreboard:
     case kSigScoreboardUnlock:

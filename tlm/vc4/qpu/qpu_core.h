@@ -120,10 +120,21 @@ class Qpu {
   // values; flags and pending results are cleared.
   void start(std::uint32_t pc, std::uint32_t uniforms);
   // Starts a fragment shader for a batch of 16 fragments: ra15 = W and rb15 = Z (24-bit integers) as the payload,
-  // the varyings, pixel coordinates and tile buffer through `fragments` until the program ends. Thread switches are
-  // no-ops: each shader runs to its end alone on its QPU (a threaded shader's two halves never share a QPU).
+  // the varyings, pixel coordinates and tile buffer through `fragments` until the program ends. A `threaded` shader
+  // (the shader record's flag bit 0 clear) is one of the two threads of its QPU: it owns registers 0-15 of each file
+  // (a write to 16-31 would corrupt the other thread: an error, as the Linux validator refuses such shaders), and its
+  // thread switches (sig 2, 6) take effect after two delay slots (take_thread_switch); the scheduler runs the other
+  // thread then. Accumulators and flags keep their values across a switch (the hardware leaves them undefined).
   void start_fragment(std::uint32_t pc, std::uint32_t uniforms, FragmentPort& fragments, const Vector& w,
-                      const Vector& z);
+                      const Vector& z, bool threaded = false);
+  // A thread switch whose delay slots have issued since the last call: kSwitch (sig 2), kLast (sig 6, the shader's
+  // last switch), else kNone.
+  enum class ThreadSwitch { kNone, kSwitch, kLast };
+  ThreadSwitch take_thread_switch() {
+    const ThreadSwitch t = thread_switch_;
+    thread_switch_ = ThreadSwitch::kNone;
+    return t;
+  }
   // Starts a vertex or coordinate shader over a batch of up to 16 vertices (element k is vertex k): its generic VPM
   // reads address `input`, where the VCD placed the vertex attributes, and its writes `output`, which the front end
   // reads back; both from row 0, as the VPM allocator hands a shader its segments (the Broadcom guide's VCM; Mesa's
@@ -229,6 +240,12 @@ class Qpu {
   std::uint32_t branch_address_ = 0;
   unsigned end_slots_ = 0;
   bool ending_ = false;
+  // A thread switch signalled: it takes effect after `switch_slots_` more instructions.
+  static constexpr unsigned kThreadSwitchDelaySlots = 2;
+  unsigned switch_slots_ = 0;
+  bool switch_last_ = false;
+  ThreadSwitch thread_switch_ = ThreadSwitch::kNone;
+  bool threaded_ = false;
   // An SFU result lands in r4 for the third instruction after the write (readable from there: the guide via Mesa's
   // validator, "r4 not readable in the next 2 instructions").
   unsigned sfu_countdown_ = 0;
