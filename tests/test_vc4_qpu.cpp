@@ -724,25 +724,27 @@ TEST(Vc4Qpu, AHungFragmentShaderReleasesTheScoreboardWhenStopped) {
   EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "has run").size(), 1u);  // the hang report
 }
 
+// A fragment port with no varyings whose scoreboard is always free; it counts the tile buffer writes.
+struct CountingPort : vc4::qpu::FragmentPort {
+  bool next_varying(vc4::qpu::Vector&, vc4::qpu::Vector&, std::string&) override { return false; }
+  vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
+  vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
+  bool scoreboard_acquire() override { return true; }
+  void scoreboard_release() override {}
+  bool tlb_write(std::uint32_t, const vc4::qpu::Vector&, const std::array<bool, 16>&, std::string&) override {
+    ++writes;
+    return true;
+  }
+  bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
+  unsigned writes = 0;
+};
+
 // Shader kinds are reserved separately (SQRSV bit 1 FS, 2 VS, 3 CS): with every QPU refusing vertex shaders, a
 // vertex batch stays queued while a fragment batch queued after it runs (in order within a kind only), and the front
 // end can take the stuck batch back (QpuScheduler::cancel): it never runs, its status says so, nothing is pending.
 TEST(Vc4Qpu, AReservedShaderKindDoesNotHoldOthersAndCanBeCancelled) {
-  struct Port : vc4::qpu::FragmentPort {
-    bool next_varying(vc4::qpu::Vector&, vc4::qpu::Vector&, std::string&) override { return false; }
-    vc4::qpu::Vector pixel_coordinate(bool) const override { return {}; }
-    vc4::qpu::Vector ms_or_reverse(bool) const override { return {}; }
-    bool scoreboard_acquire() override { return true; }
-    void scoreboard_release() override {}
-    bool tlb_write(std::uint32_t, const vc4::qpu::Vector&, const std::array<bool, 16>&, std::string&) override {
-      ++writes;
-      return true;
-    }
-    bool tlb_load(std::uint32_t, vc4::qpu::Vector&, std::string&) override { return false; }
-    unsigned writes = 0;
-  };
   Rig rig(platform::PlatformParams{});
-  Port port;
+  CountingPort port;
   vc4::qpu::Vpm input, output;
   vc4::ShaderJob::Status vertex_status, fragment_status;
   bool cancelled = false, cancelled_again = true;
@@ -783,6 +785,49 @@ TEST(Vc4Qpu, AReservedShaderKindDoesNotHoldOthersAndCanBeCancelled) {
   EXPECT_TRUE(vertex_status.done);
   EXPECT_EQ(vertex_status.error, "cancelled");
   EXPECT_EQ(pending_after, 0u);
+}
+
+// Between kinds, the batch that arrived first starts first, whatever order the front ends queued them in (a front end
+// running ahead in its quantum queues a batch of its future): with one QPU for shaders, a vertex batch queued first
+// but arriving at 10 us and a fragment batch queued second but arriving at 5 us run fragment first.
+TEST(Vc4Qpu, BetweenKindsTheBatchThatArrivedFirstStartsFirst) {
+  Rig rig(platform::PlatformParams{});
+  CountingPort port;
+  vc4::qpu::Vpm input, output;
+  vc4::ShaderJob::Status vertex_status, fragment_status;
+  core::Picoseconds now = 0;
+  test::run_thread([&] {
+    Vc4Driver& d = rig.driver;
+    // 200 issues, then the end: the two cannot overlap on one QPU.
+    std::string source;
+    for (int i = 0; i < 200; ++i) source += "nop\n";
+    const std::uint32_t code = d.upload_qpu_code(assemble(source + "sig_end nop\nnop\nnop\n"));
+    // Only QPU 11 takes shaders of any kind (its nibble 0, the others' 0xE: FS, VS and CS bits).
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv0, 0xEEEEEEEE);
+    rig.port.write32(d.layout().v3d + vc4::kV3dSqrsv1, 0x00000EEE);
+    vc4::QpuScheduler& qpus = rig.soc.v3d()->qpus();
+    now = core::to_ps(sc_core::sc_time_stamp());
+    vc4::ShaderJob vertex;
+    vertex.kind = vc4::ShaderJob::Kind::kVertex;
+    vertex.pc = code;
+    vertex.input = &input;
+    vertex.output = &output;
+    vertex.status = &vertex_status;
+    qpus.shade(vertex, now + 10'000'000);
+    vc4::ShaderJob fragment;
+    fragment.pc = code;
+    fragment.port = &port;
+    fragment.status = &fragment_status;
+    qpus.shade(fragment, now + 5'000'000);
+    while (qpus.shader_jobs_pending() > 0) sc_core::wait(qpus.shaders_done());
+  });
+  EXPECT_EQ(vertex_status.error, "");
+  EXPECT_EQ(fragment_status.error, "");
+  // 203 issues of 4 cycles at 250 MHz take 3.248 us: each batch runs at least that long after its start, the
+  // fragment batch from its arrival and the vertex batch after it.
+  constexpr core::Picoseconds kRun = 203 * 16'000;
+  EXPECT_GE(fragment_status.end_ps, now + 5'000'000 + kRun);
+  EXPECT_GE(vertex_status.end_ps, std::max(fragment_status.end_ps, now + 10'000'000) + kRun);
 }
 
 // ---- threaded fragment shaders: two threads per QPU ----

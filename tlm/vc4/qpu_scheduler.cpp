@@ -135,12 +135,17 @@ bool QpuScheduler::cancel(const ShaderJob::Status* status) {
 }
 
 void QpuScheduler::dispatch() {
-  // Batches start in order within their kind: a free QPU takes the oldest batch of a kind its reservations allow, so a
-  // kind every QPU refuses does not hold the others back.
+  // Batches start in order within their kind: a free QPU takes, of the kinds its reservations allow, the batch that
+  // arrived first, so a kind every QPU refuses does not hold the others back. Front ends queue batches at their own
+  // local time, each in its order, but one running ahead in its quantum may queue before another's earlier batch:
+  // the arrival time, not the queue order, decides between kinds (queue order between equal times).
   for (unsigned n = 0; n < qpus_.size() && !shader_queue_.empty(); ++n) {
     if (qpus_[n].busy) continue;
-    const auto it = std::find_if(shader_queue_.begin(), shader_queue_.end(),
-                                 [&](const Request& r) { return !reserved(n, static_cast<unsigned>(r.shader.kind)); });
+    auto it = shader_queue_.end();
+    for (auto candidate = shader_queue_.begin(); candidate != shader_queue_.end(); ++candidate) {
+      if (reserved(n, static_cast<unsigned>(candidate->shader.kind))) continue;
+      if (it == shader_queue_.end() || candidate->arrival_ps < it->arrival_ps) it = candidate;
+    }
     if (it == shader_queue_.end()) continue;
     const Request r = *it;
     shader_queue_.erase(it);
