@@ -88,6 +88,7 @@ void TbxServer::attach(int fd) {
     stalled_ = false;
     failure_.clear();
     incidents_seen_ = 0;
+    incidents_before_ = engine_incidents();
     quiet_since_ = core::now_ps();
     attached_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -496,16 +497,29 @@ void TbxServer::settle() {
   check_stall();
 }
 
+std::vector<std::size_t> TbxServer::engine_incidents() const {
+  std::vector<std::size_t> counts(gen::kEngineCount, 0);
+  gen::GenGpu* gpu = platform_.gen();
+  for (int e = 0; gpu != nullptr && e < gen::kEngineCount; ++e) {
+    if (const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e))) {
+      counts[static_cast<std::size_t>(e)] = cs->incidents().size();
+    }
+  }
+  return counts;
+}
+
 bool TbxServer::check_stall() {
   gen::GenGpu* gpu = platform_.gen();
   if (!gpu || stall_timeout_ == 0 || stalled_) return stalled_;
   const core::Picoseconds now = core::now_ps();
+  // Incidents since the session began (incidents_before_: the session's baseline).
   std::size_t incidents = 0;
-  std::string stopped;  // the engines with incidents
-  for (int e = 0; e < gen::kEngineCount; ++e) {
-    const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
-    if (!cs || cs->incidents().empty()) continue;
-    incidents += cs->incidents().size();
+  std::string stopped;  // the engines with incidents in this session
+  const std::vector<std::size_t> counts = engine_incidents();
+  for (std::size_t e = 0; e < counts.size(); ++e) {
+    const std::size_t before = e < incidents_before_.size() ? incidents_before_[e] : 0;
+    if (counts[e] <= before) continue;
+    incidents += counts[e] - before;
     stopped += std::string(stopped.empty() ? "" : ", ") + gen::engine_info(static_cast<gen::Engine>(e)).name;
   }
   if (incidents != incidents_seen_ || gpu_busy()) {

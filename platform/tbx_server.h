@@ -107,8 +107,13 @@ class TbxServer : public sc_core::sc_module {
   core::Picoseconds poll_interval_;
   core::Picoseconds read_wait_;
   core::Picoseconds stall_timeout_;
-  core::Picoseconds wait_limit_;       // host.gpu_wait_limit_ns: the drain at a session's end
-  std::size_t incidents_seen_ = 0;     // incidents of every engine, as last counted
+  core::Picoseconds wait_limit_;    // host.gpu_wait_limit_ns: the drain at a session's end
+  std::size_t incidents_seen_ = 0;  // incidents of every engine since the session began, as last counted
+  // Each engine's incidents when the session began: an earlier session's errors are not this session's (an in-process
+  // server serves many sessions in one simulation).
+  std::vector<std::size_t> incidents_before_;
+  // Each engine's incidents now (0 for an engine the platform lacks).
+  std::vector<std::size_t> engine_incidents() const;
   core::Picoseconds quiet_since_ = 0;  // the last time the GPU was busy or an engine reported an incident
   bool stalled_ = false;
   bool finished_ = false;

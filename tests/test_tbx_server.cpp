@@ -3,8 +3,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -411,51 +413,103 @@ TEST_F(TbxServerShortWaitTest, AnEngineWaitingForEverOnASemaphoreDoesNotKeepTheS
 
 // In-process sessions (what fuzz_tbx drives): no listening socket; each attach() of one end of a socketpair starts a
 // session, which ends without stopping the simulation, and the next attach starts another.
+namespace {
+
+struct InProcessSession {
+  bool finished = false, failed = false;
+  std::string failure;
+  std::vector<std::uint32_t> reads;  // each MMIO read's answer, in order
+};
+
+using MmioRequests = std::vector<std::pair<std::uint32_t, std::optional<std::uint32_t>>>;
+
+// Runs one in-process session of MMIO requests (offset, and the value of a write; none: a read) on `server`, the
+// client sending them all and reading every answer; the simulation runs until the session ends.
+InProcessSession run_in_process_session(platform::TbxServer& server, const MmioRequests& mmio) {
+  int fds[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  server.attach(fds[1]);
+  EXPECT_TRUE(server.in_session());
+  std::vector<std::uint8_t> request;
+  const auto put = [&request](const auto& a) { request.insert(request.end(), a.begin(), a.end()); };
+  std::size_t reads = 0;
+  std::uint32_t id = 0;
+  for (const auto& [offset, value] : mmio) {
+    tbx::MmioRequest m;
+    m.write = value.has_value();
+    m.offset = offset;
+    m.data = value.value_or(0);
+    reads += m.write ? 0 : 1;
+    put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), ++id, tbx::kMmioBodyBytes}));
+    put(tbx::encode_mmio(m));
+  }
+  std::vector<std::uint8_t> answers(reads * tbx::kMmioResponseBytes);
+  std::size_t got = 0;
+  std::thread client([&] {
+    ::send(fds[0], request.data(), request.size(), MSG_NOSIGNAL);
+    ::shutdown(fds[0], SHUT_WR);
+    for (ssize_t k; got < answers.size() && (k = ::recv(fds[0], answers.data() + got, answers.size() - got, 0)) > 0;) {
+      got += static_cast<std::size_t>(k);
+    }
+    ::close(fds[0]);
+  });
+  for (int i = 0; i < 100000 && server.in_session(); ++i) sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_US));
+  client.join();
+  EXPECT_FALSE(server.in_session());
+  InProcessSession result{server.finished(), server.failed(), server.failure(), {}};
+  for (std::size_t r = 0; (r + 1) * tbx::kMmioResponseBytes <= got; ++r) {
+    std::uint32_t value = 0;
+    std::memcpy(&value, answers.data() + r * tbx::kMmioResponseBytes + tbx::kHeaderBytes, 4);
+    result.reads.push_back(value);
+  }
+  return result;
+}
+
+}  // namespace
+
 TEST(TbxServerInProcess, SessionsFollowEachOtherWithoutStoppingTheSimulation) {
   platform::Platform soc("gpuvp", platform::PlatformParams{});
   platform::TbxServer server("tbx", soc, "");
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  // RCS HWS_PGA written, then read back.
   const auto session = [&](std::uint32_t value) {
-    int fds[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    server.attach(fds[1]);
-    EXPECT_TRUE(server.in_session());
-    std::vector<std::uint8_t> request;
-    const auto put = [&request](const auto& a) { request.insert(request.end(), a.begin(), a.end()); };
-    tbx::MmioRequest w;
-    w.write = true;
-    w.offset = 0x2080;  // RCS HWS_PGA
-    w.data = value;
-    put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 1, tbx::kMmioBodyBytes}));
-    put(tbx::encode_mmio(w));
-    tbx::MmioRequest r;
-    r.offset = 0x2080;
-    put(tbx::encode_header({static_cast<std::uint32_t>(tbx::MsgType::kMmioReq), 2, tbx::kMmioBodyBytes}));
-    put(tbx::encode_mmio(r));
-    std::uint8_t answer[tbx::kMmioResponseBytes] = {};
-    std::size_t got = 0;
-    std::thread client([&] {
-      ::send(fds[0], request.data(), request.size(), MSG_NOSIGNAL);
-      ::shutdown(fds[0], SHUT_WR);
-      for (ssize_t k; got < sizeof answer && (k = ::recv(fds[0], answer + got, sizeof answer - got, 0)) > 0;) {
-        got += static_cast<std::size_t>(k);
-      }
-      std::uint8_t more;
-      EXPECT_EQ(::recv(fds[0], &more, 1, 0), 0) << "the server closes the connection at the end";
-      ::close(fds[0]);
-    });
-    for (int i = 0; i < 1000 && server.in_session(); ++i) sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_US));
-    client.join();
-    EXPECT_FALSE(server.in_session());
-    EXPECT_TRUE(server.finished());
-    EXPECT_FALSE(server.failed()) << server.failure();
-    EXPECT_EQ(got, sizeof answer);
-    std::uint32_t read = 0;
-    std::memcpy(&read, answer + tbx::kHeaderBytes, 4);
-    return read;
+    const InProcessSession s = run_in_process_session(server, {{0x2080, value}, {0x2080, std::nullopt}});
+    EXPECT_TRUE(s.finished);
+    EXPECT_FALSE(s.failed) << s.failure;
+    EXPECT_EQ(s.reads.size(), 1u);
+    return s.reads.empty() ? 0 : s.reads[0];
   };
   EXPECT_EQ(session(0x3000), 0x3000u);
   EXPECT_EQ(session(0x5000), 0x5000u);
   EXPECT_NE(sc_core::sc_get_status(), sc_core::SC_STOPPED);
   EXPECT_EQ(core::stats().counter_value("tbx.connections"), 2u);
+}
+
+// An engine stopped on an error in one session does not fail the next: the stall check counts the incidents since
+// its session began. The first session starts the render ring at an unmapped GGTT address (the fetch faults: an
+// incident) and reads on past the stall timeout (5 us): it fails as stalled. The second only reads, as long: before
+// the baseline was per session, the first session's incident failed it too.
+TEST(TbxServerInProcess, AnEarlierSessionsEngineErrorDoesNotFailTheNext) {
+  platform::PlatformParams params;
+  params.host.tbx_stall_timeout_ns = 5'000;
+  platform::Platform soc("gpuvp", params);
+  platform::TbxServer server("tbx", soc, "");
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const MmioRequests reads(200, {0x2080, std::nullopt});
+  MmioRequests faulting = {{0x2000 + gen::engine_reg::kStart, 0x7000000},
+                           {0x2000 + gen::engine_reg::kHead, 0},
+                           {0x2000 + gen::engine_reg::kCtl, 1},
+                           {0x2000 + gen::engine_reg::kTail, 0x40}};
+  faulting.insert(faulting.end(), reads.begin(), reads.end());
+  const InProcessSession first = run_in_process_session(server, faulting);
+  EXPECT_TRUE(first.failed);
+  EXPECT_NE(first.failure.find("the GPU stopped on an error or hang (rcs"), std::string::npos) << first.failure;
+  const InProcessSession second = run_in_process_session(server, reads);
+  EXPECT_FALSE(second.failed) << second.failure;
+  EXPECT_TRUE(second.finished);
+  EXPECT_EQ(second.reads.size(), 200u);
+  // The fault's reports (the GTT's and the engine's), once.
+  EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "translation fault: client rcs, GGTT address 0x7000000").size(),
+            1u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "rcs: command fetch at 0x7000000 failed").size(), 1u);
 }
