@@ -279,7 +279,7 @@ void Guc::reset() {
   in_service_ = false;
   halted_ = false;
   pending_fault_.clear();
-  std::fill(sram_.begin(), sram_.end(), 0);
+  std::memset(sram_.data(), 0, sram_.size());  // (512 KiB: std::fill is a byte loop in unoptimised builds)
   status_->set(kStatusResetValue);
   dma_ctrl_->set(0);
   engine_irq_pending_ = false;
