@@ -455,6 +455,23 @@ int main(int argc, char** argv) {
     seed = {1};
     seed.insert(seed.end(), rcl.begin(), rcl.end());
     write_seed(dir, "fuzz_vc4_cle", 1, seed);
+    // The renderer's GL side: a render list drawing inline under GL shader state (the vertex shader's path, the record
+    // whatever memory holds), a plain and a clipped compressed run (the clipped record's address 8-byte aligned, vertex
+    // 2 flagged), then the frame's store.
+    namespace pk = vc4::packet;
+    Bytes gl_render;
+    pk::tile_rendering_mode_config(gl_render, 0x0700'0000, 64, 64, 1U << vc4::TileBufferFields::kConfigFormatShift);
+    pk::tile_coordinates(gl_render, 0, 0);
+    pk::gl_shader_state(gl_render, 0x0010'0000);
+    pk::primitive_list_format(gl_render, pk::kListFormat16BitTriangles);
+    gl_render.insert(gl_render.end(), {pk::kCompressedPrimitive, 0x81, 0, 0, 1, 0, 2, 0, 0x80});
+    gl_render.push_back(pk::kClippedCompressedPrimitive);
+    pk::put_u32(gl_render, 0x0011'0000U | 4U);
+    gl_render.insert(gl_render.end(), {0x81, 0, 0, 1, 0, 2, 0, 0x80});
+    pk::store_ms_tile_buffer(gl_render, true);
+    seed = {1};
+    seed.insert(seed.end(), gl_render.begin(), gl_render.end());
+    write_seed(dir, "fuzz_vc4_cle", 3, seed);
   }
 
   // fuzz_guc: no operation (load and boot only); a mailbox action; a CT request.
