@@ -97,11 +97,50 @@ TEST(Vc4GlShaderPath, CoordinateAndVertexShadersDrawWhatPreShadedVerticesDraw) {
   EXPECT_EQ(gl[110 + 40 * kWidth], 0xFF00FF00u);
   EXPECT_EQ(gl[240 + 20 * kWidth], kClear);
   // The binner's coordinate shader ran one batch over the draw's nine vertices; the renderer's vertex shader shaded
-  // each tile's vertices once (three a triangle in each tile it touches).
+  // each tile's vertices once (three a triangle in each tile it touches), one batch per tile: a tile's run holds at
+  // most the three triangles, nine vertices, which the look-ahead gathers into one batch of at most 16. All eight
+  // tiles (4 x 2 of 64 pixels) hold a part of a triangle.
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.vertices_shaded"), 9u);
   const std::uint64_t entries = core::stats().counter_value("gpuvp.v3d.ptb.entries");
   EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.renderer.vertices_shaded"), 3 * (entries / 2));
-  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.vertex_batches"), 1 + entries / 2);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.qpus.vertex_batches"), 1u + 8u);
+}
+
+// The VCM fills a vertex shader batch from the primitives ahead in the tile's run: a strip of 14 triangles over 16
+// vertices inside one tile is shaded as one batch of 16 (without the look-ahead: a batch per triangle that brings new
+// vertices, 14), and a strip of 30 triangles over 32 vertices as two.
+TEST(Vc4GlShaderPath, TheRenderersVertexBatchesLookAheadInTheTile) {
+  const auto strip = [](unsigned triangles) {
+    host::Vc4Scene s = scene(true);
+    s.vertices.clear();
+    s.indices.clear();
+    for (unsigned i = 0; i < triangles + 2; ++i) {
+      const float x = 2.0F + 3.5F * static_cast<float>(i / 2), y = (i % 2) != 0 ? 60.0F : 4.0F;
+      s.vertices.push_back({x, y, 0.5F, 1.0F, {0.5F, 0.5F, 0.5F}});
+      s.indices.push_back(static_cast<std::uint16_t>(i));
+    }
+    s.mode = 5;  // triangle strip
+    return s;
+  };
+  platform::Platform soc("gpuvp", platform::PlatformParams{});
+  host::BusHostPort port(soc.host());
+  Vc4Driver d(port);
+  std::uint64_t batches_14 = 0, batches_30 = 0;
+  test::run_thread([&] {
+    d.enable_interrupts();
+    d.supply_overspill();
+    const auto vertex_batches = [] { return core::stats().counter_value("gpuvp.v3d.qpus.vertex_batches"); };
+    std::uint64_t before = vertex_batches();
+    render(d, soc, strip(14));
+    batches_14 = vertex_batches() - before;
+    before = vertex_batches();
+    render(d, soc, strip(30));
+    batches_30 = vertex_batches() - before;
+  });
+  for (const auto& e : port.failures()) ADD_FAILURE() << e;
+  // The binner's coordinate shader batches (16 vertices each, 1 and 2) and the renderer's.
+  EXPECT_EQ(batches_14, 1u + 1u);
+  EXPECT_EQ(batches_30, 2u + 2u);
 }
 
 // A 5x5 grid of vertices (4x4 quads of two triangles each, sharing vertices) over the frame: the binner's coordinate

@@ -467,8 +467,8 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
     shaded_vertices_.clear();
   }
   fs = {gl_record_.fs_code, gl_record_.fs_uniforms, gl_record_.fs_varyings, (gl_record_.flags & 1U) == 0};
-  // The vertices the VCM has not shaded for this tile go to the vertex shader as one batch (the model does not look
-  // ahead in the primitive list to fill batches of 16: see docs/vc4-v3d.md).
+  // The vertices the VCM has not shaded for this tile go to the vertex shader as one batch, filled up to 16 with
+  // those of the primitives ahead in the run.
   std::vector<std::uint32_t> missing;
   for (unsigned i = 0; i < primitive.vertices; ++i) {
     const std::uint32_t index = primitive.index[i];
@@ -476,6 +476,7 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
       missing.push_back(index);
     }
   }
+  if (!missing.empty()) look_ahead(primitive, missing, ctx);
   if (!missing.empty()) {
     if (shaded_vertices_.size() + missing.size() > kMaxShadedVertices) shaded_vertices_.clear();
     const VertexPipeline::Read read = [&](std::uint32_t address, void* data, unsigned len, std::string& why) {
@@ -508,6 +509,34 @@ UnitResult TileRenderer::gl_vertices(const compressed::Primitive& primitive, std
   }
   for (unsigned i = 0; i < primitive.vertices; ++i) out[i] = shaded_vertices_.at(primitive.index[i]);
   return UnitResult::done();
+}
+
+void TileRenderer::look_ahead(const compressed::Primitive& primitive, std::vector<std::uint32_t>& batch,
+                              UnitContext& ctx) {
+  if (batch.size() >= VertexPipeline::kBatch) return;
+  std::array<std::uint8_t, kLookAheadBytes> bytes{};
+  std::uint32_t length = kLookAheadBytes;
+  while (length > 0 && !services_.in_dram(entry_address_, length)) length /= 2;  // near the end of DRAM
+  std::string message;
+  if (length == 0 || !transfer(false, entry_address_, bytes.data(), length, ctx, message)) return;
+  std::uint32_t at = compressed::entry_length(entry_format_, bytes[0]);  // past the entry being drawn
+  compressed::Primitive previous = primitive;
+  while (at < length && batch.size() < VertexPipeline::kBatch) {
+    const std::uint8_t b0 = bytes[at];
+    if (b0 == compressed::kEscape || b0 == compressed::kRelativeBranch) return;
+    const unsigned len = compressed::entry_length(entry_format_, b0);
+    compressed::Primitive next;
+    std::string why;
+    if (len == 0 || at + len > length || !compressed::decode(entry_format_, &bytes[at], previous, next, why)) return;
+    for (unsigned i = 0; i < next.vertices && batch.size() < VertexPipeline::kBatch; ++i) {
+      const std::uint32_t index = next.index[i];
+      if (shaded_vertices_.count(index) == 0 && std::find(batch.begin(), batch.end(), index) == batch.end()) {
+        batch.push_back(index);
+      }
+    }
+    previous = next;
+    at += len;
+  }
 }
 
 UnitResult TileRenderer::shade_triangle(const compressed::Primitive& primitive, std::optional<std::uint32_t> clip_word,
@@ -739,6 +768,8 @@ UnitResult TileRenderer::compressed_primitive(std::uint32_t address, std::uint8_
         " primitives, the model's limit per tile (a render list looping inside a primitive list?)");
   }
   tile_primitives_.push_back(primitive);
+  entry_address_ = address;
+  entry_format_ = list_format;
   ctx.time.advance(services_.clock.cycles(params_.primitive_cycles));
   const std::optional<std::uint32_t> clip_word = std::exchange(clip_word_, std::nullopt);
   if (shader_state_op_ == packet::kNvShaderState || shader_state_op_ == packet::kGlShaderState) {

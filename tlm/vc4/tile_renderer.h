@@ -229,6 +229,15 @@ class TileRenderer : public sc_core::sc_module, public ControlListUnit, public T
   std::vector<compressed::Primitive> tile_primitives_;
   // The last CLIPPED_COMPRESSED_PRIMITIVE's word (record address | flags), for the first primitive of its run.
   std::optional<std::uint32_t> clip_word_;
+  // The compressed list entry being drawn: its address and PRIMITIVE_LIST_FORMAT (the VCM's look-ahead reads on).
+  std::uint32_t entry_address_ = 0;
+  std::uint8_t entry_format_ = 0;
+  // The vertices after `primitive` in its compressed run that the tile has not shaded, appended to `batch` until it
+  // holds VertexPipeline::kBatch: the VCM fills a vertex shader batch from the primitives ahead (their order; the
+  // hardware's policy is unpublished). The run's bytes come in one read of kLookAheadBytes; the look-ahead stops at
+  // the run's end (escape), a branch, an entry it cannot decode or the read's end.
+  static constexpr unsigned kLookAheadBytes = 64;
+  void look_ahead(const compressed::Primitive& primitive, std::vector<std::uint32_t>& batch, UnitContext& ctx);
   bool warned_not_shaded_ = false;
   std::optional<StoredFrame> last_frame_;
   // Render state from the tile lists (reset with the thread).
