@@ -403,6 +403,34 @@ TEST(Vc4GlClipper, ATriangleWithAVertexBehindTheEyeDrawsWhatLiesInFrontOfIt) {
   EXPECT_GT(core::stats().counter_value("gpuvp.v3d.renderer.clipped"), 0u);
 }
 
+// NV shader state with the clipping flag and the clip header clips as the GL path does: the binner takes each
+// vertex's clip coordinates from the header ahead of its shaded data (the triangles of the GL tests).
+host::Vc4Scene as_nv_with_clip_header(host::Vc4Scene s) {
+  s.coordinate_shader.clear();
+  s.vertex_shader.clear();
+  s.nv_clip_header = true;
+  return s;
+}
+
+TEST(Vc4GlClipper, NvVerticesWithAClipHeaderBehindTheEyeAreClippedToo) {
+  const std::array<float, 8> red = {1, 0, 0}, green = {0, 1, 0}, blue = {0, 0, 1};
+  const ClippedFrameChecks checked = render_and_check_clipped(as_nv_with_clip_header(
+      clipped_scene({{60, 100, 0.5F, 1, red}, {196, 100, 0.5F, 0.5F, green}, {128, 1000, 0.5F, -1, blue}})));
+  EXPECT_GT(checked.compared, 10000u);
+  EXPECT_GT(checked.records, 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.clipped"), 1u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.vertices_shaded"), 0u);  // no coordinate shader ran
+}
+
+TEST(Vc4GlClipper, NvVerticesWithAClipHeaderBeyondTheGuardBandAreClippedToo) {
+  const std::array<float, 8> red = {1, 0, 0}, green = {0, 1, 0}, blue = {0, 0, 1};
+  const ClippedFrameChecks checked = render_and_check_clipped(as_nv_with_clip_header(
+      clipped_scene({{20, 20, 0.5F, 1, red}, {5000, 64, 0.5F, 1, green}, {20, 110, 0.5F, 1, blue}})));
+  EXPECT_GT(checked.compared, 15000u);
+  EXPECT_GT(checked.records, 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.v3d.ptb.clipped"), 1u);
+}
+
 // A triangle in front of the eye with a vertex 5000 pixels to the right: its 16-bit screen X would wrap, so the
 // clipper cuts it at the guard band; what shows on the frame is the reference's.
 TEST(Vc4GlClipper, ATriangleBeyondTheGuardBandIsClippedToIt) {

@@ -140,20 +140,28 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
     // VIEWPORT_OFFSET holds the frame's centre as signed 12.4 pixels.
     throw std::runtime_error("vc4 driver: a GL scene is at most 4095 pixels wide and high");
   }
+  // GL, and NV with the clip header: positions relative to the frame's centre (VIEWPORT_OFFSET), which the clipper's
+  // new vertices are too.
+  const bool nv_clipped = !gl && scene.nv_clip_header;
+  const bool centred = gl || nv_clipped;
   std::vector<std::uint8_t> vdata;
   for (const Vc4Vertex& v : scene.vertices) {
-    if (gl) {
-      // Clip-space position and the four varyings (the attributes of Vc4Scene::coordinate_shader).
-      const float w = 1.0f / v.inv_w;
-      const float x = v.x / (static_cast<float>(scene.width) / 2) - 1,
-                  y = v.y / (static_cast<float>(scene.height) / 2) - 1;
+    // Clip-space position (the attributes of Vc4Scene::coordinate_shader, or the NV clip header).
+    const float w = 1.0f / v.inv_w;
+    const float x = v.x / (static_cast<float>(scene.width) / 2) - 1,
+                y = v.y / (static_cast<float>(scene.height) / 2) - 1;
+    if (gl || nv_clipped) {
       for (const float f : {x * w, y * w, v.z * w, w}) put_f32(vdata, f);
-      for (unsigned k = 0; k < 4; ++k) put_f32(vdata, v.varyings[k]);
+    }
+    if (gl) {
+      for (unsigned k = 0; k < 4; ++k) put_f32(vdata, v.varyings[k]);  // the four varyings
       continue;
     }
-    // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying.
-    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x)));
-    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y)));
+    // Shaded vertex data: X, Y (12.4), Z, 1/W, the varyings; stride 12 + 4 per varying (16 more with the header).
+    const float origin_x = centred ? static_cast<float>(scene.width) / 2 : 0.0F,
+                origin_y = centred ? static_cast<float>(scene.height) / 2 : 0.0F;
+    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.x - origin_x)));
+    put_u16(vdata, static_cast<std::uint16_t>(fixed_12_4(v.y - origin_y)));
     put_f32(vdata, v.z);
     put_f32(vdata, v.inv_w);
     for (unsigned k = 0; k < scene.varyings; ++k) put_f32(vdata, v.varyings[k]);
@@ -187,8 +195,8 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   std::vector<std::uint8_t> rec;
   std::uint32_t record_word = 0;
   // The viewport scale and, for GL, VIEWPORT_OFFSET: half the frame in 1/16 pixel (0 for NV: vertices in place).
-  const auto half_width = static_cast<std::int16_t>(gl ? scene.width * 8 : 0),
-             half_height = static_cast<std::int16_t>(gl ? scene.height * 8 : 0);
+  const auto half_width = static_cast<std::int16_t>(centred ? scene.width * 8 : 0),
+             half_height = static_cast<std::int16_t>(centred ? scene.height * 8 : 0);
   if (gl) {
     std::vector<std::uint8_t> uniforms;
     put_f32(uniforms, half_width);
@@ -225,8 +233,9 @@ std::vector<std::uint8_t> Vc4Driver::build_bin_cl(const Vc4Scene& scene) {
   } else {
     // NV shader record (16 bytes, 16-byte aligned): single-threaded FS, the vertex stride, no uniforms, the
     // varyings, the fragment shader, shaded vertex data.
-    put_u8(rec, scene.threaded_fragment_shader ? 0x00 : 0x01);  // VC4_SHADER_FLAG_FS_SINGLE_THREAD
-    put_u8(rec, static_cast<std::uint8_t>(12 + 4 * scene.varyings));
+    // VC4_SHADER_FLAG_FS_SINGLE_THREAD (bit 0); clipping (bit 2) with the clip header (bit 3).
+    put_u8(rec, static_cast<std::uint8_t>((scene.threaded_fragment_shader ? 0x00 : 0x01) | (nv_clipped ? 0x0C : 0x00)));
+    put_u8(rec, static_cast<std::uint8_t>((nv_clipped ? 28 : 12) + 4 * scene.varyings));
     put_u8(rec, 0);
     put_u8(rec, static_cast<std::uint8_t>(scene.varyings));
     put_u32(rec, fs);

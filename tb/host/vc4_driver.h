@@ -65,6 +65,9 @@ struct Vc4Scene {
   // The shader record's flag bit 0 ("FS single-threaded") clear: the fragment shader runs two threads per QPU (it
   // must then switch threads around its TMU lookups and keep to registers 0-15).
   bool threaded_fragment_shader = false;
+  // NV shader state with clipping: the record's clipping flag and clip header (Xc, Yc, Zc, Wc ahead of each shaded
+  // vertex, as the GL path's attribute 0), positions relative to the frame's centre with VIEWPORT_OFFSET there.
+  bool nv_clip_header = false;
 };
 
 // The smallest fragment shader (the shape of Broadcom's compiled flat shaders): the constant `color` to the tile

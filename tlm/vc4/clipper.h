@@ -1,5 +1,6 @@
-// Clipper: the V3D binner's clipping of GL primitives into new vertices, SystemC-free. A primitive of the GL shader
-// state with the record's clipping flag that has a vertex behind the eye, or outside the guard band that the 16-bit
+// Clipper: the V3D binner's clipping of primitives into new vertices, SystemC-free. A primitive of the GL shader
+// state with the record's clipping flag (or NV state with the flag and the clip header) that has a vertex behind the
+// eye, or outside the guard band that the 16-bit
 // screen coordinates can hold, is clipped in clip space into a convex polygon; each triangle of that polygon goes to
 // the tile lists as a CLIPPED_COMPRESSED_PRIMITIVE whose record ("Single Clipped Primitive Data") holds, for every
 // vertex that is not one of the original primitive's, its screen position, Zs, 1/Wc and three coefficients of the

@@ -272,24 +272,27 @@ void TileBinner::record_state(const StatePacket& p) {
 }
 
 bool TileBinner::fetch_vertex(std::uint32_t index, Vertex& v, UnitContext& ctx, std::string& message) {
-  std::uint8_t b[4];
+  // With the clip header (NV flag bit 3) read as well when clipping: Xc, Yc, Zc, Wc (f32) ahead of Xs/Ys.
+  std::uint8_t b[20];
+  const unsigned header = nv_clip_header_read_ ? 16 : 0;
   std::uint64_t address;
   if (vertex_source_vg_) {
     address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * 4;
   } else {
-    address =
-        static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ + vertex_offset_;
+    address = static_cast<std::uint64_t>(vertex_base_) + static_cast<std::uint64_t>(index) * vertex_stride_ +
+              vertex_offset_ - header;
   }
-  if (address > 0xFFFFFFFFull || !transfer(false, static_cast<std::uint32_t>(address), b, 4, ctx, message)) {
+  if (address > 0xFFFFFFFFull || !transfer(false, static_cast<std::uint32_t>(address), b, header + 4, ctx, message)) {
     message = "vertex " + std::to_string(index) + " at " + hex(address) + ": " +
               (message.empty() ? "outside the 32-bit bus" : message);
     return false;
   }
   cycles(ctx, params_.vertex_cycles);
+  for (unsigned c = 0; c < 4 && header != 0; ++c) std::memcpy(&v.clip[c], b + 4 * c, 4);
   // Shaded vertex: X and Y as signed 12.4 fixed point (PeterLemon NV demos), moved by VIEWPORT_OFFSET (12.4, Mesa
   // v3d_packet_v21.xml): Mesa's shaders apply only the viewport scale and leave the translation to this packet.
-  v.x = static_cast<std::int16_t>(b[0] | b[1] << 8) + viewport_x_;
-  v.y = static_cast<std::int16_t>(b[2] | b[3] << 8) + viewport_y_;
+  v.x = static_cast<std::int16_t>(b[header] | b[header + 1] << 8) + viewport_x_;
+  v.y = static_cast<std::int16_t>(b[header + 2] | b[header + 3] << 8) + viewport_y_;
   return true;
 }
 
@@ -345,6 +348,7 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
   std::string message;
 
   // Vertex source: the current shader state. A GL shader state needs the coordinate shader on the QPUs.
+  nv_clip_header_read_ = false;
   if (op == packet::kVgCoordinateArrayPrimitives) {
     vertex_source_vg_ = true;
     vertex_base_ = p.u32(6);
@@ -389,6 +393,8 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     // 16 bytes) precedes Xs/Ys.
     vertex_stride_ = rec[1];
     vertex_offset_ = (rec[0] & 8) ? 16 : 0;
+    // Clipping (flag bit 2) needs the clip coordinates: only a record with the clip header has them.
+    nv_clip_header_read_ = (rec[0] & 12) == 12;
     vertex_base_ = rec[12] | static_cast<std::uint32_t>(rec[13]) << 8 | static_cast<std::uint32_t>(rec[14]) << 16 |
                    static_cast<std::uint32_t>(rec[15]) << 24;
   }
@@ -574,10 +580,11 @@ UnitResult TileBinner::draw(const StatePacket& p, UnitContext& ctx) {
     }
     ++primitives_;
     bool binned = false;
-    if (gl && gl_record_.clipping()) {
-      // The clipper (reference-vc4.md: the shader record's clipping flag): a primitive wholly outside one side of the
-      // view volume is dropped; one behind the eye plane or beyond the guard band is clipped into new vertices
-      // (clipper.h); the others keep the shader's screen coordinates.
+    if ((gl && gl_record_.clipping()) || nv_clip_header_read_) {
+      // The clipper (reference-vc4.md: the shader record's clipping flag; NV records need the clip header for the
+      // clip coordinates): a primitive wholly outside one side of the view volume is dropped; one behind the eye plane
+      // or beyond the guard band is clipped into new vertices (clipper.h); the others keep the shader's screen
+      // coordinates.
       bool outside = false;
       for (unsigned plane = 0; plane < 5 && !outside; ++plane) {
         bool all = true;

@@ -217,7 +217,8 @@ class TileBinner : public sc_core::sc_module, public ControlListUnit, public Bin
   std::uint32_t vertex_base_ = 0;
   std::uint32_t vertex_stride_ = 0;
   std::uint32_t vertex_offset_ = 0;
-  std::int32_t viewport_x_ = 0;  // 1/16 pixel
+  bool nv_clip_header_read_ = false;  // NV record with clipping and the clip header: vertices bring Xc..Wc
+  std::int32_t viewport_x_ = 0;       // 1/16 pixel
   std::int32_t viewport_y_ = 0;
   double line_half_width_ = 8;  // 1/16 pixel
   double point_half_size_ = 8;
