@@ -116,7 +116,34 @@ void TbxServer::run() {
   }
 }
 
+void TbxServer::reset_failed_engines() {
+  gen::GenGpu* gpu = platform_.gen();
+  if (gpu == nullptr) return;
+  std::uint32_t domains = 0;
+  for (int e = 0; e < gen::kEngineCount; ++e) {
+    const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e));
+    if (cs != nullptr && (cs->state() == core::EngineState::kError || cs->state() == core::EngineState::kHung)) {
+      domains |= gen::engine_info(static_cast<gen::Engine>(e)).reset_domain;
+    }
+  }
+  if (domains == 0) return;
+  // GEN6_GDRST: the engines reset, and the hardware clears the bits when done (engine_regs.h).
+  core::Initiator& host = platform_.host();
+  const std::uint64_t gdrst = platform_.params().gen.base + gen::kGdrst;
+  std::uint64_t value = domains;
+  host.write(gdrst, &value, 4);
+  for (int poll = 0; poll < 1000 && (value & domains) != 0; ++poll) {
+    host.read(gdrst, &value, 4);
+    host.sync();
+  }
+  incidents_before_ = engine_incidents();
+}
+
 void TbxServer::serve_session() {
+  // A new session is a new client process: engines an earlier one left stopped on an error or hang are reset first,
+  // as the kernel's hang recovery would have reset them (i915 intel_gt_handle_error), so that this session's work
+  // runs and its own failures are its own.
+  if (in_process_) reset_failed_engines();
   while (Connection* c = next_ready()) serve(*c);
   // A stalled session did not finish, nor one a stop (a signal, --max-wall-time) cut short: exec ends the program,
   // and the run's exit code is the model's.
@@ -502,7 +529,7 @@ std::vector<std::size_t> TbxServer::engine_incidents() const {
   gen::GenGpu* gpu = platform_.gen();
   for (int e = 0; gpu != nullptr && e < gen::kEngineCount; ++e) {
     if (const gen::CommandStreamer* cs = gpu->engine(static_cast<gen::Engine>(e))) {
-      counts[static_cast<std::size_t>(e)] = cs->incidents().size();
+      counts[static_cast<std::size_t>(e)] = cs->incident_count();
     }
   }
   return counts;

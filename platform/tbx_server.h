@@ -112,8 +112,10 @@ class TbxServer : public sc_core::sc_module {
   // Each engine's incidents when the session began: an earlier session's errors are not this session's (an in-process
   // server serves many sessions in one simulation).
   std::vector<std::size_t> incidents_before_;
-  // Each engine's incidents now (0 for an engine the platform lacks).
+  // Each engine's errors and hangs so far (0 for an engine the platform lacks).
   std::vector<std::size_t> engine_incidents() const;
+  // Resets (GDRST) the engines stopped on an error or hang, at an in-process session's start.
+  void reset_failed_engines();
   core::Picoseconds quiet_since_ = 0;  // the last time the GPU was busy or an engine reported an incident
   bool stalled_ = false;
   bool finished_ = false;

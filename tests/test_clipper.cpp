@@ -158,6 +158,45 @@ TEST(Clipper, ALineKeepsItsFrontEndAndEndsOnThePlanes) {
   EXPECT_TRUE(Clipper::clip(behind.data(), 2, viewport()).empty());
 }
 
+// The polygon's triangles keep the original vertices in their own slots where they can: with vertex 2 behind the eye
+// the fan starts at vertex 0, which stays in slot 0 of every triangle, and vertex 1 stays in slot 1 of the one that
+// has it; only new vertices are flagged for the record. A segment keeps its front end in its slot.
+TEST(Clipper, PartsKeepTheOriginalVerticesInTheirOwnSlots) {
+  const std::vector<Clip> v = {{-0.5F, 0.5F, 0.5F, 1}, {0.5F, 0.5F, 0.5F, 1}, {0, -3, -1, -2}};
+  const std::vector<ClipPolygonVertex> poly = Clipper::clip(v.data(), 3, viewport());
+  const std::vector<ClippedPart> parts = Clipper::parts(poly, 3);
+  ASSERT_EQ(parts.size(), poly.size() - 2);
+  unsigned with_vertex_1 = 0, flagged = 0;
+  std::vector<std::array<double, 2>> screen_area;
+  for (const ClippedPart& p : parts) {
+    EXPECT_EQ(p.flags & 1U, 0u);
+    EXPECT_EQ(poly[p.vertex[0]].original, 0);
+    if ((p.flags & 2U) == 0) {
+      ++with_vertex_1;
+      EXPECT_EQ(poly[p.vertex[1]].original, 1);
+    }
+    for (unsigned j = 0; j < 3; ++j) {
+      const bool is_original_j = poly[p.vertex[j]].original == static_cast<int>(j);
+      EXPECT_EQ(((p.flags >> j) & 1U) == 0, is_original_j) << j;
+      flagged += ((p.flags >> j) & 1U);
+    }
+    // Winding: every part turns the way the visible front edge (vertex 0 to vertex 1) does.
+    std::vector<std::array<double, 2>> tri;
+    for (unsigned j = 0; j < 3; ++j) {
+      const ClipPolygonVertex& q = poly[p.vertex[j]];
+      tri.push_back({q.clip[0] / q.clip[3], q.clip[1] / q.clip[3]});
+    }
+    EXPECT_LT(projected_area(tri), 0);
+  }
+  EXPECT_EQ(with_vertex_1, 1u);
+  // The record holds the new vertices only: the polygon's new ones, each once per triangle it belongs to.
+  EXPECT_EQ(flagged, 3 * parts.size() - parts.size() - 1);
+  const std::vector<Clip> line = {{-0.5F, 0, 0.5F, 1}, {-8, 0, 0.5F, -1}};
+  const std::vector<ClippedPart> segment = Clipper::parts(Clipper::clip(line.data(), 2, viewport()), 2);
+  ASSERT_EQ(segment.size(), 1u);
+  EXPECT_EQ(segment[0].flags, 2u);
+}
+
 TEST(Clipper, ProjectionGivesTheRecordEntry) {
   ClipPolygonVertex v;
   v.clip = {0.75, -0.5, 0.5, 2};

@@ -486,9 +486,11 @@ TEST(TbxServerInProcess, SessionsFollowEachOtherWithoutStoppingTheSimulation) {
 }
 
 // An engine stopped on an error in one session does not fail the next: the stall check counts the incidents since
-// its session began. The first session starts the render ring at an unmapped GGTT address (the fetch faults: an
-// incident) and reads on past the stall timeout (5 us): it fails as stalled. The second only reads, as long: before
-// the baseline was per session, the first session's incident failed it too.
+// its session began, and the engine is reset at the next session's start (as the kernel's hang recovery would). The
+// first session starts the render ring at an unmapped GGTT address (the fetch faults: an incident) and reads on past
+// the stall timeout (5 us): it fails as stalled. The second only reads, as long: it finishes (before the baseline was
+// per session, the first session's incident failed it too). The third faults the ring again: the engine, reset, ran
+// and failed anew, and the session fails on its own incident.
 TEST(TbxServerInProcess, AnEarlierSessionsEngineErrorDoesNotFailTheNext) {
   platform::PlatformParams params;
   params.host.tbx_stall_timeout_ns = 5'000;
@@ -508,8 +510,11 @@ TEST(TbxServerInProcess, AnEarlierSessionsEngineErrorDoesNotFailTheNext) {
   EXPECT_FALSE(second.failed) << second.failure;
   EXPECT_TRUE(second.finished);
   EXPECT_EQ(second.reads.size(), 200u);
-  // The fault's reports (the GTT's and the engine's), once.
+  const InProcessSession third = run_in_process_session(server, faulting);
+  EXPECT_TRUE(third.failed);
+  EXPECT_NE(third.failure.find("the GPU stopped on an error or hang (rcs"), std::string::npos) << third.failure;
+  // The fault's reports (the GTT's and the engine's), once per faulting session.
   EXPECT_EQ(test::take_reports(sc_core::SC_WARNING, "translation fault: client rcs, GGTT address 0x7000000").size(),
-            1u);
-  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "rcs: command fetch at 0x7000000 failed").size(), 1u);
+            2u);
+  EXPECT_EQ(test::take_reports(sc_core::SC_ERROR, "rcs: command fetch at 0x7000000 failed").size(), 2u);
 }

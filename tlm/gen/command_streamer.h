@@ -101,6 +101,8 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   void reset();
   // Text reports of hangs and errors so far (for the run summary).
   const std::vector<std::string>& incidents() const { return engine_.incidents(); }
+  // Errors and hangs so far: the count incidents() stops listing at its limit.
+  std::uint64_t incident_count() const { return engine_.errors() + engine_.hangs(); }
   std::uint64_t commands_executed() const { return commands_.value; }
   Execlists& execlists() { return contexts_.execlists(); }
   // Execlists mode: GFX_MODE.RUN_LIST_ENABLE set; work comes from contexts submitted through ELSP.

@@ -101,6 +101,50 @@ std::vector<ClipPolygonVertex> Clipper::clip(const std::array<float, 4>* clip, u
   return poly;
 }
 
+std::vector<ClippedPart> Clipper::parts(const std::vector<ClipPolygonVertex>& polygon, unsigned n) {
+  std::vector<ClippedPart> out;
+  const auto flags_of = [&](const ClippedPart& p) {
+    unsigned flags = 0;
+    for (unsigned j = 0; j < n; ++j) {
+      if (polygon[p.vertex[j]].original != static_cast<int>(j)) flags |= 1U << j;
+    }
+    return flags;
+  };
+  if (n == 2) {
+    if (polygon.size() == 2) {
+      ClippedPart p;
+      p.vertex = {0, 1, 0};
+      p.flags = flags_of(p);
+      out.push_back(p);
+    }
+    return out;
+  }
+  if (polygon.size() < 3) return out;
+  // The fan's apex: original vertex 0, else another original vertex, else the first.
+  std::size_t apex = 0;
+  for (std::size_t i = polygon.size(); i-- > 0;) {
+    if (polygon[i].original == 0 || (polygon[i].original > 0 && polygon[apex].original < 0)) apex = i;
+  }
+  const std::size_t m = polygon.size();
+  for (std::size_t i = 1; i + 1 < m; ++i) {
+    const std::array<std::size_t, 3> fan = {apex, (apex + i) % m, (apex + i + 1) % m};
+    ClippedPart best;
+    unsigned best_kept = 0;
+    for (unsigned r = 0; r < 3; ++r) {
+      ClippedPart p;
+      p.vertex = {fan[r], fan[(r + 1) % 3], fan[(r + 2) % 3]};
+      p.flags = flags_of(p);
+      const unsigned kept = 3 - static_cast<unsigned>(((p.flags & 1U) + ((p.flags >> 1) & 1U) + ((p.flags >> 2) & 1U)));
+      if (r == 0 || kept > best_kept) {
+        best = p;
+        best_kept = kept;
+      }
+    }
+    out.push_back(best);
+  }
+  return out;
+}
+
 bool Clipper::project(const ClipPolygonVertex& v, const ClipperViewport& viewport, ClippedVertexRecord& out) {
   const double w = v.clip[3];
   if (!(w > 0)) return false;
@@ -115,6 +159,8 @@ bool Clipper::project(const ClipPolygonVertex& v, const ClipperViewport& viewpor
   out.ys = s16(ys);
   out.zs = static_cast<float>(zs);
   out.inv_wc = static_cast<float>(1.0 / w);
+  // Finite in double may still overflow a float.
+  if (!std::isfinite(out.zs) || !std::isfinite(out.inv_wc)) return false;
   for (unsigned i = 0; i < 3; ++i) out.weights[i] = static_cast<float>(v.weights[i]);
   return true;
 }

@@ -13,9 +13,11 @@
 // - the planes: Wc >= kEyePlaneW (the exact eye plane is unpublished; W = 0 would make 1/Wc infinite) and the guard
 //   band |Xc/Wc x X scale| <= kGuardBand and |Yc/Wc x Y scale| <= kGuardBand (CLIPPER_XY_SCALING, 1/16 pixel), the
 //   largest that fits a signed 16-bit XS/YS. Z is not clipped here: Zs per pixel is the depth test's business;
-// - Sutherland-Hodgman clipping in that order of planes; the polygon is split into a fan (P0, Pi, Pi+1) in the order
-//   the clipping leaves its vertices, which keeps the primitive's winding; an edge's crossing is always computed from
-//   its inside end, so two triangles sharing the edge get the same new vertex;
+// - Sutherland-Hodgman clipping in that order of planes; the polygon is split into a fan (P0, Pi, Pi+1) from an
+//   original vertex when one is left (vertex 0 first), and each triangle's vertices take the cyclic rotation that
+//   puts the most original vertices in their own slots (cyclic: the winding is kept), so the record holds new vertices
+//   where it can and the originals keep the shader's values; an edge's crossing is always computed from its inside
+//   end, so two triangles sharing the edge get the same new vertex;
 // - the coefficients are clip-space (barycentric in Xc..Wc), so the varyings stay perspective-correct through the
 //   rasteriser's 1/W; XS/YS are Xc/Wc x scale truncated toward zero (as a coordinate shader's ftoi), ZS is
 //   Zc/Wc x Z scale + Z offset (CLIPPER_Z_SCALE_AND_OFFSET, scale in the first word as Mesa's v3d_packet_v21.xml);
@@ -44,6 +46,14 @@ struct ClipPolygonVertex {
   int original = -1;                // which original vertex this is, -1 for a new one
 };
 
+// A triangle of a clipped polygon (or a line's segment) as it goes to the tiles: the polygon's vertex in each slot,
+// and the slots whose vertex is not the original primitive's vertex of that slot (bit j: slot j comes from the
+// record).
+struct ClippedPart {
+  std::array<std::size_t, 3> vertex{};
+  unsigned flags = 0;
+};
+
 // One entry of a clipped primitive's record (Table 44: 32 bytes).
 struct ClippedVertexRecord {
   std::int16_t xs = 0;  // 1/16 pixel relative to the viewport centre
@@ -69,6 +79,9 @@ class Clipper {
   // or nothing). Nothing as well when a coordinate is not finite.
   static std::vector<ClipPolygonVertex> clip(const std::array<float, 4>* clip, unsigned n,
                                              const ClipperViewport& viewport);
+
+  // The triangles of a clipped triangle's polygon, or the segment of a clipped line (n = 2), slot by slot.
+  static std::vector<ClippedPart> parts(const std::vector<ClipPolygonVertex>& polygon, unsigned n);
 
   // The record entry of a polygon vertex; false when its screen position or Z is not finite.
   static bool project(const ClipPolygonVertex& v, const ClipperViewport& viewport, ClippedVertexRecord& out);

@@ -250,7 +250,7 @@ void QpuScheduler::finish(unsigned n, bool completed) {
   s.free_cycle = s.cycle;
   --running_;
   s.span->end(engine_.now());
-  if (mutex_owner_ == static_cast<int>(n)) mutex_owner_ = -1;  // a stopped program must not keep the others out
+  if (mutex_owner_ == s.spawn) mutex_owner_ = 0;  // a stopped program must not keep the others out
   if (s.core->shading()) {
     // A shader batch: its outcome goes to the front end, not to SRQCS's counts.
     ++(s.fragment_job ? fragment_batches_ : vertex_batches_);
@@ -580,13 +580,14 @@ bool QpuScheduler::semaphore(unsigned number, bool acquire) {
 }
 
 bool QpuScheduler::mutex_acquire(unsigned qpu) {
-  if (mutex_owner_ >= 0) return false;
-  mutex_owner_ = static_cast<int>(qpu);
+  // The owner is the program (its thread), not the QPU: a QPU's two threads are two programs.
+  if (mutex_owner_ != 0) return false;
+  mutex_owner_ = qpus_[qpu].spawn;
   return true;
 }
 
 void QpuScheduler::mutex_release(unsigned qpu) {
-  if (mutex_owner_ == static_cast<int>(qpu)) mutex_owner_ = -1;
+  if (mutex_owner_ == qpus_[qpu].spawn) mutex_owner_ = 0;
 }
 
 void QpuScheduler::host_interrupt(unsigned qpu) {

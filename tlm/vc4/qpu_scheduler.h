@@ -269,7 +269,7 @@ class QpuScheduler : public sc_core::sc_module, private qpu::QpuEnvironment {
   bool queue_error_ = false;
   std::uint32_t made_count_ = 0, completed_count_ = 0;  // SRQCS's, cleared by software
   std::array<unsigned, 16> semaphores_{};
-  int mutex_owner_ = -1;
+  std::uint64_t mutex_owner_ = 0;  // the owning program's ThreadState::spawn, 0: free
   qpu::Vpm vpm_;
   unsigned qpus_per_slice_;
   std::vector<std::array<core::CacheTags, 2>> tmu_caches_;  // per slice: TMU0's and TMU1's (tags: lines / 64)

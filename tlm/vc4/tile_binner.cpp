@@ -667,27 +667,24 @@ UnitResult TileBinner::bin_clipped(Kind kind, const std::uint32_t* idx, const Ve
   const std::array<std::array<float, 4>, 3> clip{v[0].clip, v[1].clip, v[2].clip};
   const std::vector<ClipPolygonVertex> polygon = Clipper::clip(clip.data(), n, clipper_viewport_);
   if (polygon.empty()) return UnitResult::done();
-  // The polygon's fan (P0, Pi, Pi+1), or the line's segment.
-  const std::size_t parts = n == 3 ? polygon.size() - 2 : 1;
-  for (std::size_t part = 0; part < parts; ++part) {
+  // The polygon's triangles (or the line's segment), slot by slot (clipper.h).
+  for (const ClippedPart& part : Clipper::parts(polygon, n)) {
     cycles(ctx, params_.clip_cycles);
-    const std::size_t slot_vertex[3] = {0, part + 1, part + 2};
     ClipRecord record;
+    record.flags = part.flags;
     Vertex placed[3];
     bool visible = true;
     for (unsigned j = 0; j < n; ++j) {
-      const ClipPolygonVertex& pv = polygon[slot_vertex[j]];
-      if (pv.original == static_cast<int>(j)) {
+      if (((part.flags >> j) & 1U) == 0) {
         placed[j] = v[j];
         continue;
       }
       ClippedVertexRecord entry;
-      if (!Clipper::project(pv, clipper_viewport_, entry)) {
+      if (!Clipper::project(polygon[part.vertex[j]], clipper_viewport_, entry)) {
         visible = false;  // a Z scale or offset that makes Zs not finite: nothing to draw
         break;
       }
       Clipper::encode(entry, record.bytes.data() + Clipper::kRecordBytes * record.entries++);
-      record.flags |= 1U << j;
       placed[j].x = entry.xs + viewport_x_;
       placed[j].y = entry.ys + viewport_y_;
     }
