@@ -622,6 +622,40 @@ TEST(EuCore, AppendingDropsWhatAThreadHasIssued) {
   EXPECT_EQ(run(true), run(false));
 }
 
+// Ties go round robin from the thread after the one that issued last. Three threads of one SIMD16 add and the end of
+// thread, all ready at cycle 0 (slot 0 counts as the last to issue): slots 1 and 2 take the two FPUs at 0 and slot 0
+// the first FPU free, at 4. At 4 slot 0 (after slot 2) goes first, then slot 1's end of thread takes the send unit at
+// 4 and slot 2's at 5; slot 0's at 8. A slot ends 2 cycles after its end of thread.
+TEST(EuCore, TiesGoRoundRobinFromTheThreadAfterTheLastToIssue) {
+  static const std::vector<eu::TimingOp> ops = timings("timing_ops");
+  eu::EuCore core(eu::EuCoreParams{});
+  for (unsigned t = 0; t < 3; ++t) {
+    const unsigned slot = core.start(0);
+    core.append(slot, add16());
+    core.append(slot, ops.back());
+  }
+  EXPECT_FALSE(core.issue().has_value());
+  EXPECT_EQ(core.ended_at(0), 10u);
+  EXPECT_EQ(core.ended_at(1), 6u);
+  EXPECT_EQ(core.ended_at(2), 7u);
+}
+
+// The core keeps its threads as bits of a word: more than 32 threads, or none, is refused by name.
+TEST(EuCore, RefusesAThreadCountOutsideOneToThirtyTwo) {
+  eu::EuCoreParams params;
+  params.threads = 16;
+  EXPECT_NO_THROW(eu::EuCore{params});
+  for (unsigned threads : {0U, 33U}) {
+    params.threads = threads;
+    try {
+      eu::EuCore core(params);
+      ADD_FAILURE() << threads << " threads accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "EuCore: " + std::to_string(threads) + " threads per EU (1 to 32)");
+    }
+  }
+}
+
 // Intel's EU active / stall / idle: an EU is occupied while a thread is resident. One thread, then (after run()
 // returns, from the array's next window) another: the EU is occupied for their two lifetimes and idle between.
 TEST(EuArray, AnEuIsOccupiedWhileAThreadIsResidentAndIdleOtherwise) {

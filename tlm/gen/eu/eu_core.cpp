@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace gpuvp::gen::eu {
 
 namespace {
 
 enum Unit : unsigned { kFpu0 = 0, kFpu1 = 1, kSendUnit = 2, kBranch = 3, kNoUnit = 4 };
+
+constexpr unsigned kMaxThreads = 32;
+constexpr unsigned kRankBits = 5;
 
 template <typename F>
 void for_each_arf(std::uint8_t bits, F f) {
@@ -18,7 +22,12 @@ void for_each_arf(std::uint8_t bits, F f) {
 
 }  // namespace
 
-EuCore::EuCore(const EuCoreParams& params) : params_(params), slots_(params.threads) {}
+EuCore::EuCore(const EuCoreParams& params) : params_(params), slots_(params.threads), candidates_(params.threads) {
+  // issue() keeps slots as bits of a 32-bit word and their round-robin rank in 5 bits of a sort key.
+  if (params.threads == 0 || params.threads > kMaxThreads) {
+    throw std::invalid_argument("EuCore: " + std::to_string(params.threads) + " threads per EU (1 to 32)");
+  }
+}
 
 bool EuCore::has_free_slot() const { return resident_ < slots_.size(); }
 
@@ -33,6 +42,7 @@ unsigned EuCore::start(std::uint64_t at) {
     s.latest_write = at;
     ++resident_;
     residency_events_.emplace_back(at, +1);
+    mark_stale(i);
     return i;
   }
   throw std::logic_error("EuCore::start without a free slot");
@@ -56,6 +66,7 @@ std::uint64_t EuCore::ready(const Slot& s, const TimingOp& op) const {
 void EuCore::append(unsigned slot, std::vector<const TimingOp*>&& ops) {
   Slot& s = slots_[slot];
   s.held = false;
+  mark_stale(slot);
   if (s.next == s.trace.size()) {
     s.trace = std::move(ops);
     s.next = 0;
@@ -139,13 +150,13 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   const TimingOp& op = *s.trace[s.next++];
   // The wait since the front end let the thread go: for a constraint of its own until ready, then for the unit.
   if (start > s.front_end) {
-    const std::uint64_t ready_at = std::max(s.next_ready, s.front_end);
+    const std::uint64_t ready_at = std::max(candidates_[slot].ready, s.front_end);
     if (ready_at > s.front_end) {
       stats_.thread_stalls[static_cast<unsigned>(blame(s, op, ready_at))] += ready_at - s.front_end;
     }
     stats_.thread_stalls[static_cast<unsigned>(StallReason::kUnit)] += start - ready_at;
   }
-  s.next_ready_valid = false;
+  mark_stale(slot);
   if (unit != kNoUnit) unit_free_[unit] = start + op.occupancy;
   if (unit <= kFpu1) stats_.fpu_busy[unit] += op.occupancy;
   s.front_end = start + op.front_end;
@@ -208,44 +219,68 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   }
 }
 
+void EuCore::refresh(unsigned slot) {
+  const Slot& s = slots_[slot];
+  Candidate& c = candidates_[slot];
+  if (!s.resident) {
+    c.state = Candidacy::kIdle;
+  } else if (s.next >= s.trace.size()) {
+    c.state = s.held ? Candidacy::kIdle : Candidacy::kNeedsInput;
+  } else {
+    const TimingOp& op = *s.trace[s.next];
+    c.ready = ready(s, op);
+    c.pipe = op.pipe;
+    c.state = c.ready == kNotReleased ? Candidacy::kIdle : Candidacy::kIssuable;  // kIdle: waits for its release
+  }
+  if (c.state == Candidacy::kNeedsInput) {
+    needs_input_ |= 1U << slot;
+  } else {
+    needs_input_ &= ~(1U << slot);
+  }
+}
+
 std::optional<unsigned> EuCore::issue(std::uint64_t horizon) {
   const auto count = static_cast<unsigned>(slots_.size());
+  // A slot's round-robin rank: 0 for the thread after the one that issued last.
+  const auto rank_of = [&](unsigned i) {
+    return i > last_issued_ ? i - last_issued_ - 1 : i + count - last_issued_ - 1;
+  };
   for (;;) {
-    bool any = false;
-    unsigned best = 0;
-    std::uint64_t best_start = 0;
-    unsigned best_unit = kNoUnit;
-    // Round robin from the thread after the one that issued last: the first of equal starts wins.
-    unsigned i = last_issued_;
-    for (unsigned k = 0; k < count; ++k) {
-      if (++i == count) i = 0;
-      const Slot& s = slots_[i];
-      if (!s.resident) continue;
-      if (s.next >= s.trace.size()) {
-        if (s.held) continue;
-        return i;  // its next instruction is not known yet
+    for (; stale_ != 0; stale_ &= stale_ - 1) refresh(static_cast<unsigned>(__builtin_ctz(stale_)));
+    if (needs_input_ != 0) {  // the first such thread in round-robin order: its next instruction is not known yet
+      unsigned first = 0;
+      unsigned first_rank = count;
+      for (std::uint32_t m = needs_input_; m != 0; m &= m - 1) {
+        const auto i = static_cast<unsigned>(__builtin_ctz(m));
+        if (rank_of(i) < first_rank) {
+          first = i;
+          first_rank = rank_of(i);
+        }
       }
-      const TimingOp& op = *s.trace[s.next];
-      if (!s.next_ready_valid) {
-        slots_[i].next_ready = ready(s, op);
-        slots_[i].next_ready_valid = true;
-      }
-      const std::uint64_t r = s.next_ready;
-      if (r == kNotReleased) continue;  // waits for its barrier's release
-      const unsigned unit = unit_of(op, r);
-      const std::uint64_t start = unit == kNoUnit ? r : std::max(r, unit_free_[unit]);
-      if (!any || start < best_start) {
-        any = true;
-        best = i;
-        best_start = start;
-        best_unit = unit;
-      }
+      return first;
     }
-    if (!any || best_start >= horizon) {
+    // When each pipe (TimingPipe's order) takes an instruction at the earliest: an FPU-any instruction takes the FPU
+    // free first, so it starts at max(ready, the earlier of the two), as unit_of() chooses.
+    const std::array<std::uint64_t, 5> pipe_free = {std::min(unit_free_[kFpu0], unit_free_[kFpu1]), unit_free_[kFpu0],
+                                                    unit_free_[kSendUnit], unit_free_[kBranch], 0};
+    // The earliest start, ties to the first in round-robin order: the least of (start, rank) as one key, without a
+    // branch per thread.
+    std::uint64_t best_key = ~0ULL;
+    for (unsigned i = 0; i < count; ++i) {
+      const Candidate& c = candidates_[i];
+      const std::uint64_t start = std::max(c.ready, pipe_free[static_cast<unsigned>(c.pipe)]);
+      const std::uint64_t key = c.state == Candidacy::kIssuable ? (start << kRankBits | rank_of(i)) : ~0ULL;
+      best_key = std::min(best_key, key);
+    }
+    const std::uint64_t best_start = best_key >> kRankBits;
+    if (best_key == ~0ULL || best_start >= horizon) {
       if (horizon == ~0ULL) settle();
       return std::nullopt;
     }
-    issue_one(best, best_start, best_unit);
+    unsigned best = last_issued_ + 1 + static_cast<unsigned>(best_key & ((1U << kRankBits) - 1));
+    if (best >= count) best -= count;
+    const Slot& s = slots_[best];
+    issue_one(best, best_start, unit_of(*s.trace[s.next], candidates_[best].ready));
   }
 }
 

@@ -69,6 +69,7 @@ class EuCore {
   void append(unsigned slot, const TimingOp& op) {
     slots_[slot].trace.push_back(&op);
     slots_[slot].held = false;
+    mark_stale(slot);
   }
   // The same for a whole run of instructions; a slot with nothing pending takes the vector over without a copy, and
   // the instructions already issued are dropped.
@@ -78,7 +79,10 @@ class EuCore {
   // The slot's thread has issued all it was given and cannot be given more yet (it waits at a barrier the other
   // threads of its group have not reached): issue() passes it by instead of returning it, until more is appended.
   // Its next instruction is the barrier's wait, which cannot issue before the others' arrivals anyway.
-  void hold(unsigned slot) { slots_[slot].held = true; }
+  void hold(unsigned slot) {
+    slots_[slot].held = true;
+    mark_stale(slot);
+  }
   // What the slot's thread's sends asked of memory, one message per send in order (MemoryLog): with a memory
   // hierarchy attached, each send with lines completes when the hierarchy says, and the thread's end waits for them.
   void set_memory_log(unsigned slot, MemoryLog log) { slots_[slot].log = std::move(log); }
@@ -108,7 +112,7 @@ class EuCore {
   std::vector<Arrival>& arrivals() { return arrivals_; }
   void release(unsigned slot, std::uint64_t at) {
     slots_[slot].released_at = at;
-    slots_[slot].next_ready_valid = false;
+    mark_stale(slot);
   }
 
   // When the slot's thread ended (its end-of-thread send plus eot_cycles); valid once it has ended.
@@ -136,15 +140,32 @@ class EuCore {
     bool latest_write_from_send = false;
     std::vector<const TimingOp*> trace;
     std::size_t next = 0;
-    // ready() of the next instruction: it depends on the slot's own state only, which changes when the slot issues.
-    std::uint64_t next_ready = 0;
-    bool next_ready_valid = false;
     std::uint64_t released_at = kNotReleased;  // the gateway's release of the barrier the thread waits for
     MemoryLog log;
     std::size_t next_message = 0;
     std::uint64_t memory_done = 0;  // the thread's last memory access completes
   };
   static constexpr std::uint64_t kNotReleased = ~0ULL;
+  // What issue() needs of a slot, kept apart from the slots (each holds its 128-register scoreboard) so that choosing
+  // the next issue reads a few bytes per thread: the ready cycle of the slot's next instruction and its pipe. ready()
+  // depends on the slot's own state only, so the candidate stays valid until the slot issues, starts, is given more,
+  // held or released (each marks it stale).
+  enum class Candidacy : std::uint8_t {
+    kStale,       // to be worked out again from the slot
+    kIssuable,    // its next instruction is known and can start at `ready` (or once its pipe is free)
+    kNeedsInput,  // resident, given nothing more and not held: issue() returns it
+    kIdle,        // not resident, held, or waiting for its barrier's release
+  };
+  struct Candidate {
+    std::uint64_t ready = 0;
+    TimingPipe pipe = TimingPipe::kNone;
+    Candidacy state = Candidacy::kStale;
+  };
+  void refresh(unsigned slot);
+  void mark_stale(unsigned slot) {
+    candidates_[slot].state = Candidacy::kStale;
+    stale_ |= 1U << slot;
+  }
   // The earliest cycle the slot's next instruction could start, and the unit it would take.
   std::uint64_t ready(const Slot& s, const TimingOp& op) const;
   unsigned unit_of(const TimingOp& op, std::uint64_t ready_at) const;
@@ -154,6 +175,9 @@ class EuCore {
 
   EuCoreParams params_;
   std::vector<Slot> slots_;
+  std::vector<Candidate> candidates_;
+  std::uint32_t stale_ = 0;        // slots whose candidate is stale, as bits
+  std::uint32_t needs_input_ = 0;  // slots in Candidacy::kNeedsInput, as bits
   unsigned resident_ = 0;
   unsigned last_issued_ = 0;
   // Cycle each unit is free from: FPU0, FPU1, send, branch.
