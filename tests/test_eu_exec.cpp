@@ -892,12 +892,19 @@ TEST(EuExec, RegionsStartingInsideARegisterComputeEveryLane) {
 TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
   // Every kernel of the suite with inputs that mix ordinary values, denormals and NaNs, run with the fast forms and
   // with the generic interpreter only: the whole GRF, flags and accumulators must agree bit for bit.
-  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits",  "regions",  "control_flow",
-                                         "predication", "float_modes", "math",  "simd32",   "uniform_loop",
-                                         "ieee_macros", "int_divide",  "calls", "unaligned"};
+  const std::vector<std::string> kernels{"alu_float",   "alu_int",     "bits",  "regions",   "control_flow",
+                                         "predication", "float_modes", "math",  "simd32",    "uniform_loop",
+                                         "ieee_macros", "int_divide",  "calls", "unaligned", "half_double"};
   eu::BufferInstructionMemory probe(kKernelBase, kernel_bytes("alu_float"));
   eu::Program planned(probe, kKernelBase, eu::Generation::kGen9);
   EXPECT_NE(planned.at(0).fast.fn, nullptr) << "add (8) :f has a fast form";
+  // Every HF and DF instruction of half_double has one (16 bytes each, the cr0 writes at 160 and 240 apart).
+  eu::BufferInstructionMemory probe_hd(kKernelBase, kernel_bytes("half_double"));
+  eu::Program planned_hd(probe_hd, kKernelBase, eu::Generation::kGen9);
+  for (std::uint32_t pc = 0; pc < 320; pc += 16) {
+    if (pc == 160 || pc == 240) continue;
+    EXPECT_NE(planned_hd.at(pc).fast.fn, nullptr) << "half_double at " << pc;
+  }
   for (const std::string& name : kernels) {
     std::array<eu::ThreadState, 2> states;
     for (int generic = 0; generic < 2; ++generic) {
@@ -915,7 +922,9 @@ TEST(EuExec, FastFormsAgreeWithTheGenericInterpreter) {
       eu::Program program(memory, kKernelBase, eu::Generation::kGen9);
       Recorder shared;
       eu::Executor executor(program, shared);
-      s.reset_control_flow(0, name == "simd32" ? 0xFFFFFFFF : name == "control_flow" ? 0xFFFF : 0xFF);
+      s.reset_control_flow(0, name == "simd32" || name == "half_double" ? 0xFFFFFFFF
+                              : name == "control_flow"                  ? 0xFFFF
+                                                                        : 0xFF);
       const eu::RunResult r = executor.run(s, 100000);
       EXPECT_EQ(r.reason, eu::StopReason::kEndOfThread) << name << ": " << r.fault;
     }

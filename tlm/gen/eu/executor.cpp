@@ -1455,21 +1455,25 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
   const std::uint32_t mode = thread.cr0[0];
   HostFloatMode fp(static_cast<Rounding>((mode & cr0::kRoundingModeMask) >> cr0::kRoundingModeShift),
                    (mode & (cr0::kFp32DenormPreserve | cr0::kFp64DenormPreserve)) == 0);
-  // The fast forms of float arithmetic assume round-to-nearest-even and the host handling single-precision
-  // denormals the way cr0 asks; re-evaluated after every instruction the generic interpreter runs (a cr0 write).
-  const auto float_mode_fits = [&] {
-    const bool preserve = (thread.cr0[0] & cr0::kFp32DenormPreserve) != 0;
-    return fp.rounding() == Rounding::kNearestEven && preserve != fp.flushes();
+  // The fast forms of floating-point arithmetic assume round-to-nearest-even and, for float and double, the host
+  // handling denormals the way cr0 asks (fast_mode); re-evaluated after every instruction the generic interpreter runs
+  // (a cr0 write).
+  const auto fast_modes = [&] {
+    if (fp.rounding() != Rounding::kNearestEven) return fast_mode::kAny;
+    const std::uint32_t mode = thread.cr0[0];
+    std::uint8_t modes = fast_mode::kAny | fast_mode::kHalf;
+    if (((mode & cr0::kFp32DenormPreserve) != 0) != fp.flushes()) modes |= fast_mode::kSingle;
+    if (((mode & cr0::kFp64DenormPreserve) != 0) != fp.flushes()) modes |= fast_mode::kDouble;
+    return modes;
   };
-  bool float_fast = float_mode_fits();
+  std::uint8_t fast = fast_modes();
   std::uint64_t executed = 0;  // a local: the compiler keeps it in a register
   while (executed < budget) {
     const ExecInstruction& x = program_.at(thread.ip);
     ++executed;
     if (trace != nullptr) trace->push_back(&x.timing);
     const FastOp& f = x.fast;
-    if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) &&
-        (float_fast || !f.float_arithmetic)) {
+    if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) && (fast & f.mode) != 0) {
       f.fn(thread, f);
       thread.ip = x.pc + x.length;
       continue;
@@ -1483,7 +1487,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
         result.instructions = executed;
         return result;
       }
-      float_fast = float_mode_fits();
+      fast = fast_modes();
     } catch (const Fault& error) {
       result.reason = StopReason::kFault;
       result.instructions = executed;

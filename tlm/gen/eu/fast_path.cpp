@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -158,6 +159,128 @@ __attribute__((target("avx2,fma"))) void run_mad_fma(ThreadState& thread, const 
   for (unsigned c = 0; c < N / 8; ++c) _mm256_storeu_ps(reinterpret_cast<float*>(grf + op.dst) + 8 * c, result[c]);
 }
 bool host_has_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+// CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c").
+bool host_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return host_has_fma() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
+// Half precision as the generic interpreter computes it (Step::load, Step::store): each source converted to float
+// exactly, flushed to a signed zero below 2^-14 unless cr0 preserves HF denormals, the operation in float (a mad
+// fused), the result rounded to nearest even into HF, and a denormal result flushed to a signed zero unless preserved.
+// The host's F16C conversions are exact and round to nearest even as float_to_half does; the generic interpreter's
+// results are bit for bit the same (tests/test_eu_exec.cpp), NaNs included. Products and sums of halves are never
+// float denormals, so the host's flush-to-zero mode does not matter.
+__attribute__((target("avx2,fma,f16c"))) inline __m256 half_source(const std::uint8_t* grf, const FastOp& op,
+                                                                   unsigned i, unsigned chunk, bool preserve) {
+  __m128i h;
+  if (i == 1 && op.src1_immediate) {
+    h = _mm_set1_epi16(static_cast<short>(op.imm & 0xFFFFU));
+  } else if ((op.scalar >> i & 1U) != 0) {
+    std::uint16_t v;
+    std::memcpy(&v, grf + op.src[i], sizeof v);
+    h = _mm_set1_epi16(static_cast<short>(v));
+  } else {
+    h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(grf + op.src[i] + 16 * chunk));
+  }
+  __m256 f = _mm256_cvtph_ps(h);
+  if (!preserve) {
+    const __m256 sign = _mm256_set1_ps(-0.0F);
+    const __m256 tiny = _mm256_cmp_ps(_mm256_andnot_ps(sign, f), _mm256_set1_ps(6.103515625e-05F), _CMP_LT_OQ);
+    f = _mm256_blendv_ps(f, _mm256_and_ps(f, sign), tiny);
+  }
+  return f;
+}
+
+template <Op kOp, unsigned N>
+__attribute__((target("avx2,fma,f16c"))) void run_half(ThreadState& thread, const FastOp& op) {
+  std::uint8_t* grf = thread.grf.data();
+  const bool preserve = (thread.cr0[0] & cr0::kFp16DenormPreserve) != 0;
+  __m128i result[N / 8];
+  for (unsigned c = 0; c < N / 8; ++c) {
+    const __m256 a = half_source(grf, op, 0, c, preserve);
+    const __m256 b = half_source(grf, op, 1, c, preserve);
+    __m256 r;
+    if constexpr (kOp == Op::kAdd) {
+      r = _mm256_add_ps(a, b);
+    } else if constexpr (kOp == Op::kMul) {
+      r = _mm256_mul_ps(a, b);
+    } else {
+      r = _mm256_fmadd_ps(b, half_source(grf, op, 2, c, preserve), a);  // src0 + src1 * src2, fused
+    }
+    __m128i h = _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (!preserve) {  // a zero exponent (denormal or zero) keeps only its sign
+      const __m128i denormal = _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7C00)), _mm_setzero_si128());
+      h = _mm_blendv_epi8(h, _mm_and_si128(h, _mm_set1_epi16(static_cast<short>(0x8000))), denormal);
+    }
+    result[c] = h;
+  }
+  for (unsigned c = 0; c < N / 8; ++c) std::memcpy(grf + op.dst + 16 * c, &result[c], 16);
+}
+
+// Double precision: four lanes at a time, the host's arithmetic (its denormal mode is cr0's when the form runs).
+__attribute__((target("avx2,fma"))) inline __m256d double_source(const std::uint8_t* grf, const FastOp& op, unsigned i,
+                                                                 unsigned chunk) {
+  const auto* p = reinterpret_cast<const double*>(grf + op.src[i]);
+  return (op.scalar >> i & 1U) != 0 ? _mm256_broadcast_sd(p) : _mm256_loadu_pd(p + 4 * chunk);
+}
+
+template <Op kOp, unsigned N>
+__attribute__((target("avx2,fma"))) void run_double(ThreadState& thread, const FastOp& op) {
+  std::uint8_t* grf = thread.grf.data();
+  __m256d result[N / 4];
+  for (unsigned c = 0; c < N / 4; ++c) {
+    const __m256d a = double_source(grf, op, 0, c);
+    const __m256d b = double_source(grf, op, 1, c);
+    if constexpr (kOp == Op::kAdd) {
+      result[c] = _mm256_add_pd(a, b);
+    } else if constexpr (kOp == Op::kMul) {
+      result[c] = _mm256_mul_pd(a, b);
+    } else {
+      result[c] = _mm256_fmadd_pd(b, double_source(grf, op, 2, c), a);  // src0 + src1 * src2, fused
+    }
+  }
+  for (unsigned c = 0; c < N / 4; ++c) _mm256_storeu_pd(reinterpret_cast<double*>(grf + op.dst) + 4 * c, result[c]);
+}
+
+template <unsigned N>
+FastOp::Fn half_fn(unsigned opcode) {
+  if (!host_has_f16c()) return nullptr;
+  switch (opcode) {
+    case 64:
+      return run_half<Op::kAdd, N>;
+    case 65:
+      return run_half<Op::kMul, N>;
+    case 91:
+      return run_half<Op::kMad, N>;
+    default:
+      return nullptr;
+  }
+}
+
+template <unsigned N>
+FastOp::Fn double_fn(unsigned opcode) {
+  if (!host_has_fma()) return nullptr;
+  switch (opcode) {
+    case 64:
+      return run_double<Op::kAdd, N>;
+    case 65:
+      return run_double<Op::kMul, N>;
+    case 91:
+      return run_double<Op::kMad, N>;
+    default:
+      return nullptr;
+  }
+}
+#else
+template <unsigned N>
+FastOp::Fn half_fn(unsigned) {
+  return nullptr;
+}
+template <unsigned N>
+FastOp::Fn double_fn(unsigned) {
+  return nullptr;
+}
 #endif
 
 template <unsigned N>
@@ -232,18 +355,23 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
   const DataType type = is_cmp ? d.src[0].type : d.dst.type;
   const bool all_float = type == DataType::kF;
   const bool all_dword = is_dword(type);
-  if (!all_float && !all_dword) return op;
+  const bool all_half = type == DataType::kHf;
+  const bool all_double = type == DataType::kDf;
+  if (!all_float && !all_dword && !all_half && !all_double) return op;
+  if ((all_half || all_double) && is_cmp) return op;  // arithmetic only (half_fn, double_fn: add, mul, mad)
   if (is_cmp && !op.dst_null && !is_dword(d.dst.type)) return op;
   if (is_cmp && all_dword && d.src[0].type != d.src[1].type && d.src[1].file != RegFile::kImm) return op;
   const unsigned n = d.exec_size;
-  const unsigned bytes = 4 * n;
+  const unsigned size = all_half ? 2 : all_double ? 8 : 4;  // bytes per element
+  const unsigned bytes = size * n;
   const unsigned dst = d.dst.reg * 32U + d.dst.subreg;
   if (!op.dst_null && dst + bytes > 4096) return op;
-  if (dst % 4 != 0) return op;  // dword-aligned elements (the vector accesses assume it)
+  if (dst % size != 0) return op;  // whole elements (the vector accesses assume it)
   for (unsigned i = 0; i < d.sources; ++i) {
     const Operand& s = d.src[i];
-    if ((all_float && s.type != DataType::kF) || (all_dword && !is_dword(s.type))) return op;
+    if (all_dword ? !is_dword(s.type) : s.type != type) return op;
     if (i == 1 && s.file == RegFile::kImm && !ternary) {
+      if (all_double) return op;  // a 64-bit immediate: not kept in a fast form
       // A signed and an unsigned dword compare differently: the immediate's signedness must match src0's.
       if (is_cmp && all_dword && s.type != d.src[0].type) return op;
       op.src1_immediate = true;
@@ -253,7 +381,7 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
     const int shape = source_shape(s, n, ternary);
     if (shape == 0) return op;
     const unsigned start = s.reg * 32U + s.subreg;
-    if (start + (shape == 2 ? 4 : bytes) > 4096 || start % 4 != 0) return op;
+    if (start + (shape == 2 ? size : bytes) > 4096 || start % size != 0) return op;
     op.src[i] = static_cast<std::uint16_t>(start);
     if (shape == 2) op.scalar |= static_cast<std::uint8_t>(1U << i);
     // Sources are read before the destination is written (the hardware's order too); keep to destinations that
@@ -274,12 +402,19 @@ FastOp plan_fast_op(const DecodedInstruction& d) {
     } else {
       op.fn = n == 8 ? compare_fn<std::uint32_t, 8>(d.cond_mod) : compare_fn<std::uint32_t, 16>(d.cond_mod);
     }
+  } else if (all_half) {
+    op.fn = n == 8 ? half_fn<8>(d.op->number) : half_fn<16>(d.op->number);
+  } else if (all_double) {
+    op.fn = n == 8 ? double_fn<8>(d.op->number) : double_fn<16>(d.op->number);
   } else {
     op.fn = all_float ? (n == 8 ? float_fn<8>(d.op->number) : float_fn<16>(d.op->number))
                       : (n == 8 ? dword_fn<8>(d.op->number) : dword_fn<16>(d.op->number));
   }
   if (op.fn == nullptr) return op;
-  op.float_arithmetic = all_float;
+  op.mode = all_float    ? fast_mode::kSingle
+            : all_half   ? fast_mode::kHalf
+            : all_double ? fast_mode::kDouble
+                         : fast_mode::kAny;
   op.no_mask = d.no_mask;
   op.channels = static_cast<std::uint32_t>(((std::uint64_t{1} << n) - 1) << d.channel_offset);
   op.dst = static_cast<std::uint16_t>(dst);
