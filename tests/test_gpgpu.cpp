@@ -2,6 +2,7 @@
 // lay out heaps and emit NEO's Gen9 command sequence into the render ring; kernels in IGA assembly (the driver's own,
 // tb/host/kernels, and tests/eu/exec/gpgpu_*.asm, assembled by iga64 at build time) run on the functional EU through
 // the data port.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -217,6 +218,47 @@ std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_by
   EXPECT_DOUBLE_EQ(gpgpu["l3_hit_rate"].get<double>(), 0.5);
   EXPECT_NEAR(gpgpu["dram_bandwidth"].get<double>(), 512.0 * 64 / (static_cast<double>(array_cycles) * 1e-9), 1.0);
   EXPECT_EQ(flops, 512u * 32);
+  // By execution size, from tb/host/kernels/saxpy.asm: per thread one SIMD1 mul, seven SIMD16 instructions (add, shl,
+  // two sends, mul, add, send), two SIMD8 (the mov and the end of thread).
+  std::map<std::string, std::uint64_t> by_width;
+  for (const auto& [path, value] : core::stats().counters_with_prefix("gpuvp.gen.rcs.gpgpu.subslice")) {
+    const std::size_t at = path.find(".instructions_by_width.");
+    if (at != std::string::npos && path.find(".eu") == std::string::npos) by_width[path.substr(at + 23)] += value;
+  }
+  EXPECT_EQ(by_width["simd1"], 512u);
+  EXPECT_EQ(by_width["simd8"], 512u * 2);
+  EXPECT_EQ(by_width["simd16"], 512u * 7);
+  EXPECT_EQ(by_width["simd2"] + by_width["simd4"] + by_width["simd32"], 0u);
+  // Per kernel, known by its address: the driver uploads the kernel afresh for each dispatch, so each walker has an
+  // entry of its own. The first missed every line (512 from DRAM), the second found them all in the L3.
+  const nlohmann::json kernels = gpgpu["kernels"];
+  EXPECT_EQ(kernels.size(), 2u);
+  std::vector<nlohmann::json> runs;
+  for (const auto& [address, k] : kernels.items()) runs.push_back(k);
+  std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a["l3_hits"].get<std::uint64_t>() < b["l3_hits"].get<std::uint64_t>();
+  });
+  std::uint64_t kernel_cycles = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    SCOPED_TRACE(i);
+    const nlohmann::json& k = runs[i];
+    EXPECT_EQ(k["walkers"].get<std::uint64_t>(), 1u);
+    EXPECT_EQ(k["threads"].get<std::uint64_t>(), 256u);
+    EXPECT_EQ(k["thread_groups"].get<std::uint64_t>(), 256u);
+    EXPECT_EQ(k["eu_instructions"].get<std::uint64_t>(), 256u * 10);
+    EXPECT_EQ(k["flops32"].get<std::uint64_t>(), 256u * 32);
+    EXPECT_EQ(k["l3_hits"].get<std::uint64_t>(), i == 0 ? 0u : 768u);
+    EXPECT_EQ(k["l3_misses"].get<std::uint64_t>(), i == 0 ? 768u : 0u);
+    EXPECT_EQ(k["dram_read_lines"].get<std::uint64_t>(), i == 0 ? 512u : 0u);
+    EXPECT_EQ(k["data_port_read_bytes"].get<std::uint64_t>(), 2u * 4096 * 4);  // a and b
+    EXPECT_EQ(k["data_port_written_bytes"].get<std::uint64_t>(), 4096u * 4);
+    const std::uint64_t cycles = k["array_cycles"].get<std::uint64_t>();
+    EXPECT_EQ(cycles, i == 0 ? first : array_cycles - first);
+    // The engine's time in the walker covers its array cycles at the 1 GHz GPU clock.
+    EXPECT_GE(k["time_ps"].get<std::uint64_t>(), cycles * 1000);
+    kernel_cycles += cycles;
+  }
+  EXPECT_EQ(kernel_cycles, array_cycles);
   return {first, core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles") - first};
 }
 

@@ -106,6 +106,9 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       core::StatsGroup g = stats_.subgroup("subslice" + std::to_string(i));
       SubsliceStats ss{g.vector("instructions", {"fpu", "fpu0_only", "extended_math", "send", "control", "other"},
                                 "instructions", "EU instructions issued, by class (docs/gen-eu-timing.md)"),
+                       g.vector("instructions_by_width", {"simd1", "simd2", "simd4", "simd8", "simd16", "simd32"},
+                                "instructions", "EU instructions issued, by execution size"),
+                       &g.counter("flops16", "flops", "half-precision floating-point operations (mad: 2)"),
                        g.vector("fpu_busy", {"fpu0", "fpu1"}, "cycles", "cycles the EUs' FPU0 and FPU1 were occupied"),
                        &g.counter("threads", "events", "EU threads that ended"),
                        &g.counter("active_cycles", "cycles",
@@ -215,6 +218,8 @@ void GpgpuPipe::add_array_stats(const eu::EuArray& array, std::uint64_t cycles) 
     es.instructions->value += std::accumulate(c.instructions.begin(), c.instructions.end(), std::uint64_t{0});
     SubsliceStats& st = subslice_stats_.at(e / params_.eus_per_subslice);
     for (std::size_t k = 0; k < c.instructions.size(); ++k) st.instructions[k].value += c.instructions[k];
+    for (std::size_t k = 0; k < c.by_width.size(); ++k) st.by_width[k].value += c.by_width[k];
+    st.flops16->value += c.flops16;
     st.fpu_busy[0].value += c.fpu_busy[0];
     st.fpu_busy[1].value += c.fpu_busy[1];
     st.threads->value += c.threads;
@@ -262,6 +267,77 @@ void GpgpuPipe::update_hierarchy_stats() {
   slm_lines_.value = s.slm_lines;
   dram_read_lines_.value = s.dram_read_lines;
   dram_written_lines_.value = s.dram_written_lines;
+}
+
+namespace {
+
+// What a kernel's walkers took, per kernel: the names of GpgpuPipe::running_totals() in its order.
+struct KernelTotal {
+  const char* name;
+  const char* unit;
+  const char* description;
+};
+constexpr std::array<KernelTotal, 13> kKernelTotalNames{{
+    {"array_cycles", "cycles", "GPU cycles its walkers took on the EU array (gen.gpgpu.timing=array)"},
+    {"thread_groups", "events", "thread groups (work-groups) run"},
+    {"threads", "events", "EU threads dispatched"},
+    {"eu_instructions", "instructions", "EU instructions executed"},
+    {"flops32", "flops", "array timing: single-precision floating-point operations (mad: 2)"},
+    {"flops64", "flops", "array timing: double-precision floating-point operations (mad: 2)"},
+    {"flops16", "flops", "array timing: half-precision floating-point operations (mad: 2)"},
+    {"data_port_read_bytes", "bytes", "bytes the data port read from memory"},
+    {"data_port_written_bytes", "bytes", "bytes the data port wrote to memory"},
+    {"l3_hits", "events", "array timing: data port lines the L3 held"},
+    {"l3_misses", "events", "array timing: data port lines the L3 fetched or allocated"},
+    {"dram_read_lines", "events", "array timing: 64-byte lines read from DRAM"},
+    {"dram_written_lines", "events", "array timing: 64-byte lines written back to DRAM"},
+}};
+
+}  // namespace
+
+std::array<std::uint64_t, GpgpuPipe::kKernelTotals> GpgpuPipe::running_totals() const {
+  static_assert(kKernelTotals == kKernelTotalNames.size());
+  std::uint64_t flops32 = 0, flops64 = 0, flops16 = 0;
+  for (const SubsliceStats& st : subslice_stats_) {
+    flops32 += st.flops32->value;
+    flops64 += st.flops64->value;
+    flops16 += st.flops16->value;
+  }
+  return {array_cycles_.value,
+          thread_groups_.value,
+          threads_.value,
+          instructions_.value,
+          flops32,
+          flops64,
+          flops16,
+          bytes_read_.value,
+          bytes_written_.value,
+          l3_hits_.value,
+          l3_misses_.value,
+          dram_read_lines_.value,
+          dram_written_lines_.value};
+}
+
+// A kernel is known by its address (instruction base + the descriptor's kernel start pointer): the commands name no
+// kernel, and the same address is the same kernel as long as the driver does not reuse it for another.
+void GpgpuPipe::add_kernel_totals(std::uint64_t kernel, const std::array<std::uint64_t, kKernelTotals>& before,
+                                  core::Picoseconds time) {
+  auto it = kernel_totals_.find(kernel);
+  if (it == kernel_totals_.end()) {
+    core::StatsGroup g = stats_.subgroup("kernels").subgroup(core::format_hex(kernel));
+    KernelTotals k{&g.counter("walkers", "commands", "GPGPU_WALKER commands that ran the kernel"),
+                   &g.counter("time_ps", "ps", "time the command streamer spent in the kernel's walkers"),
+                   {}};
+    for (std::size_t i = 0; i < kKernelTotals; ++i) {
+      k.totals[i] = &g.counter(kKernelTotalNames[i].name, kKernelTotalNames[i].unit, kKernelTotalNames[i].description);
+    }
+    it = kernel_totals_.emplace(kernel, k).first;
+  }
+  const KernelTotals& k = it->second;
+  ++k.walkers->value;
+  k.time_ps->value += time;
+  const auto after = running_totals();
+  for (std::size_t i = 0; i < kKernelTotals; ++i) k.totals[i]->value += after[i] - before[i];
 }
 
 void GpgpuPipe::update_data_port_stats() {
@@ -325,8 +401,14 @@ Outcome GpgpuPipe::execute(EngineContext& engine, const Command& cmd) {
     case kMediaStateFlush:
       // Walkers complete before the next command in this model: nothing is in flight to flush.
       return Outcome::kNext;
-    case kGpgpuWalker:
-      return walker(engine, cmd);
+    case kGpgpuWalker: {
+      const auto before = running_totals();
+      const core::Picoseconds start = engine.local_time();
+      walker_kernel_.reset();
+      const Outcome outcome = walker(engine, cmd);
+      if (walker_kernel_) add_kernel_totals(*walker_kernel_, before, engine.local_time() - start);
+      return outcome;
+    }
     default:
       return engine.fail(&cmd, std::string("the GPGPU pipe has no handler for ") + cmd.info->name);
   }
@@ -454,6 +536,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
   std::uint64_t charged = 0;  // engine cycles charged so far
   std::vector<eu::ThreadState> threads(threads_per_group);
   ++walkers_.value;
+  walker_kernel_ = kernel;
   // The payload of thread group (x, y, z)'s threads; with `logs`, each thread records its memory requests there.
   // fftid(t): thread t's hardware thread (its FFTID), which indexes its scratch space.
   const auto init_group = [&](std::vector<eu::ThreadState>& threads, std::vector<eu::MemoryLog>* logs, std::uint32_t x,

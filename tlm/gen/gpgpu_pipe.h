@@ -7,10 +7,12 @@
 // the timing rule), NEO's captured Gen9 dispatch sequence (reference-eu-opencl.md §2).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -158,6 +160,12 @@ class GpgpuPipe final : public PipeUnit {
 
   void update_data_port_stats();
   void update_hierarchy_stats();
+  // Per kernel: the pipe's running totals before a walker, and what the walker added to them, under
+  // gen.rcs.gpgpu.kernels.<kernel address>.
+  static constexpr std::size_t kKernelTotals = 13;
+  std::array<std::uint64_t, kKernelTotals> running_totals() const;
+  void add_kernel_totals(std::uint64_t kernel, const std::array<std::uint64_t, kKernelTotals>& before,
+                         core::Picoseconds time);
   // Adds a walker's EU statistics; `cycles`: the walker's time on the array.
   void add_array_stats(const eu::EuArray& array, std::uint64_t cycles);
   void timeline_walker(const eu::EuArray& array, std::uint64_t kernel, core::Picoseconds start, core::Picoseconds end);
@@ -188,6 +196,8 @@ class GpgpuPipe final : public PipeUnit {
   // Array timing, per subslice: instructions by class, FPU busy cycles, threads ended, flops.
   struct SubsliceStats {
     core::CounterVector instructions;
+    core::CounterVector by_width;
+    core::Counter* flops16;
     core::CounterVector fpu_busy;
     core::Counter* threads;
     core::Counter* active_cycles;
@@ -206,6 +216,13 @@ class GpgpuPipe final : public PipeUnit {
     core::Counter* instructions;
   };
   std::vector<EuStats> eu_stats_;
+  struct KernelTotals {
+    core::Counter* walkers;
+    core::Counter* time_ps;
+    std::array<core::Counter*, kKernelTotals> totals;  // running_totals()' order
+  };
+  std::map<std::uint64_t, KernelTotals> kernel_totals_;
+  std::optional<std::uint64_t> walker_kernel_;  // the kernel of the walker running, once its descriptor is read
   std::unique_ptr<Memory> memory_;
   std::unique_ptr<Memory> data_port_memory_;  // untimed under array timing: the array times the messages
   std::unique_ptr<eu::DecodeCache> decode_cache_;

@@ -187,6 +187,7 @@ void EuCore::issue_one(unsigned slot, std::uint64_t start, unsigned unit) {
   if (op.barrier) arrivals_.push_back({slot, start});
   if (op.wait) s.released_at = kNotReleased;  // consumed: the next barrier's wait waits for its own release
   ++stats_.instructions[static_cast<unsigned>(op.cls)];
+  ++stats_.by_width[std::min(5, __builtin_ctz(op.exec_size | 32U))];  // log2 of a power of two up to 32
   if (start != last_issue_) ++stats_.issue_cycles;
   last_issue_ = start;
   // Issues come in time order, so the union of the units' occupancies grows at its end only.

@@ -42,6 +42,7 @@ constexpr unsigned kStallReasons = 4;
 
 struct EuCoreStats {
   std::array<std::uint64_t, 6> instructions{};  // by TimingClass
+  std::array<std::uint64_t, 6> by_width{};      // by execution size: SIMD1, 2, 4, 8, 16, 32
   std::array<std::uint64_t, 2> fpu_busy{};      // cycles FPU0 and FPU1 were occupied
   std::uint64_t flops32 = 0;
   std::uint64_t flops64 = 0;
