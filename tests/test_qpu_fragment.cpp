@@ -293,6 +293,17 @@ TEST(QpuFragment, ThreadSwitchMisuseAndTheOtherThreadsRegistersAreErrors) {
                 .find("a threaded fragment shader writes ra16: each of a QPU's two threads has registers 0-15"),
             std::string::npos);
   EXPECT_NE(error_of("mov rb31, 1\nsig_end nop\nnop\nnop\n", true).find("writes rb31"), std::string::npos);
+  // The TMU FIFOs are the QPU's: a threaded shader may use half of each, 4 lookups received and 4 request slots.
+  std::string eight = "load_imm r0, 0x10000\n";
+  for (int i = 0; i < 8; ++i) eight += "mov tmu0_s, r0\n";
+  const std::string tail = "sig_end nop\nnop\nnop\n";
+  EXPECT_NE(error_of(eight + "mov tmu0_s, r0\n" + tail, true)
+                .find("a TMU0 S write with the request FIFO's 4 slots (half of 8: a threaded program) in use"),
+            std::string::npos);
+  Shader half(eight + "sig_end nop\nnop\nsig_unlock_score nop\n");
+  half.start({}, {}, true);
+  EXPECT_EQ(half.run(), 12);
+  EXPECT_EQ(half.qpu.tmu_outstanding(), 8u);
   // Single-threaded, the whole register files are the shader's.
   Shader single("mov ra16, 1\nmov rb31, 2\nsig_end nop\nnop\nsig_unlock_score nop\n");
   single.start();

@@ -833,6 +833,37 @@ TEST(QpuTextureLookup, AProgramsTmuWritesTakeTheirParametersAndLoadTheTexels) {
   EXPECT_EQ(texel_to_r4(TextureType::kRgba32r, 0xFF000102U), 0xFF000102U);
 }
 
+// An (s, t) lookup takes two request FIFO slots: eight fill the receive FIFO and four more the request FIFO's eight
+// slots, so a thirteenth lookup's T write would wait forever; twelve are loaded back in order.
+TEST(QpuTextureLookup, TwoComponentLookupsTakeTwoRequestSlotsEach) {
+  const auto run_lookups = [](unsigned lookups, std::string& error) {
+    TestEnvironment env;
+    Qpu qpu(2, env, QpuTiming{9, 0, 0});
+    std::string source = "mov r1, 0.125\nmov r2, 0.125\n";
+    for (unsigned i = 0; i < lookups; ++i) source += "mov tmu0_t, r2\nmov tmu0_s, r1\n";
+    for (unsigned i = 0; i < lookups; ++i) source += "load_tmu0 nop\n";
+    AssembledProgram program;
+    EXPECT_TRUE(assemble(source + "mov r3, r4\nsig_end nop\nnop\nnop\n", program, error)) << error;
+    env.code = program.code;
+    env.set_word(kMemory, 0xFF0000AAU);  // a 1x1 RGBA32R texture: every lookup reads this texel
+    for (unsigned i = 0; i < lookups; ++i) {
+      env.uniforms.push_back(kMemory);
+      env.uniforms.push_back(0x80000000U | 1U << 20 | 1U << 8 | 1U << 7 | 1U << 4);
+    }
+    qpu.start(kCode, kUniforms);
+    Qpu::Step step = Qpu::Step::kIssued;
+    for (std::uint64_t cycle = 0; step == Qpu::Step::kIssued || step == Qpu::Step::kStalled; cycle += 4) {
+      step = qpu.step(cycle);
+    }
+    error = qpu.error();
+    return step == Qpu::Step::kEnded ? qpu.acc(3)[0] : 0U;
+  };
+  std::string error;
+  EXPECT_EQ(run_lookups(12, error), texel_to_r4(TextureType::kRgba32r, 0xFF0000AAU)) << error;
+  EXPECT_EQ(run_lookups(13, error), 0u);
+  EXPECT_NE(error.find("a TMU0 T write with the request FIFO's 8 slots in use"), std::string::npos) << error;
+}
+
 TEST(QpuTextureLookup, AFifthParameterWriteAndABadSetupEndTheProgramWithTheReason) {
   for (const auto& [source, reason] :
        {std::pair<std::string, std::string>{"mov tmu0_t, r0\nmov tmu0_r, r0\nmov tmu0_b, r0\nmov tmu0_b, r0\n"

@@ -262,7 +262,14 @@ class Qpu {
   struct TmuResult {
     Vector data;
     std::uint64_t ready = 0;  // the cycle its data is back
+    std::uint64_t order = 0;  // request order across both TMUs
+    unsigned slots = 1;       // request FIFO slots: the s, t, r, b components written
   };
+  // Request FIFO slots in use: the components of the lookups being set up, and of the lookups the receive FIFO has
+  // no room for yet (the oldest kTmuReceiveSlots lookups have left the request FIFO).
+  unsigned tmu_request_slots_in_use() const;
+  // The lookup of rank `n` in request order (0 the oldest) across both TMUs, or nullptr.
+  TmuResult* tmu_lookup_at(unsigned n);
   std::array<std::deque<TmuResult>, 2> tmu_results_;  // per TMU, oldest first
   // A texture lookup being set up: the parameters its writes took (P0 first) and its T, R, B coordinates.
   struct TextureSetup {
@@ -276,9 +283,16 @@ class Qpu {
   std::uint64_t now_ = 0;
   std::uint64_t load_busy_until_ = 0, store_busy_until_ = 0;  // the DMA's transfers end
   std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0, texture_requests_ = 0;
+  std::uint64_t tmu_order_ = 0;
 };
 
-// The request FIFO of a QPU's TMUs holds 8 direct lookups (the guide, quoted in Mesa's vc4_qir_schedule.c).
-constexpr unsigned kTmuFifoRequests = 8;
+// A QPU's TMU FIFOs (the VideoCore IV guide, quoted in Mesa's vc4_qir_schedule.c): the request FIFO (TFREQ) holds
+// eight data slots, a lookup taking one for each of its s, t, r, b components written (four (s, t) lookups, or eight
+// direct ones); the receive FIFO (TFRCV) holds eight colour slots, one per lookup of the formats modelled (the 16-bit
+// float format's two reads are not). A lookup leaves the request FIFO when the receive FIFO has room, so up to
+// 8 + 8 direct lookups may be outstanding. The FIFOs are the QPU's, not the thread's: a threaded program may use half
+// of each. Counted over both TMUs together, as Mesa's scheduler counts them (the guide does not say per TMU).
+constexpr unsigned kTmuRequestSlots = 8;
+constexpr unsigned kTmuReceiveSlots = 8;
 
 }  // namespace gpuvp::vc4::qpu
