@@ -120,6 +120,16 @@ TEST(GpgpuPipe, SaxpyKernelRunsFromTheRenderRingWithUntypedSurfaceMessages) {
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.walkers"), 1u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.thread_groups"), 4u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.eu_instructions"), 4u * 10);
+  // The kernel's own totals (one kernel, one walker), under whichever timing rule the test runs.
+  const nlohmann::json kernels = core::stats().to_json(0)["gpuvp"]["gen"]["rcs"]["gpgpu"]["kernels"];
+  ASSERT_EQ(kernels.size(), 1u);
+  const nlohmann::json& k = kernels.begin().value();
+  EXPECT_EQ(k["walkers"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(k["thread_groups"].get<std::uint64_t>(), 4u);
+  EXPECT_EQ(k["threads"].get<std::uint64_t>(), 4u);
+  EXPECT_EQ(k["eu_instructions"].get<std::uint64_t>(), 4u * 10);
+  EXPECT_EQ(k["data_port_read_bytes"].get<std::uint64_t>(), 2u * 64 * 4);
+  EXPECT_GT(k["time_ps"].get<std::uint64_t>(), 0u);
 }
 
 namespace {

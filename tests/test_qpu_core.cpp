@@ -725,18 +725,17 @@ TEST(QpuTmu, DirectLookupsLoadEachElementsWordIntoR4InRequestOrder) {
   EXPECT_EQ(r.qpu.tmu_outstanding(), 0u);
 }
 
-// The receive FIFO holds 8 lookups and the request FIFO 8 more direct ones (a slot each): 16 direct lookups are
-// outstanding without a load; the 17th would wait for a slot only this QPU's loads free.
+// Per TMU, the receive FIFO holds 8 lookups and the request FIFO 8 more direct ones (a slot each): 16 direct lookups
+// on each TMU are outstanding without a load; a 17th would wait for a slot only this QPU's loads free.
 TEST(QpuTmu, AFullRequestFifoAnEmptyLoadAndUnmappedAddressesAreErrors) {
-  std::vector<std::uint64_t> sixteen;
-  for (int i = 0; i < 16; ++i) sixteen.push_back(ldi(i % 2 == 0 ? kWriteTmu0S : kWriteTmu1S, kMemory));
+  std::vector<std::uint64_t> both;
+  for (int i = 0; i < 32; ++i) both.push_back(ldi(i % 2 == 0 ? kWriteTmu0S : kWriteTmu1S, kMemory));
   Machine ok;
-  run(ok, sixteen);
+  run(ok, both);
   EXPECT_EQ(ok.last, Qpu::Step::kEnded) << ok.qpu.error();
-  EXPECT_EQ(ok.qpu.tmu_outstanding(), 16u);
-  std::vector<std::uint64_t> seventeen = sixteen;
-  seventeen.push_back(ldi(kWriteTmu1S, kMemory));
-  expect_error(seventeen, "a TMU1 S write with the request FIFO's 8 slots in use behind a full receive FIFO");
+  EXPECT_EQ(ok.qpu.tmu_outstanding(), 32u);
+  std::vector<std::uint64_t> seventeen(17, ldi(kWriteTmu1S, kMemory));
+  expect_error(seventeen, "a TMU1 S write with its request FIFO's 8 slots in use");
   AluInstruction load;
   load.sig = kSigLoadTmu1;
   expect_error({ldi(kWriteTmu0S, kMemory), load.encode()}, "load_tmu1 with no request of that TMU outstanding");
@@ -793,29 +792,28 @@ TEST(QpuTiming, TmuDataAndDmaTransfersTakeTheirTime) {
   EXPECT_EQ(qpu.instructions(), 7u);
 }
 
-// A lookup the receive FIFO has no room for waits in the request FIFO, and its data is back the TMU's latency after a
-// load frees a slot. Eight TMU0 lookups fill the receive FIFO; the ninth, on TMU1 at cycle 32, would have its data at
-// 41; load_tmu0 at 36 frees a slot, so it is back at 45: load_tmu1 stalls at 40 and 44 and goes at 48.
+// A lookup its TMU's receive FIFO has no room for waits in the request FIFO, and its data is back the TMU's latency
+// after a load frees a slot. Nine TMU0 lookups at cycles 0-32 (latency 100: data at 100-132); the first load waits
+// until 100 and frees a slot, so the ninth lookup starts then and is back at 200, not 132: the loads of the second
+// to eighth go at 104-128 and the ninth's waits until 200.
 TEST(QpuTiming, ALookupWaitingForTheReceiveFifoStartsWhenALoadFreesASlot) {
   TestEnvironment env;
-  Qpu qpu(3, env, QpuTiming{9, 12, 1.0});
-  for (int i = 0; i < 8; ++i) env.code.push_back(ldi(kWriteTmu0S, kMemory));
-  env.code.push_back(ldi(kWriteTmu1S, kMemory + 4));
-  AluInstruction load0;
-  load0.sig = kSigLoadTmu0;
-  AluInstruction load1;
-  load1.sig = kSigLoadTmu1;
-  env.code.push_back(load0.encode());
-  env.code.push_back(load1.encode());
-  env.set_word(kMemory + 4, 0xF1F0);
+  Qpu qpu(3, env, QpuTiming{100, 12, 1.0});
+  AluInstruction load;
+  load.sig = kSigLoadTmu0;
+  for (int i = 0; i < 9; ++i) env.code.push_back(ldi(kWriteTmu0S, kMemory + 4 * i));
+  for (int i = 0; i < 9; ++i) env.code.push_back(load.encode());
+  end(env.code);
+  for (unsigned i = 0; i < 9; ++i) env.set_word(kMemory + 4 * i, 0xF1F0 + i);
   qpu.start(kCode, kUniforms);
-  for (std::uint64_t now = 0; now <= 36; now += 4) EXPECT_EQ(qpu.step(now), Qpu::Step::kIssued) << now;
-  EXPECT_EQ(qpu.step(40), Qpu::Step::kStalled);
-  EXPECT_EQ(qpu.stall(), Qpu::Stall::kTmu);
-  EXPECT_EQ(qpu.step(44), Qpu::Step::kStalled);
-  EXPECT_EQ(qpu.step(48), Qpu::Step::kIssued);
-  EXPECT_EQ(qpu.acc(4)[0], 0xF1F0u);
-  EXPECT_EQ(qpu.tmu_outstanding(), 7u);
+  std::vector<std::uint64_t> load_cycles;
+  for (std::uint64_t now = 0; now < 400 && load_cycles.size() < 9; now += 4) {
+    const std::uint32_t pc = qpu.pc();
+    ASSERT_NE(qpu.step(now), Qpu::Step::kError) << qpu.error();
+    if (pc >= kCode + 9 * 8 && qpu.pc() != pc) load_cycles.push_back(now);
+  }
+  EXPECT_EQ(load_cycles, (std::vector<std::uint64_t>{100, 104, 108, 112, 116, 120, 124, 128, 200}));
+  EXPECT_EQ(qpu.acc(4)[0], 0xF1F8u);
 }
 
 // A second store started while the first is busy waits for it: one transfer per direction at a time.

@@ -298,7 +298,7 @@ TEST(QpuFragment, ThreadSwitchMisuseAndTheOtherThreadsRegistersAreErrors) {
   for (int i = 0; i < 8; ++i) eight += "mov tmu0_s, r0\n";
   const std::string tail = "sig_end nop\nnop\nnop\n";
   EXPECT_NE(error_of(eight + "mov tmu0_s, r0\n" + tail, true)
-                .find("a TMU0 S write with the request FIFO's 4 slots (half of 8: a threaded program) in use"),
+                .find("a TMU0 S write with its request FIFO's 4 slots (half of 8: a threaded program) in use"),
             std::string::npos);
   Shader half(eight + "sig_end nop\nnop\nsig_unlock_score nop\n");
   half.start({}, {}, true);

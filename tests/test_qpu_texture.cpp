@@ -861,7 +861,7 @@ TEST(QpuTextureLookup, TwoComponentLookupsTakeTwoRequestSlotsEach) {
   std::string error;
   EXPECT_EQ(run_lookups(12, error), texel_to_r4(TextureType::kRgba32r, 0xFF0000AAU)) << error;
   EXPECT_EQ(run_lookups(13, error), 0u);
-  EXPECT_NE(error.find("a TMU0 T write with the request FIFO's 8 slots in use"), std::string::npos) << error;
+  EXPECT_NE(error.find("a TMU0 T write with its request FIFO's 8 slots in use"), std::string::npos) << error;
 }
 
 TEST(QpuTextureLookup, AFifthParameterWriteAndABadSetupEndTheProgramWithTheReason) {

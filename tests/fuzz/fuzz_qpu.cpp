@@ -230,7 +230,7 @@ class CheckedCore {
     }
     ++steps_;
     check(core_.instructions() <= steps_);
-    check(core_.tmu_outstanding() <= qpu::kTmuRequestSlots + qpu::kTmuReceiveSlots);
+    check(core_.tmu_outstanding() <= 2 * (qpu::kTmuRequestSlots + qpu::kTmuReceiveSlots));
     check(env_.semaphores_in_range());
     if (finished_) {  // a stopped core stays stopped and changes nothing
       check(result == final_ && !core_.running() && core_.instructions() == instructions);

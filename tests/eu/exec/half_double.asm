@@ -1,7 +1,8 @@
 // Half and double precision add, mul and mad (the fast forms of fast_path.cpp): HF at SIMD16 and SIMD8 with a scalar,
 // a replicated and an immediate source, the upper half of a SIMD32 thread (M16); DF at SIMD8 in Align1 and Align16
-// with a scalar source (each mad adds a product of the magnitude of its own, so that fusing shows). First with HF and DF denormals flushed (cr0 as reset), then HF denormals preserved (cr0 bit
-// 10), then every denormal mode preserved (0x4C0).
+// with a scalar source (each mad adds a product of the magnitude of its own, so that fusing shows). First with every
+// denormal flushed (cr0 as reset), then HF and DF denormals preserved but not F ones (0x440: the host does not flush,
+// so DF and F modes part), then every denormal preserved (0x4C0).
 add (16|M0)     r10.0<1>:hf   r2.0<16;16,1>:hf  r3.0<16;16,1>:hf
 mul (16|M0)     r11.0<1>:hf   r4.0<16;16,1>:hf  r5.0<16;16,1>:hf
 mul (8|M0)      r12.0<1>:hf   r6.0<8;8,1>:hf    r7.0<0;1,0>:hf
@@ -12,7 +13,7 @@ add (16|M16)    r16.0<1>:hf   r9.0<16;16,1>:hf  r3.0<16;16,1>:hf
 add (8|M0)      r20.0<1>:df   r40.0<4;4,1>:df   r42.0<4;4,1>:df
 mul (8|M0)      r22.0<1>:df   r44.0<4;4,1>:df   r48.0<0;1,0>:df
 mad (8|M0)      r24.0<1>:df   r22.0<2;1>:df     r50.0<2;1>:df     r52.0<1>:df
-(W) or (1|M0)   cr0.0<1>:ud   cr0.0<0;1,0>:ud   0x400:ud {Switch}
+(W) or (1|M0)   cr0.0<1>:ud   cr0.0<0;1,0>:ud   0x440:ud {Switch}
 add (16|M0)     r26.0<1>:hf   r2.0<16;16,1>:hf  r3.0<16;16,1>:hf
 mul (16|M0)     r27.0<1>:hf   r4.0<16;16,1>:hf  r5.0<16;16,1>:hf
 mad (16|M0)     r28.0<1>:hf   r6.0<4;1>:hf      r7.0<4;1>:hf      r8.0<1>:hf

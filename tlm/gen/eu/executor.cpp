@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -697,6 +698,22 @@ Lane make_lane(T v) {
   return l;
 }
 
+// The first NaN among the sources, in order src0, src1, src2, quieted; `r` when none is a NaN. x86 hands back
+// whichever NaN operand an instruction names first, and compilers order commutative operands as they like: the model
+// chooses, so that every build and the fast forms (fast_path.cpp) give the same bits. No public source says which NaN
+// the EU returns (the stated choice).
+template <typename T>
+T first_nan(T r, std::initializer_list<T> sources) {
+  for (const T s : sources) {
+    if (std::isnan(s)) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &s, sizeof s);
+      return from_bits<T>(bits | (std::is_same_v<T, float> ? 0x00400000ULL : 0x0008000000000000ULL));
+    }
+  }
+  return r;
+}
+
 // F (binary32) and DF (binary64) arithmetic.
 template <typename T>
 Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
@@ -724,10 +741,10 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
       r = compare(static_cast<Cond>(d_.cond_mod), lane_value<T>(s[2]), T{0}) ? a : b;
       break;
     case kAdd:
-      r = a + b;
+      r = first_nan(a + b, {a, b});
       break;
     case kMul:
-      r = a * b;
+      r = first_nan(a * b, {a, b});
       break;
     case kMac: {
       T acc;
@@ -735,9 +752,11 @@ Lane Step::real_op(const Lane* s, unsigned channel, bool predicate_bit) {
       r = acc + a * b;
       break;
     }
-    case kMad:
+    case kMad:  // dst = src0 + src1 * src2, fused
+      r = first_nan(std::fma(b, lane_value<T>(s[2]), a), {a, b, lane_value<T>(s[2])});
+      break;
     case kMadm:  // the macro step: fused too; its mme operands are plain registers here (see ieee_macro.h)
-      r = std::fma(lane_value<T>(s[1]), lane_value<T>(s[2]), a);  // dst = src0 + src1 * src2, fused
+      r = std::fma(lane_value<T>(s[1]), lane_value<T>(s[2]), a);
       break;
     case kLrp:
       r = a * lane_value<T>(s[1]) + (T{1} - a) * lane_value<T>(s[2]);  // src0 * src1 + (1 - src0) * src2
@@ -1468,6 +1487,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
   };
   std::uint8_t fast = fast_modes();
   std::uint64_t executed = 0;  // a local: the compiler keeps it in a register
+  std::uint64_t fast_executed = 0;
   while (executed < budget) {
     const ExecInstruction& x = program_.at(thread.ip);
     ++executed;
@@ -1475,6 +1495,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
     const FastOp& f = x.fast;
     if (f.fn != nullptr && (f.no_mask || (thread.active & f.channels) == f.channels) && (fast & f.mode) != 0) {
       f.fn(thread, f);
+      ++fast_executed;
       thread.ip = x.pc + x.length;
       continue;
     }
@@ -1485,12 +1506,14 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
         if (*stop == StopReason::kSuspended && thread.ip == x.pc && trace != nullptr) trace->pop_back();
         result.reason = *stop;
         result.instructions = executed;
+        result.fast_instructions = fast_executed;
         return result;
       }
       fast = fast_modes();
     } catch (const Fault& error) {
       result.reason = StopReason::kFault;
       result.instructions = executed;
+      result.fast_instructions = fast_executed;
       result.fault_pc = x.pc;
       std::string text;
       if (x.ok()) {
@@ -1504,6 +1527,7 @@ RunResult Executor::run(ThreadState& thread, std::uint64_t budget, std::vector<c
   }
   result.reason = StopReason::kBudget;
   result.instructions = executed;
+  result.fast_instructions = fast_executed;
   return result;
 }
 

@@ -62,7 +62,8 @@ enum class StopReason : std::uint8_t {
 
 struct RunResult {
   StopReason reason = StopReason::kBudget;
-  std::uint64_t instructions = 0;  // executed in this call
+  std::uint64_t instructions = 0;       // executed in this call
+  std::uint64_t fast_instructions = 0;  // of which by a fast form (fast_path.h)
   std::uint32_t fault_pc = 0;
   std::string fault;
 };

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -52,6 +53,26 @@ inline typename Vec<T>::type load(const std::uint8_t* grf, const FastOp& op, uns
   return v;
 }
 
+// The first NaN source of each lane (src0, then src1), quieted, where one is a NaN: what the generic interpreter
+// returns (executor.cpp first_nan), whichever operand order the compiler gave the host instruction. For integer types
+// nothing is a NaN. A mad applies it to (src1, src2) and then to src0, which comes first.
+template <typename T, typename V>
+V first_nan(V r, V a, V b) {
+  if constexpr (std::is_same_v<T, float>) {
+    using M = typename Vec<std::int32_t>::type;
+    const M quiet = {0x00400000, 0x00400000, 0x00400000, 0x00400000};
+    // NaN lanes: the one value unequal to itself.
+    const M nan_a = reinterpret_cast<M>(a != a);  // NOLINT(misc-redundant-expression)
+    const M nan_b = reinterpret_cast<M>(b != b);  // NOLINT(misc-redundant-expression)
+    M bits = reinterpret_cast<M>(r);
+    bits = (bits & ~nan_b) | ((reinterpret_cast<M>(b) | quiet) & nan_b);
+    bits = (bits & ~nan_a) | ((reinterpret_cast<M>(a) | quiet) & nan_a);
+    return reinterpret_cast<V>(bits);
+  } else {
+    return r;
+  }
+}
+
 // All sources of the instruction are read before its destination is written (the hardware's order): a destination
 // equal to a source is then safe.
 template <Op kOp, typename T, unsigned N>
@@ -66,12 +87,13 @@ void run(ThreadState& thread, const FastOp& op) {
     } else {
       const V b = load<T>(grf, op, 1, c);
       if constexpr (kOp == Op::kAdd) {
-        result[c] = a + b;
+        result[c] = first_nan<T>(a + b, a, b);
       } else if constexpr (kOp == Op::kMul) {
-        result[c] = a * b;
+        result[c] = first_nan<T>(a * b, a, b);
       } else if constexpr (kOp == Op::kMad) {
         const V m = load<T>(grf, op, 2, c);
         for (unsigned k = 0; k < 4; ++k) result[c][k] = std::fma(b[k], m[k], a[k]);  // src0 + src1 * src2, fused
+        result[c] = first_nan<T>(first_nan<T>(result[c], b, m), a, a);
       } else if constexpr (kOp == Op::kAnd) {
         result[c] = a & b;
       } else if constexpr (kOp == Op::kOr) {
@@ -149,20 +171,40 @@ __attribute__((target("avx2,fma"))) inline __m256 mad_source(const std::uint8_t*
   return (op.scalar >> i & 1U) != 0 ? _mm256_broadcast_ss(p) : _mm256_loadu_ps(p + 8 * chunk);
 }
 
+// first_nan for eight floats: the first NaN of src0, src1, src2 (pass a source twice for two), quieted.
+__attribute__((target("avx2,fma"))) inline __m256 first_nan_ps(__m256 r, __m256 a, __m256 b, __m256 c) {
+  const __m256 quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+  r = _mm256_blendv_ps(r, _mm256_or_ps(c, quiet), _mm256_cmp_ps(c, c, _CMP_UNORD_Q));
+  r = _mm256_blendv_ps(r, _mm256_or_ps(b, quiet), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+  return _mm256_blendv_ps(r, _mm256_or_ps(a, quiet), _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+
+// The same for four doubles.
+__attribute__((target("avx2,fma"))) inline __m256d first_nan_pd(__m256d r, __m256d a, __m256d b, __m256d c) {
+  const __m256d quiet = _mm256_castsi256_pd(_mm256_set1_epi64x(0x0008000000000000LL));
+  r = _mm256_blendv_pd(r, _mm256_or_pd(c, quiet), _mm256_cmp_pd(c, c, _CMP_UNORD_Q));
+  r = _mm256_blendv_pd(r, _mm256_or_pd(b, quiet), _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+  return _mm256_blendv_pd(r, _mm256_or_pd(a, quiet), _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+
 template <unsigned N>
 __attribute__((target("avx2,fma"))) void run_mad_fma(ThreadState& thread, const FastOp& op) {
   std::uint8_t* grf = thread.grf.data();
   __m256 result[N / 8];
   for (unsigned c = 0; c < N / 8; ++c) {
-    result[c] = _mm256_fmadd_ps(mad_source(grf, op, 1, c), mad_source(grf, op, 2, c), mad_source(grf, op, 0, c));
+    const __m256 a = mad_source(grf, op, 0, c), b = mad_source(grf, op, 1, c), m = mad_source(grf, op, 2, c);
+    result[c] = first_nan_ps(_mm256_fmadd_ps(b, m, a), a, b, m);
   }
   for (unsigned c = 0; c < N / 8; ++c) _mm256_storeu_ps(reinterpret_cast<float*>(grf + op.dst) + 8 * c, result[c]);
 }
 bool host_has_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c").
 bool host_has_f16c() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  return host_has_fma() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  static const bool has = [] {  // once: CPUID leaves a virtual machine
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return host_has_fma() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  }();
+  return has;
 }
 
 // Half precision as the generic interpreter computes it (Step::load, Step::store): each source converted to float
@@ -202,11 +244,12 @@ __attribute__((target("avx2,fma,f16c"))) void run_half(ThreadState& thread, cons
     const __m256 b = half_source(grf, op, 1, c, preserve);
     __m256 r;
     if constexpr (kOp == Op::kAdd) {
-      r = _mm256_add_ps(a, b);
+      r = first_nan_ps(_mm256_add_ps(a, b), a, b, b);
     } else if constexpr (kOp == Op::kMul) {
-      r = _mm256_mul_ps(a, b);
+      r = first_nan_ps(_mm256_mul_ps(a, b), a, b, b);
     } else {
-      r = _mm256_fmadd_ps(b, half_source(grf, op, 2, c, preserve), a);  // src0 + src1 * src2, fused
+      const __m256 m = half_source(grf, op, 2, c, preserve);
+      r = first_nan_ps(_mm256_fmadd_ps(b, m, a), a, b, m);  // src0 + src1 * src2, fused
     }
     __m128i h = _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     if (!preserve) {  // a zero exponent (denormal or zero) keeps only its sign
@@ -233,11 +276,12 @@ __attribute__((target("avx2,fma"))) void run_double(ThreadState& thread, const F
     const __m256d a = double_source(grf, op, 0, c);
     const __m256d b = double_source(grf, op, 1, c);
     if constexpr (kOp == Op::kAdd) {
-      result[c] = _mm256_add_pd(a, b);
+      result[c] = first_nan_pd(_mm256_add_pd(a, b), a, b, b);
     } else if constexpr (kOp == Op::kMul) {
-      result[c] = _mm256_mul_pd(a, b);
+      result[c] = first_nan_pd(_mm256_mul_pd(a, b), a, b, b);
     } else {
-      result[c] = _mm256_fmadd_pd(b, double_source(grf, op, 2, c), a);  // src0 + src1 * src2, fused
+      const __m256d m = double_source(grf, op, 2, c);
+      result[c] = first_nan_pd(_mm256_fmadd_pd(b, m, a), a, b, m);  // src0 + src1 * src2, fused
     }
   }
   for (unsigned c = 0; c < N / 4; ++c) _mm256_storeu_pd(reinterpret_cast<double*>(grf + op.dst) + 4 * c, result[c]);

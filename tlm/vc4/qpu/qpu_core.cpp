@@ -66,7 +66,6 @@ void Qpu::start(std::uint32_t pc, std::uint32_t uniforms) {
   dma_load_words_ = dma_store_words_ = tmu_requests_ = texture_requests_ = 0;
   tmu_results_[0].clear();
   tmu_results_[1].clear();
-  tmu_order_ = 0;
   load_busy_until_ = store_busy_until_ = 0;
   fragments_ = nullptr;
   vertex_input_ = vertex_output_ = nullptr;
@@ -373,23 +372,22 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
     const unsigned tmu = address >= kWriteTmu1S ? 1 : 0;
     const unsigned component = address - (tmu == 1 ? kWriteTmu1S : kWriteTmu0S);  // 0 S, 1 T, 2 R, 3 B
     TextureSetup& setup = texture_[tmu];
-    // Each component written takes a request FIFO slot; one with none free would wait for a slot that only this
-    // QPU's loads free (a load frees a receive slot, which lets the oldest waiting lookup leave the request FIFO).
-    const unsigned request_slots = threaded_ ? kTmuRequestSlots / 2 : kTmuRequestSlots;
-    if (tmu_request_slots_in_use() >= request_slots) {
+    if ((component != 0 || setup.params != 0) && setup.params == 4) {
+      fail("a fifth TMU" + std::to_string(tmu) + " parameter write before its S write: a lookup takes P0-P3");
+      return false;
+    }
+    // Each component written takes a slot of the TMU's request FIFO; with none free it would wait for one that only
+    // this QPU's loads free (a load frees a receive slot, and the oldest waiting lookup leaves the request FIFO).
+    if (tmu_request_slots_in_use(tmu) >= tmu_request_slots()) {
       static constexpr const char* kComponent[] = {"S", "T", "R", "B"};
-      fail("a TMU" + std::to_string(tmu) + " " + kComponent[component] + " write with the request FIFO's " +
-           std::to_string(request_slots) + " slots" + (threaded_ ? " (half of 8: a threaded program)" : "") +
-           " in use behind a full receive FIFO: only this QPU's loads drain them (it would wait forever)");
+      fail("a TMU" + std::to_string(tmu) + " " + kComponent[component] + " write with its request FIFO's " +
+           std::to_string(tmu_request_slots()) + " slots" + (threaded_ ? " (half of 8: a threaded program)" : "") +
+           " in use: only this QPU's loads would free one (it would wait forever)");
       return false;
     }
     if (component != 0 || setup.params != 0) {
       // A texture lookup: each parameter write takes the next uniform as P0, P1, P2, P3 (Linux vc4_validate_shaders.c
       // check_tmu_write); the S write submits it. Without T, R or B before it, an S write is a direct lookup.
-      if (setup.params == 4) {
-        fail("a fifth TMU" + std::to_string(tmu) + " parameter write before its S write: a lookup takes P0-P3");
-        return false;
-      }
       std::uint32_t p = 0;
       if (!env_.read_uniform(uniform_address_, p)) {
         fail("the texture parameter uniform at " + hex(uniform_address_, 8) + " is outside memory");
@@ -413,7 +411,7 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
            hex(addresses[failed & 15U], 8) + ": no memory there");
       return false;
     }
-    tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles, tmu_order_++, 1});
+    tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles, 1});
     ++tmu_requests_;
     return true;
   }
@@ -440,29 +438,10 @@ bool Qpu::write_address(bool file_b, std::uint32_t address, const Result& r) {
   return false;
 }
 
-Qpu::TmuResult* Qpu::tmu_lookup_at(unsigned n) {
-  auto& a = tmu_results_[0];
-  auto& b = tmu_results_[1];
-  std::size_t i = 0, j = 0;
-  for (;;) {  // merge the two TMUs' queues by request order
-    const bool from_a = i < a.size() && (j >= b.size() || a[i].order < b[j].order);
-    if (!from_a && j >= b.size()) return nullptr;
-    TmuResult& r = from_a ? a[i++] : b[j++];
-    if (n-- == 0) return &r;
-  }
-}
-
-unsigned Qpu::tmu_request_slots_in_use() const {
-  unsigned used = texture_[0].params + texture_[1].params;  // components of the lookups being set up
-  const unsigned receive_slots = threaded_ ? kTmuReceiveSlots / 2 : kTmuReceiveSlots;
-  const auto& a = tmu_results_[0];
-  const auto& b = tmu_results_[1];
-  std::size_t i = 0, j = 0;
-  for (unsigned rank = 0; i < a.size() || j < b.size(); ++rank) {
-    const bool from_a = i < a.size() && (j >= b.size() || a[i].order < b[j].order);
-    const TmuResult& r = from_a ? a[i++] : b[j++];
-    if (rank >= receive_slots) used += r.slots;
-  }
+unsigned Qpu::tmu_request_slots_in_use(unsigned tmu) const {
+  unsigned used = texture_[tmu].params;  // the components of the lookup being set up
+  const auto& fifo = tmu_results_[tmu];
+  for (std::size_t i = tmu_receive_slots(); i < fifo.size(); ++i) used += fifo[i].slots;
   return used;
 }
 
@@ -485,7 +464,7 @@ bool Qpu::texture_lookup(unsigned tmu, const Vector& s) {
     return false;
   }
   const std::uint64_t fill_cycles = env_.tmu_fill_cycles(number_, tmu, lines);
-  tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles, tmu_order_++, setup.params});
+  tmu_results_[tmu].push_back({result, now_ + timing_.tmu_latency_cycles + fill_cycles, setup.params});
   ++tmu_requests_;
   ++texture_requests_;
   return true;
@@ -715,9 +694,9 @@ Qpu::Step Qpu::execute_alu(std::uint64_t inst) {
     fifo.pop_front();
     // A receive slot is free: the oldest lookup waiting in the request FIFO moves on, and its data is back no sooner
     // than the TMU's latency after that (the stated choice: the TMU starts it then).
-    const unsigned receive_slots = threaded_ ? kTmuReceiveSlots / 2 : kTmuReceiveSlots;
-    if (TmuResult* moved = tmu_lookup_at(receive_slots - 1)) {
-      moved->ready = std::max(moved->ready, now_ + timing_.tmu_latency_cycles);
+    if (fifo.size() >= tmu_receive_slots()) {
+      TmuResult& moved = fifo[tmu_receive_slots() - 1];
+      moved.ready = std::max(moved.ready, now_ + timing_.tmu_latency_cycles);
     }
   }
   if (signal == kSigCoverageLoad || signal == kSigColorLoad || signal == kSigColorLoadEnd ||

@@ -107,6 +107,16 @@ struct QpuTiming {
   double dma_cycles_per_word = 0;   // and its rate (the memory's time may be longer: take_memory_cycles)
 };
 
+// The FIFOs of a QPU in each TMU (the VideoCore IV guide, quoted in Mesa's vc4_qir_schedule.c): the request FIFO
+// (TFREQ) holds eight data slots, a lookup taking one for each of its s, t, r, b components written (four (s, t)
+// lookups, or eight direct ones); the receive FIFO (TFRCV) holds eight colour slots, one per lookup of the formats
+// modelled (the 16-bit float format's two reads are not). A lookup leaves the request FIFO when the receive FIFO has
+// room, so up to 8 + 8 direct lookups per TMU may be outstanding. The FIFOs are the QPU's, not the thread's: a
+// threaded program may use half of each. Per TMU, as the guide describes a TMU (Mesa's scheduler counts both TMUs
+// together, a stricter budget).
+constexpr unsigned kTmuRequestSlots = 8;
+constexpr unsigned kTmuReceiveSlots = 8;
+
 class Qpu {
  public:
   enum class Step { kIssued, kStalled, kEnded, kError };
@@ -262,14 +272,13 @@ class Qpu {
   struct TmuResult {
     Vector data;
     std::uint64_t ready = 0;  // the cycle its data is back
-    std::uint64_t order = 0;  // request order across both TMUs
     unsigned slots = 1;       // request FIFO slots: the s, t, r, b components written
   };
-  // Request FIFO slots in use: the components of the lookups being set up, and of the lookups the receive FIFO has
-  // no room for yet (the oldest kTmuReceiveSlots lookups have left the request FIFO).
-  unsigned tmu_request_slots_in_use() const;
-  // The lookup of rank `n` in request order (0 the oldest) across both TMUs, or nullptr.
-  TmuResult* tmu_lookup_at(unsigned n);
+  // The TMU's request FIFO slots in use: the components of its lookup being set up, and of its lookups its receive
+  // FIFO has no room for yet (the oldest ones have left the request FIFO).
+  unsigned tmu_request_slots_in_use(unsigned tmu) const;
+  unsigned tmu_receive_slots() const { return threaded_ ? kTmuReceiveSlots / 2 : kTmuReceiveSlots; }
+  unsigned tmu_request_slots() const { return threaded_ ? kTmuRequestSlots / 2 : kTmuRequestSlots; }
   std::array<std::deque<TmuResult>, 2> tmu_results_;  // per TMU, oldest first
   // A texture lookup being set up: the parameters its writes took (P0 first) and its T, R, B coordinates.
   struct TextureSetup {
@@ -283,16 +292,6 @@ class Qpu {
   std::uint64_t now_ = 0;
   std::uint64_t load_busy_until_ = 0, store_busy_until_ = 0;  // the DMA's transfers end
   std::uint64_t dma_load_words_ = 0, dma_store_words_ = 0, tmu_requests_ = 0, texture_requests_ = 0;
-  std::uint64_t tmu_order_ = 0;
 };
-
-// A QPU's TMU FIFOs (the VideoCore IV guide, quoted in Mesa's vc4_qir_schedule.c): the request FIFO (TFREQ) holds
-// eight data slots, a lookup taking one for each of its s, t, r, b components written (four (s, t) lookups, or eight
-// direct ones); the receive FIFO (TFRCV) holds eight colour slots, one per lookup of the formats modelled (the 16-bit
-// float format's two reads are not). A lookup leaves the request FIFO when the receive FIFO has room, so up to
-// 8 + 8 direct lookups may be outstanding. The FIFOs are the QPU's, not the thread's: a threaded program may use half
-// of each. Counted over both TMUs together, as Mesa's scheduler counts them (the guide does not say per TMU).
-constexpr unsigned kTmuRequestSlots = 8;
-constexpr unsigned kTmuReceiveSlots = 8;
 
 }  // namespace gpuvp::vc4::qpu
