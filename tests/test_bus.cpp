@@ -1,6 +1,7 @@
 // Bus: decode, address translation, latency accumulation, contention, DMI forwarding and invalidation, errors.
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -9,6 +10,7 @@
 #include "tlm/core/bus.h"
 #include "tlm/core/initiator.h"
 #include "tlm/core/memory.h"
+#include "tlm/core/register_block.h"
 
 using namespace gpuvp;
 using sc_core::SC_NS;
@@ -382,6 +384,19 @@ namespace {
 
 // Two identical systems, bus_a/mem_a and bus_b/mem_b (a "dram" window each), saw the same traffic: every bus and
 // memory statistic agrees.
+// Two identical systems of a bus, a memory and an initiator (a and b), whose statistics tests compare.
+struct TwoSystems {
+  core::Bus bus_a{"bus_a"}, bus_b{"bus_b"};
+  core::Memory mem_a{"mem_a", small_memory()}, mem_b{"mem_b", small_memory()};
+  core::Initiator cpu_a{"cpu_a"}, cpu_b{"cpu_b"};
+  TwoSystems() {
+    bus_a.attach_target(mem_a.socket, "dram", 0, 1 << 20, {2, 8});
+    bus_b.attach_target(mem_b.socket, "dram", 0, 1 << 20, {2, 8});
+    bus_a.attach_initiator(cpu_a.socket, "cpu");
+    bus_b.attach_initiator(cpu_b.socket, "cpu");
+  }
+};
+
 void expect_same_bus_and_memory_statistics() {
   for (const char* stat : {"transactions", "dram.transactions", "dram.bytes", "dram.contention_wait_ps"}) {
     EXPECT_EQ(core::stats().counter_value(std::string("bus_a.") + stat),
@@ -544,13 +559,8 @@ TEST(Initiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
   // The host-side initiator in timed DMI mode: the same local time after every access and the same bus and memory
   // statistics as one that issues a transaction per access, while serving most accesses through the pointer.
   core::set_global_quantum(core::kPsPerUs);
-  core::Bus bus_a("bus_a"), bus_b("bus_b");
-  core::Memory mem_a("mem_a", small_memory()), mem_b("mem_b", small_memory());
-  core::Initiator cpu_a("cpu_a"), cpu_b("cpu_b");
-  bus_a.attach_target(mem_a.socket, "dram", 0, 1 << 20, {2, 8});
-  bus_b.attach_target(mem_b.socket, "dram", 0, 1 << 20, {2, 8});
-  bus_a.attach_initiator(cpu_a.socket, "cpu");
-  bus_b.attach_initiator(cpu_b.socket, "cpu");
+  TwoSystems two;
+  auto &cpu_a = two.cpu_a, &cpu_b = two.cpu_b;
   cpu_b.set_mode(core::AccessMode::kTimedDmi);
   test::run_thread([&] {
     unsigned char line[64] = {};
@@ -601,4 +611,65 @@ TEST(Initiator, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
     EXPECT_EQ(port.dmi_accesses(), 1u);
     EXPECT_EQ(mem.store().pages_allocated(), 1u);
   });
+}
+
+// Traffic (Initiator::traffic): the time and statistics of an access whose data moved elsewhere. Against an initiator
+// that reads and writes the same addresses and lengths, through transport and through timed DMI: the same delays and
+// the same bus and memory statistics, and the memory behind the traffic keeps every byte.
+namespace {
+void traffic_against_accesses(core::AccessMode mode) {
+  core::set_global_quantum(core::kPsPerUs);
+  TwoSystems two;
+  auto &cpu_a = two.cpu_a, &cpu_b = two.cpu_b;
+  cpu_a.set_mode(mode);
+  cpu_b.set_mode(mode);
+  // Memory with a pattern in both, so that reads may get DMI pointers.
+  std::vector<unsigned char> pattern(1 << 20);
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<unsigned char>(i * 7 + 3);
+  two.mem_a.store().write(0, pattern.data(), pattern.size());
+  two.mem_b.store().write(0, pattern.data(), pattern.size());
+  test::run_thread([&] {
+    sc_time delay_a = sc_core::SC_ZERO_TIME, delay_b = sc_core::SC_ZERO_TIME;
+    unsigned char line[64] = {};
+    for (unsigned i = 0; i < 200; ++i) {
+      const unsigned len = i % 3 == 0 ? 64 : 4;
+      const std::uint64_t addr = (i % 7) * 0x10000 + (i % 13) * 64;
+      const bool write = i % 2 == 0;
+      ASSERT_EQ(write ? cpu_a.write(addr, line, len, delay_a) : cpu_a.read(addr, line, len, delay_a),
+                tlm::TLM_OK_RESPONSE);
+      ASSERT_EQ(cpu_b.traffic(addr, len, write, delay_b), tlm::TLM_OK_RESPONSE);
+      ASSERT_EQ(delay_a, delay_b) << "access " << i;
+    }
+  });
+  expect_same_bus_and_memory_statistics();
+  EXPECT_EQ(core::stats().counter_value("cpu_b.transactions"), core::stats().counter_value("cpu_a.transactions"));
+  std::vector<unsigned char> after(pattern.size());
+  two.mem_b.store().read(0, after.data(), after.size());
+  EXPECT_TRUE(after == pattern);
+}
+}  // namespace
+
+TEST(Initiator, TrafficThroughTransportTakesTheTimeAndStatisticsOfAccessesAndMovesNoByte) {
+  traffic_against_accesses(core::AccessMode::kTransport);
+  EXPECT_EQ(core::stats().counter_value("cpu_b.dmi_accesses"), 0u);
+}
+
+TEST(Initiator, TrafficThroughTimedDmiTakesTheTimeAndStatisticsOfAccessesAndMovesNoByte) {
+  traffic_against_accesses(core::AccessMode::kTimedDmi);
+  EXPECT_GT(core::stats().counter_value("cpu_b.dmi_accesses"), 150u);
+  EXPECT_EQ(core::stats().counter_value("cpu_b.dmi_accesses"), core::stats().counter_value("cpu_a.dmi_accesses"));
+}
+
+// A target that takes no byte enables (registers) answers traffic with an error and changes nothing.
+TEST(Initiator, TrafficToRegistersIsAByteEnableError) {
+  core::Bus bus("bus");
+  core::RegisterBlock block("block", 0x1000, core::ClockDomain("block", 1'000'000'000), 1);
+  core::Initiator cpu("cpu");
+  bus.attach_target(block.socket, "mmio", 0, 0x1000, {2, 4});
+  bus.attach_initiator(cpu.socket, "cpu");
+  test::run_thread([&] {
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    EXPECT_EQ(cpu.traffic(0x10, 4, true, delay), tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+  });
+  EXPECT_EQ(core::stats().counter_value("cpu.errors"), 1u);
 }

@@ -301,6 +301,7 @@ class RecordingEngine final : public EngineContext {
   bool access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override {
     return access(gva, space, data, len, write);
   }
+  bool account_traffic(std::uint64_t, AddressSpace, unsigned, bool, core::Picoseconds) override { return true; }
   std::uint64_t status_page() const override { return 0x7000; }
   void invalidate_tlb() override { ++tlb_invalidations; }
   bool reg_read(std::uint32_t offset, std::uint32_t& value) override {

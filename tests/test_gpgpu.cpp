@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -67,6 +68,26 @@ bool run_dispatch(Rig& rig, const host::GpgpuKernel& k, std::uint64_t timeout_ns
   const std::uint32_t seqno = rig.driver.emit_breadcrumb(ring);
   rig.driver.submit(ring);
   return rig.driver.wait_seqno(ring, seqno, timeout_ns);
+}
+
+// Saxpy (out = 2 a + b) over `groups` SIMD16 groups of 16 items, with a[i] = i and b[i] = 1 uploaded; its surfaces
+// are a, b and out.
+host::GpgpuKernel saxpy_of_a_ramp(host::I915Driver& d, std::uint32_t groups) {
+  const std::uint64_t bytes = std::uint64_t{groups} * 16 * 4;
+  const auto a = d.alloc(bytes), b = d.alloc(bytes), out = d.alloc(bytes);
+  std::vector<std::uint32_t> av(groups * 16), bv(groups * 16, as_u32(1.0f));
+  for (unsigned i = 0; i < av.size(); ++i) av[i] = as_u32(static_cast<float>(i));
+  d.upload(a, 0, av);
+  d.upload(b, 0, bv);
+  host::GpgpuKernel k;
+  k.instructions = host::saxpy_kernel();
+  k.simd = 16;
+  k.local_size = {16, 1, 1};
+  k.groups = {groups, 1, 1};
+  const float s = 2.0f;
+  k.cross_thread = bytes_of(&s, 4);
+  k.surfaces = {a, b, out};
+  return k;
 }
 
 }  // namespace
@@ -146,23 +167,8 @@ std::pair<std::uint64_t, std::uint64_t> saxpy_on_the_array(std::uint32_t dram_by
   std::vector<std::uint32_t> c(4096);
   std::uint64_t first = 0;
   test::run_thread([&] {
-    auto& d = rig.driver;
-    const auto a = d.alloc(16384), b = d.alloc(16384), out = d.alloc(16384);
-    std::vector<std::uint32_t> av(4096), bv(4096);
-    for (unsigned i = 0; i < 4096; ++i) {
-      av[i] = as_u32(static_cast<float>(i));
-      bv[i] = as_u32(1.0f);
-    }
-    d.upload(a, 0, av);
-    d.upload(b, 0, bv);
-    host::GpgpuKernel k;
-    k.instructions = host::saxpy_kernel();
-    k.simd = 16;
-    k.local_size = {16, 1, 1};
-    k.groups = {256, 1, 1};
-    const float s = 2.0f;
-    k.cross_thread = bytes_of(&s, 4);
-    k.surfaces = {a, b, out};
+    const host::GpgpuKernel k = saxpy_of_a_ramp(rig.driver, 256);
+    const auto& out = k.surfaces[2];
     ok = run_dispatch(rig, k);
     first = core::stats().counter_value("gpuvp.gen.rcs.gpgpu.array_cycles");
     EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_misses"), 768u);
@@ -293,29 +299,85 @@ TEST(GpgpuPipe, UnderArrayTimingHalfTheDramBandwidthDoublesTheStreamingPart) {
   EXPECT_LT(second * 3, first);
 }
 
+// The array's DRAM lines leave the GPU through its memory port and cross the platform's bus to DRAM at their times:
+// the two saxpy runs do the same driver and engine work, and the first also reads a and b from DRAM (512 lines) where
+// the second hits the L3. So the GPU port's reads, the bus's DRAM port and the DRAM differ by exactly those lines, no
+// byte of memory changes (the lines carry no data: it moved in the functional run), and the GTT counts no more
+// translations for them. A 4-byte bus port (16 cycles of the 1 GHz bus per line) shows each line booked there.
+TEST(GpgpuPipe, UnderArrayTimingTheArraysDramLinesCrossTheBusToDram) {
+  platform::PlatformParams params;
+  params.gen.gpu.cs.gpgpu.timing = "array";
+  params.bus.dram_port_bytes_per_cycle = 4;
+  Rig rig(params);
+  const std::vector<std::string> counters = {
+      "gpuvp.gen.memory.reads",   "gpuvp.gen.memory.writes",   "gpuvp.bus.dram.transactions",
+      "gpuvp.bus.dram.bytes",     "gpuvp.dram.reads",          "gpuvp.dram.bytes_read",
+      "gpuvp.dram.bytes_written", "gpuvp.gen.gtt.rcs.lookups", "gpuvp.gen.gtt.rcs.walk_reads",
+      "gpuvp.host.transactions"};
+  const auto snapshot = [&] {
+    std::map<std::string, std::uint64_t> values;
+    for (const std::string& c : counters) values[c] = core::stats().counter_value(c);
+    values["busy"] = core::stats().busy_times(~core::Picoseconds{0})["gpuvp.bus.dram.busy"];
+    return values;
+  };
+  std::map<std::string, std::uint64_t> before, middle, after;
+  std::vector<std::uint32_t> c(4096);
+  bool ok = true;
+  test::run_thread([&] {
+    const host::GpgpuKernel k = saxpy_of_a_ramp(rig.driver, 256);
+    const auto& out = k.surfaces[2];
+    before = snapshot();
+    ok = run_dispatch(rig, k);
+    middle = snapshot();
+    ok = ok && run_dispatch(rig, k);
+    after = snapshot();
+    rig.port.read_block(out.phys, c.data(), 4096 * 4);
+  });
+  ASSERT_TRUE(ok) << rig.incidents();
+  for (unsigned i = 0; i < 4096; i += 97) EXPECT_EQ(as_float(c[i]), 2.0f * static_cast<float>(i) + 1.0f) << i;
+  ASSERT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_read_lines"), 512u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_written_lines"), 0u);
+  EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.dram_lines_unbooked"), 0u);
+  const auto extra = [&](const std::string& counter) {
+    return static_cast<std::int64_t>(middle[counter] - before[counter]) -
+           static_cast<std::int64_t>(after[counter] - middle[counter]);
+  };
+  EXPECT_EQ(extra("gpuvp.gen.memory.reads"), 512);
+  EXPECT_EQ(extra("gpuvp.gen.memory.writes"), 0);
+  // The host polls the breadcrumb (a 4-byte read each time) for longer in the first run.
+  const std::int64_t polls = extra("gpuvp.host.transactions");
+  EXPECT_GE(polls, 0);
+  EXPECT_EQ(extra("gpuvp.bus.dram.transactions"), 512 + polls);
+  EXPECT_EQ(extra("gpuvp.bus.dram.bytes"), 512 * 64 + 4 * polls);
+  EXPECT_EQ(extra("gpuvp.dram.reads"), 512 + polls);
+  EXPECT_EQ(extra("gpuvp.dram.bytes_read"), 512 * 64 + 4 * polls);
+  EXPECT_EQ(extra("gpuvp.dram.bytes_written"), 0);
+  EXPECT_EQ(extra("gpuvp.gen.gtt.rcs.lookups"), 0);
+  EXPECT_EQ(extra("gpuvp.gen.gtt.rcs.walk_reads"), 0);
+  EXPECT_EQ(extra("busy"), (512 * 16 + polls) * 1000);
+}
+
 namespace {
 
 // Saxpy over 4,096 items run twice under array timing with L3CNTLREG set to `l3cntlreg` by MMIO (the kernel's dispatch
 // leaves it alone); false if a run did not complete.
+// With `out`, the results are read back there.
 bool saxpy_twice_with_l3cntlreg(Rig& rig, std::uint32_t l3cntlreg, std::uint32_t* reset_value = nullptr,
-                                std::uint32_t groups = 256) {
+                                std::uint32_t groups = 256, std::vector<float>* out_values = nullptr) {
   bool ok = true;
   test::run_thread([&] {
     auto& d = rig.driver;
     if (reset_value != nullptr) *reset_value = d.mmio_read(gen::gpgpu::kL3Cntlreg);
     d.mmio_write(gen::gpgpu::kL3Cntlreg, l3cntlreg);
     const std::uint64_t bytes = std::uint64_t{groups} * 16 * 4;
-    const auto a = d.alloc(bytes), b = d.alloc(bytes), out = d.alloc(bytes);
-    host::GpgpuKernel k;
-    k.instructions = host::saxpy_kernel();
-    k.simd = 16;
-    k.local_size = {16, 1, 1};
-    k.groups = {groups, 1, 1};
-    const float s = 2.0f;
-    k.cross_thread = bytes_of(&s, 4);
-    k.surfaces = {a, b, out};
+    host::GpgpuKernel k = saxpy_of_a_ramp(d, groups);
+    const auto& out = k.surfaces[2];
     k.program_l3 = false;
     ok = run_dispatch(rig, k) && run_dispatch(rig, k);
+    if (out_values != nullptr) {
+      out_values->resize(groups * 16);
+      rig.port.read_block(out.phys, out_values->data(), bytes);
+    }
   });
   return ok;
 }
@@ -364,7 +426,11 @@ TEST(GpgpuPipe, UnderArrayTimingA432KiBWorkingSetDoesNotFitThe384KiBDataPartitio
 // A partition without a data cache (URB 32, RO 64): every line goes to DRAM, in both runs, and each written line too.
 TEST(GpgpuPipe, UnderArrayTimingAnL3WithoutADataPartitionSendsEveryLineToDram) {
   Rig rig(array_timing());
-  ASSERT_TRUE(saxpy_twice_with_l3cntlreg(rig, (32U << 1) | (64U << 11))) << rig.incidents();
+  std::vector<float> out;
+  ASSERT_TRUE(saxpy_twice_with_l3cntlreg(rig, (32U << 1) | (64U << 11), nullptr, 256, &out)) << rig.incidents();
+  // The written lines crossed the bus as writes that carry no data (byte enables off): the results stay.
+  for (unsigned i = 0; i < 4096; ++i) ASSERT_EQ(out[i], 2.0f * static_cast<float>(i) + 1.0f) << i;
+  EXPECT_GE(core::stats().counter_value("gpuvp.gen.memory.writes"), 2u * 256);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_data_kib"), 0u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_hits"), 0u);
   EXPECT_EQ(core::stats().counter_value("gpuvp.gen.rcs.gpgpu.l3_misses"), 2u * 768);

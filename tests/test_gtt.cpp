@@ -531,3 +531,28 @@ TEST_P(EngineFaultInterruptTest, TheLineRisesOnlyThroughTheEnginesCsErrorBit) {
 
 INSTANTIATE_TEST_SUITE_P(MasterImrIerAndEmr, EngineFaultInterruptTest, ::testing::ValuesIn(kEngineFaultCases),
                          [](const ::testing::TestParamInfo<EngineFaultCase>& info) { return info.param.name; });
+
+// peek(): the translation an access would get, leaving no trace: no lookup, walk read or fault is counted, the TLB is
+// not filled (a later translate() still misses), and a fault is neither recorded nor reported.
+TEST_F(GttTest, PeekTranslatesLeavingNoTrace) {
+  test::run_thread([&] {
+    set_ggtt_pte(3, 0x5'6000 | kPresent);
+    const gen::Translation peeked = rcs_->peek(3 * 4096 + 0x40, AddressSpace::kGgtt, true);
+    ASSERT_TRUE(peeked.ok);
+    EXPECT_EQ(peeked.pa, 0x5'6040u);
+    EXPECT_EQ(core::stats().counter_value("gen.gtt.rcs.lookups"), 0u);
+    EXPECT_EQ(rcs_->walk_reads(), 0u);
+    ASSERT_TRUE(translate(*rcs_, 3 * 4096, AddressSpace::kGgtt).ok);
+    EXPECT_EQ(rcs_->misses(), 1u);  // peek filled nothing
+    // From the TLB now, as translate() would: a changed entry is seen only after an invalidation.
+    set_ggtt_pte(3, 0x9'9000 | kPresent);
+    EXPECT_EQ(rcs_->peek(3 * 4096, AddressSpace::kGgtt, false).pa, 0x5'6000u);
+    const gen::Translation unmapped = rcs_->peek(9 * 4096, AddressSpace::kGgtt, false);
+    EXPECT_FALSE(unmapped.ok);
+    EXPECT_EQ(unmapped.fault, gen::FaultType::kNotPresent);
+  });
+  EXPECT_EQ(take_fault_warnings(), 0u);
+  EXPECT_EQ(rcs_->faults(), 0u);
+  EXPECT_EQ(rcs_->walk_reads(), 1u);
+  EXPECT_EQ(rcs_->hits(), 0u);
+}

@@ -50,6 +50,32 @@ tlm::tlm_response_status Initiator::access(tlm::tlm_command cmd, std::uint64_t a
       return tlm::TLM_OK_RESPONSE;
     }
   }
+  return transport_access(cmd, addr, data, len, nullptr, 0, delay);
+}
+
+tlm::tlm_response_status Initiator::traffic(std::uint64_t addr, unsigned len, bool write, sc_core::sc_time& delay) {
+  if (mode_ != AccessMode::kTransport) {
+    const DmiCache::Entry* entry = nullptr;
+    if (dmi_.lookup(addr, len, write, &entry) != nullptr) {
+      DmiHotRegion& hot = write ? hot_write_ : hot_read_;
+      hot.set(entry->region, entry->timed ? &entry->timing : nullptr);
+      ++(write ? writes_ : reads_);
+      finish_dmi(hot, write, len, delay);
+      return tlm::TLM_OK_RESPONSE;
+    }
+  }
+  // One disabled byte, repeated over the data (a byte enable pattern shorter than the data repeats: TLM-2.0 LRM
+  // 14.15).
+  static unsigned char disabled = 0;
+  if (traffic_data_.size() < len) traffic_data_.resize(len);
+  return transport_access(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, addr, traffic_data_.data(), len,
+                          &disabled, 1, delay);
+}
+
+tlm::tlm_response_status Initiator::transport_access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                                     unsigned len, unsigned char* byte_enables, unsigned be_len,
+                                                     sc_core::sc_time& delay) {
+  const bool write = cmd == tlm::TLM_WRITE_COMMAND;
   // The spare payload first (the usual case: no other access of this initiator in flight), then the pool.
   std::unique_ptr<tlm::tlm_generic_payload> p = std::move(spare_payload_);
   if (!p) {
@@ -65,8 +91,8 @@ tlm::tlm_response_status Initiator::access(tlm::tlm_command cmd, std::uint64_t a
   p->set_data_ptr(data);
   p->set_data_length(len);
   p->set_streaming_width(len);
-  p->set_byte_enable_ptr(nullptr);
-  p->set_byte_enable_length(0);
+  p->set_byte_enable_ptr(byte_enables);
+  p->set_byte_enable_length(be_len);
   p->set_dmi_allowed(false);
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   socket->b_transport(*p, delay);

@@ -62,6 +62,12 @@ class Initiator : public sc_core::sc_module {
     return status;
   }
 
+  // The time and statistics of an access whose data another model moved already (the EU array's DRAM lines, whose
+  // data the functional run moved): the bus and the target book it as a read or write of len bytes (contention,
+  // latency, statistics, bandwidth traces) and no byte changes hands: TLM-2.0 byte enables all off, which memory
+  // honours and a target that takes no byte enables answers with an error. Not stamped in the write clock.
+  tlm::tlm_response_status traffic(std::uint64_t addr, unsigned len, bool write, sc_core::sc_time& delay);
+
   // ---- timed accesses on the initiator's own local time (call from a thread process) ----
   // They synchronise with the kernel once the local time is a quantum ahead.
   tlm::tlm_response_status read(std::uint64_t addr, void* data, unsigned len) {
@@ -119,6 +125,9 @@ class Initiator : public sc_core::sc_module {
  private:
   tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
                                   sc_core::sc_time& delay);
+  // b_transport of one access (byte enables: none, or a pattern of be_len bytes), then a DMI grant for the next.
+  tlm::tlm_response_status transport_access(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data, unsigned len,
+                                            unsigned char* byte_enables, unsigned be_len, sc_core::sc_time& delay);
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
   void start_of_simulation() override { local_time_.refresh_quantum(); }
 
@@ -144,6 +153,7 @@ class Initiator : public sc_core::sc_module {
   // spare_payload_ holds one idle payload so that the common case touches no vector.
   std::unique_ptr<tlm::tlm_generic_payload> spare_payload_;
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_payloads_;
+  std::vector<unsigned char> traffic_data_;  // what a traffic read's target fills in (zeros), then discarded
 
   StatsGroup stats_;
   // The counters the initiator does not report (see Counting) still count, into these.

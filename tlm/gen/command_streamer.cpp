@@ -561,6 +561,23 @@ bool CommandStreamer::access_untimed(std::uint64_t gva, AddressSpace space, void
   return true;
 }
 
+bool CommandStreamer::account_traffic(std::uint64_t gva, AddressSpace space, unsigned len, bool write,
+                                      core::Picoseconds at) {
+  const core::Picoseconds now = core::now_ps();
+  sc_core::sc_time delay = core::to_sc_time(at > now ? at - now : 0);
+  while (len) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(len, 4096 - (gva & 4095)));
+    // The data's access translated the address (and counted the translation): the line needs its address only.
+    const Translation t = services_.gtt.peek(gva, space, write);
+    if (!t.ok) return false;
+    sc_core::sc_time line_delay = delay;  // the chunks of one transfer move together
+    if (services_.memory.traffic(t.pa, chunk, write, line_delay) != tlm::TLM_OK_RESPONSE) return false;
+    gva += chunk;
+    len -= chunk;
+  }
+  return true;
+}
+
 bool CommandStreamer::reg_read(std::uint32_t offset, std::uint32_t& value) {
   cycles(params_.register_cycles);
   if (offset >= kGgttPteWindowOffset) {

@@ -152,6 +152,7 @@ class CommandStreamer final : private ContextSwitchEngine, public sc_core::sc_mo
   // Memory through the GTT; a fault stops the engine (page table error) and returns false.
   bool access(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override;
   bool access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) override;
+  bool account_traffic(std::uint64_t gva, AddressSpace space, unsigned len, bool write, core::Picoseconds at) override;
   bool gtt_fault(std::uint64_t gva, AddressSpace space, bool write, const Translation& t);
   bool ppgtt_bound() const override { return services_.gtt.ppgtt_root().mode != PpgttMode::kNone; }
   std::uint64_t status_page() const override { return hws_pga_->value() & ~0xFFFULL; }

@@ -63,6 +63,14 @@ class EngineContext {
   // requests itself). The GTT still translates (its TLB is the engine's), faults stop the engine as access() does,
   // and writes are stamped in the write clock at the engine's local time.
   virtual bool access_untimed(std::uint64_t gva, AddressSpace space, void* data, unsigned len, bool write) = 0;
+  // Traffic whose data an untimed access moved already (the EU array's DRAM lines: their data moved in the functional
+  // run, the array timed them): at time `at` (or now, if that has passed) the bus and memory book it at the physical
+  // address the GTT gives it, so that their contention, statistics and bandwidth traces count it. The GTT's statistics
+  // counted the data's translation already. The engine's time does not move.
+  // False when the address no longer translates (its page table changed after the data moved) or the bus answers an
+  // error: nothing is booked and nothing stops; the caller counts it.
+  virtual bool account_traffic(std::uint64_t gva, AddressSpace space, unsigned len, bool write,
+                               core::Picoseconds at) = 0;
   // A PPGTT is bound (execlists with a context's page tables): the pipes' memory goes through it, else the GGTT.
   virtual bool ppgtt_bound() const = 0;
   // GGTT address of the engine's hardware status page (HWS_PGA).

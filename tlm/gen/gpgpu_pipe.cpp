@@ -64,6 +64,40 @@ class GpgpuPipe::Memory final : public eu::GpuMemory, public eu::InstructionMemo
   bool timed_ = true;
 };
 
+// The EU array's DRAM lines, handed to the engine at their times: its GTT translates them and the platform's bus and
+// DRAM book them (contention, statistics, bandwidth traces) as the array runs. Attached to the hierarchy while it
+// lives (a walker).
+class GpgpuPipe::DramLines final : public eu::DramTraffic {
+ public:
+  DramLines(eu::MemoryHierarchy& hierarchy, EngineContext& engine, core::Picoseconds walker_start,
+            std::uint64_t gpu_clock_hz, core::Counter& unbooked)
+      : hierarchy_(hierarchy),
+        engine_(engine),
+        space_(engine.ppgtt_bound() ? AddressSpace::kPpgtt : AddressSpace::kGgtt),
+        walker_start_(walker_start),
+        clock_("gen", gpu_clock_hz),
+        unbooked_(unbooked) {
+    hierarchy_.attach_traffic(this);
+  }
+  ~DramLines() override { hierarchy_.attach_traffic(nullptr); }
+  DramLines(const DramLines&) = delete;
+  DramLines& operator=(const DramLines&) = delete;
+  void line(std::uint64_t address, bool write, std::uint64_t cycle) override {
+    if (!engine_.account_traffic(address, space_, eu::MemoryHierarchy::kLineBytes, write,
+                                 walker_start_ + clock_.cycles(cycle))) {
+      ++unbooked_.value;
+    }
+  }
+
+ private:
+  eu::MemoryHierarchy& hierarchy_;
+  EngineContext& engine_;
+  AddressSpace space_;
+  core::Picoseconds walker_start_;
+  core::ClockDomain clock_;
+  core::Counter& unbooked_;
+};
+
 GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
     : params_(params),
       stats_(stats.subgroup("gpgpu")),
@@ -95,6 +129,10 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
       dram_read_lines_(stats_.counter("dram_read_lines", "events", "array timing: 64-byte lines read from DRAM")),
       dram_written_lines_(
           stats_.counter("dram_written_lines", "events", "array timing: 64-byte lines written back to DRAM")),
+      dram_lines_unbooked_(stats_.counter(
+          "dram_lines_unbooked", "events",
+          "array timing: DRAM lines the bus could not book (their page was unmapped while the walker ran, or the bus "
+          "answered an error); their data had moved")),
       memory_(std::make_unique<Memory>()),
       data_port_memory_(std::make_unique<Memory>()),
       decode_cache_(std::make_unique<eu::DecodeCache>(*memory_)),
@@ -161,8 +199,8 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
                   return cycles > 0 ? static_cast<double>(subslice_stats_[index].stalled_cycles->value) / cycles : 0.0;
                 });
     }
-    // The hierarchy's traffic, which the platform's bus and DRAM statistics do not see (the functional run's
-    // accesses reach memory untimed; the hierarchy times the lines): rates over the walkers' array time.
+    // The hierarchy's traffic (its DRAM lines also reach the platform's bus and DRAM statistics): rates over the
+    // walkers' array time.
     const auto array_seconds = [this] {
       return static_cast<double>(array_cycles_.value) / static_cast<double>(params_.dram.gpu_clock_hz);
     };
@@ -622,6 +660,7 @@ Outcome GpgpuPipe::walker(EngineContext& engine, const Command& cmd) {
     hierarchy_->resize_l3(partition.data_ways() * eu::L3Partition::way_kib(params_.l3_banks));
     l3_data_kib_.value = hierarchy_->l3_kib();
     array.attach_memory(hierarchy_.get());
+    const DramLines dram_lines(*hierarchy_, engine, walker_start, params_.dram.gpu_clock_hz, dram_lines_unbooked_);
     std::uint32_t x = x0, y = y0, z = z0;
     std::optional<Outcome> stopped;
     struct InFlight {  // a group whose functional run has not ended, by its index in the array's run

@@ -155,6 +155,7 @@ class GpgpuPipe final : public PipeUnit {
 
  private:
   class Memory;
+  class DramLines;
   Outcome state_base_address(const Command& cmd);
   Outcome walker(EngineContext& engine, const Command& cmd);
 
@@ -193,6 +194,7 @@ class GpgpuPipe final : public PipeUnit {
   core::Counter& l3_data_kib_;
   core::Counter& dram_read_lines_;
   core::Counter& dram_written_lines_;
+  core::Counter& dram_lines_unbooked_;
   // Array timing, per subslice: instructions by class, FPU busy cycles, threads ended, flops.
   struct SubsliceStats {
     core::CounterVector instructions;

@@ -70,7 +70,7 @@ void GttClient::insert(std::uint64_t vpn, bool ppgtt, const Translation& t) {
 // The TLB missed (or held the page read-only for a write): walk, check the permission, fill the TLB.
 Translation GttClient::translate_miss(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay) {
   ++misses_;
-  Translation t = gtt_.walk(*this, va, space, delay);
+  Translation t = gtt_.walk(*this, va, space, &delay);
   if (t.ok && write && !t.writable) {
     t.ok = false;
     t.fault = FaultType::kReadOnly;
@@ -81,6 +81,18 @@ Translation GttClient::translate_miss(std::uint64_t va, AddressSpace space, bool
     return t;
   }
   insert(va >> 12, space == AddressSpace::kPpgtt, t);
+  return t;
+}
+
+Translation GttClient::peek(std::uint64_t va, AddressSpace space, bool write) {
+  if (const TlbEntry* e = lookup(va >> 12, space == AddressSpace::kPpgtt); e != nullptr && (!write || e->writable)) {
+    return e->translation(va);
+  }
+  Translation t = gtt_.walk(*this, va, space, nullptr);
+  if (t.ok && write && !t.writable) {
+    t.ok = false;
+    t.fault = FaultType::kReadOnly;
+  }
   return t;
 }
 
@@ -193,13 +205,14 @@ void Gtt::invalidate_all_ggtt_tlbs() {
   for (auto& c : clients_) c.invalidate_ggtt_tlb();
 }
 
-bool Gtt::read_entry(GttClient& client, std::uint64_t addr, std::uint64_t& entry, sc_core::sc_time& delay) {
+bool Gtt::read_entry(GttClient& client, std::uint64_t addr, std::uint64_t& entry, sc_core::sc_time* delay) {
+  if (delay == nullptr) return memory_.debug_read(addr, &entry, 8) == 8;
   ++client.walk_reads_;
-  delay += core::to_sc_time(clock_.cycles(params_.walk_level_cycles));
-  return memory_.read(addr, &entry, 8, delay) == tlm::TLM_OK_RESPONSE;
+  *delay += core::to_sc_time(clock_.cycles(params_.walk_level_cycles));
+  return memory_.read(addr, &entry, 8, *delay) == tlm::TLM_OK_RESPONSE;
 }
 
-Translation Gtt::walk(GttClient& client, std::uint64_t va, AddressSpace space, sc_core::sc_time& delay) {
+Translation Gtt::walk(GttClient& client, std::uint64_t va, AddressSpace space, sc_core::sc_time* delay) {
   if (space == AddressSpace::kPpgtt) return walk_ppgtt(client, va, delay);
   Translation t;
   t.level = "GGTT PTE";
@@ -229,7 +242,7 @@ Translation Gtt::walk(GttClient& client, std::uint64_t va, AddressSpace space, s
   return t;
 }
 
-Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_time& delay) {
+Translation Gtt::walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_time* delay) {
   Translation t;
   const PpgttRoot& root = client.ppgtt_root();
   // Levels still to walk, top first: shift of the index and the entry's name.

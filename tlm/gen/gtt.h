@@ -90,6 +90,11 @@ class GttClient {
   inline Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
   // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
+  // The translation the TLB or a walk would give now, leaving no trace: no statistics, no TLB fill or replacement
+  // order, no fault recorded, no time. For accesses translated already whose address only is needed again (the EU
+  // array's DRAM lines: their data moved through translate()).
+  Translation peek(std::uint64_t va, AddressSpace space, bool write);
+
   void set_ppgtt_root(const PpgttRoot& root);
   const PpgttRoot& ppgtt_root() const { return root_; }
   void invalidate_tlb();       // every entry
@@ -113,6 +118,16 @@ class GttClient {
     std::uint64_t vpn = 0;    // va >> 12
     std::uint64_t frame = 0;  // pa >> 12
     std::uint64_t last_use = 0;
+    // What the entry translates va (in its page) to.
+    Translation translation(std::uint64_t va) const {
+      Translation t;
+      t.ok = true;
+      t.pa = (frame << 12) | (va & 0xFFF);
+      t.writable = writable;
+      t.pat = pat;
+      t.page_size = 4096;
+      return t;
+    }
   };
   TlbEntry* lookup(std::uint64_t vpn, bool ppgtt) {
     // Power-of-two set counts (the usual case) index with a mask instead of a division.
@@ -165,13 +180,7 @@ Translation GttClient::translate(std::uint64_t va, AddressSpace space, bool writ
   if (e == nullptr || (write && !e->writable)) return translate_miss(va, space, write, delay);
   ++hits_;
   e->last_use = ++use_clock_;
-  Translation t;
-  t.ok = true;
-  t.pa = (e->frame << 12) | (va & 0xFFF);
-  t.writable = e->writable;
-  t.pat = e->pat;
-  t.page_size = 4096;
-  return t;
+  return e->translation(va);
 }
 
 class Gtt : public sc_core::sc_module {
@@ -193,10 +202,11 @@ class Gtt : public sc_core::sc_module {
 
  private:
   friend class GttClient;
-  Translation walk(GttClient& client, std::uint64_t va, AddressSpace space, sc_core::sc_time& delay);
-  Translation walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_time& delay);
+  // delay == nullptr: a walk that leaves no trace (debug reads of the entries, nothing counted).
+  Translation walk(GttClient& client, std::uint64_t va, AddressSpace space, sc_core::sc_time* delay);
+  Translation walk_ppgtt(GttClient& client, std::uint64_t va, sc_core::sc_time* delay);
   // Reads one 64-bit entry; false on a bus error.
-  bool read_entry(GttClient& client, std::uint64_t addr, std::uint64_t& entry, sc_core::sc_time& delay);
+  bool read_entry(GttClient& client, std::uint64_t addr, std::uint64_t& entry, sc_core::sc_time* delay);
   void record_fault(GttClient& client, std::uint64_t va, AddressSpace space, bool write, const Translation& t);
 
   GttParams params_;

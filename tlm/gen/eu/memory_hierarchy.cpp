@@ -77,6 +77,7 @@ MemoryHierarchy::MemoryHierarchy(const MemoryHierarchyParams& params)
   const double per_channel = params.dram_bytes_per_cycle / params.dram_channels;
   for (unsigned i = 0; i < params.dram_channels; ++i) channels_.emplace_back(per_channel, params.bucket_cycles);
   dram_line_bytes_ = kLineBytes + params.dram_line_overhead_cycles * per_channel;
+  dram_line_cycles_ = dram_line_bytes_ / per_channel;
   params_.l3_kib = ~0U;
   resize_l3(params.l3_kib);
 }
@@ -105,6 +106,10 @@ std::uint64_t MemoryHierarchy::line_of_dram(std::uint64_t line, bool write, std:
   (write ? stats_.dram_written_lines : stats_.dram_read_lines)++;
   const std::uint64_t gti = (write ? gti_write_ : gti_read_).reserve(at, kLineBytes);
   const std::uint64_t channel = channels_[fold(line) % channels_.size()].reserve(at, dram_line_bytes_);
+  if (traffic_ != nullptr) {
+    const auto start = static_cast<std::uint64_t>(std::max(0.0, static_cast<double>(channel) - dram_line_cycles_));
+    traffic_->line(line * kLineBytes, write, std::max(at, start));
+  }
   return std::max(gti, channel);
 }
 

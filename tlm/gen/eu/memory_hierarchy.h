@@ -88,6 +88,14 @@ struct MemoryHierarchyStats {
   std::uint64_t dram_written_lines = 0;
 };
 
+// Who else sees the lines the hierarchy moves to and from DRAM: the platform, whose GTT, bus and memory book them
+// (GpgpuPipe). Told each line once, with the cycle its DRAM channel starts moving it.
+class DramTraffic {
+ public:
+  virtual ~DramTraffic() = default;
+  virtual void line(std::uint64_t address, bool write, std::uint64_t cycle) = 0;
+};
+
 class MemoryHierarchy {
  public:
   explicit MemoryHierarchy(const MemoryHierarchyParams& params);
@@ -110,6 +118,9 @@ class MemoryHierarchy {
   void resize_l3(unsigned kib);
   unsigned l3_kib() const { return params_.l3_kib; }
 
+  // The lines to and from DRAM go to `traffic` as well (nullptr: to no one).
+  void attach_traffic(DramTraffic* traffic) { traffic_ = traffic; }
+
   const MemoryHierarchyStats& stats() const { return stats_; }
 
  private:
@@ -121,7 +132,9 @@ class MemoryHierarchy {
   std::vector<SlotCalendar> banks_;                         // all slices'
   SlotCalendar gti_read_, gti_write_;
   std::vector<SlotCalendar> channels_;
-  double dram_line_bytes_;  // what one access costs a channel, in bytes of its bandwidth
+  double dram_line_bytes_;   // what one access costs a channel, in bytes of its bandwidth
+  double dram_line_cycles_;  // the same in cycles
+  DramTraffic* traffic_ = nullptr;
   MemoryHierarchyStats stats_;
 };
 
