@@ -111,6 +111,57 @@ TEST(MemoryHierarchy, WrittenLinesAllocateWithoutAFillAndGoBackWhenEvicted) {
   EXPECT_LE(m.stats().l3_writebacks, 1280u - 512);
 }
 
+// Who else sees the DRAM lines (the platform's bus, through the GPGPU pipe): each line once, with its address, its
+// direction and the cycle its channel starts moving it (two cycles before the channel is done with it). Three missed
+// lines of one message leave the single bank at cycles 1, 2 and 3; the 32 B/clk channel's calendar counts capacity in
+// 4-cycle buckets of two lines: the first two lines end in the first bucket (at 3 and 4), the third in the next (at
+// 6), so they start at 1, 2 and 4. A dirty victim goes as a write; a detached observer hears nothing.
+TEST(MemoryHierarchy, DramLinesGoToTheTrafficObserverWhenTheirChannelStartsMovingThem) {
+  struct Line {
+    std::uint64_t address;
+    bool write;
+    std::uint64_t cycle;
+  };
+  struct Recorder final : DramTraffic {
+    std::vector<Line> lines;
+    void line(std::uint64_t address, bool write, std::uint64_t cycle) override {
+      lines.push_back({address, write, cycle});
+    }
+  } recorder;
+  MemoryHierarchy m(simple());
+  m.attach_traffic(&recorder);
+  const MemoryLog reads = log_of({{0x1000, 0x1040, 0x1080}});
+  m.access(0, reads, reads.messages[0], 0);
+  ASSERT_EQ(recorder.lines.size(), 3u);
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(recorder.lines[i].address, 0x1000u + 64 * i);
+    EXPECT_FALSE(recorder.lines[i].write);
+  }
+  EXPECT_EQ(recorder.lines[0].cycle, 1u);
+  EXPECT_EQ(recorder.lines[1].cycle, 2u);
+  EXPECT_EQ(recorder.lines[2].cycle, 4u);
+  // 1,280 written lines through a 1,024-line cache: every writeback is reported once, as a write of a written line.
+  recorder.lines.clear();
+  for (unsigned i = 0; i < 1024 + 256; ++i) {
+    const MemoryLog log = log_of({{0x10'0000 + 64ULL * i}}, MemoryLine::kWrite);
+    m.access(0, log, log.messages[0], 10'000);
+  }
+  EXPECT_EQ(recorder.lines.size(), m.stats().dram_written_lines);
+  EXPECT_GE(recorder.lines.size(), 256u);
+  for (const Line& l : recorder.lines) {
+    EXPECT_TRUE(l.write);
+    EXPECT_GE(l.address, 0x10'0000u);
+    EXPECT_LT(l.address, 0x10'0000u + 64 * 1280);
+    EXPECT_GE(l.cycle, 10'000u);
+  }
+  m.attach_traffic(nullptr);
+  recorder.lines.clear();
+  const MemoryLog more = log_of({{0x80'0000}});
+  m.access(0, more, more.messages[0], 20'000);
+  EXPECT_EQ(m.stats().dram_read_lines, 4u);
+  EXPECT_TRUE(recorder.lines.empty());
+}
+
 // L3CNTLREG's fields in ways: NEO's two Gen9 values are Mesa's validated configurations {URB 32, all 64} and {SLM 32,
 // URB 16, all 48}, each the L3's 96 ways; the data port caches in "all", else in DC. Ways are 8 KiB on 4 banks.
 TEST(L3Partition, NeosValuesDecodeToMesasValidatedConfigurations) {
