@@ -586,8 +586,8 @@ TEST(Initiator, TimedDmiKeepsTheLocalTimeAndStatisticsOfTransport) {
 }
 
 TEST(Initiator, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
-  // A guest scanning memory it never wrote must not make the model allocate it: such reads stay on b_transport (and
-  // read zero) until the page is written.
+  // A guest scanning memory it never wrote must not make the model allocate it: such reads (and traffic) stay on
+  // b_transport (and read zero) until the page is written.
   core::Bus bus("bus");
   core::Memory mem("mem", small_memory());
   core::Initiator port("port");
@@ -600,6 +600,13 @@ TEST(Initiator, ReadsOfNeverWrittenMemoryGetNoDmiPointerAndAllocateNothing) {
       sc_time d = sc_core::SC_ZERO_TIME;
       ASSERT_EQ(port.read(addr, &v, 4, d), tlm::TLM_OK_RESPONSE);
       EXPECT_EQ(v, 0u);
+    }
+    EXPECT_EQ(mem.store().pages_allocated(), 0u);
+    EXPECT_EQ(port.dmi_accesses(), 0u);
+    // Nor may traffic (accesses without data: the EU array's DRAM lines), writes included: they write nothing.
+    for (std::uint64_t addr = 0; addr < (1 << 20); addr += 4096) {
+      sc_time t = sc_core::SC_ZERO_TIME;
+      ASSERT_EQ(port.traffic(addr, 64, addr % 8192 == 0, t), tlm::TLM_OK_RESPONSE);
     }
     EXPECT_EQ(mem.store().pages_allocated(), 0u);
     EXPECT_EQ(port.dmi_accesses(), 0u);
@@ -660,7 +667,7 @@ TEST(Initiator, TrafficThroughTimedDmiTakesTheTimeAndStatisticsOfAccessesAndMove
   EXPECT_EQ(core::stats().counter_value("cpu_b.dmi_accesses"), core::stats().counter_value("cpu_a.dmi_accesses"));
 }
 
-// A target that takes no byte enables (registers) answers traffic with an error and changes nothing.
+// A target that takes no byte enables (registers) answers traffic with an error.
 TEST(Initiator, TrafficToRegistersIsAByteEnableError) {
   core::Bus bus("bus");
   core::RegisterBlock block("block", 0x1000, core::ClockDomain("block", 1'000'000'000), 1);

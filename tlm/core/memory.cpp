@@ -186,8 +186,10 @@ void Memory::b_transport_general(tlm::tlm_generic_payload& trans, sc_core::sc_ti
   const bool write = trans.get_command() == tlm::TLM_WRITE_COMMAND;
   account(write, trans.get_data_length(), delay);
   // A DMI pointer needs the page's backing store: offering one for a read of memory never written would let a guest
-  // that reads (say, scans) memory make the model allocate it all, where reads through b_transport cost nothing.
-  trans.set_dmi_allowed(params_.dmi && (write || store_.has_page(trans.get_address())));
+  // that reads (say, scans) memory make the model allocate it all, where reads through b_transport cost nothing. The
+  // same for a write with byte enables, which may have written nothing (traffic: Initiator::traffic).
+  const bool wrote_page = write && trans.get_byte_enable_ptr() == nullptr;
+  trans.set_dmi_allowed(params_.dmi && (wrote_page || store_.has_page(trans.get_address())));
 }
 
 tlm::tlm_sync_enum Memory::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,

@@ -36,7 +36,8 @@ void RegisterBlock::access(tlm::tlm_generic_payload& trans, sc_core::sc_time& de
     return;
   }
   if (trans.get_byte_enable_ptr() != nullptr || trans.get_streaming_width() < len) {
-    // Registers take plain accesses only; the host and GPU blocks never issue anything else to MMIO.
+    // Registers take plain accesses only: the host and the GPU blocks issue nothing else to MMIO but traffic (accesses
+    // without data, Initiator::traffic), which a GTT entry pointing at MMIO may send here.
     trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     return;
   }

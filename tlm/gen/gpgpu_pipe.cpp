@@ -73,7 +73,6 @@ class GpgpuPipe::DramLines final : public eu::DramTraffic {
             std::uint64_t gpu_clock_hz, core::Counter& unbooked)
       : hierarchy_(hierarchy),
         engine_(engine),
-        space_(engine.ppgtt_bound() ? AddressSpace::kPpgtt : AddressSpace::kGgtt),
         walker_start_(walker_start),
         clock_("gen", gpu_clock_hz),
         unbooked_(unbooked) {
@@ -83,7 +82,9 @@ class GpgpuPipe::DramLines final : public eu::DramTraffic {
   DramLines(const DramLines&) = delete;
   DramLines& operator=(const DramLines&) = delete;
   void line(std::uint64_t address, bool write, std::uint64_t cycle) override {
-    if (!engine_.account_traffic(address, space_, eu::MemoryHierarchy::kLineBytes, write,
+    // The address space as the data's accesses see it (the host may bind another between two steps).
+    const AddressSpace space = engine_.ppgtt_bound() ? AddressSpace::kPpgtt : AddressSpace::kGgtt;
+    if (!engine_.account_traffic(address, space, eu::MemoryHierarchy::kLineBytes, write,
                                  walker_start_ + clock_.cycles(cycle))) {
       ++unbooked_.value;
     }
@@ -92,7 +93,6 @@ class GpgpuPipe::DramLines final : public eu::DramTraffic {
  private:
   eu::MemoryHierarchy& hierarchy_;
   EngineContext& engine_;
-  AddressSpace space_;
   core::Picoseconds walker_start_;
   core::ClockDomain clock_;
   core::Counter& unbooked_;
@@ -131,8 +131,8 @@ GpgpuPipe::GpgpuPipe(const GpgpuParams& params, const core::StatsGroup& stats)
           stats_.counter("dram_written_lines", "events", "array timing: 64-byte lines written back to DRAM")),
       dram_lines_unbooked_(stats_.counter(
           "dram_lines_unbooked", "events",
-          "array timing: DRAM lines the bus could not book (their page was unmapped while the walker ran, or the bus "
-          "answered an error); their data had moved")),
+          "array timing: DRAM lines the platform could not book, their data moved already (their page was unmapped or "
+          "made read-only since, or their address is not memory)")),
       memory_(std::make_unique<Memory>()),
       data_port_memory_(std::make_unique<Memory>()),
       decode_cache_(std::make_unique<eu::DecodeCache>(*memory_)),

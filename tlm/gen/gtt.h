@@ -89,11 +89,12 @@ class GttClient {
   // TLB-hit path is inline (below the class); misses go to translate_miss().
   inline Translation translate(std::uint64_t va, AddressSpace space, bool write, sc_core::sc_time& delay);
 
-  // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
   // The translation the TLB or a walk would give now, leaving no trace: no statistics, no TLB fill or replacement
   // order, no fault recorded, no time. For accesses translated already whose address only is needed again (the EU
   // array's DRAM lines: their data moved through translate()).
   Translation peek(std::uint64_t va, AddressSpace space, bool write);
+
+  // The running context's address space (execlists and ring submission switch it). Drops PPGTT TLB entries.
 
   void set_ppgtt_root(const PpgttRoot& root);
   const PpgttRoot& ppgtt_root() const { return root_; }
